@@ -1,0 +1,57 @@
+# bloomsample: PGXS build.
+#
+#   make / make install         build and install the extension
+#   make installcheck           pg_regress tests (sql/, expected/) and TAP tests (test/t/)
+#   make unitcheck              unit tests of the PostgreSQL-independent core (test/unit/)
+#   make bench                  benchmarks (test/bench/; needs an installed extension)
+#
+# Sources are picked up by wildcard: src/core/*.c is the PostgreSQL-independent
+# core, src/*.c the PostgreSQL glue, src/sql/*.sql the install script in parts
+# (concatenated in name order into bloomsample--$(EXTVERSION).sql).
+
+EXTENSION   = bloomsample
+EXTVERSION  = 1.0
+MODULE_big  = bloomsample
+
+CORE_SRCS   = $(sort $(wildcard src/core/*.c))
+GLUE_SRCS   = $(sort $(wildcard src/*.c))
+OBJS        = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+
+SQL_PARTS   = $(sort $(wildcard src/sql/*.sql))
+DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
+
+REGRESS     = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --inputdir=. --outputdir=.
+TAP_TESTS   = 1
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
+EXTRA_CLEAN = $(DATA_built) test/unit/bin test/bench/bin
+
+PG_CONFIG  ?= pg_config
+PGXS       := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(DATA_built): $(SQL_PARTS)
+	cat $^ > $@
+
+# ---- unit tests of the core: plain C, no server ------------------------------
+UNIT_CC     ?= $(CC)
+UNIT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11
+UNIT_TESTS  = $(patsubst test/unit/%.c,test/unit/bin/%,$(sort $(wildcard test/unit/test_*.c)))
+
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h) test/unit/unit.h
+	@mkdir -p test/unit/bin
+	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_SRCS) -lm
+
+.PHONY: unitcheck unitcheck-sanitize bench
+unitcheck: $(UNIT_TESTS)
+	@fail=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+
+# the same tests under AddressSanitizer and UndefinedBehaviorSanitizer (clang)
+unitcheck-sanitize:
+	$(MAKE) -B unitcheck UNIT_CC=clang-14 \
+		UNIT_CFLAGS="-O1 -g -Wall -Werror -std=gnu11 -fsanitize=address,undefined -fno-sanitize-recover=all -DBS_NO_TARGET_CLONES"
+
+bench:
+	bash test/bench/run.sh

@@ -1,0 +1,268 @@
+/*
+ * bloomfilter_agg.c
+ *    The aggregates bloom_agg (elements -> filter), bloom_union_agg and
+ *    bloom_intersect_agg (filters -> OR / AND).
+ *
+ * All three keep an `internal` state holding one filter allocated once in the
+ * aggregate context and updated in place, so a row costs one hash and k bit
+ * writes (bloom_agg) or one word-wise OR/AND, never a copy of the filter.
+ * They are parallel-safe: combine ORs (or ANDs) two states, serial/deserial
+ * turn a state into the filter's own varlena bytes and back.
+ *
+ * bloom_agg over an empty group is NULL; over a group whose elements are all
+ * NULL it is the empty filter (the parameters are known from the rows).
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+#include "utils/uuid.h"
+
+#include "bloomfilter.h"
+
+PG_FUNCTION_INFO_V1(bloom_agg_trans_int8);
+PG_FUNCTION_INFO_V1(bloom_agg_trans_bytes);
+PG_FUNCTION_INFO_V1(bloom_agg_trans_uuid);
+PG_FUNCTION_INFO_V1(bloom_union_trans);
+PG_FUNCTION_INFO_V1(bloom_intersect_trans);
+PG_FUNCTION_INFO_V1(bloom_union_combine);
+PG_FUNCTION_INFO_V1(bloom_intersect_combine);
+PG_FUNCTION_INFO_V1(bloom_agg_serial);
+PG_FUNCTION_INFO_V1(bloom_agg_deserial);
+PG_FUNCTION_INFO_V1(bloom_agg_final);
+
+typedef struct BloomAggState
+{
+	BsHasher	hasher;			/* of f's parameters */
+	BloomFilter *f;				/* in the aggregate context */
+} BloomAggState;
+
+static MemoryContext
+agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext ctx;
+
+	if (!AggCheckCallContext(fcinfo, &ctx))
+		elog(ERROR, "%s called in non-aggregate context", fname);
+	return ctx;
+}
+
+/* a state owning a copy of the viewed filter, in ctx */
+static BloomAggState *
+state_from_view(MemoryContext ctx, const BloomView *v)
+{
+	MemoryContext old = MemoryContextSwitchTo(ctx);
+	BloomAggState *s = palloc(sizeof(BloomAggState));
+
+	s->f = bf_copy_view(v);
+	bs_hasher_init(&s->hasher, &v->p);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/* ---- bloom_agg(elem, m, k [, seed [, hash]]) -------------------------- */
+
+static int32
+required_int_arg(FunctionCallInfo fcinfo, int n, const char *name)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("bloom_agg parameter %s must not be NULL", name)));
+	return PG_GETARG_INT32(n);
+}
+
+/*
+ * The state for this row: created from the row's m, k, seed and hash on the
+ * first row; on later rows the parameters must not change.
+ */
+static BloomAggState *
+agg_state(FunctionCallInfo fcinfo)
+{
+	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	int32		m = required_int_arg(fcinfo, 2, "m");
+	int32		k = required_int_arg(fcinfo, 3, "k");
+	int32		seed = PG_NARGS() > 4 ? required_int_arg(fcinfo, 4, "seed") : 0;
+	text	   *hash = NULL;
+
+	if (PG_NARGS() > 5)
+	{
+		if (PG_ARGISNULL(5))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("bloom_agg parameter hash must not be NULL")));
+		hash = PG_GETARG_TEXT_PP(5);
+	}
+	if (s == NULL)
+	{
+		MemoryContext ctx = agg_context(fcinfo, "bloom_agg");
+		BsParams	p = bf_make_params(m, k, seed,
+									   hash ? text_to_cstring(hash) : "xxh3");
+		MemoryContext old = MemoryContextSwitchTo(ctx);
+
+		s = palloc(sizeof(BloomAggState));
+		s->f = bf_alloc(&p);
+		bs_hasher_init(&s->hasher, &p);
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		const BsParams *p = &s->hasher.p;
+		const char *fam = bs_hash_family_name(p->hash);
+
+		if ((uint32) m != p->m || k != p->k || seed != p->seed ||
+			(hash && (VARSIZE_ANY_EXHDR(hash) != strlen(fam) ||
+					  memcmp(VARDATA_ANY(hash), fam, strlen(fam)) != 0)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("bloom_agg parameters changed within a group"),
+					 errdetail("The group started with %s and a row has (m=%d, k=%d, seed=%d, hash=%s).",
+							   bf_params_string(p), m, k, seed,
+							   hash ? text_to_cstring(hash) : "xxh3"),
+					 errhint("Pass constant m, k, seed and hash to bloom_agg.")));
+	}
+	return s;
+}
+
+Datum
+bloom_agg_trans_int8(PG_FUNCTION_ARGS)
+{
+	BloomAggState *s = agg_state(fcinfo);
+
+	if (!PG_ARGISNULL(1))
+		bs_key_set(&s->hasher, bs_key_int64(&s->hasher, PG_GETARG_INT64(1)), s->f->bits);
+	PG_RETURN_POINTER(s);
+}
+
+Datum
+bloom_agg_trans_bytes(PG_FUNCTION_ARGS)
+{
+	BloomAggState *s = agg_state(fcinfo);
+
+	if (!PG_ARGISNULL(1))
+		bs_key_set(&s->hasher,
+				   bf_key_varlena(&s->hasher, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1))),
+				   s->f->bits);
+	PG_RETURN_POINTER(s);
+}
+
+Datum
+bloom_agg_trans_uuid(PG_FUNCTION_ARGS)
+{
+	BloomAggState *s = agg_state(fcinfo);
+
+	if (!PG_ARGISNULL(1))
+		bs_key_set(&s->hasher,
+				   bs_key_bytes(&s->hasher, PG_GETARG_UUID_P(1)->data, UUID_LEN),
+				   s->f->bits);
+	PG_RETURN_POINTER(s);
+}
+
+/* ---- bloom_union_agg / bloom_intersect_agg ---------------------------- */
+
+/* fold the filter v into state s (NULL: a new state) by OR or AND */
+static BloomAggState *
+merge(FunctionCallInfo fcinfo, BloomAggState *s, const BloomView *v, bool is_and)
+{
+	const char *what = is_and ? "bloom_intersect_agg" : "bloom_union_agg";
+
+	if (s == NULL)
+		return state_from_view(agg_context(fcinfo, what), v);
+	bf_check_compatible(&s->hasher.p, &v->p, what);
+	if (is_and)
+		bs_and(s->f->bits, v->bits, v->nwords);
+	else
+		bs_or(s->f->bits, v->bits, v->nwords);
+	return s;
+}
+
+static Datum
+filter_trans(FunctionCallInfo fcinfo, bool is_and)
+{
+	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomView	v;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (s == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s);
+	}
+	bf_view_datum(PG_GETARG_DATUM(1), &v);
+	PG_RETURN_POINTER(merge(fcinfo, s, &v, is_and));
+}
+
+Datum
+bloom_union_trans(PG_FUNCTION_ARGS)
+{
+	return filter_trans(fcinfo, false);
+}
+
+Datum
+bloom_intersect_trans(PG_FUNCTION_ARGS)
+{
+	return filter_trans(fcinfo, true);
+}
+
+static Datum
+combine(FunctionCallInfo fcinfo, bool is_and)
+{
+	BloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+	BloomView	v;
+
+	if (s2 == NULL)
+	{
+		if (s1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s1);
+	}
+	bf_view((struct varlena *) s2->f, &v);
+	PG_RETURN_POINTER(merge(fcinfo, s1, &v, is_and));
+}
+
+/* bloom_agg and bloom_union_agg combine by OR */
+Datum
+bloom_union_combine(PG_FUNCTION_ARGS)
+{
+	return combine(fcinfo, false);
+}
+
+Datum
+bloom_intersect_combine(PG_FUNCTION_ARGS)
+{
+	return combine(fcinfo, true);
+}
+
+/* ---- serialization and final ------------------------------------------ */
+
+/* the state's filter, as bytea holding the filter's varlena bytes */
+Datum
+bloom_agg_serial(PG_FUNCTION_ARGS)
+{
+	BloomAggState *s = (BloomAggState *) PG_GETARG_POINTER(0);
+	Size		size = VARSIZE(s->f);
+	bytea	   *out = palloc(size);
+
+	memcpy(out, s->f, size);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+bloom_agg_deserial(PG_FUNCTION_ARGS)
+{
+	bytea	   *in = PG_GETARG_BYTEA_P(0);
+	BloomView	v;
+
+	bf_view((struct varlena *) in, &v);
+	PG_RETURN_POINTER(state_from_view(agg_context(fcinfo, "bloom_agg_deserial"), &v));
+}
+
+Datum
+bloom_agg_final(PG_FUNCTION_ARGS)
+{
+	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+
+	if (s == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BLOOMFILTER_P(s->f);
+}

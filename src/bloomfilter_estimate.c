@@ -1,0 +1,227 @@
+/*
+ * bloomfilter_estimate.c
+ *    Introspection (m, k, seed, hash, popcount, fill ratio, fp rate),
+ *    cardinality estimates and the sizing helpers.  The formulas live in the
+ *    core (bs_estimate.c); this file validates arguments and counts bits.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "utils/builtins.h"
+
+#include "bloomfilter.h"
+#include "bs_estimate.h"
+
+PG_FUNCTION_INFO_V1(bloom_m);
+PG_FUNCTION_INFO_V1(bloom_k);
+PG_FUNCTION_INFO_V1(bloom_seed);
+PG_FUNCTION_INFO_V1(bloom_hash);
+PG_FUNCTION_INFO_V1(bloom_popcount);
+PG_FUNCTION_INFO_V1(bloom_fill_ratio);
+PG_FUNCTION_INFO_V1(bloom_fp_rate);
+PG_FUNCTION_INFO_V1(bloom_cardinality);
+PG_FUNCTION_INFO_V1(bloom_intersection_cardinality);
+PG_FUNCTION_INFO_V1(bloom_union_cardinality);
+PG_FUNCTION_INFO_V1(bloom_jaccard);
+PG_FUNCTION_INFO_V1(bloom_optimal_m);
+PG_FUNCTION_INFO_V1(bloom_optimal_k);
+PG_FUNCTION_INFO_V1(bloom_expected_fp);
+PG_FUNCTION_INFO_V1(bloom_for_capacity);
+
+static BloomView
+arg_view(FunctionCallInfo fcinfo, int n)
+{
+	BloomView	v;
+
+	bf_view_datum(PG_GETARG_DATUM(n), &v);
+	return v;
+}
+
+Datum
+bloom_m(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(arg_view(fcinfo, 0).p.m);
+}
+
+Datum
+bloom_k(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(arg_view(fcinfo, 0).p.k);
+}
+
+Datum
+bloom_seed(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(arg_view(fcinfo, 0).p.seed);
+}
+
+Datum
+bloom_hash(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(bs_hash_family_name(arg_view(fcinfo, 0).p.hash)));
+}
+
+Datum
+bloom_popcount(PG_FUNCTION_ARGS)
+{
+	BloomView	v = arg_view(fcinfo, 0);
+
+	PG_RETURN_INT64((int64) bs_popcount(v.bits, v.nwords));
+}
+
+Datum
+bloom_fill_ratio(PG_FUNCTION_ARGS)
+{
+	BloomView	v = arg_view(fcinfo, 0);
+
+	PG_RETURN_FLOAT8((double) bs_popcount(v.bits, v.nwords) / v.p.m);
+}
+
+/* posterior false-positive rate: fill_ratio ^ k */
+Datum
+bloom_fp_rate(PG_FUNCTION_ARGS)
+{
+	BloomView	v = arg_view(fcinfo, 0);
+
+	PG_RETURN_FLOAT8(pow((double) bs_popcount(v.bits, v.nwords) / v.p.m, v.p.k));
+}
+
+Datum
+bloom_cardinality(PG_FUNCTION_ARGS)
+{
+	BloomView	v = arg_view(fcinfo, 0);
+
+	PG_RETURN_FLOAT8(bs_est_cardinality(v.p.m, v.p.k, bs_popcount(v.bits, v.nwords)));
+}
+
+/* popcounts of two compatible filters, one pass */
+static BsPairCounts
+pair_counts(FunctionCallInfo fcinfo, const char *what, BloomView *a)
+{
+	BloomView	b = arg_view(fcinfo, 1);
+
+	*a = arg_view(fcinfo, 0);
+	bf_check_compatible(&a->p, &b.p, what);
+	return bs_pair_counts(a->bits, b.bits, a->nwords);
+}
+
+Datum
+bloom_intersection_cardinality(PG_FUNCTION_ARGS)
+{
+	BloomView	a;
+	BsPairCounts c = pair_counts(fcinfo, "bloom_intersection_cardinality", &a);
+
+	PG_RETURN_FLOAT8(bs_est_intersection(a.p.m, a.p.k, c.a, c.b, c.and));
+}
+
+Datum
+bloom_union_cardinality(PG_FUNCTION_ARGS)
+{
+	BloomView	a;
+	BsPairCounts c = pair_counts(fcinfo, "bloom_union_cardinality", &a);
+
+	PG_RETURN_FLOAT8(bs_est_union(a.p.m, a.p.k, c.a + c.b - c.and));
+}
+
+Datum
+bloom_jaccard(PG_FUNCTION_ARGS)
+{
+	BloomView	a;
+	BsPairCounts c = pair_counts(fcinfo, "bloom_jaccard", &a);
+
+	PG_RETURN_FLOAT8(bs_est_jaccard(a.p.m, a.p.k, c.a, c.b, c.and, c.a + c.b - c.and));
+}
+
+/* ---- sizing ----------------------------------------------------------- */
+
+static void
+check_positive(int64 v, const char *name)
+{
+	if (v <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s = " INT64_FORMAT " is out of range", name, v),
+				 errdetail("%s must be positive.", name)));
+}
+
+static void
+check_fp_rate(double p)
+{
+	if (!(p > 0.0 && p < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("false-positive rate %g is out of range", p),
+				 errdetail("fp_rate must be strictly between 0 and 1.")));
+}
+
+static double
+checked_optimal_m(int64 n, double fp)
+{
+	double		m;
+
+	check_positive(n, "n");
+	check_fp_rate(fp);
+	m = bs_optimal_m((double) n, fp);
+	if (m >= (double) PG_INT64_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("optimal m for n = " INT64_FORMAT " at fp_rate %g is out of range", n, fp)));
+	return m;
+}
+
+Datum
+bloom_optimal_m(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) checked_optimal_m(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1)));
+}
+
+Datum
+bloom_optimal_k(PG_FUNCTION_ARGS)
+{
+	int64		m = PG_GETARG_INT64(0);
+	int64		n = PG_GETARG_INT64(1);
+
+	check_positive(m, "m");
+	check_positive(n, "n");
+	PG_RETURN_INT32(bs_optimal_k((double) m, (double) n));
+}
+
+Datum
+bloom_expected_fp(PG_FUNCTION_ARGS)
+{
+	int64		m = PG_GETARG_INT64(0);
+	int32		k = PG_GETARG_INT32(1);
+	int64		n = PG_GETARG_INT64(2);
+
+	check_positive(m, "m");
+	check_positive(k, "k");
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n = " INT64_FORMAT " is out of range", n),
+				 errdetail("n must not be negative.")));
+	PG_RETURN_FLOAT8(bs_expected_fp((double) m, k, (double) n));
+}
+
+/*
+ * bloom_for_capacity(n, fp_rate, seed): empty 'xxh3' filter with
+ * m = bloom_optimal_m(n, fp_rate) (at least 8) and k = bloom_optimal_k(m, n).
+ */
+Datum
+bloom_for_capacity(PG_FUNCTION_ARGS)
+{
+	int64		n = PG_GETARG_INT64(0);
+	double		fp = PG_GETARG_FLOAT8(1);
+	double		m = Max(checked_optimal_m(n, fp), (double) BS_MIN_M);
+	BsParams	p;
+
+	if (m > (double) BS_MAX_M)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a bloomfilter for n = " INT64_FORMAT " at fp_rate %g needs %.0f bits", n, fp, m),
+				 errdetail("The largest bloomfilter has " UINT64_FORMAT " bits.", (uint64) BS_MAX_M),
+				 errhint("Raise fp_rate or split the set.")));
+	p = bf_make_params((int64) m, bs_optimal_k(m, (double) n), PG_GETARG_INT32(2), "xxh3");
+	PG_RETURN_BLOOMFILTER_P(bf_alloc(&p));
+}

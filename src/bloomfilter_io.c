@@ -1,0 +1,373 @@
+/*
+ * bloomfilter_io.c
+ *    Text and binary input/output of the bloomfilter type, and its typmod.
+ *
+ * Text form (one line, fixed field order, round-trips exactly):
+ *
+ *    m=<bits>,k=<hashes>,seed=<int32>,hash=<xxh3|linear>,v=<scheme>:<hex>
+ *
+ * where <hex> is exactly ceil(m/8) bytes, two lowercase hex digits each,
+ * byte j holding bits 8j..8j+7 (least significant bit first).  Binary form:
+ * version u8, hash u8, k u8, flags u8, seed int32, m uint32 (network order),
+ * then the same ceil(m/8) bytes.  Both inputs validate every field, require
+ * bits >= m to be zero, and allocate only after the payload length matched,
+ * so no input can make them allocate more than its own size.
+ *
+ * Typmod bloomfilter(m, k) is stored as ((k - 1) << 26) | m: it holds
+ * m < 2^26 bits (67,108,863); larger filters use an unconstrained column.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "libpq/pqformat.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "bloomfilter.h"
+
+#define TYPMOD_M_BITS	26
+#define TYPMOD_MAX_M	((1 << TYPMOD_M_BITS) - 1)
+#define TYPMOD_M(t)		((uint32) ((t) & TYPMOD_MAX_M))
+#define TYPMOD_K(t)		((int) ((t) >> TYPMOD_M_BITS) + 1)
+
+PG_FUNCTION_INFO_V1(bloomfilter_in);
+PG_FUNCTION_INFO_V1(bloomfilter_out);
+PG_FUNCTION_INFO_V1(bloomfilter_recv);
+PG_FUNCTION_INFO_V1(bloomfilter_send);
+PG_FUNCTION_INFO_V1(bloomfilter_typmod_in);
+PG_FUNCTION_INFO_V1(bloomfilter_typmod_out);
+PG_FUNCTION_INFO_V1(bloomfilter_enforce_typmod);
+
+/*
+ * bf_from_bytes: build a filter from validated parameters and exactly
+ * ceil(m/8) payload bytes; errcode_bad is raised if bits >= m are set.
+ */
+BloomFilter *
+bf_from_bytes(const BsParams *p, const uint8 *bytes, size_t nbytes, int errcode_bad)
+{
+	BloomFilter *f;
+
+	Assert(nbytes == ((size_t) p->m + 7) / 8);
+	f = bf_alloc(p);
+	memcpy(f->bits, bytes, nbytes);
+	if (!bs_tail_is_clear(f->bits, p->m))
+		ereport(ERROR,
+				(errcode(errcode_bad),
+				 errmsg("bloomfilter has bits set beyond m = %u", p->m),
+				 errdetail("Bits at positions >= m must be zero.")));
+	return f;
+}
+
+/*
+ * bf_enforce_typmod: error unless the filter's m and k match the typmod
+ * (a negative typmod means no constraint).
+ */
+void
+bf_enforce_typmod(const BsParams *p, int32 typmod)
+{
+	if (typmod < 0)
+		return;
+	if (p->m != TYPMOD_M(typmod) || p->k != TYPMOD_K(typmod))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("bloomfilter with m = %u, k = %d does not match type bloomfilter(%u,%d)",
+						p->m, p->k, TYPMOD_M(typmod), TYPMOD_K(typmod))));
+}
+
+/* ---- text form -------------------------------------------------------- */
+
+/* the input, shortened for error messages */
+static const char *
+shown(const char *str)
+{
+	if (strlen(str) <= 64)
+		return str;
+	return psprintf("%.60s...", str);
+}
+
+static void
+syntax_error(const char *str, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
+			 errdetail("%s", detail),
+			 errhint("The format is m=<bits>,k=<hashes>,seed=<int>,hash=<xxh3|linear>,v=1:<hex of ceil(m/8) bytes>.")));
+}
+
+/*
+ * Parse "<name>=<integer>" followed by 'term' at *pp; the integer must fit in
+ * [lo, hi].  Advances *pp past the terminator.
+ */
+static int64
+parse_field(const char *str, const char **pp, const char *name, char term,
+			int64 lo, int64 hi)
+{
+	const char *p = *pp;
+	size_t		nlen = strlen(name);
+	bool		neg = false;
+	int64		val = 0;
+	int			digits = 0;
+
+	if (strncmp(p, name, nlen) != 0 || p[nlen] != '=')
+		syntax_error(str, psprintf("Expected \"%s=\" at position %d.", name,
+								   (int) (p - str) + 1));
+	p += nlen + 1;
+	if (*p == '-')
+	{
+		neg = true;
+		p++;
+	}
+	while (*p >= '0' && *p <= '9')
+	{
+		if (++digits > 12)
+			syntax_error(str, psprintf("Value of %s is out of range.", name));
+		val = val * 10 + (*p++ - '0');
+	}
+	if (digits == 0)
+		syntax_error(str, psprintf("Expected an integer after \"%s=\".", name));
+	if (neg)
+		val = -val;
+	if (val < lo || val > hi)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
+				 errdetail("%s = " INT64_FORMAT " is out of range [" INT64_FORMAT ", " INT64_FORMAT "].",
+						   name, val, lo, hi)));
+	if (*p != term)
+		syntax_error(str, psprintf("Expected \"%c\" after the value of %s.", term, name));
+	*pp = p + 1;
+	return val;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+Datum
+bloomfilter_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
+	const char *p = str;
+	const char *hname;
+	BsParams	params;
+	int			family;
+	size_t		nbytes,
+				hexlen;
+	uint8	   *bytes;
+	BloomFilter *f;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	params.m = (uint32) parse_field(str, &p, "m", ',', BS_MIN_M, (int64) BS_MAX_M);
+	params.k = (uint8) parse_field(str, &p, "k", ',', BS_MIN_K, BS_MAX_K);
+	params.seed = (int32) parse_field(str, &p, "seed", ',', PG_INT32_MIN, PG_INT32_MAX);
+	if (strncmp(p, "hash=", 5) != 0)
+		syntax_error(str, psprintf("Expected \"hash=\" at position %d.", (int) (p - str) + 1));
+	p += 5;
+	hname = p;
+	while (*p >= 'a' && *p <= 'z')
+		p++;
+	family = -1;
+	for (int i = 0; i < BS_NUM_HASH_FAMILIES; i++)
+	{
+		const char *name = bs_hash_family_name(i);
+
+		if ((size_t) (p - hname) == strlen(name) && strncmp(hname, name, p - hname) == 0)
+			family = i;
+	}
+	if (family < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
+				 errdetail("Unknown hash family \"%.*s\".", (int) Min(p - hname, 32), hname),
+				 errhint("Use 'xxh3' or 'linear'.")));
+	params.hash = (uint8) family;
+	if (*p++ != ',')
+		syntax_error(str, "Expected \",\" after the hash family.");
+	if (parse_field(str, &p, "v", ':', 0, 255) != BS_SCHEME_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloomfilter hashing scheme version in \"%s\" is not supported", shown(str)),
+				 errdetail("This build of bloomsample reads scheme version %d.", BS_SCHEME_VERSION)));
+
+	/* check the payload length before allocating anything of size m */
+	nbytes = ((size_t) params.m + 7) / 8;
+	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	if (hexlen != 2 * nbytes)
+		syntax_error(str, psprintf("Expected %zu hex digits for m = %u, found %zu.",
+								   2 * nbytes, params.m, hexlen));
+	for (const char *q = p + hexlen; *q; q++)
+		if (*q != ' ' && *q != '\t' && *q != '\n')
+			syntax_error(str, "Unexpected characters after the bits.");
+
+	bytes = palloc(nbytes);
+	for (size_t i = 0; i < nbytes; i++)
+		bytes[i] = (uint8) (hexval(p[2 * i]) << 4 | hexval(p[2 * i + 1]));
+	f = bf_from_bytes(&params, bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
+	pfree(bytes);
+	bf_enforce_typmod(&params, typmod);
+	PG_RETURN_BLOOMFILTER_P(f);
+}
+
+Datum
+bloomfilter_out(PG_FUNCTION_ARGS)
+{
+	BloomView	v;
+	static const char hex[] = "0123456789abcdef";
+	size_t		nbytes;
+	StringInfoData buf;
+
+	bf_view_datum(PG_GETARG_DATUM(0), &v);
+	nbytes = ((size_t) v.p.m + 7) / 8;
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
+					 v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
+	enlargeStringInfo(&buf, (int) (2 * nbytes + 1));
+	for (size_t i = 0; i < nbytes; i++)
+	{
+		buf.data[buf.len++] = hex[v.bits[i] >> 4];
+		buf.data[buf.len++] = hex[v.bits[i] & 15];
+	}
+	buf.data[buf.len] = '\0';
+	PG_RETURN_CSTRING(buf.data);
+}
+
+/* ---- binary form ------------------------------------------------------ */
+
+static void
+binary_error(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid external binary bloomfilter"),
+			 errdetail("%s", detail)));
+}
+
+Datum
+bloomfilter_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
+	int			version,
+				hash,
+				k,
+				flags;
+	uint32		m;
+	int32		seed;
+	size_t		nbytes;
+	BsParams	params;
+	BloomFilter *f;
+
+	if (buf->len - buf->cursor < BF_HEADER_BYTES)
+		binary_error(psprintf("The value has %d bytes, a header needs %d.",
+							  buf->len - buf->cursor, BF_HEADER_BYTES));
+	version = pq_getmsgbyte(buf);
+	hash = pq_getmsgbyte(buf);
+	k = pq_getmsgbyte(buf);
+	flags = pq_getmsgbyte(buf);
+	seed = (int32) pq_getmsgint(buf, 4);
+	m = (uint32) pq_getmsgint(buf, 4);
+	if (version != BS_SCHEME_VERSION)
+		binary_error(psprintf("Hashing scheme version %d is not supported (expected %d).",
+							  version, BS_SCHEME_VERSION));
+	if (hash >= BS_NUM_HASH_FAMILIES)
+		binary_error(psprintf("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash));
+	if (k < BS_MIN_K || k > BS_MAX_K)
+		binary_error(psprintf("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K));
+	if (flags != BF_FLAGS_NONE)
+		binary_error(psprintf("Flags byte is %d, expected 0.", flags));
+	if (m < BS_MIN_M || m > BS_MAX_M)
+		binary_error(psprintf("m = %u is out of range [%d, " UINT64_FORMAT "].",
+							  m, BS_MIN_M, (uint64) BS_MAX_M));
+	nbytes = ((size_t) m + 7) / 8;
+	if ((size_t) (buf->len - buf->cursor) != nbytes)
+		binary_error(psprintf("Expected %zu payload bytes for m = %u, found %d.",
+							  nbytes, m, buf->len - buf->cursor));
+	params.m = m;
+	params.k = (uint8) k;
+	params.hash = (uint8) hash;
+	params.seed = seed;
+	f = bf_from_bytes(&params, (const uint8 *) pq_getmsgbytes(buf, (int) nbytes),
+					  nbytes, ERRCODE_INVALID_BINARY_REPRESENTATION);
+	bf_enforce_typmod(&params, typmod);
+	PG_RETURN_BLOOMFILTER_P(f);
+}
+
+Datum
+bloomfilter_send(PG_FUNCTION_ARGS)
+{
+	BloomView	v;
+	StringInfoData buf;
+
+	bf_view_datum(PG_GETARG_DATUM(0), &v);
+	pq_begintypsend(&buf);
+	pq_sendbyte(&buf, BS_SCHEME_VERSION);
+	pq_sendbyte(&buf, v.p.hash);
+	pq_sendbyte(&buf, v.p.k);
+	pq_sendbyte(&buf, BF_FLAGS_NONE);
+	pq_sendint32(&buf, (uint32) v.p.seed);
+	pq_sendint32(&buf, v.p.m);
+	pq_sendbytes(&buf, (const char *) v.bits, (int) ((v.p.m + 7) / 8));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* ---- typmod ----------------------------------------------------------- */
+
+Datum
+bloomfilter_typmod_in(PG_FUNCTION_ARGS)
+{
+	ArrayType  *ta = PG_GETARG_ARRAYTYPE_P(0);
+	int32	   *tl;
+	int			n;
+
+	tl = ArrayGetIntegerTypmods(ta, &n);
+	if (n != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("type modifier of bloomfilter must be (m, k), got %d value%s",
+						n, n == 1 ? "" : "s")));
+	if (tl[0] < BS_MIN_M || tl[0] > TYPMOD_MAX_M)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter(m, k) type modifier m = %d is out of range", tl[0]),
+				 errdetail("A typmod holds m between %d and %d; use an unconstrained bloomfilter column for larger filters.",
+						   BS_MIN_M, TYPMOD_MAX_M)));
+	if (tl[1] < BS_MIN_K || tl[1] > BS_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter(m, k) type modifier k = %d is out of range", tl[1]),
+				 errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
+	PG_RETURN_INT32(((tl[1] - 1) << TYPMOD_M_BITS) | tl[0]);
+}
+
+Datum
+bloomfilter_typmod_out(PG_FUNCTION_ARGS)
+{
+	int32		typmod = PG_GETARG_INT32(0);
+
+	if (typmod < 0)
+		PG_RETURN_CSTRING(pstrdup(""));
+	PG_RETURN_CSTRING(psprintf("(%u,%d)", TYPMOD_M(typmod), TYPMOD_K(typmod)));
+}
+
+/* the length-coercion cast bloomfilter -> bloomfilter(m, k) */
+Datum
+bloomfilter_enforce_typmod(PG_FUNCTION_ARGS)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+	BloomView	v;
+
+	bf_view_datum(d, &v);
+	bf_enforce_typmod(&v.p, PG_GETARG_INT32(1));
+	PG_RETURN_DATUM(d);
+}

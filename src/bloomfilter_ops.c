@@ -1,0 +1,352 @@
+/*
+ * bloomfilter_ops.c
+ *    Building filters, membership, AND/OR, equality and folding.
+ *
+ * Membership (@>, <@, bloom_contains) keeps the last element's key and the
+ * hasher of the last parameter set in fn_extra: a scan of `f @> const` hashes
+ * the constant once for the whole scan, not once per row, and reads each
+ * filter in place (no detoast copy for short-header values).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/uuid.h"
+
+#include "bloomfilter.h"
+
+PG_FUNCTION_INFO_V1(bloom_empty);
+PG_FUNCTION_INFO_V1(bloom_add_int8);
+PG_FUNCTION_INFO_V1(bloom_add_bytes);
+PG_FUNCTION_INFO_V1(bloom_add_uuid);
+PG_FUNCTION_INFO_V1(bloom_from_array);
+PG_FUNCTION_INFO_V1(bloom_contains_int8);
+PG_FUNCTION_INFO_V1(bloom_contains_bytes);
+PG_FUNCTION_INFO_V1(bloom_contains_uuid);
+PG_FUNCTION_INFO_V1(bloom_contained_int8);
+PG_FUNCTION_INFO_V1(bloom_contained_bytes);
+PG_FUNCTION_INFO_V1(bloom_contained_uuid);
+PG_FUNCTION_INFO_V1(bloom_intersect);
+PG_FUNCTION_INFO_V1(bloom_union);
+PG_FUNCTION_INFO_V1(bloom_eq);
+PG_FUNCTION_INFO_V1(bloom_ne);
+PG_FUNCTION_INFO_V1(bloom_fold);
+
+/* an element argument, reduced to what the hashing scheme consumes */
+typedef struct Elem
+{
+	bool		is_int;
+	int64		i;
+	const void *data;
+	size_t		len;
+} Elem;
+
+#define ELEM_CACHE_BYTES 64
+
+typedef struct ContainsCache
+{
+	bool		have_hasher;
+	bool		have_key;
+	BsHasher	hasher;
+	BsKey		key;
+	Elem		elem;			/* data points into bytes[] */
+	uint8		bytes[ELEM_CACHE_BYTES];
+} ContainsCache;
+
+static Elem
+elem_int8(int64 x)
+{
+	Elem		e = {true, x, NULL, 0};
+
+	return e;
+}
+
+static Elem
+elem_bytes(const void *data, size_t len)
+{
+	Elem		e = {false, 0, data, len};
+
+	return e;
+}
+
+static Elem
+elem_varlena(Datum d)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+
+	return elem_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+}
+
+static Elem
+elem_uuid(Datum d)
+{
+	return elem_bytes(DatumGetUUIDP(d)->data, UUID_LEN);
+}
+
+static BsKey
+elem_key(const BsHasher *h, const Elem *e)
+{
+	return e->is_int ? bs_key_int64(h, e->i) : bs_key_bytes(h, e->data, e->len);
+}
+
+static bool
+elem_equal(const Elem *a, const Elem *b)
+{
+	if (a->is_int != b->is_int)
+		return false;
+	if (a->is_int)
+		return a->i == b->i;
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* ---- building --------------------------------------------------------- */
+
+Datum
+bloom_empty(PG_FUNCTION_ARGS)
+{
+	BsParams	p = bf_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1),
+								   PG_GETARG_INT32(2),
+								   text_to_cstring(PG_GETARG_TEXT_PP(3)));
+
+	PG_RETURN_BLOOMFILTER_P(bf_alloc(&p));
+}
+
+/* a copy of filter argument 0 with element e added */
+static Datum
+add_common(FunctionCallInfo fcinfo, Elem e)
+{
+	BloomView	v;
+	BloomFilter *f;
+	BsHasher	h;
+
+	bf_view_datum(PG_GETARG_DATUM(0), &v);
+	f = bf_copy_view(&v);
+	bs_hasher_init(&h, &v.p);
+	bs_key_set(&h, elem_key(&h, &e), f->bits);
+	PG_RETURN_BLOOMFILTER_P(f);
+}
+
+Datum
+bloom_add_int8(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, elem_int8(PG_GETARG_INT64(1)));
+}
+
+Datum
+bloom_add_bytes(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, elem_varlena(PG_GETARG_DATUM(1)));
+}
+
+Datum
+bloom_add_uuid(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, elem_uuid(PG_GETARG_DATUM(1)));
+}
+
+/* bloom_from_array(bigint[] | text[], m, k, seed, hash); NULL elements are skipped */
+Datum
+bloom_from_array(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	BsParams	p = bf_make_params(PG_GETARG_INT32(1), PG_GETARG_INT32(2),
+								   PG_GETARG_INT32(3),
+								   text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	BloomFilter *f = bf_alloc(&p);
+	BsHasher	h;
+	ArrayIterator it;
+	Datum		d;
+	bool		isnull;
+	uint32		count = 0;
+
+	if (elemtype != INT8OID && elemtype != TEXTOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("bloom_from_array does not accept %s arrays",
+						format_type_be(elemtype)),
+				 errhint("Pass a bigint[] or text[] array.")));
+	bs_hasher_init(&h, &p);
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &d, &isnull))
+	{
+		Elem		e;
+
+		if ((++count & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;
+		e = elemtype == INT8OID ? elem_int8(DatumGetInt64(d)) : elem_varlena(d);
+		bs_key_set(&h, elem_key(&h, &e), f->bits);
+	}
+	array_free_iterator(it);
+	PG_RETURN_BLOOMFILTER_P(f);
+}
+
+/* ---- membership ------------------------------------------------------- */
+
+static bool
+contains_common(FunctionCallInfo fcinfo, Datum filter, Elem e)
+{
+	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
+	BloomView	v;
+
+	if (c == NULL)
+		c = fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
+	bf_view_datum(filter, &v);
+	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, &v.p))
+	{
+		bs_hasher_init(&c->hasher, &v.p);
+		c->have_hasher = true;
+		c->have_key = false;
+	}
+	if (!c->have_key || !elem_equal(&c->elem, &e))
+	{
+		c->key = elem_key(&c->hasher, &e);
+		c->have_key = e.is_int || e.len <= ELEM_CACHE_BYTES;
+		if (c->have_key)
+		{
+			c->elem = e;
+			if (!e.is_int)
+			{
+				memcpy(c->bytes, e.data, e.len);
+				c->elem.data = c->bytes;
+			}
+		}
+	}
+	return bs_key_test(&c->hasher, c->key, v.bits);
+}
+
+Datum
+bloom_contains_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
+								   elem_int8(PG_GETARG_INT64(1))));
+}
+
+Datum
+bloom_contains_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
+								   elem_varlena(PG_GETARG_DATUM(1))));
+}
+
+Datum
+bloom_contains_uuid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
+								   elem_uuid(PG_GETARG_DATUM(1))));
+}
+
+Datum
+bloom_contained_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
+								   elem_int8(PG_GETARG_INT64(0))));
+}
+
+Datum
+bloom_contained_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
+								   elem_varlena(PG_GETARG_DATUM(0))));
+}
+
+Datum
+bloom_contained_uuid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
+								   elem_uuid(PG_GETARG_DATUM(0))));
+}
+
+/* ---- combining and comparing ------------------------------------------ */
+
+static Datum
+combine_common(FunctionCallInfo fcinfo, bool is_and)
+{
+	BloomView	a,
+				b;
+	BloomFilter *f;
+
+	bf_view_datum(PG_GETARG_DATUM(0), &a);
+	bf_view_datum(PG_GETARG_DATUM(1), &b);
+	bf_check_compatible(&a.p, &b.p, is_and ? "bloom_intersect" : "bloom_union");
+	f = bf_copy_view(&a);
+	if (is_and)
+		bs_and(f->bits, b.bits, a.nwords);
+	else
+		bs_or(f->bits, b.bits, a.nwords);
+	PG_RETURN_BLOOMFILTER_P(f);
+}
+
+Datum
+bloom_intersect(PG_FUNCTION_ARGS)
+{
+	return combine_common(fcinfo, true);
+}
+
+Datum
+bloom_union(PG_FUNCTION_ARGS)
+{
+	return combine_common(fcinfo, false);
+}
+
+static bool
+filters_equal(FunctionCallInfo fcinfo)
+{
+	BloomView	a,
+				b;
+
+	bf_view_datum(PG_GETARG_DATUM(0), &a);
+	bf_view_datum(PG_GETARG_DATUM(1), &b);
+	return bs_params_equal(&a.p, &b.p) &&
+		memcmp(a.bits, b.bits, a.nwords * 8) == 0;
+}
+
+Datum
+bloom_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_equal(fcinfo));
+}
+
+Datum
+bloom_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!filters_equal(fcinfo));
+}
+
+/*
+ * bloom_fold(f, factor): the filter of m / factor bits that the same elements
+ * would have built directly.  For 'xxh3' (positions by multiply-high) bit i
+ * goes to i / factor; for 'linear' (positions mod m) to i mod (m / factor).
+ */
+Datum
+bloom_fold(PG_FUNCTION_ARGS)
+{
+	int32		factor = PG_GETARG_INT32(1);
+	BloomView	v;
+	BsParams	np;
+	BloomFilter *f;
+
+	bf_view_datum(PG_GETARG_DATUM(0), &v);
+	if (factor < 1 || v.p.m % (uint32) factor != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_fold factor %d does not divide m = %u", factor, v.p.m),
+				 errhint("Use a positive divisor of m.")));
+	if (v.p.m / (uint32) factor < BS_MIN_M)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_fold factor %d would leave m = %u bits", factor,
+						v.p.m / (uint32) factor),
+				 errdetail("A bloomfilter has at least %d bits.", BS_MIN_M)));
+	np = v.p;
+	np.m = v.p.m / (uint32) factor;
+	f = bf_alloc(&np);
+	bs_fold(f->bits, v.bits, v.p.m, (uint32) factor,
+			v.p.hash == BS_HASH_LINEAR ? BS_FOLD_MOD : BS_FOLD_DIV);
+	PG_RETURN_BLOOMFILTER_P(f);
+}

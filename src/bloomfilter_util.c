@@ -1,0 +1,166 @@
+/*
+ * bloomfilter_util.c
+ *    Parameter validation, value views and element hashing shared by every
+ *    SQL-callable function of bloomsample.
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+
+#include "bloomfilter.h"
+
+/*
+ * bf_alloc: a zeroed filter with the given (already validated) parameters,
+ * in the current memory context.
+ */
+BloomFilter *
+bf_alloc(const BsParams *p)
+{
+	Size		size = BF_VARSIZE(p->m);
+	BloomFilter *f = (BloomFilter *) palloc0(size);
+
+	SET_VARSIZE(f, size);
+	f->version = BS_SCHEME_VERSION;
+	f->hash = p->hash;
+	f->k = p->k;
+	f->flags = BF_FLAGS_NONE;
+	f->seed = p->seed;
+	f->m = p->m;
+	return f;
+}
+
+/* bf_copy_view: a freshly allocated filter equal to the viewed one */
+BloomFilter *
+bf_copy_view(const BloomView *v)
+{
+	BloomFilter *f = bf_alloc(&v->p);
+
+	memcpy(f->bits, v->bits, v->nwords * 8);
+	return f;
+}
+
+/*
+ * bf_view: parse the header of a bloomfilter varlena (any header form) into
+ * *v, checking that it is internally consistent.  Values only get into the
+ * database through the validating input functions, so a failure here means
+ * on-disk corruption or a value from a newer scheme.
+ */
+void
+bf_view(struct varlena *value, BloomView *v)
+{
+	const uint8 *d = (const uint8 *) VARDATA_ANY(value);
+	Size		len = VARSIZE_ANY_EXHDR(value);
+	uint32		m;
+	int32		seed;
+
+	if (len < BF_HEADER_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloomfilter value is too short (%zu bytes)", len)));
+	if (d[0] != BS_SCHEME_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloomfilter hashing scheme version %d is not supported", d[0]),
+				 errdetail("This build of bloomsample reads scheme version %d.",
+						   BS_SCHEME_VERSION)));
+	memcpy(&seed, d + 4, sizeof(seed));
+	memcpy(&m, d + 8, sizeof(m));
+	if (d[1] >= BS_NUM_HASH_FAMILIES || d[2] < BS_MIN_K || d[2] > BS_MAX_K ||
+		m < BS_MIN_M || m > BS_MAX_M ||
+		len != BF_HEADER_BYTES + BF_NBYTES(m))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloomfilter value is corrupted"),
+				 errdetail("Header says hash=%d, k=%d, m=%u for a %zu-byte payload.",
+						   d[1], d[2], m, len)));
+	v->p.m = m;
+	v->p.k = d[2];
+	v->p.hash = d[1];
+	v->p.seed = seed;
+	v->bits = d + BF_HEADER_BYTES;
+	v->nwords = bs_words_for_bits(m);
+}
+
+/* bf_view_datum: detoast (without copying short-header values) and view */
+void
+bf_view_datum(Datum d, BloomView *v)
+{
+	bf_view(PG_DETOAST_DATUM_PACKED(d), v);
+}
+
+/*
+ * bf_make_params: validate user-supplied m, k, seed and hash family name and
+ * return them as BsParams; every violation is ERRCODE_INVALID_PARAMETER_VALUE
+ * naming the value and the accepted range.
+ */
+BsParams
+bf_make_params(int64 m, int64 k, int64 seed, const char *hash)
+{
+	BsParams	p;
+	int			family = bs_hash_family_from_name(hash);
+
+	if (m < BS_MIN_M || m > (int64) BS_MAX_M)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter size m = " INT64_FORMAT " is out of range", m),
+				 errdetail("m must be between %d and " UINT64_FORMAT " bits.",
+						   BS_MIN_M, (uint64) BS_MAX_M)));
+	if (k < BS_MIN_K || k > BS_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter hash count k = " INT64_FORMAT " is out of range", k),
+				 errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
+	if (seed < PG_INT32_MIN || seed > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter seed " INT64_FORMAT " is out of range", seed),
+				 errdetail("seed must be a 32-bit integer.")));
+	if (family < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown bloomfilter hash family \"%s\"", hash),
+				 errhint("Use 'xxh3' (the default) or 'linear'.")));
+	p.m = (uint32) m;
+	p.k = (uint8) k;
+	p.hash = (uint8) family;
+	p.seed = (int32) seed;
+	return p;
+}
+
+/* bf_hash_family_arg: the family named by a text argument (error if unknown) */
+int
+bf_hash_family_arg(text *hash)
+{
+	return bf_make_params(BS_MIN_M, BS_MIN_K, 0, text_to_cstring(hash)).hash;
+}
+
+/* bf_params_string: "(m=.., k=.., seed=.., hash=..)" for messages */
+char *
+bf_params_string(const BsParams *p)
+{
+	return psprintf("(m=%u, k=%d, seed=%d, hash=%s)", p->m, p->k, p->seed,
+					bs_hash_family_name(p->hash));
+}
+
+/*
+ * bf_check_compatible: error unless a and b have equal m, k, seed and hash
+ * family; 'what' names the operation for the message.
+ */
+void
+bf_check_compatible(const BsParams *a, const BsParams *b, const char *what)
+{
+	if (!bs_params_equal(a, b))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: bloomfilters are incompatible", what),
+				 errdetail("Left is %s, right is %s.",
+						   bf_params_string(a), bf_params_string(b)),
+				 errhint("Filters combine only when m, k, seed and hash family are all equal.")));
+}
+
+/* bf_key_varlena: the key of a text/varchar/bytea element (its bytes) */
+BsKey
+bf_key_varlena(const BsHasher *h, struct varlena *elem)
+{
+	return bs_key_bytes(h, VARDATA_ANY(elem), VARSIZE_ANY_EXHDR(elem));
+}

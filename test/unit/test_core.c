@@ -1,0 +1,210 @@
+/*
+ * test_core.c
+ *    Unit tests of the bloomsample core: bit operations, the hashing scheme
+ *    (test vectors shared with README.md and test/ref/bloom_ref.py) and the
+ *    estimator and sizing formulas (against values computed by hand).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "bs_bits.h"
+#include "bs_estimate.h"
+#include "bs_hash.h"
+#include "unit.h"
+
+static void
+test_bits(void)
+{
+	uint8_t		a[24] = {0},
+				b[24] = {0},
+				d[16] = {0};
+
+	bs_bit_set(a, 0);
+	bs_bit_set(a, 63);
+	bs_bit_set(a, 64);
+	bs_bit_set(a, 150);
+	bs_bit_set(b, 63);
+	bs_bit_set(b, 150);
+	bs_bit_set(b, 151);
+	CHECK(a[0] == 1 && a[7] == 0x80 && a[8] == 1, "byte layout: bit i in byte i/8, bit i%%8");
+	CHECK(bs_bit_test(a, 150) && !bs_bit_test(a, 151), "bit test");
+	CHECK(bs_popcount(a, 3) == 4, "popcount a");
+	CHECK(bs_and_popcount(a, b, 3) == 2, "and-popcount");
+	{
+		BsPairCounts c = bs_pair_counts(a, b, 3);
+
+		CHECK(c.a == 4 && c.b == 3 && c.and == 2, "pair counts %lu %lu %lu",
+			  (unsigned long) c.a, (unsigned long) c.b, (unsigned long) c.and);
+	}
+	CHECK(bs_intersects(a, b, 3), "intersects");
+	CHECK(!bs_is_subset(a, b, 3) && bs_is_subset(b, b, 3), "subset");
+	CHECK(bs_tail_is_clear(a, 151) && !bs_tail_is_clear(a, 150) && !bs_tail_is_clear(b, 151),
+		  "tail check");
+	bs_or(b, a, 3);
+	CHECK(bs_popcount(b, 3) == 5, "or");
+	bs_and(b, a, 3);
+	CHECK(memcmp(a, b, 24) == 0, "and");
+
+	/* fold 160 bits by 2: DIV maps 150 -> 75, 64 -> 32; MOD maps 150 -> 70, 64 -> 64 */
+	bs_fold(d, a, 160, 2, BS_FOLD_DIV);
+	CHECK(bs_bit_test(d, 0) && bs_bit_test(d, 31) && bs_bit_test(d, 32) &&
+		  bs_bit_test(d, 75) && bs_popcount(d, 2) == 4, "fold div");
+	memset(d, 0, sizeof(d));
+	bs_fold(d, a, 160, 2, BS_FOLD_MOD);
+	CHECK(bs_bit_test(d, 0) && bs_bit_test(d, 63) && bs_bit_test(d, 64) &&
+		  bs_bit_test(d, 70) && bs_popcount(d, 2) == 4, "fold mod");
+}
+
+/*
+ * Folding equals building at m / factor, for both families: the property
+ * bloom_fold relies on.
+ */
+static void
+test_fold_equals_direct(void)
+{
+	for (int family = 0; family < BS_NUM_HASH_FAMILIES; family++)
+	{
+		BsParams	big = {1 << 12, 5, (uint8_t) family, 77},
+					small = big;
+		BsHasher	hb,
+					hs;
+		static uint8_t fb[512],
+					fs[128],
+					folded[128];
+
+		memset(fb, 0, sizeof(fb));
+		memset(fs, 0, sizeof(fs));
+		memset(folded, 0, sizeof(folded));
+		small.m = big.m / 4;
+		bs_hasher_init(&hb, &big);
+		bs_hasher_init(&hs, &small);
+		for (int64_t x = -50; x < 200; x += 3)
+		{
+			bs_key_set(&hb, bs_key_int64(&hb, x), fb);
+			bs_key_set(&hs, bs_key_int64(&hs, x), fs);
+		}
+		bs_fold(folded, fb, big.m, 4, family == BS_HASH_LINEAR ? BS_FOLD_MOD : BS_FOLD_DIV);
+		CHECK(memcmp(folded, fs, sizeof(fs)) == 0, "fold by 4 equals direct build (%s)",
+			  bs_hash_family_name(family));
+	}
+}
+
+static void
+positions_of(BsParams p, BsKey key, uint32_t *pos)
+{
+	BsHasher	h;
+
+	bs_hasher_init(&h, &p);
+	bs_key_positions(&h, key, pos);
+}
+
+static void
+test_hash_vectors(void)
+{
+	BsParams	x = {1024, 3, BS_HASH_XXH3, 0};
+	BsParams	lin = {1000, 3, BS_HASH_LINEAR, 7};
+	BsHasher	h;
+	uint32_t	pos[3];
+	uint64_t	a[3],
+				b[3];
+
+	/*
+	 * Cross-checks of the scheme against itself: integer elements hash as
+	 * their 8-byte little-endian encoding, so key_int64(42) must equal
+	 * key_bytes("2a 00 00 00 00 00 00 00").  The absolute vectors below come
+	 * from python3-xxhash (test/ref/bloom_ref.py), an independent
+	 * implementation of XXH3.
+	 */
+	{
+		const uint8_t le42[8] = {0x2a, 0, 0, 0, 0, 0, 0, 0};
+		BsKey		k1,
+					k2;
+
+		bs_hasher_init(&h, &x);
+		k1 = bs_key_int64(&h, 42);
+		k2 = bs_key_bytes(&h, le42, 8);
+		CHECK(k1.h1 == k2.h1 && k1.h2 == k2.h2, "int64 hashes as 8 LE bytes");
+	}
+#include "hash_vectors.inc"
+
+	/* linear: a_i, b_i from splitmix64(seed), pos = (a x + b) mod m */
+	bs_linear_coefficients(7, 3, a, b);
+	bs_hasher_init(&h, &lin);
+	positions_of(lin, bs_key_int64(&h, 123456789), pos);
+	for (int i = 0; i < 3; i++)
+	{
+		unsigned __int128 want = ((unsigned __int128) a[i] * 123456789u + b[i]) % 1000u;
+
+		CHECK(pos[i] == (uint32_t) want, "linear position %d: %u vs %u", i, pos[i],
+			  (uint32_t) want);
+	}
+	positions_of(lin, bs_key_int64(&h, -5), pos);
+	for (int i = 0; i < 3; i++)
+	{
+		/* -5 mod 1000 = 995 */
+		unsigned __int128 want = ((unsigned __int128) (a[i] % 1000) * 995u + b[i]) % 1000u;
+
+		CHECK(pos[i] == (uint32_t) want, "linear position of -5, %d", i);
+	}
+	CHECK(bs_hash_family_from_name("xxh3") == BS_HASH_XXH3 &&
+		  bs_hash_family_from_name("linear") == BS_HASH_LINEAR &&
+		  bs_hash_family_from_name("md5") == -1, "family names");
+}
+
+static void
+test_no_false_negatives(void)
+{
+	static uint8_t bits[1 << 14];
+	BsParams	p = {1 << 17, 7, BS_HASH_XXH3, -3};
+	BsHasher	h;
+	int			bad = 0;
+
+	bs_hasher_init(&h, &p);
+	for (int64_t x = 0; x < 10000; x++)
+		bs_key_set(&h, bs_key_int64(&h, x * 7919), bits);
+	for (int64_t x = 0; x < 10000; x++)
+		bad += !bs_key_test(&h, bs_key_int64(&h, x * 7919), bits);
+	CHECK(bad == 0, "%d false negatives", bad);
+}
+
+static void
+test_estimates(void)
+{
+	/*
+	 * Hand-computed: m = 1000, k = 5, t = 393:
+	 * n = ln(1 - 0.393) / (5 ln(1 - 0.001)) = -0.499226 / -0.0050025 = 99.795...
+	 */
+	CHECK_CLOSE(bs_est_cardinality(1000, 5, 393), 99.7953, 1e-4);
+	CHECK(bs_est_cardinality(1000, 5, 0) == 0.0, "empty filter has cardinality 0");
+	CHECK(isinf(bs_est_cardinality(1000, 5, 1000)), "full filter: infinite");
+
+	/*
+	 * Papapetrou: m = 1000, k = 3, t1 = 300, t2 = 400, t_and = 150:
+	 * inner = 1000 - (150*1000 - 300*400) / (1000 - 300 - 400 + 150)
+	 *       = 1000 - 30000/450 = 933.333...
+	 * est = (ln 933.333 - ln 1000) / (3 ln 0.999) = -0.0689929 / -0.0030015 = 22.9862
+	 */
+	CHECK_CLOSE(bs_est_intersection(1000, 3, 300, 400, 150), 22.9862, 1e-4);
+	CHECK(bs_est_intersection(1000, 3, 300, 400, 0) == 0.0, "disjoint bits: 0");
+	/* t_and below the independent expectation gives a negative raw estimate: clamp to 0 */
+	CHECK(bs_est_intersection(1000, 3, 300, 400, 100) == 0.0, "clamped at 0");
+
+	/* lecture notes: m = 1.44 n log2(1/p) -> n = 1000, p = 0.01: ceil(9585.058) */
+	CHECK(bs_optimal_m(1000, 0.01) == 9586.0, "optimal m %.1f", bs_optimal_m(1000, 0.01));
+	CHECK(bs_optimal_k(9586, 1000) == 7, "optimal k");
+	CHECK(bs_optimal_k(10, 1000) == 1 && bs_optimal_k(1e9, 1) == 32, "k clamped to [1,32]");
+	/* (1 - e^-0.7)^7 with m = 10000, k = 7, n = 1000 = 0.0081917 */
+	CHECK_CLOSE(bs_expected_fp(10000, 7, 1000), 0.00819166, 1e-4);
+	CHECK_CLOSE(bs_est_jaccard(1000, 3, 300, 400, 150, 550), 22.9862 / bs_est_cardinality(1000, 3, 550), 1e-4);
+}
+
+int
+main(void)
+{
+	test_bits();
+	test_fold_equals_direct();
+	test_hash_vectors();
+	test_no_false_negatives();
+	test_estimates();
+	return UNIT_DONE();
+}
