@@ -1,0 +1,87 @@
+/*
+ * bst_plan.c
+ *    Accuracy-driven sizing and the cost model of the tree depth.  See
+ *    bst_plan.h.
+ */
+#include <math.h>
+
+#include "bs_bits.h"
+#include "bs_estimate.h"
+#include "bst_plan.h"
+#include "bst_tree.h"
+
+double
+bst_plan_m(double n, double M, double acc, int k)
+{
+	double		fp,
+				root;
+
+	if (!(n > 0) || !(M > n) || !(acc > 0) || !(acc < 1) || k < 1)
+		return NAN;
+	fp = n * (1.0 - acc) / (acc * (M - n));
+	if (fp >= 1.0)
+		return (double) BS_MIN_M;
+	root = pow(fp, 1.0 / k);
+	return ceil(-(double) k * n / log1p(-root));
+}
+
+int64_t
+bst_plan_leaf_size(int64_t m, int k)
+{
+	double		ratio = ((double) bs_words_for_bits((uint64_t) m) * BST_COST_WORD_NS) /
+		(BST_COST_MEMBER_NS * (1.0 + 0.1 * (k - 1)));
+	int64_t		lo = 2,
+				hi = INT64_C(1) << 40;
+
+	/* largest N with N / log2 N <= ratio (N / log2 N increases for N >= 3) */
+	if (ratio < 2.0)
+		return 2;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo + 1) / 2;
+
+		if ((double) mid / log2((double) mid) <= ratio)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int
+bst_plan_depth(uint64_t M, int64_t m, int k, int64_t leaf_size, uint64_t mem_limit)
+{
+	int64_t		target = leaf_size > 0 ? leaf_size : bst_plan_leaf_size(m, k);
+	int			d = 0;
+
+	while (d < 30 && (UINT64_C(2) << d) <= M &&
+		   (double) M / (double) (UINT64_C(1) << d) > (double) target)
+		d++;
+	if (leaf_size <= 0)
+		while (d > 0 && bst_full_tree_bytes(M, (uint32_t) m, d) > mem_limit)
+			d--;
+	return d;
+}
+
+void
+bst_plan_full(double n, uint64_t M, double acc, int k, uint64_t mem_limit,
+			  BstPlan *out)
+{
+	double		m = bst_plan_m(n, (double) M, acc, k);
+
+	out->m = isnan(m) ? -1 : (int64_t) m;
+	out->depth = 0;
+	out->leaf_size = 0;
+	out->nodes = 0;
+	out->memory_bytes = 0;
+	out->expected_fp = NAN;
+	if (out->m < 0)
+		return;
+	if (out->m < BS_MIN_M)
+		out->m = BS_MIN_M;
+	out->depth = bst_plan_depth(M, out->m, k, 0, mem_limit);
+	out->leaf_size = (int64_t) ((M + (UINT64_C(1) << out->depth) - 1) >> out->depth);
+	out->nodes = (INT64_C(2) << out->depth) - 1;
+	out->memory_bytes = bst_full_tree_bytes(M, (uint32_t) out->m, out->depth);
+	out->expected_fp = bs_expected_fp((double) out->m, k, n);
+}

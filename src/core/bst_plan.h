@@ -1,0 +1,50 @@
+/*
+ * bst_plan.h
+ *    Sizing a BloomSampleTree (paper, section 5.4), PostgreSQL-independent.
+ *
+ *  - m from the target accuracy acc = n / (n + (M - n) FP): the false positive
+ *    rate FP = n (1 - acc) / (acc (M - n)) and m = -k n / ln(1 - FP^(1/k)),
+ *    the m at which (1 - e^(-kn/m))^k = FP.
+ *  - depth from the cost model: a leaf of N ids costs N membership tests, going
+ *    one level further costs intersections of m-bit filters; the paper keeps
+ *    the largest leaf N with N / log2(N) <= i_cost / m_cost.  The two costs
+ *    are calibrated for this implementation (BST_COST_*), and the depth is
+ *    then lowered until the tree fits the memory limit.
+ */
+#ifndef BST_PLAN_H
+#define BST_PLAN_H
+
+#include <stdint.h>
+
+/* measured on the development machine (test/bench/20_bst.sh prints them) */
+#define BST_COST_WORD_NS	0.35	/* AND-popcount of one 64-bit word */
+#define BST_COST_MEMBER_NS	12.0	/* hash one id and test k bits */
+
+typedef struct BstPlan
+{
+	int64_t		m;
+	int			depth;
+	int64_t		leaf_size;		/* ids per leaf (largest) */
+	int64_t		nodes;
+	uint64_t	memory_bytes;	/* tree (nodes and filters) */
+	double		expected_fp;	/* FP of a filter of n elements at m, k */
+} BstPlan;
+
+/* m for the accuracy; returns a double so callers can range-check it (NaN when impossible) */
+extern double bst_plan_m(double n, double M, double acc, int k);
+
+/* largest leaf size the cost model accepts at m bits, k hashes */
+extern int64_t bst_plan_leaf_size(int64_t m, int k);
+
+/*
+ * depth of a full tree over M ids at m bits: the cost model's, lowered until
+ * the tree takes at most mem_limit bytes; leaf_size > 0 forces the leaf size.
+ */
+extern int	bst_plan_depth(uint64_t M, int64_t m, int k, int64_t leaf_size,
+						   uint64_t mem_limit);
+
+/* the whole plan for bst_plan() */
+extern void bst_plan_full(double n, uint64_t M, double acc, int k,
+						  uint64_t mem_limit, BstPlan *out);
+
+#endif							/* BST_PLAN_H */

@@ -1,0 +1,91 @@
+/*
+ * bst_query.h
+ *    Using a BloomSampleTree (PostgreSQL-independent): reconstruction of the
+ *    set in a query filter and uniform sampling from it, with work counters.
+ *
+ * Query filters must have the tree's parameters (the caller checks) and
+ * t->nwords words.
+ *
+ * Reconstruction (bst_reconstruct_index) does not hash every id of the
+ * namespace: the tree's inverted index lists, for each bit position p, the
+ * ids whose first hash position is p (with their second position).  Every
+ * positive has its first position set in q, so the candidates are the ids
+ * listed under q's set bits, about M * t / m of them; a candidate whose second
+ * position is clear is rejected with one bit test, and only the survivors are
+ * hashed and tested in full.  The answer is exactly the dictionary attack's.
+ *
+ * Sampling (bst_sample) either enumerates all positives with the index and
+ * draws from them (exactly uniform, best for many samples per call), or
+ * descends the tree (Algorithm 1 of the paper) proportionally to the
+ * estimated intersection sizes and corrects the bias by rejection: a descent
+ * that reaches leaf L with probability pi(L) holding c(L) positives (counted
+ * exactly by enumerating the leaf) is accepted with probability
+ * c(L) / (pi(L) * B), then one of the leaf's positives is picked uniformly.
+ * Each positive is then returned with probability 1/B per descent: uniform.
+ * B starts at twice the estimated number of positives and is raised when a
+ * leaf exceeds it (counted in BstSampleInfo.bound_raises).  Within one call,
+ * node estimates and enumerated leaves are kept: an enumerated leaf's weight
+ * becomes its exact count, and a subtree whose leaves are all enumerated
+ * weighs exactly the sum of their counts, so later draws are cheaper and
+ * rejected less.
+ */
+#ifndef BST_QUERY_H
+#define BST_QUERY_H
+
+#include "bst_rng.h"
+#include "bst_tree.h"
+
+/* a growable vector of ids in a caller-chosen allocator */
+typedef struct BstIdVec
+{
+	int64_t    *v;
+	size_t		n;
+	size_t		cap;
+	BstAlloc	alloc;
+} BstIdVec;
+
+extern void bst_vec_init(BstIdVec *vec, const BstAlloc *alloc);
+extern int	bst_vec_push(BstIdVec *vec, int64_t x);
+extern void bst_vec_free(BstIdVec *vec);
+
+typedef enum
+{
+	BST_SAMPLE_AUTO = 0,		/* enumerate when n is large, descend otherwise */
+	BST_SAMPLE_DESCENT = 1,		/* tree descent with rejection (Algorithm 1 + correction) */
+	BST_SAMPLE_ENUMERATE = 2	/* reconstruct with the index, then draw */
+} BstSampleMethod;
+
+typedef struct BstSampleInfo
+{
+	BstSampleMethod used;		/* the method actually used */
+	uint64_t	bound_raises;	/* descents whose c/pi exceeded the bound */
+	uint64_t	attempts;		/* descents started */
+} BstSampleInfo;
+
+/*
+ * Every id of the tree that q reports as a member, ascending, appended to out.
+ * Builds the tree's inverted index when missing (BST_ENOMEM if it cannot).
+ */
+extern int	bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out,
+								  BstStats *st);
+
+/*
+ * The same answer by walking the tree (paper, section 6) with exact pruning
+ * (a subtree is skipped only when its filter and q share no bit) and testing
+ * every id of each leaf reached.  Needs no index.
+ */
+extern int	bst_reconstruct_tree(const BstTree *t, const uint8_t *q, BstIdVec *out,
+								 BstStats *st);
+
+/*
+ * n independent samples, each uniform over the tree's ids that q reports as
+ * members, appended to out (nothing when there is none).  scratch allocates
+ * the per-call state.  AUTO uses ENUMERATE when n > 8 and the index exists
+ * or allow_index is true, DESCENT otherwise.
+ */
+extern int	bst_sample(BstTree *t, const uint8_t *q, int64_t n,
+					   BstSampleMethod method, bool allow_index, BstRng *rng,
+					   const BstAlloc *scratch, BstIdVec *out, BstStats *st,
+					   BstSampleInfo *info);
+
+#endif							/* BST_QUERY_H */

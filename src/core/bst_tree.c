@@ -1,0 +1,723 @@
+/*
+ * bst_tree.c
+ *    BloomSampleTree construction: full trees, pruned trees, extension of
+ *    pruned trees, the inverted index and memory accounting.  See bst_tree.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bst_tree.h"
+
+void		(*bst_interrupt_hook) (void) = NULL;
+
+static void *
+malloc_alloc(void *ctx, size_t size)
+{
+	(void) ctx;
+	return malloc(size ? size : 1);
+}
+
+static void *
+malloc_realloc(void *ctx, void *ptr, size_t size)
+{
+	(void) ctx;
+	return realloc(ptr, size ? size : 1);
+}
+
+static void
+malloc_free(void *ctx, void *ptr)
+{
+	(void) ctx;
+	free(ptr);
+}
+
+const BstAlloc bst_alloc_malloc = {malloc_alloc, malloc_realloc, malloc_free, NULL};
+
+#define TALLOC(t, sz)		((t)->alloc.alloc((t)->alloc.ctx, (sz)))
+#define TFREE(t, p)			do { if (p) (t)->alloc.free((t)->alloc.ctx, (p)); } while (0)
+
+/* ---------------------------------------------------------------------------
+ * sizes
+ * ---------------------------------------------------------------------------
+ */
+uint64_t
+bst_full_tree_bytes(uint64_t M, uint32_t m, int depth)
+{
+	uint64_t	nnodes = (UINT64_C(2) << depth) - 1;
+
+	(void) M;
+	return sizeof(BstTree) + nnodes * (sizeof(BstNode) + 8 * bs_words_for_bits(m));
+}
+
+uint64_t
+bst_pruned_tree_bytes(uint64_t nids, uint32_t m, int depth)
+{
+	/* at most one path of depth + 1 nodes per id, at most 2^(depth+1) - 1 nodes */
+	uint64_t	bynodes = depth >= 62 ? UINT64_MAX : (UINT64_C(2) << depth) - 1;
+	uint64_t	byids = nids * (uint64_t) (depth + 1);
+	uint64_t	nnodes = bynodes < byids ? bynodes : byids;
+
+	if (nnodes == 0)
+		nnodes = 1;
+	return sizeof(BstTree) + nnodes * (sizeof(BstNode) + 8 * bs_words_for_bits(m)) +
+		nids * sizeof(int64_t);
+}
+
+uint64_t
+bst_index_bytes(uint64_t nids, uint32_t m)
+{
+	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + nids * 8;
+}
+
+uint64_t
+bst_tree_nids(const BstTree *t)
+{
+	if (t->kind == BST_KIND_PRUNED)
+		return t->nids;
+	return (uint64_t) (t->hi - t->lo);
+}
+
+uint64_t
+bst_tree_bytes(const BstTree *t)
+{
+	uint64_t	b = sizeof(BstTree) +
+		(uint64_t) t->cap_nodes * (sizeof(BstNode) + t->nbytes) +
+		(uint64_t) t->cap_ids * sizeof(int64_t);
+
+	if (t->index)
+		b += bst_index_bytes(t->index->nentries, t->p.m);
+	return b;
+}
+
+/* ---------------------------------------------------------------------------
+ * helpers
+ * ---------------------------------------------------------------------------
+ */
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+size_t
+bst_sort_unique(int64_t *ids, size_t n)
+{
+	size_t		j = 0;
+
+	if (n == 0)
+		return 0;
+	qsort(ids, n, sizeof(int64_t), cmp_int64);
+	for (size_t i = 1; i < n; i++)
+		if (ids[i] != ids[j])
+			ids[++j] = ids[i];
+	return j + 1;
+}
+
+/* first index in ids[from, to) with ids[i] >= x */
+static size_t
+lower_bound(const int64_t *ids, size_t from, size_t to, int64_t x)
+{
+	while (from < to)
+	{
+		size_t		mid = from + (to - from) / 2;
+
+		if (ids[mid] < x)
+			from = mid + 1;
+		else
+			to = mid;
+	}
+	return from;
+}
+
+void
+bst_leaf_ids(const BstTree *t, int32_t leaf, const int64_t **ids,
+			 int64_t *first, size_t *count)
+{
+	const BstNode *n = &t->nodes[leaf];
+
+	if (t->kind == BST_KIND_FULL)
+	{
+		*ids = NULL;
+		*first = n->lo;
+		*count = (size_t) (n->last - n->lo + 1);
+	}
+	else
+	{
+		size_t		a = lower_bound(t->ids, 0, t->nids, n->lo);
+		size_t		b = n->last == INT64_MAX ? t->nids :
+			lower_bound(t->ids, a, t->nids, n->last + 1);
+
+		*ids = t->ids + a;
+		*first = 0;
+		*count = b - a;
+	}
+}
+
+static void
+set_popcounts(BstTree *t)
+{
+	for (int32_t v = 0; v < t->nnodes; v++)
+		t->nodes[v].popcount = (uint32_t) bs_popcount(bst_node_bits(t, v), t->nwords);
+}
+
+static BstTree *
+tree_new(const BsParams *p, const BstAlloc *alloc, BstKind kind)
+{
+	BstTree    *t = alloc->alloc(alloc->ctx, sizeof(BstTree));
+
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	t->p = *p;
+	bs_hasher_init(&t->hasher, p);
+	t->nwords = bs_words_for_bits(p->m);
+	t->nbytes = 8 * t->nwords;
+	t->alloc = *alloc;
+	t->root = -1;
+	return t;
+}
+
+/* grow node storage to hold at least need nodes */
+static int
+reserve_nodes(BstTree *t, int64_t need)
+{
+	int64_t		cap = t->cap_nodes;
+	BstNode    *nn;
+	uint8_t    *nb;
+
+	if (need <= cap)
+		return BST_OK;
+	if (need > INT32_MAX)
+		return BST_ETOOBIG;
+	cap = cap ? cap : 16;
+	while (cap < need)
+		cap *= 2;
+	if (cap > INT32_MAX)
+		cap = INT32_MAX;
+	nn = t->nodes ? t->alloc.realloc(t->alloc.ctx, t->nodes, (size_t) cap * sizeof(BstNode))
+		: TALLOC(t, (size_t) cap * sizeof(BstNode));
+	if (!nn)
+		return BST_ENOMEM;
+	t->nodes = nn;
+	nb = t->bits ? t->alloc.realloc(t->alloc.ctx, t->bits, (size_t) cap * t->nbytes)
+		: TALLOC(t, (size_t) cap * t->nbytes);
+	if (!nb)
+		return BST_ENOMEM;
+	t->bits = nb;
+	t->cap_nodes = (int32_t) cap;
+	return BST_OK;
+}
+
+/* append a node with a zeroed filter; returns its index */
+static int32_t
+add_node(BstTree *t, int64_t lo, int64_t last, int32_t parent)
+{
+	int32_t		v = t->nnodes++;
+	BstNode    *n = &t->nodes[v];
+
+	n->lo = lo;
+	n->last = last;
+	n->child[0] = n->child[1] = -1;
+	n->parent = parent;
+	n->popcount = 0;
+	memset(t->bits + (size_t) v * t->nbytes, 0, t->nbytes);
+	return v;
+}
+
+static void
+set_id(BstTree *t, int32_t v, int64_t x)
+{
+	bs_key_set(&t->hasher, bs_key_int64(&t->hasher, x),
+			   t->bits + (size_t) v * t->nbytes);
+}
+
+/* v's filter = OR of its children's */
+static void
+or_children(BstTree *t, int32_t v)
+{
+	uint8_t    *dst = t->bits + (size_t) v * t->nbytes;
+
+	for (int c = 0; c < 2; c++)
+		if (t->nodes[v].child[c] >= 0)
+			bs_or(dst, bst_node_bits(t, t->nodes[v].child[c]), t->nwords);
+}
+
+/* ---------------------------------------------------------------------------
+ * full trees
+ * ---------------------------------------------------------------------------
+ */
+int
+bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
+			   const BstAlloc *alloc, BstTree **out)
+{
+	BstTree    *t;
+	uint64_t	M = (uint64_t) hi - (uint64_t) lo;
+	int64_t		nnodes,
+				first_leaf;
+	int			rc;
+
+	*out = NULL;
+	if (hi <= lo || M > (UINT64_C(1) << 32) || depth < 0 || depth > 30 ||
+		(UINT64_C(1) << depth) > M)
+		return BST_ETOOBIG;
+	t = tree_new(p, alloc, BST_KIND_FULL);
+	if (!t)
+		return BST_ENOMEM;
+	t->lo = lo;
+	t->hi = hi;
+	t->depth = depth;
+	t->leaf_size = (int64_t) ((M + (UINT64_C(1) << depth) - 1) >> depth);
+	nnodes = (INT64_C(2) << depth) - 1;
+	first_leaf = (INT64_C(1) << depth) - 1;
+	if ((rc = reserve_nodes(t, nnodes)) != BST_OK)
+	{
+		bst_tree_free(t);
+		return rc;
+	}
+	memset(t->bits, 0, (size_t) nnodes * t->nbytes);
+	t->nnodes = (int32_t) nnodes;
+	t->root = 0;
+	t->nodes[0].lo = lo;
+	t->nodes[0].last = hi - 1;
+	t->nodes[0].parent = -1;
+	for (int64_t v = 0; v < nnodes; v++)
+	{
+		BstNode    *n = &t->nodes[v];
+
+		if (v < first_leaf)
+		{
+			int64_t		mid = n->lo + (n->last - n->lo + 1) / 2;
+			BstNode    *l = &t->nodes[2 * v + 1],
+					   *r = &t->nodes[2 * v + 2];
+
+			n->child[0] = (int32_t) (2 * v + 1);
+			n->child[1] = (int32_t) (2 * v + 2);
+			l->lo = n->lo;
+			l->last = mid - 1;
+			r->lo = mid;
+			r->last = n->last;
+			l->parent = r->parent = (int32_t) v;
+		}
+		else
+			n->child[0] = n->child[1] = -1;
+	}
+	/* hash every id once, into its leaf */
+	for (int64_t v = first_leaf; v < nnodes; v++)
+	{
+		uint8_t    *bits = t->bits + (size_t) v * t->nbytes;
+
+		for (int64_t x = t->nodes[v].lo; x <= t->nodes[v].last; x++)
+		{
+			if (((x - lo) & 0xFFFF) == 0)
+				BST_CHECK_INTERRUPTS();
+			bs_key_set(&t->hasher, bs_key_int64(&t->hasher, x), bits);
+		}
+	}
+	for (int64_t v = first_leaf - 1; v >= 0; v--)
+		or_children(t, (int32_t) v);
+	set_popcounts(t);
+	*out = t;
+	return BST_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * pruned trees
+ * ---------------------------------------------------------------------------
+ */
+
+/* number of bits needed to write x >= 0 (0 for 0) */
+static int
+bit_length(int64_t x)
+{
+	int			b = 0;
+
+	while (b < 63 && (x >> b) != 0)
+		b++;
+	return b;
+}
+
+/* number of distinct values of id >> b in sorted ids */
+static size_t
+count_groups(const int64_t *ids, size_t nids, int b)
+{
+	size_t		g = 0;
+	int64_t		prev = -1;
+
+	for (size_t i = 0; i < nids; i++)
+	{
+		int64_t		h = ids[i] >> b;
+
+		if (h != prev)
+		{
+			g++;
+			prev = h;
+		}
+	}
+	return g;
+}
+
+int
+bst_pruned_leaf_bits(const int64_t *ids, size_t nids, int64_t leaf_size)
+{
+	double		target;
+	int			lo = 0,
+				hi = 62;
+
+	if (nids == 0 || leaf_size <= 1)
+		return 0;
+	target = (double) nids / (double) leaf_size;	/* wanted number of leaves */
+	/* smallest b with groups(b) <= target (groups decrease with b) */
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		BST_CHECK_INTERRUPTS();
+		if ((double) count_groups(ids, nids, mid) <= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* nodes a pruned build creates for ids[i0, i1) under a node of span 2^bits */
+static int64_t
+count_pruned_nodes(const int64_t *ids, size_t i0, size_t i1, int64_t lo,
+				   int bits, int leaf_bits)
+{
+	int64_t		mid;
+	size_t		s;
+	int64_t		n = 1;
+
+	if (bits <= leaf_bits)
+		return 1;
+	mid = lo + (INT64_C(1) << (bits - 1));
+	s = lower_bound(ids, i0, i1, mid);
+	if (s > i0)
+		n += count_pruned_nodes(ids, i0, s, lo, bits - 1, leaf_bits);
+	if (i1 > s)
+		n += count_pruned_nodes(ids, s, i1, mid, bits - 1, leaf_bits);
+	return n;
+}
+
+static int32_t
+build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
+				  int32_t parent)
+{
+	int64_t		last = bits >= 63 ? INT64_MAX : lo + ((INT64_C(1) << bits) - 1);
+	int32_t		v = add_node(t, lo, last, parent);
+
+	if (bits <= t->leaf_bits)
+	{
+		for (size_t i = i0; i < i1; i++)
+		{
+			if ((i & 0xFFFF) == 0)
+				BST_CHECK_INTERRUPTS();
+			set_id(t, v, t->ids[i]);
+		}
+	}
+	else
+	{
+		int64_t		mid = lo + (INT64_C(1) << (bits - 1));
+		size_t		s = lower_bound(t->ids, i0, i1, mid);
+
+		if (s > i0)
+		{
+			int32_t		c = build_pruned_node(t, i0, s, lo, bits - 1, v);
+
+			t->nodes[v].child[0] = c;
+		}
+		if (i1 > s)
+		{
+			int32_t		c = build_pruned_node(t, s, i1, mid, bits - 1, v);
+
+			t->nodes[v].child[1] = c;
+		}
+		or_children(t, v);
+	}
+	return v;
+}
+
+int
+bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
+				 int leaf_bits, const BstAlloc *alloc, BstTree **out)
+{
+	BstTree    *t;
+	int			rc;
+
+	*out = NULL;
+	if (leaf_bits < 0 || leaf_bits > 62 || nids > UINT32_MAX)
+		return BST_ETOOBIG;
+	t = tree_new(p, alloc, BST_KIND_PRUNED);
+	if (!t)
+		return BST_ENOMEM;
+	t->leaf_bits = leaf_bits;
+	t->leaf_size = INT64_C(1) << leaf_bits;
+	t->root_bits = leaf_bits;
+	t->cap_ids = nids ? nids : 16;
+	t->ids = TALLOC(t, t->cap_ids * sizeof(int64_t));
+	if (!t->ids)
+	{
+		bst_tree_free(t);
+		return BST_ENOMEM;
+	}
+	if (nids)
+		memcpy(t->ids, ids, nids * sizeof(int64_t));
+	t->nids = nids;
+	if (nids > 0)
+	{
+		int			R = bit_length(ids[nids - 1]);
+		int64_t		nnodes;
+
+		if (R < leaf_bits)
+			R = leaf_bits;
+		t->root_bits = R;
+		nnodes = count_pruned_nodes(t->ids, 0, nids, 0, R, leaf_bits);
+		if ((rc = reserve_nodes(t, nnodes)) != BST_OK)
+		{
+			bst_tree_free(t);
+			return rc;
+		}
+		t->root = build_pruned_node(t, 0, nids, 0, R, -1);
+		set_popcounts(t);
+	}
+	t->depth = t->root_bits - leaf_bits;
+	t->lo = 0;
+	t->hi = t->root_bits >= 63 ? INT64_MAX : (INT64_C(1) << t->root_bits);
+	*out = t;
+	return BST_OK;
+}
+
+static void
+index_free(BstTree *t)
+{
+	if (t->index)
+	{
+		TFREE(t, t->index->start);
+		TFREE(t, t->index->off);
+		TFREE(t, t->index->pos1);
+		TFREE(t, t->index);
+		t->index = NULL;
+	}
+}
+
+int
+bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
+{
+	int64_t    *nw;
+	size_t		nnew = 0;
+	int			rc;
+
+	*added = 0;
+	if (t->kind != BST_KIND_PRUNED)
+		return BST_ETOOBIG;
+	if (n_in == 0)
+		return BST_OK;
+	nw = TALLOC(t, n_in * sizeof(int64_t));
+	if (!nw)
+		return BST_ENOMEM;
+	memcpy(nw, ids_in, n_in * sizeof(int64_t));
+	n_in = bst_sort_unique(nw, n_in);
+	for (size_t i = 0; i < n_in; i++)
+	{
+		size_t		j = lower_bound(t->ids, 0, t->nids, nw[i]);
+
+		if (j == t->nids || t->ids[j] != nw[i])
+			nw[nnew++] = nw[i];
+	}
+	if (nnew == 0)
+	{
+		TFREE(t, nw);
+		return BST_OK;
+	}
+	if (t->nids + nnew > UINT32_MAX)
+	{
+		TFREE(t, nw);
+		return BST_ETOOBIG;
+	}
+
+	for (size_t i = 0; i < nnew; i++)
+	{
+		int64_t		x = nw[i];
+		int32_t		v;
+		int			bits;
+
+		if ((i & 0xFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		/* room for a new root and one path */
+		if ((rc = reserve_nodes(t, (int64_t) t->nnodes + 64)) != BST_OK)
+		{
+			TFREE(t, nw);
+			return rc;
+		}
+		if (t->root < 0)
+		{
+			int			R = bit_length(x);
+
+			t->root_bits = R < t->leaf_bits ? t->leaf_bits : R;
+			t->root = add_node(t, 0, t->root_bits >= 63 ? INT64_MAX :
+							   (INT64_C(1) << t->root_bits) - 1, -1);
+		}
+		while (t->root_bits < 63 && x > t->nodes[t->root].last)
+		{
+			int32_t		old = t->root;
+			int32_t		r;
+
+			t->root_bits++;
+			r = add_node(t, 0, t->root_bits >= 63 ? INT64_MAX :
+						 (INT64_C(1) << t->root_bits) - 1, -1);
+			t->nodes[r].child[0] = old;
+			t->nodes[old].parent = r;
+			memcpy(t->bits + (size_t) r * t->nbytes, bst_node_bits(t, old), t->nbytes);
+			t->root = r;
+		}
+		v = t->root;
+		bits = t->root_bits;
+		set_id(t, v, x);
+		while (bits > t->leaf_bits)
+		{
+			int			c = (int) ((x >> (bits - 1)) & 1);
+			int32_t		ch = t->nodes[v].child[c];
+
+			if (ch < 0)
+			{
+				int64_t		lo = t->nodes[v].lo + (c ? (INT64_C(1) << (bits - 1)) : 0);
+
+				ch = add_node(t, lo, lo + ((INT64_C(1) << (bits - 1)) - 1), v);
+				t->nodes[v].child[c] = ch;
+			}
+			v = ch;
+			bits--;
+			set_id(t, v, x);
+		}
+	}
+
+	/* merge the new ids into the sorted id array */
+	if (t->nids + nnew > t->cap_ids)
+	{
+		size_t		cap = t->cap_ids ? t->cap_ids : 16;
+		int64_t    *ni;
+
+		while (cap < t->nids + nnew)
+			cap *= 2;
+		ni = t->alloc.realloc(t->alloc.ctx, t->ids, cap * sizeof(int64_t));
+		if (!ni)
+		{
+			TFREE(t, nw);
+			return BST_ENOMEM;
+		}
+		t->ids = ni;
+		t->cap_ids = cap;
+	}
+	{
+		size_t		i = t->nids,
+					j = nnew,
+					o = t->nids + nnew;
+
+		while (j > 0)
+		{
+			if (i > 0 && t->ids[i - 1] > nw[j - 1])
+				t->ids[--o] = t->ids[--i];
+			else
+				t->ids[--o] = nw[--j];
+		}
+	}
+	t->nids += nnew;
+	TFREE(t, nw);
+	t->depth = t->root_bits - t->leaf_bits;
+	t->hi = t->root_bits >= 63 ? INT64_MAX : (INT64_C(1) << t->root_bits);
+	set_popcounts(t);
+	index_free(t);
+	*added = nnew;
+	return BST_OK;
+}
+
+void
+bst_tree_free(BstTree *t)
+{
+	if (!t)
+		return;
+	index_free(t);
+	TFREE(t, t->nodes);
+	TFREE(t, t->bits);
+	TFREE(t, t->ids);
+	TFREE(t, t);
+}
+
+/* ---------------------------------------------------------------------------
+ * inverted index
+ * ---------------------------------------------------------------------------
+ */
+static inline int64_t
+index_id(const BstTree *t, uint64_t i)
+{
+	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) i : t->ids[i];
+}
+
+int
+bst_index_build(BstTree *t)
+{
+	uint64_t	N = bst_tree_nids(t);
+	BstIndex   *ix;
+	uint32_t   *p0,
+			   *p1;
+	uint32_t	pos[BS_MAX_K];
+
+	if (t->index)
+		return BST_OK;
+	if (N > UINT32_MAX - 1)
+		return BST_ETOOBIG;
+	ix = TALLOC(t, sizeof(BstIndex));
+	if (!ix)
+		return BST_ENOMEM;
+	memset(ix, 0, sizeof(*ix));
+	t->index = ix;
+	ix->nentries = N;
+	ix->start = TALLOC(t, ((size_t) t->p.m + 1) * sizeof(uint32_t));
+	ix->off = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
+	ix->pos1 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
+	p0 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
+	p1 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
+	if (!ix->start || !ix->off || !ix->pos1 || !p0 || !p1)
+	{
+		TFREE(t, p0);
+		TFREE(t, p1);
+		index_free(t);
+		return BST_ENOMEM;
+	}
+	memset(ix->start, 0, ((size_t) t->p.m + 1) * sizeof(uint32_t));
+	for (uint64_t i = 0; i < N; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
+		p0[i] = pos[0];
+		p1[i] = t->p.k > 1 ? pos[1] : pos[0];
+		ix->start[pos[0] + 1]++;
+	}
+	for (uint32_t p = 0; p < t->p.m; p++)
+		ix->start[p + 1] += ix->start[p];
+	/* scatter in id order, so ids ascend within a bucket */
+	for (uint64_t i = 0; i < N; i++)
+	{
+		uint32_t	slot;
+
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		/* start[p] is advanced as a cursor, restored below */
+		slot = ix->start[p0[i]]++;
+		ix->off[slot] = (uint32_t) i;
+		ix->pos1[slot] = p1[i];
+	}
+	/* undo the cursor advance: start[p] now holds the old start[p + 1] */
+	for (uint32_t p = t->p.m; p > 0; p--)
+		ix->start[p] = ix->start[p - 1];
+	ix->start[0] = 0;
+	TFREE(t, p0);
+	TFREE(t, p1);
+	return BST_OK;
+}

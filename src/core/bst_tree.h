@@ -1,0 +1,191 @@
+/*
+ * bst_tree.h
+ *    BloomSampleTree core (PostgreSQL-independent): the tree over a namespace
+ *    of integer ids, its construction (full and pruned), extension of pruned
+ *    trees, and the inverted index used for fast reconstruction.
+ *
+ * A tree is a binary tree of Bloom filters with the query filters' parameters
+ * (m, k, seed, hash).  Node v covers the id range [lo, hi); its filter holds
+ * every id of that range that exists (all of them for a full tree, the
+ * occupied ones for a pruned tree).  Leaves know their ids: a full tree's
+ * leaf holds its whole range, a pruned tree's leaf the occupied ids of its
+ * range (a slice of the sorted id array).
+ *
+ *  - Full tree (Sengupta et al., section 5.1): namespace [lo, hi) split at the
+ *    midpoint down to `depth` levels; nodes in heap order (children of i are
+ *    2i+1 and 2i+2).
+ *  - Pruned tree (section 5.2): aligned power-of-two ranges [j 2^b, (j+1) 2^b)
+ *    over [0, 2^R); only ranges holding occupied ids have nodes; leaves span
+ *    2^leaf_bits ids.  bst_tree_extend adds ids, creating nodes where needed
+ *    and growing the root when an id is beyond 2^R.
+ *
+ * Node ranges are stored as [lo, last] (inclusive) so that a pruned root
+ * spanning all of [0, 2^63) is representable.
+ *
+ * Memory comes from a caller-supplied allocator (BstAlloc) so the PostgreSQL
+ * glue can put a tree in its own memory context; allocation failures are
+ * reported as BST_ENOMEM, never by aborting.
+ */
+#ifndef BST_TREE_H
+#define BST_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bs_bits.h"
+#include "bs_hash.h"
+
+/* result codes of the core */
+#define BST_OK			0
+#define BST_ENOMEM		1		/* allocation failed */
+#define BST_ETOOBIG		2		/* size limit of the representation exceeded */
+
+/* allocator: alloc returns NULL on failure; realloc too (old block kept) */
+typedef struct BstAlloc
+{
+	void	   *(*alloc) (void *ctx, size_t size);
+	void	   *(*realloc) (void *ctx, void *ptr, size_t size);
+	void		(*free) (void *ctx, void *ptr);
+	void	   *ctx;
+} BstAlloc;
+
+/* malloc/realloc/free */
+extern const BstAlloc bst_alloc_malloc;
+
+/*
+ * Interrupt hook: long loops of the core call it every few thousand
+ * iterations (the glue points it at CHECK_FOR_INTERRUPTS, which may longjmp:
+ * callers must own their memory through an allocator they can reset).
+ */
+extern void (*bst_interrupt_hook) (void);
+
+#define BST_CHECK_INTERRUPTS() \
+	do { if (bst_interrupt_hook) bst_interrupt_hook(); } while (0)
+
+/* the work one call does (the paper's main metric) */
+typedef struct BstStats
+{
+	uint64_t	intersections;	/* filter-vs-node AND-popcounts */
+	uint64_t	memberships;	/* ids tested against the query filter */
+	uint64_t	nodes_visited;	/* tree nodes whose filter was read */
+	uint64_t	backtracks;		/* descents abandoned (dead end or rejection) */
+} BstStats;
+
+typedef enum
+{
+	BST_KIND_FULL = 0,
+	BST_KIND_PRUNED = 1
+} BstKind;
+
+typedef struct BstNode
+{
+	int64_t		lo;				/* first id of the range */
+	int64_t		last;			/* last id of the range (inclusive) */
+	int32_t		child[2];		/* node indexes, -1 when absent */
+	int32_t		parent;			/* -1 for the root */
+	uint32_t	popcount;		/* bits set in the node's filter */
+} BstNode;
+
+/* inverted index: for each bit position p, the ids whose first position is p */
+typedef struct BstIndex
+{
+	uint32_t   *start;			/* m + 1 bucket starts into off/pos1 */
+	uint32_t   *off;			/* id - lo (full) or index into ids (pruned) */
+	uint32_t   *pos1;			/* second position of that id (= first if k = 1) */
+	uint64_t	nentries;
+} BstIndex;
+
+typedef struct BstTree
+{
+	BstKind		kind;
+	BsParams	p;
+	BsHasher	hasher;
+	size_t		nwords;			/* 64-bit words per filter */
+	size_t		nbytes;			/* bytes per filter (8 * nwords) */
+	int64_t		lo;				/* full: namespace; pruned: [0, 2^root_bits) */
+	int64_t		hi;
+	int			depth;			/* levels below the root */
+	int64_t		leaf_size;		/* full: ids per leaf (largest); pruned: leaf span */
+	int			leaf_bits;		/* pruned: log2 of the leaf span */
+	int			root_bits;		/* pruned: log2 of the root span */
+	int32_t		nnodes;
+	int32_t		cap_nodes;
+	int32_t		root;			/* -1 for an empty pruned tree */
+	BstNode    *nodes;
+	uint8_t    *bits;			/* nnodes filters of nbytes each */
+	int64_t    *ids;			/* pruned: sorted distinct occupied ids */
+	size_t		nids;
+	size_t		cap_ids;
+	BstIndex   *index;			/* built on demand (bst_index_build) */
+	BstAlloc	alloc;
+} BstTree;
+
+static inline const uint8_t *
+bst_node_bits(const BstTree *t, int32_t v)
+{
+	return t->bits + (size_t) v * t->nbytes;
+}
+
+static inline bool
+bst_node_is_leaf(const BstTree *t, int32_t v)
+{
+	return t->nodes[v].child[0] < 0 && t->nodes[v].child[1] < 0;
+}
+
+/* number of ids in the tree's namespace (full) or occupied ids (pruned) */
+extern uint64_t bst_tree_nids(const BstTree *t);
+
+/*
+ * The ids of a leaf: a pruned tree's leaf sets *ids to its slice of the id
+ * array; a full tree's leaf sets *ids = NULL and its ids are *first ..
+ * *first + *count - 1.
+ */
+extern void bst_leaf_ids(const BstTree *t, int32_t leaf, const int64_t **ids,
+						 int64_t *first, size_t *count);
+
+/* bytes a full tree of this shape takes (nodes + filters) */
+extern uint64_t bst_full_tree_bytes(uint64_t M, uint32_t m, int depth);
+/* bytes a pruned tree takes, upper bound from the number of ids and depth */
+extern uint64_t bst_pruned_tree_bytes(uint64_t nids, uint32_t m, int depth);
+/* bytes the inverted index over nids ids takes (and its build needs on top) */
+extern uint64_t bst_index_bytes(uint64_t nids, uint32_t m);
+/* bytes the tree takes now (plus its index when built) */
+extern uint64_t bst_tree_bytes(const BstTree *t);
+
+/*
+ * Build a full tree over [lo, hi) with 2^depth leaves; hi - lo must be in
+ * [1, 2^32] and 2^depth <= hi - lo.  Returns BST_OK and *out, or an error.
+ */
+extern int	bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
+						   const BstAlloc *alloc, BstTree **out);
+
+/*
+ * Build a pruned tree over ids (sorted ascending, distinct, >= 0, at most
+ * 2^32 - 1 of them) with leaves spanning 2^leaf_bits ids.  The tree copies ids.
+ */
+extern int	bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
+							 int leaf_bits, const BstAlloc *alloc, BstTree **out);
+
+/*
+ * Add ids (any order, duplicates and already present ids ignored, all >= 0)
+ * to a pruned tree: new nodes where needed, ancestors updated, the root
+ * grown when an id lies beyond it.  *added receives the number of new ids.
+ * Drops the inverted index (rebuilt on demand).
+ */
+extern int	bst_tree_extend(BstTree *t, const int64_t *ids, size_t nids,
+							size_t *added);
+
+/* free a tree and its index */
+extern void bst_tree_free(BstTree *t);
+
+/* build the inverted index (no-op when present) */
+extern int	bst_index_build(BstTree *t);
+
+/* log2 of the pruned leaf span that gives about leaf_size occupied ids per leaf */
+extern int	bst_pruned_leaf_bits(const int64_t *ids, size_t nids, int64_t leaf_size);
+
+/* sorted distinct copy helpers */
+extern size_t bst_sort_unique(int64_t *ids, size_t n);
+
+#endif							/* BST_TREE_H */

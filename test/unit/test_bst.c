@@ -1,0 +1,502 @@
+/*
+ * test_bst.c
+ *    Unit tests of the BloomSampleTree core against independent oracles:
+ *    reconstruction (index and tree walk) and HashInvert against the
+ *    dictionary attack, pruned trees and bst_tree_extend against the
+ *    dictionary attack restricted to the occupied ids, chi-squared uniformity
+ *    of the samples (T = 130 * |positives|, as in the paper's Table 5), and
+ *    the paper's sizing (Tables 2 and 3).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bs_estimate.h"
+#include "bst_baseline.h"
+#include "bst_gen.h"
+#include "bst_plan.h"
+#include "bst_query.h"
+#include "unit.h"
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static uint8_t *
+make_filter(const BsHasher *h, const int64_t *ids, size_t n)
+{
+	uint8_t    *q = calloc(bs_words_for_bits(h->p.m), 8);
+
+	for (size_t i = 0; i < n; i++)
+		bs_key_set(h, bs_key_int64(h, ids[i]), q);
+	return q;
+}
+
+static bool
+same_vec(const BstIdVec *a, const BstIdVec *b)
+{
+	return a->n == b->n && (a->n == 0 || memcmp(a->v, b->v, a->n * sizeof(int64_t)) == 0);
+}
+
+static void
+uniform_set(BstRng *rng, int64_t lo, int64_t hi, int64_t n, BstIdVec *out)
+{
+	uint8_t    *seen = calloc((size_t) (hi - lo), 1);
+
+	while ((int64_t) out->n < n)
+	{
+		int64_t		x = (int64_t) bst_rng_below(rng, (uint64_t) (hi - lo));
+
+		if (!seen[x])
+		{
+			seen[x] = 1;
+			bst_vec_push(out, lo + x);
+		}
+	}
+	free(seen);
+	bst_sort_unique(out->v, out->n);
+}
+
+/* chi-squared critical value (Wilson-Hilferty) for df and upper-tail z */
+static double
+chi2_crit(double df, double z)
+{
+	double		a = 2.0 / (9.0 * df);
+
+	return df * pow(1.0 - a + z * sqrt(a), 3);
+}
+
+/* Q statistic of T samples over the positives pos (sorted) */
+static double
+chi2_stat(const BstIdVec *pos, const BstIdVec *samples, bool *all_members)
+{
+	double	   *o = calloc(pos->n, sizeof(double));
+	double		e = (double) samples->n / (double) pos->n,
+				q = 0;
+
+	*all_members = true;
+	for (size_t i = 0; i < samples->n; i++)
+	{
+		{
+			size_t		a = 0,
+						b = pos->n;
+
+			while (a < b)
+			{
+				size_t		mid = (a + b) / 2;
+
+				if (pos->v[mid] < samples->v[i])
+					a = mid + 1;
+				else
+					b = mid;
+			}
+			if (a < pos->n && pos->v[a] == samples->v[i])
+				o[a]++;
+			else
+				*all_members = false;
+		}
+	}
+	for (size_t i = 0; i < pos->n; i++)
+		q += (o[i] - e) * (o[i] - e) / e;
+	free(o);
+	return q;
+}
+
+static void
+check_full(const char *what, BsParams p, int64_t lo, int64_t hi, int depth,
+		   const BstIdVec *set, BstRng *rng)
+{
+	BsHasher	h;
+	BstTree    *t;
+	uint8_t    *q;
+	BstIdVec	da,
+				ix,
+				tw,
+				hi_out;
+	BstStats	st = {0};
+	int			rc;
+
+	bs_hasher_init(&h, &p);
+	q = make_filter(&h, set->v, set->n);
+	rc = bst_build_full(&p, lo, hi, depth, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK, "%s: build full rc %d", what, rc);
+	if (rc != BST_OK)
+		return;
+	CHECK(t->nnodes == (2 << depth) - 1, "%s: nodes", what);
+	/* the root filter holds every id of the namespace */
+	{
+		uint8_t    *all = calloc(t->nwords, 8);
+
+		for (int64_t x = lo; x < hi; x++)
+			bs_key_set(&h, bs_key_int64(&h, x), all);
+		CHECK(memcmp(all, bst_node_bits(t, 0), t->nbytes) == 0, "%s: root = OR of all ids", what);
+		free(all);
+	}
+	bst_vec_init(&da, &bst_alloc_malloc);
+	bst_vec_init(&ix, &bst_alloc_malloc);
+	bst_vec_init(&tw, &bst_alloc_malloc);
+	bst_vec_init(&hi_out, &bst_alloc_malloc);
+	bst_dictionary_attack(&h, q, lo, hi, &da, NULL);
+	CHECK(da.n >= set->n, "%s: DA finds every member (%zu >= %zu)", what, da.n, set->n);
+	rc = bst_reconstruct_index(t, q, &ix, &st);
+	CHECK(rc == BST_OK && same_vec(&da, &ix), "%s: index reconstruction = DA (%zu vs %zu)",
+		  what, ix.n, da.n);
+	CHECK(st.memberships < (uint64_t) (hi - lo), "%s: index examines fewer ids than DA", what);
+	bst_reconstruct_tree(t, q, &tw, NULL);
+	CHECK(same_vec(&da, &tw), "%s: tree reconstruction = DA", what);
+	if (p.hash == BS_HASH_LINEAR)
+	{
+		bool		unset;
+
+		rc = bst_hashinvert(&h, q, lo, hi, &bst_alloc_malloc, &hi_out, NULL, &unset);
+		CHECK(rc == BST_OK && same_vec(&da, &hi_out), "%s: HashInvert = DA (%zu vs %zu, unset=%d)",
+			  what, hi_out.n, da.n, unset);
+	}
+
+	/* chi-squared uniformity of descent samples, T = 130 |positives| */
+	if (da.n >= 2)
+	{
+		BstIdVec	smp;
+		BstSampleInfo info;
+		bool		members;
+		double		Q,
+					crit;
+
+		bst_vec_init(&smp, &bst_alloc_malloc);
+		memset(&st, 0, sizeof(st));
+		rc = bst_sample(t, q, (int64_t) (130 * da.n), BST_SAMPLE_DESCENT, false, rng,
+						&bst_alloc_malloc, &smp, &st, &info);
+		CHECK(rc == BST_OK && smp.n == 130 * da.n, "%s: sample count", what);
+		Q = chi2_stat(&da, &smp, &members);
+		crit = chi2_crit((double) da.n - 1, 3.09);	/* p = 0.001 */
+		CHECK(members, "%s: every sample is a positive", what);
+		CHECK(Q < crit, "%s: descent chi2 Q = %.1f < crit %.1f (df %zu, raises %lu)",
+			  what, Q, crit, da.n - 1, (unsigned long) info.bound_raises);
+		printf("  %s: positives %zu, descent chi2 %.1f (crit %.1f), attempts/sample %.2f, raises %lu\n",
+			   what, da.n, Q, crit, (double) info.attempts / smp.n,
+			   (unsigned long) info.bound_raises);
+		smp.n = 0;
+		rc = bst_sample(t, q, (int64_t) (130 * da.n), BST_SAMPLE_ENUMERATE, true, rng,
+						&bst_alloc_malloc, &smp, NULL, &info);
+		Q = chi2_stat(&da, &smp, &members);
+		CHECK(members && Q < crit, "%s: enumerate chi2 Q = %.1f < %.1f", what, Q, crit);
+		/* a single sample, many times, each call fresh */
+		bst_vec_free(&smp);
+	}
+	bst_vec_free(&da);
+	bst_vec_free(&ix);
+	bst_vec_free(&tw);
+	bst_vec_free(&hi_out);
+	free(q);
+	bst_tree_free(t);
+}
+
+static void
+test_full(void)
+{
+	BstRng		rng;
+	BsParams	p = {0};
+	BstIdVec	set;
+
+	bst_rng_seed(&rng, 42);
+	for (int fam = 0; fam < 2; fam++)
+	{
+		for (int clustered = 0; clustered < 2; clustered++)
+		{
+			int64_t		lo = fam ? -5000 : 1000,
+						M = 20000,
+						n = 200;
+			char		what[64];
+
+			p.m = (uint32_t) bst_plan_m((double) n, (double) M, 0.9, 3);
+			p.k = 3;
+			p.hash = (uint8_t) fam;
+			p.seed = 7;
+			bst_vec_init(&set, &bst_alloc_malloc);
+			if (clustered)
+				bst_gen_clustered(lo, lo + M, n, 0.1, &rng, &bst_alloc_malloc, &set);
+			else
+				uniform_set(&rng, lo, lo + M, n, &set);
+			CHECK((int64_t) set.n == n, "generator size %zu", set.n);
+			snprintf(what, sizeof(what), "full %s %s", fam ? "linear" : "xxh3",
+					 clustered ? "clustered" : "uniform");
+			check_full(what, p, lo, lo + M, 5, &set, &rng);
+			bst_vec_free(&set);
+		}
+	}
+	/* dense filter: HashInvert takes the unset-bit path */
+	{
+		BsHasher	h;
+		uint8_t    *q;
+		BstIdVec	da,
+					hv;
+		bool		unset;
+
+		p.m = 4099;
+		p.k = 2;
+		p.hash = BS_HASH_LINEAR;
+		p.seed = 3;
+		bs_hasher_init(&h, &p);
+		bst_vec_init(&set, &bst_alloc_malloc);
+		uniform_set(&rng, 0, 30000, 3000, &set);
+		q = make_filter(&h, set.v, set.n);
+		bst_vec_init(&da, &bst_alloc_malloc);
+		bst_vec_init(&hv, &bst_alloc_malloc);
+		bst_dictionary_attack(&h, q, -100, 30100, &da, NULL);
+		bst_hashinvert(&h, q, -100, 30100, &bst_alloc_malloc, &hv, NULL, &unset);
+		CHECK(unset && same_vec(&da, &hv), "HashInvert unset path = DA (%zu vs %zu)", hv.n, da.n);
+		/* m even with gcd(a, m) > 1 possible */
+		p.m = 4096;
+		bs_hasher_init(&h, &p);
+		free(q);
+		q = make_filter(&h, set.v, 300);
+		da.n = hv.n = 0;
+		bst_dictionary_attack(&h, q, 0, 30000, &da, NULL);
+		bst_hashinvert(&h, q, 0, 30000, &bst_alloc_malloc, &hv, NULL, &unset);
+		CHECK(!unset && same_vec(&da, &hv), "HashInvert set path, m = 2^12 (%zu vs %zu)", hv.n, da.n);
+		bst_vec_free(&da);
+		bst_vec_free(&hv);
+		bst_vec_free(&set);
+		free(q);
+	}
+}
+
+static void
+test_pruned(void)
+{
+	BstRng		rng;
+	BsParams	p = {.m = 30011, .k = 3, .hash = BS_HASH_XXH3, .seed = 1};
+	BsHasher	h;
+	BstIdVec	occ,
+				extra,
+				set,
+				da,
+				ix,
+				tw;
+	BstTree    *t;
+	uint8_t    *q;
+	int			bits,
+				rc;
+	size_t		added;
+
+	bst_rng_seed(&rng, 9);
+	bs_hasher_init(&h, &p);
+	bst_vec_init(&occ, &bst_alloc_malloc);
+	bst_vec_init(&extra, &bst_alloc_malloc);
+	/* 20000 occupied ids in [0, 2^31): 16 dense clusters plus scattered ids */
+	for (int c = 0; c < 16; c++)
+	{
+		int64_t		base = (int64_t) bst_rng_below(&rng, UINT64_C(1) << 31);
+
+		for (int i = 0; i < 1000; i++)
+			bst_vec_push(&occ, base + (int64_t) bst_rng_below(&rng, 5000));
+	}
+	for (int i = 0; i < 4000; i++)
+		bst_vec_push(&occ, (int64_t) bst_rng_below(&rng, UINT64_C(1) << 31));
+	occ.n = bst_sort_unique(occ.v, occ.n);
+	/* the extension: half the ids now, half later, some beyond 2^31 */
+	for (size_t i = 0; i < occ.n; i++)
+		if (i % 2)
+			bst_vec_push(&extra, occ.v[i]);
+	for (int i = 0; i < 50; i++)
+		bst_vec_push(&extra, (INT64_C(1) << 40) + (int64_t) bst_rng_below(&rng, 1000000));
+	{
+		BstIdVec	half;
+
+		bst_vec_init(&half, &bst_alloc_malloc);
+		for (size_t i = 0; i < occ.n; i += 2)
+			bst_vec_push(&half, occ.v[i]);
+		bits = bst_pruned_leaf_bits(half.v, half.n, 200);
+		rc = bst_build_pruned(&p, half.v, half.n, bits, &bst_alloc_malloc, &t);
+		CHECK(rc == BST_OK, "build pruned");
+		CHECK(t->nids == half.n, "pruned ids");
+		bst_vec_free(&half);
+	}
+	rc = bst_tree_extend(t, extra.v, extra.n, &added);
+	CHECK(rc == BST_OK && added == extra.n - 0, "extend added %zu of %zu", added, extra.n);
+	rc = bst_tree_extend(t, extra.v, 10, &added);
+	CHECK(rc == BST_OK && added == 0, "re-extend adds nothing");
+	for (size_t i = 0; i < extra.n; i++)
+		bst_vec_push(&occ, extra.v[i]);
+	occ.n = bst_sort_unique(occ.v, occ.n);
+	CHECK(t->nids == occ.n, "ids after extend %zu vs %zu", t->nids, occ.n);
+
+	/* every node is the OR of its children; leaves hold their ids */
+	{
+		bool		ok = true;
+		uint8_t    *tmp = malloc(t->nbytes);
+
+		for (int32_t v = 0; v < t->nnodes; v++)
+		{
+			const BstNode *nd = &t->nodes[v];
+
+			memset(tmp, 0, t->nbytes);
+			if (bst_node_is_leaf(t, v))
+			{
+				const int64_t *ids;
+				int64_t		first;
+				size_t		cnt;
+
+				bst_leaf_ids(t, v, &ids, &first, &cnt);
+				ok &= cnt > 0;
+				for (size_t i = 0; i < cnt; i++)
+					bs_key_set(&h, bs_key_int64(&h, ids[i]), tmp);
+			}
+			else
+				for (int c = 0; c < 2; c++)
+					if (nd->child[c] >= 0)
+						bs_or(tmp, bst_node_bits(t, nd->child[c]), t->nwords);
+			ok &= memcmp(tmp, bst_node_bits(t, v), t->nbytes) == 0;
+		}
+		CHECK(ok, "pruned invariant: node = OR of children, leaves = their ids");
+		free(tmp);
+	}
+
+	/* query: 300 occupied ids */
+	bst_vec_init(&set, &bst_alloc_malloc);
+	for (int i = 0; i < 300; i++)
+		bst_vec_push(&set, occ.v[bst_rng_below(&rng, occ.n)]);
+	set.n = bst_sort_unique(set.v, set.n);
+	q = make_filter(&h, set.v, set.n);
+	bst_vec_init(&da, &bst_alloc_malloc);
+	bst_vec_init(&ix, &bst_alloc_malloc);
+	bst_vec_init(&tw, &bst_alloc_malloc);
+	for (size_t i = 0; i < occ.n; i++)
+		if (bs_key_test(&h, bs_key_int64(&h, occ.v[i]), q))
+			bst_vec_push(&da, occ.v[i]);
+	bst_reconstruct_index(t, q, &ix, NULL);
+	bst_reconstruct_tree(t, q, &tw, NULL);
+	CHECK(same_vec(&da, &ix), "pruned index reconstruction = DA over occupied (%zu vs %zu)", ix.n, da.n);
+	CHECK(same_vec(&da, &tw), "pruned tree reconstruction = DA over occupied");
+	{
+		BstIdVec	smp;
+		BstSampleInfo info;
+		bool		members;
+		double		Q,
+					crit = chi2_crit((double) da.n - 1, 3.09);
+
+		bst_vec_init(&smp, &bst_alloc_malloc);
+		bst_sample(t, q, (int64_t) (130 * da.n), BST_SAMPLE_DESCENT, false, &rng,
+				   &bst_alloc_malloc, &smp, NULL, &info);
+		Q = chi2_stat(&da, &smp, &members);
+		CHECK(members && Q < crit, "pruned descent chi2 %.1f < %.1f", Q, crit);
+		printf("  pruned: positives %zu, descent chi2 %.1f (crit %.1f), attempts/sample %.2f\n",
+			   da.n, Q, crit, (double) info.attempts / smp.n);
+		bst_vec_free(&smp);
+	}
+	free(q);
+	bst_vec_free(&da);
+	bst_vec_free(&ix);
+	bst_vec_free(&tw);
+	bst_vec_free(&set);
+	bst_vec_free(&occ);
+	bst_vec_free(&extra);
+	bst_tree_free(t);
+
+	/* an empty pruned tree grows by extension */
+	rc = bst_build_pruned(&p, NULL, 0, 4, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK && t->root < 0, "empty pruned tree");
+	{
+		int64_t		ids[] = {5, 100000, 7};
+
+		rc = bst_tree_extend(t, ids, 3, &added);
+		CHECK(rc == BST_OK && added == 3 && t->nids == 3 && t->ids[1] == 7, "extend empty");
+	}
+	bst_tree_free(t);
+}
+
+static void
+test_plan(void)
+{
+	BstPlan		pl;
+
+	/* the paper's Tables 2 and 3 (n = 1000, accuracy 0.9, k = 3) */
+	CHECK_CLOSE(bst_plan_m(1000, 1e6, 0.9, 3), 60870, 0.001);
+	CHECK_CLOSE(bst_plan_m(1000, 1e7, 0.9, 3), 132933, 0.001);
+	CHECK_CLOSE(bst_plan_m(1000, 1e7, 0.5, 3), 63120, 0.001);
+	CHECK(isnan(bst_plan_m(1000, 1e7, 1.0, 3)), "accuracy 1 is impossible");
+	bst_plan_full(1000, 10000000, 0.9, 3, UINT64_C(1) << 30, &pl);
+	CHECK(pl.depth > 0 && pl.memory_bytes <= (UINT64_C(1) << 30), "plan fits the limit");
+	CHECK(pl.nodes == (2 << pl.depth) - 1, "plan nodes");
+	/* expected_fp matches the accuracy: n / (n + (M - n) fp) ~ 0.9 */
+	CHECK_CLOSE(1000 / (1000 + (1e7 - 1000) * pl.expected_fp), 0.9, 0.001);
+	bst_plan_full(1000, 10000000, 0.9, 3, 64 << 20, &pl);
+	CHECK(pl.memory_bytes <= (64 << 20), "plan lowers the depth to fit");
+}
+
+/* timings for the record (not asserted): the paper's default configuration */
+static void
+bench_default(void)
+{
+	BsParams	p = {.k = 3, .hash = BS_HASH_XXH3, .seed = 0};
+	BsHasher	h;
+	BstRng		rng;
+	BstIdVec	set,
+				out;
+	BstTree    *t;
+	uint8_t    *q;
+	int64_t		M = 1000000;
+	double		t0,
+				tb,
+				tda,
+				tix,
+				ts1,
+				tsn;
+	int			depth;
+
+	if (!getenv("BST_UNIT_BENCH"))
+		return;
+	p.m = (uint32_t) bst_plan_m(1000, (double) M, 0.9, 3);
+	bs_hasher_init(&h, &p);
+	bst_rng_seed(&rng, 1);
+	bst_vec_init(&set, &bst_alloc_malloc);
+	bst_vec_init(&out, &bst_alloc_malloc);
+	uniform_set(&rng, 0, M, 1000, &set);
+	q = make_filter(&h, set.v, set.n);
+	depth = bst_plan_depth((uint64_t) M, p.m, 3, 0, UINT64_C(1) << 30);
+	t0 = now_ns();
+	bst_build_full(&p, 0, M, depth, &bst_alloc_malloc, &t);
+	tb = now_ns() - t0;
+	t0 = now_ns();
+	bst_dictionary_attack(&h, q, 0, M, &out, NULL);
+	tda = now_ns() - t0;
+	out.n = 0;
+	bst_index_build(t);
+	t0 = now_ns();
+	bst_reconstruct_index(t, q, &out, NULL);
+	tix = now_ns() - t0;
+	out.n = 0;
+	t0 = now_ns();
+	for (int i = 0; i < 100; i++)
+		bst_sample(t, q, 1, BST_SAMPLE_DESCENT, false, &rng, &bst_alloc_malloc, &out, NULL, NULL);
+	ts1 = (now_ns() - t0) / 100;
+	out.n = 0;
+	t0 = now_ns();
+	bst_sample(t, q, 1000, BST_SAMPLE_DESCENT, false, &rng, &bst_alloc_malloc, &out, NULL, NULL);
+	tsn = (now_ns() - t0) / 1000;
+	printf("  bench M=%ld m=%u depth=%d build %.1f ms, DA %.2f ms, index %.3f ms (x%.0f), "
+		   "1-sample %.1f us (x%.0f), per-sample of 1000 %.2f us\n",
+		   (long) M, p.m, depth, tb / 1e6, tda / 1e6, tix / 1e6, tda / tix, ts1 / 1e3,
+		   tda / ts1, tsn / 1e3);
+	free(q);
+	bst_vec_free(&set);
+	bst_vec_free(&out);
+	bst_tree_free(t);
+}
+
+int
+main(void)
+{
+	test_plan();
+	test_full();
+	test_pruned();
+	bench_default();
+	return UNIT_DONE();
+}
