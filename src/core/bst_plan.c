@@ -57,6 +57,8 @@ bst_plan_depth(uint64_t M, int64_t m, int k, int64_t leaf_size, uint64_t mem_lim
 	while (d < 30 && (UINT64_C(2) << d) <= M &&
 		   (double) M / (double) (UINT64_C(1) << d) > (double) target)
 		d++;
+	if (mem_limit > BST_AUTO_TREE_BYTES)
+		mem_limit = BST_AUTO_TREE_BYTES;
 	if (leaf_size <= 0)
 		while (d > 0 && bst_full_tree_bytes(M, (uint32_t) m, d) > mem_limit)
 			d--;

@@ -9,12 +9,19 @@
  *    one level further costs intersections of m-bit filters; the paper keeps
  *    the largest leaf N with N / log2(N) <= i_cost / m_cost.  The two costs
  *    are calibrated for this implementation (BST_COST_*), and the depth is
- *    then lowered until the tree fits the memory limit.
+ *    then lowered until the tree fits min(memory limit, BST_AUTO_TREE_BYTES).
  */
 #ifndef BST_PLAN_H
 #define BST_PLAN_H
 
 #include <stdint.h>
+
+/*
+ * The cost model alone asks for leaves of a few hundred ids, i.e. trees of
+ * gigabytes at M = 10^7; automatic sizing therefore also keeps the tree
+ * within this many bytes (a tree is held by every backend that uses it).
+ */
+#define BST_AUTO_TREE_BYTES		(UINT64_C(160) << 20)
 
 /* measured on the development machine (test/bench/20_bst.sh prints them) */
 #define BST_COST_WORD_NS	0.35	/* AND-popcount of one 64-bit word */

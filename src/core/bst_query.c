@@ -435,7 +435,7 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 		info = &dummy_info;
 	memset(info, 0, sizeof(*info));
 	if (method == BST_SAMPLE_AUTO)
-		method = (n > 8 && (t->index || allow_index)) ? BST_SAMPLE_ENUMERATE : BST_SAMPLE_DESCENT;
+		method = (t->index || allow_index) ? BST_SAMPLE_ENUMERATE : BST_SAMPLE_DESCENT;
 	info->used = method;
 	if (n <= 0)
 		return BST_OK;

@@ -50,7 +50,7 @@ extern void bst_vec_free(BstIdVec *vec);
 
 typedef enum
 {
-	BST_SAMPLE_AUTO = 0,		/* enumerate when n is large, descend otherwise */
+	BST_SAMPLE_AUTO = 0,		/* enumerate when the index exists or may be built */
 	BST_SAMPLE_DESCENT = 1,		/* tree descent with rejection (Algorithm 1 + correction) */
 	BST_SAMPLE_ENUMERATE = 2	/* reconstruct with the index, then draw */
 } BstSampleMethod;
@@ -80,8 +80,8 @@ extern int	bst_reconstruct_tree(const BstTree *t, const uint8_t *q, BstIdVec *ou
 /*
  * n independent samples, each uniform over the tree's ids that q reports as
  * members, appended to out (nothing when there is none).  scratch allocates
- * the per-call state.  AUTO uses ENUMERATE when n > 8 and the index exists
- * or allow_index is true, DESCENT otherwise.
+ * the per-call state.  AUTO uses ENUMERATE when the index exists or
+ * allow_index is true (it fits the memory limit), DESCENT otherwise.
  */
 extern int	bst_sample(BstTree *t, const uint8_t *q, int64_t n,
 					   BstSampleMethod method, bool allow_index, BstRng *rng,

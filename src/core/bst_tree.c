@@ -404,6 +404,19 @@ count_pruned_nodes(const int64_t *ids, size_t i0, size_t i1, int64_t lo,
 	return n;
 }
 
+int64_t
+bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_bits)
+{
+	int			R;
+
+	if (nids == 0)
+		return 0;
+	R = bit_length(ids[nids - 1]);
+	if (R < leaf_bits)
+		R = leaf_bits;
+	return count_pruned_nodes(ids, 0, nids, 0, R, leaf_bits);
+}
+
 static int32_t
 build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
 				  int32_t parent)

@@ -182,6 +182,9 @@ extern void bst_tree_free(BstTree *t);
 /* build the inverted index (no-op when present) */
 extern int	bst_index_build(BstTree *t);
 
+/* number of nodes bst_build_pruned creates for these ids (for memory checks) */
+extern int64_t bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_bits);
+
 /* log2 of the pruned leaf span that gives about leaf_size occupied ids per leaf */
 extern int	bst_pruned_leaf_bits(const int64_t *ids, size_t nids, int64_t leaf_size);
 

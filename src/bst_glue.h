@@ -1,0 +1,60 @@
+/*
+ * bst_glue.h
+ *    PostgreSQL glue of the BloomSampleTree part: GUCs, the per-backend cache
+ *    of trees loaded from the catalog tables, allocators and error helpers.
+ */
+#ifndef BST_GLUE_H
+#define BST_GLUE_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "bloomfilter.h"
+#include "bst_query.h"
+
+/* most samples one call may return */
+#define BST_MAX_SAMPLES		INT64CONST(10000000)
+
+typedef enum
+{
+	BST_RECON_AUTO = 0,			/* index when it fits the memory limit, else tree */
+	BST_RECON_INDEX = 1,
+	BST_RECON_TREE = 2
+} BstReconMethod;
+
+/* GUCs (defined on first use: see bst_init_gucs) */
+extern int	bst_memory_limit_mb;
+extern int	bst_sample_method;
+extern int	bst_reconstruct_method;
+extern int	bst_random_seed;
+
+extern void bst_init_gucs(void);
+
+/* bytes allowed per tree (tree + index) */
+extern uint64 bst_memory_limit_bytes(void);
+
+/* palloc-based allocators: scratch (CurrentMemoryContext) and one for a context */
+extern BstAlloc bst_scratch_alloc(void);
+extern BstAlloc bst_context_alloc(MemoryContext cxt);
+
+/* the tree named name, loaded or reused from the backend's cache; errors if unknown */
+extern BstTree *bst_get_tree(const char *name);
+/* the cache entry's generation after an extension by this backend */
+extern void bst_cache_set_generation(const char *name, int64 generation);
+/* forget the cached tree (it is being changed by this backend) */
+extern void bst_cache_forget(const char *name);
+
+/* error unless q has the tree's parameters */
+extern void bst_check_query(const BstTree *t, const char *name, const BloomView *q);
+
+/* ereport for a core result code other than BST_OK */
+extern void bst_report(int rc, const char *what, uint64 bytes);
+
+/* a fresh random generator (seeded from bloomsample.bst_random_seed or randomly) */
+extern void bst_rng_init(BstRng *rng);
+
+/* schema-qualified name of an extension table */
+extern const char *bst_qualified(const char *relname);
+
+#endif							/* BST_GLUE_H */

@@ -1,0 +1,770 @@
+/*
+ * bst_sql.c
+ *    The SQL functions of the BloomSampleTree part (API.md section 5): sizing,
+ *    the internal helpers behind bst_create / bst_create_pruned / bst_extend
+ *    (the PL/pgSQL wrappers in src/sql/10_bst.sql own the catalog rows),
+ *    sampling, reconstruction, work counters and the baselines.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "bs_estimate.h"
+#include "bst_baseline.h"
+#include "bst_gen.h"
+#include "bst_glue.h"
+#include "bst_plan.h"
+
+PG_FUNCTION_INFO_V1(bst_plan_sql);
+PG_FUNCTION_INFO_V1(bst_full_depth);
+PG_FUNCTION_INFO_V1(bst_collect_ids);
+PG_FUNCTION_INFO_V1(bst_pruned_leaf_size);
+PG_FUNCTION_INFO_V1(bst_extend_ids);
+PG_FUNCTION_INFO_V1(bst_set_generation);
+PG_FUNCTION_INFO_V1(bst_forget);
+PG_FUNCTION_INFO_V1(bst_info);
+PG_FUNCTION_INFO_V1(bst_sample_sql);
+PG_FUNCTION_INFO_V1(bst_reconstruct_sql);
+PG_FUNCTION_INFO_V1(bst_sample_stats);
+PG_FUNCTION_INFO_V1(bst_reconstruct_stats);
+PG_FUNCTION_INFO_V1(bloom_dictionary_attack);
+PG_FUNCTION_INFO_V1(bloom_dictionary_sample);
+PG_FUNCTION_INFO_V1(bloom_hashinvert);
+PG_FUNCTION_INFO_V1(bst_clustered_ids);
+
+/* most ids bst_clustered_ids may draw from (its state takes 17 bytes an id) */
+#define BST_MAX_GEN_NAMESPACE	INT64CONST(50000000)
+/* largest full-tree namespace (ids are 32-bit offsets in the index) */
+#define BST_MAX_FULL_NAMESPACE	(INT64CONST(1) << 32) - 2
+
+/* ---------------------------------------------------------------------------
+ * helpers
+ * ---------------------------------------------------------------------------
+ */
+static void
+return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (size_t i = 0; i < n; i++)
+	{
+		Datum		v = Int64GetDatum(ids[i]);
+		bool		isnull = false;
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+	}
+}
+
+static Datum
+return_stats(FunctionCallInfo fcinfo, const BstStats *st)
+{
+	TupleDesc	desc;
+	Datum		v[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	desc = BlessTupleDesc(desc);
+	v[0] = Int64GetDatum((int64) st->intersections);
+	v[1] = Int64GetDatum((int64) st->memberships);
+	v[2] = Int64GetDatum((int64) st->nodes_visited);
+	v[3] = Int64GetDatum((int64) st->backtracks);
+	return HeapTupleGetDatum(heap_form_tuple(desc, v, nulls));
+}
+
+static void
+check_namespace(int64 lo, int64 hi)
+{
+	if (hi <= lo)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("namespace [" INT64_FORMAT ", " INT64_FORMAT ") is %s", lo, hi,
+						hi == lo ? "empty" : "reversed"),
+				 errhint("The namespace is [lo, hi): lo must be less than hi.")));
+}
+
+static void
+check_n(int64 n)
+{
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of samples n = " INT64_FORMAT " is negative", n),
+				 errhint("Ask for n >= 0 samples.")));
+	if (n > BST_MAX_SAMPLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("number of samples n = " INT64_FORMAT " is too large", n),
+				 errdetail("One call returns at most " INT64_FORMAT " samples.", BST_MAX_SAMPLES)));
+}
+
+static void
+check_tree_name(text *name)
+{
+	if (VARSIZE_ANY_EXHDR(name) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("BloomSampleTree name must not be empty")));
+}
+
+/* the tree, and q checked against it */
+static BstTree *
+tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
+{
+	BstTree    *t;
+
+	*name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	bf_view_datum(PG_GETARG_DATUM(1), q);
+	t = bst_get_tree(*name);
+	bst_check_query(t, *name, q);
+	return t;
+}
+
+/* does the inverted index fit next to the tree? */
+static bool
+index_fits(const BstTree *t)
+{
+	if (t->index)
+		return true;
+	if (bst_tree_nids(t) > UINT32_MAX - 1)
+		return false;
+	return bst_tree_bytes(t) + 2 * bst_index_bytes(bst_tree_nids(t), t->p.m) <=
+		bst_memory_limit_bytes();
+}
+
+static void
+index_needed(const BstTree *t, const char *name)
+{
+	if (!index_fits(t))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the index of BloomSampleTree \"%s\" would exceed bloomsample.bst_memory_limit", name),
+				 errdetail("It needs about " UINT64_FORMAT " MB next to the tree's " UINT64_FORMAT " MB.",
+						   2 * bst_index_bytes(bst_tree_nids(t), t->p.m) >> 20,
+						   bst_tree_bytes(t) >> 20),
+				 errhint("Raise bloomsample.bst_memory_limit or use the 'tree' or 'descent' method.")));
+}
+
+/* ---------------------------------------------------------------------------
+ * sizing and the helpers of bst_create / bst_create_pruned / bst_extend
+ * ---------------------------------------------------------------------------
+ */
+Datum
+bst_plan_sql(PG_FUNCTION_ARGS)
+{
+	int64		n = PG_GETARG_INT64(0);
+	int64		M = PG_GETARG_INT64(1);
+	double		acc = PG_GETARG_FLOAT8(2);
+	int32		k = PG_GETARG_INT32(3);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BstPlan		pl;
+	Datum		v[6];
+	bool		nulls[6] = {0};
+
+	bst_init_gucs();
+	if (n < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("set size n = " INT64_FORMAT " must be positive", n)));
+	if (M <= n)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("namespace_size " INT64_FORMAT " must exceed n = " INT64_FORMAT, M, n)));
+	if (!(acc > 0 && acc < 1))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("accuracy %g is out of range", acc),
+						errdetail("The accuracy n / (n + (M - n) FP) must be in (0, 1): a Bloom filter always has false positives."),
+						errhint("Ask for 0.99 or 0.999 instead of 1.")));
+	if (k < BS_MIN_K || k > BS_MAX_K)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("hash count k = %d is out of range", k),
+						errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
+	bst_plan_full((double) n, (uint64) M, acc, k, bst_memory_limit_bytes(), &pl);
+	if (pl.m > (int64) BS_MAX_M)
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("accuracy %g needs m = " INT64_FORMAT " bits, more than the largest filter", acc, pl.m)));
+	InitMaterializedSRF(fcinfo, 0);
+	v[0] = Int64GetDatum(pl.m);
+	v[1] = Int32GetDatum(pl.depth);
+	v[2] = Int64GetDatum(pl.leaf_size);
+	v[3] = Int64GetDatum(pl.nodes);
+	v[4] = Int64GetDatum((int64) pl.memory_bytes);
+	v[5] = Float8GetDatum(pl.expected_fp);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	return (Datum) 0;
+}
+
+/*
+ * _bst_full_depth(name, lo, hi, m, k, seed, hash, leaf_size) -> depth:
+ * validates a full tree's definition, checks its memory, picks the depth.
+ */
+Datum
+bst_full_depth(PG_FUNCTION_ARGS)
+{
+	int64		lo,
+				hi,
+				M,
+				leaf = 0;
+	BsParams	p;
+	int			depth;
+	uint64		bytes;
+
+	bst_init_gucs();
+	for (int i = 0; i < 7; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+							errmsg("only leaf_size may be NULL in bst_create")));
+	check_tree_name(PG_GETARG_TEXT_PP(0));
+	lo = PG_GETARG_INT64(1);
+	hi = PG_GETARG_INT64(2);
+	check_namespace(lo, hi);
+	p = bf_make_params(PG_GETARG_INT32(3), PG_GETARG_INT32(4), PG_GETARG_INT32(5),
+					   text_to_cstring(PG_GETARG_TEXT_PP(6)));
+	if ((uint64) hi - (uint64) lo > (uint64) BST_MAX_FULL_NAMESPACE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("namespace [" INT64_FORMAT ", " INT64_FORMAT ") is too large for a full tree",
+						lo, hi),
+				 errdetail("A full tree covers at most " INT64_FORMAT " ids.", BST_MAX_FULL_NAMESPACE),
+				 errhint("Use bst_create_pruned over the ids that are actually occupied.")));
+	M = hi - lo;
+	if (!PG_ARGISNULL(7))
+	{
+		leaf = PG_GETARG_INT64(7);
+		if (leaf < 1 || leaf > M)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("leaf_size " INT64_FORMAT " is out of range", leaf),
+					 errdetail("leaf_size must be between 1 and the namespace size " INT64_FORMAT ".", M)));
+	}
+	depth = bst_plan_depth((uint64) M, p.m, p.k, leaf, bst_memory_limit_bytes());
+	bytes = bst_full_tree_bytes((uint64) M, p.m, depth);
+	if (bytes > bst_memory_limit_bytes())
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory",
+						text_to_cstring(PG_GETARG_TEXT_PP(0)), (bytes + (1 << 20) - 1) >> 20),
+				 errdetail("%d levels of %u-bit filters; bloomsample.bst_memory_limit is %d MB.",
+						   depth + 1, p.m, bst_memory_limit_mb),
+				 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
+	PG_RETURN_INT32(depth);
+}
+
+/* _bst_collect_ids(source_query) -> bigint[]: sorted distinct, validated */
+Datum
+bst_collect_ids(PG_FUNCTION_ARGS)
+{
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	MemoryContext outer = CurrentMemoryContext;
+	int64	   *ids;
+	size_t		n = 0,
+				cap = 1024;
+	Portal		portal;
+	SPIPlanPtr	plan;
+	ArrayType  *result;
+
+	bst_init_gucs();
+	ids = palloc_extended(cap * sizeof(int64), MCXT_ALLOC_HUGE);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = SPI_prepare(sql, 0, NULL);
+	if (!plan)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("source_query could not be prepared: %s", SPI_result_code_string(SPI_result))));
+	if (!SPI_is_cursor_plan(plan))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("source_query must be a query that returns rows"),
+				 errdetail("source_query was: %s", sql)));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, 10000);
+		if (SPI_processed == 0)
+			break;
+		if (SPI_tuptable->tupdesc->natts != 1 ||
+			SPI_gettypeid(SPI_tuptable->tupdesc, 1) != INT8OID)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("source_query must return exactly one bigint column"),
+					 errdetail("It returns %d column(s), the first of type %s.",
+							   SPI_tuptable->tupdesc->natts,
+							   format_type_be(SPI_gettypeid(SPI_tuptable->tupdesc, 1))),
+					 errhint("Cast the id column to bigint: SELECT id::bigint FROM ...")));
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+			int64		x;
+
+			if (isnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("source_query returned a NULL id"),
+						 errhint("Filter NULLs out: ... WHERE id IS NOT NULL.")));
+			x = DatumGetInt64(d);
+			if (x < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("source_query returned the negative id " INT64_FORMAT, x),
+						 errdetail("A pruned tree holds ids in [0, 2^63).")));
+			if (n == cap)
+			{
+				if (cap >= (size_t) UINT32_MAX - 2)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("source_query returned more than %u ids", UINT32_MAX - 2)));
+				cap *= 2;
+				ids = repalloc_huge(ids, cap * sizeof(int64));
+			}
+			ids[n++] = x;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+	n = bst_sort_unique(ids, n);
+	if ((uint64) n * sizeof(int64) + ARR_OVERHEAD_NONULLS(1) > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("source_query returned %zu distinct ids, more than one call can hold", n)));
+	MemoryContextSwitchTo(outer);
+	/* build the array directly from the int64 buffer */
+	{
+		Size		nbytes = ARR_OVERHEAD_NONULLS(1) + n * sizeof(int64);
+		int			dims[1] = {(int) n},
+					lbs[1] = {1};
+
+		result = (ArrayType *) palloc0(nbytes);
+		SET_VARSIZE(result, nbytes);
+		result->ndim = n ? 1 : 0;
+		result->dataoffset = 0;
+		result->elemtype = INT8OID;
+		if (n)
+		{
+			memcpy(ARR_DIMS(result), dims, sizeof(dims));
+			memcpy(ARR_LBOUND(result), lbs, sizeof(lbs));
+			memcpy(ARR_DATA_PTR(result), ids, n * sizeof(int64));
+		}
+		else
+			SET_VARSIZE(result, ARR_OVERHEAD_NONULLS(0));
+	}
+	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+/* int64 contents of a bigint[] without NULLs; errors name the function */
+static int64 *
+array_ids(ArrayType *a, int *n, const char *what)
+{
+	if (ARR_ELEMTYPE(a) != INT8OID)
+		elog(ERROR, "%s: expected bigint[]", what);
+	if (ARR_NDIM(a) > 1)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("%s: ids must be a one-dimensional array", what)));
+	if (ARR_HASNULL(a) && array_contains_nulls(a))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("%s: ids must not contain NULL", what)));
+	*n = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+	return (int64 *) ARR_DATA_PTR(a);
+}
+
+/*
+ * _bst_pruned_leaf_size(name, ids, m, k, seed, hash, leaf_size) -> the leaf
+ * span (a power of two) for these ids; checks parameters and memory.
+ */
+Datum
+bst_pruned_leaf_size(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a;
+	int			n;
+	int64	   *ids;
+	BsParams	p;
+	int64		leaf;
+	int			bits;
+	uint64		bytes;
+
+	bst_init_gucs();
+	for (int i = 0; i < 6; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+							errmsg("only leaf_size may be NULL in bst_create_pruned")));
+	check_tree_name(PG_GETARG_TEXT_PP(0));
+	a = PG_GETARG_ARRAYTYPE_P(1);
+	ids = array_ids(a, &n, "bst_create_pruned");
+	p = bf_make_params(PG_GETARG_INT32(2), PG_GETARG_INT32(3), PG_GETARG_INT32(4),
+					   text_to_cstring(PG_GETARG_TEXT_PP(5)));
+	if (PG_ARGISNULL(6))
+		leaf = bst_plan_leaf_size(p.m, p.k);
+	else
+	{
+		leaf = PG_GETARG_INT64(6);
+		if (leaf < 1 || leaf > (INT64CONST(1) << 62))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("leaf_size " INT64_FORMAT " is out of range", leaf),
+					 errdetail("leaf_size must be between 1 and 2^62.")));
+	}
+	if (PG_ARGISNULL(6))
+	{
+		bits = bst_pruned_leaf_bits(ids, (size_t) n, leaf);
+		/* lower the depth (wider leaves) until the tree fits */
+		while (bits < 62 &&
+			   (uint64) bst_pruned_count_nodes(ids, n, bits) *
+			   (sizeof(BstNode) + 8 * bs_words_for_bits(p.m)) >
+			   Min(bst_memory_limit_bytes(), BST_AUTO_TREE_BYTES))
+			bits++;
+	}
+	else
+	{
+		/* an explicit leaf_size is the span of a leaf, rounded up to a power of two */
+		bits = 0;
+		while (bits < 62 && (INT64CONST(1) << bits) < leaf)
+			bits++;
+	}
+	bytes = (uint64) bst_pruned_count_nodes(ids, n, bits) *
+		(sizeof(BstNode) + 8 * bs_words_for_bits(p.m)) + (uint64) n * 8;
+	if (bytes > bst_memory_limit_bytes())
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory",
+						text_to_cstring(PG_GETARG_TEXT_PP(0)), (bytes + (1 << 20) - 1) >> 20),
+				 errdetail("bloomsample.bst_memory_limit is %d MB.", bst_memory_limit_mb),
+				 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
+	PG_RETURN_INT64(INT64CONST(1) << bits);
+}
+
+/* _bst_extend(name, ids) -> the ids that were new, sorted; applied to the cached tree */
+Datum
+bst_extend_ids(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
+	int			n;
+	int64	   *ids = array_ids(a, &n, "bst_extend");
+	BstTree    *t;
+	int64	   *copy;
+	size_t		nnew = 0,
+				added;
+	int			rc;
+
+	for (int i = 0; i < n; i++)
+		if (ids[i] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("bst_extend: id " INT64_FORMAT " is negative", ids[i]),
+					 errdetail("A pruned tree holds ids in [0, 2^63).")));
+	t = bst_get_tree(name);
+	if (t->kind != BST_KIND_PRUNED)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("BloomSampleTree \"%s\" is a full tree", name),
+				 errhint("Only trees made by bst_create_pruned can be extended.")));
+	copy = palloc_extended(Max(n, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+	{
+		int64		x = ids[i];
+		size_t		lo = 0,
+					hi = t->nids;
+
+		while (lo < hi)
+		{
+			size_t		mid = (lo + hi) / 2;
+
+			if (t->ids[mid] < x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == t->nids || t->ids[lo] != x)
+			copy[nnew++] = x;
+	}
+	nnew = bst_sort_unique(copy, nnew);
+	/* the cached tree changes before the catalog: mark it stale until then */
+	bst_cache_set_generation(name, PG_INT64_MIN);
+	rc = bst_tree_extend(t, copy, nnew, &added);
+	if (rc != BST_OK)
+		bst_cache_forget(name);
+	bst_report(rc, "extending a BloomSampleTree", 0);
+	{
+		Size		nbytes = ARR_OVERHEAD_NONULLS(1) + nnew * sizeof(int64);
+		ArrayType  *r = (ArrayType *) palloc0(nbytes);
+
+		SET_VARSIZE(r, nnew ? nbytes : ARR_OVERHEAD_NONULLS(0));
+		r->ndim = nnew ? 1 : 0;
+		r->elemtype = INT8OID;
+		if (nnew)
+		{
+			ARR_DIMS(r)[0] = (int) nnew;
+			ARR_LBOUND(r)[0] = 1;
+			memcpy(ARR_DATA_PTR(r), copy, nnew * sizeof(int64));
+		}
+		PG_RETURN_ARRAYTYPE_P(r);
+	}
+}
+
+Datum
+bst_set_generation(PG_FUNCTION_ARGS)
+{
+	bst_cache_set_generation(text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT64(1));
+	PG_RETURN_VOID();
+}
+
+Datum
+bst_forget(PG_FUNCTION_ARGS)
+{
+	bst_cache_forget(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_VOID();
+}
+
+/* bst_info(name): one row describing the tree as loaded in this backend */
+Datum
+bst_info(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	BstTree    *t = bst_get_tree(name);
+	TupleDesc	desc;
+	Datum		v[15];
+	bool		nulls[15] = {0};
+	int64		leaves = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	desc = BlessTupleDesc(desc);
+	for (int32 i = 0; i < t->nnodes; i++)
+		leaves += bst_node_is_leaf(t, i);
+	v[0] = CStringGetTextDatum(name);
+	v[1] = CStringGetTextDatum(t->kind == BST_KIND_FULL ? "full" : "pruned");
+	v[2] = Int64GetDatum(t->lo);
+	v[3] = Int64GetDatum(t->hi);
+	v[4] = Int32GetDatum((int32) t->p.m);
+	v[5] = Int32GetDatum(t->p.k);
+	v[6] = Int32GetDatum(t->p.seed);
+	v[7] = CStringGetTextDatum(bs_hash_family_name(t->p.hash));
+	v[8] = Int32GetDatum(t->depth);
+	v[9] = Int64GetDatum(t->leaf_size);
+	v[10] = Int64GetDatum(t->nnodes);
+	v[11] = Int64GetDatum(leaves);
+	v[12] = Int64GetDatum((int64) bst_tree_nids(t));
+	v[13] = Int64GetDatum((int64) (bst_tree_bytes(t) -
+								   (t->index ? bst_index_bytes(t->index->nentries, t->p.m) : 0)));
+	v[14] = Int64GetDatum(t->index ? (int64) bst_index_bytes(t->index->nentries, t->p.m) : 0);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, v, nulls)));
+}
+
+/* ---------------------------------------------------------------------------
+ * sampling and reconstruction
+ * ---------------------------------------------------------------------------
+ */
+static void
+do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+{
+	char	   *name;
+	BloomView	q;
+	BstTree    *t = tree_and_query(fcinfo, &name, &q);
+	int64		n = PG_GETARG_INT32(2);
+	BstAlloc	scratch = bst_scratch_alloc();
+	BstRng		rng;
+	BstSampleMethod method = (BstSampleMethod) bst_sample_method;
+	bool		fits = index_fits(t);
+	int			rc;
+
+	check_n(n);
+	if (method == BST_SAMPLE_ENUMERATE)
+		index_needed(t, name);
+	bst_rng_init(&rng);
+	bst_vec_init(out, &scratch);
+	rc = bst_sample(t, q.bits, n, method, fits, &rng, &scratch, out, st, NULL);
+	bst_report(rc, "sampling", 0);
+}
+
+Datum
+bst_sample_sql(PG_FUNCTION_ARGS)
+{
+	BstIdVec	out;
+
+	do_sample(fcinfo, &out, NULL);
+	return_ids(fcinfo, out.v, out.n);
+	return (Datum) 0;
+}
+
+Datum
+bst_sample_stats(PG_FUNCTION_ARGS)
+{
+	BstIdVec	out;
+	BstStats	st = {0};
+
+	do_sample(fcinfo, &out, &st);
+	return return_stats(fcinfo, &st);
+}
+
+static void
+do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+{
+	char	   *name;
+	BloomView	q;
+	BstTree    *t = tree_and_query(fcinfo, &name, &q);
+	BstAlloc	scratch = bst_scratch_alloc();
+	int			rc;
+	bool		use_index;
+
+	if (bst_reconstruct_method == BST_RECON_INDEX)
+		index_needed(t, name);
+	use_index = bst_reconstruct_method == BST_RECON_INDEX ||
+		(bst_reconstruct_method == BST_RECON_AUTO && index_fits(t));
+	bst_vec_init(out, &scratch);
+	if (use_index)
+		rc = bst_reconstruct_index(t, q.bits, out, st);
+	else
+		rc = bst_reconstruct_tree(t, q.bits, out, st);
+	bst_report(rc, "reconstructing", 0);
+}
+
+Datum
+bst_reconstruct_sql(PG_FUNCTION_ARGS)
+{
+	BstIdVec	out;
+
+	do_reconstruct(fcinfo, &out, NULL);
+	return_ids(fcinfo, out.v, out.n);
+	return (Datum) 0;
+}
+
+Datum
+bst_reconstruct_stats(PG_FUNCTION_ARGS)
+{
+	BstIdVec	out;
+	BstStats	st = {0};
+
+	do_reconstruct(fcinfo, &out, &st);
+	return return_stats(fcinfo, &st);
+}
+
+/* ---------------------------------------------------------------------------
+ * baselines and generators
+ * ---------------------------------------------------------------------------
+ */
+Datum
+bloom_dictionary_attack(PG_FUNCTION_ARGS)
+{
+	BloomView	q;
+	int64		lo = PG_GETARG_INT64(1),
+				hi = PG_GETARG_INT64(2);
+	BsHasher	h;
+	BstAlloc	scratch = bst_scratch_alloc();
+	BstIdVec	out;
+
+	bst_init_gucs();
+	bf_view_datum(PG_GETARG_DATUM(0), &q);
+	check_namespace(lo, hi);
+	bs_hasher_init(&h, &q.p);
+	bst_vec_init(&out, &scratch);
+	bst_report(bst_dictionary_attack(&h, q.bits, lo, hi, &out, NULL), "running the dictionary attack", 0);
+	return_ids(fcinfo, out.v, out.n);
+	return (Datum) 0;
+}
+
+Datum
+bloom_dictionary_sample(PG_FUNCTION_ARGS)
+{
+	BloomView	q;
+	int64		lo = PG_GETARG_INT64(1),
+				hi = PG_GETARG_INT64(2),
+				n = PG_GETARG_INT32(3);
+	BsHasher	h;
+	BstAlloc	scratch = bst_scratch_alloc();
+	BstIdVec	out;
+	BstRng		rng;
+
+	bst_init_gucs();
+	bf_view_datum(PG_GETARG_DATUM(0), &q);
+	check_namespace(lo, hi);
+	check_n(n);
+	bs_hasher_init(&h, &q.p);
+	bst_rng_init(&rng);
+	bst_vec_init(&out, &scratch);
+	bst_report(bst_dictionary_sample(&h, q.bits, lo, hi, n, &rng, &scratch, &out, NULL),
+			   "sampling by dictionary attack", (uint64) n * 8);
+	return_ids(fcinfo, out.v, out.n);
+	return (Datum) 0;
+}
+
+Datum
+bloom_hashinvert(PG_FUNCTION_ARGS)
+{
+	BloomView	q;
+	int64		lo = PG_GETARG_INT64(1),
+				hi = PG_GETARG_INT64(2);
+	BsHasher	h;
+	BstAlloc	scratch = bst_scratch_alloc();
+	BstIdVec	out;
+	bool		unset;
+	int			rc;
+
+	bst_init_gucs();
+	bf_view_datum(PG_GETARG_DATUM(0), &q);
+	check_namespace(lo, hi);
+	if (q.p.hash != BS_HASH_LINEAR)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloom_hashinvert needs a filter of hash family 'linear', not '%s'",
+						bs_hash_family_name(q.p.hash)),
+				 errhint("Only (a*x + b) mod m hashes can be inverted; use bloom_dictionary_attack or a BloomSampleTree.")));
+	bs_hasher_init(&h, &q.p);
+	if (bs_popcount(q.bits, q.nwords) > q.p.m / 2 &&
+		((uint64) hi - (uint64) lo) / 8 > bst_memory_limit_bytes())
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloom_hashinvert over a dense filter needs a bitmap of " UINT64_FORMAT " MB",
+						(((uint64) hi - (uint64) lo) / 8) >> 20),
+				 errhint("Narrow [lo, hi) or raise bloomsample.bst_memory_limit.")));
+	bst_vec_init(&out, &scratch);
+	rc = bst_hashinvert(&h, q.bits, lo, hi, &scratch, &out, NULL, &unset);
+	bst_report(rc, "running HashInvert", 0);
+	return_ids(fcinfo, out.v, out.n);
+	return (Datum) 0;
+}
+
+/* bst_clustered_ids(n, lo, hi, p, seed): the paper's clustered query sets */
+Datum
+bst_clustered_ids(PG_FUNCTION_ARGS)
+{
+	int64		n = PG_GETARG_INT64(0),
+				lo = PG_GETARG_INT64(1),
+				hi = PG_GETARG_INT64(2);
+	double		p = PG_GETARG_FLOAT8(3);
+	int64		seed = PG_GETARG_INT64(4);
+	BstAlloc	scratch = bst_scratch_alloc();
+	BstIdVec	out;
+	BstRng		rng;
+
+	bst_init_gucs();
+	check_namespace(lo, hi);
+	if ((uint64) hi - (uint64) lo > (uint64) BST_MAX_GEN_NAMESPACE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bst_clustered_ids draws from at most " INT64_FORMAT " ids", BST_MAX_GEN_NAMESPACE)));
+	if (n < 0 || n > hi - lo)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n = " INT64_FORMAT " must be between 0 and the namespace size " INT64_FORMAT,
+						n, hi - lo)));
+	if (!(p >= 0 && p < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("clustering p = %g must be in [0, 1)", p)));
+	bst_rng_seed(&rng, (uint64) seed);
+	bst_vec_init(&out, &scratch);
+	bst_report(bst_gen_clustered(lo, hi, n, p, &rng, &scratch, &out),
+			   "generating a clustered set", (uint64) (hi - lo) * 17);
+	return_ids(fcinfo, out.v, out.n);
+	return (Datum) 0;
+}
