@@ -35,7 +35,7 @@ bst_plan_leaf_size(int64_t m, int k)
 
 	/* largest N with N / log2 N <= ratio (N / log2 N increases for N >= 3) */
 	if (ratio < 2.0)
-		return 2;
+		return BST_MIN_AUTO_LEAF;
 	while (lo < hi)
 	{
 		int64_t		mid = lo + (hi - lo + 1) / 2;
@@ -45,7 +45,7 @@ bst_plan_leaf_size(int64_t m, int k)
 		else
 			hi = mid - 1;
 	}
-	return lo;
+	return lo < BST_MIN_AUTO_LEAF ? BST_MIN_AUTO_LEAF : lo;
 }
 
 int

@@ -23,6 +23,13 @@
  */
 #define BST_AUTO_TREE_BYTES		(UINT64_C(160) << 20)
 
+/*
+ * Smallest leaf the cost model picks: below it the intersection estimates of
+ * sibling leaves are mostly noise (a few elements against the false-overlap
+ * bits of two filters), and scanning 64 ids costs well under a microsecond.
+ */
+#define BST_MIN_AUTO_LEAF	64
+
 /* measured on the development machine (test/bench/20_bst.sh prints them) */
 #define BST_COST_WORD_NS	0.35	/* AND-popcount of one 64-bit word */
 #define BST_COST_MEMBER_NS	12.0	/* hash one id and test k bits */

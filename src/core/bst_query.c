@@ -392,7 +392,14 @@ sample_descent(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 		r = (double) c / pi;
 		if (B == 0)
 			B = BOUND_SLACK * r;
-		if (r > B)
+		if (s.state[t->root] == ST_EXACT)
+		{
+			/*
+			 * Every weight on the path is an exact count: pi = c / N, so the
+			 * descent itself was uniform; no rejection needed.
+			 */
+		}
+		else if (r > B && B > 0)
 		{
 			info->bound_raises++;
 			B = r;

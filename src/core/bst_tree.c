@@ -561,8 +561,8 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 
 		if ((i & 0xFFF) == 0)
 			BST_CHECK_INTERRUPTS();
-		/* room for a new root and one path */
-		if ((rc = reserve_nodes(t, (int64_t) t->nnodes + 64)) != BST_OK)
+		/* room for every root growth (<= 63) and one path (<= 64) */
+		if ((rc = reserve_nodes(t, (int64_t) t->nnodes + 2 * 64 + 2)) != BST_OK)
 		{
 			TFREE(t, nw);
 			return rc;

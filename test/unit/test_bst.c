@@ -406,8 +406,13 @@ test_pruned(void)
 	{
 		int64_t		ids[] = {5, 100000, 7};
 
+		int64_t		far[] = {INT64_C(1) << 62, INT64_MAX};
+
 		rc = bst_tree_extend(t, ids, 3, &added);
 		CHECK(rc == BST_OK && added == 3 && t->nids == 3 && t->ids[1] == 7, "extend empty");
+		rc = bst_tree_extend(t, far, 2, &added);
+		CHECK(rc == BST_OK && added == 2 && t->root_bits == 63 && t->ids[4] == INT64_MAX,
+			  "extend to 2^63 - 1");
 	}
 	bst_tree_free(t);
 }
