@@ -394,7 +394,11 @@ build_entry(const char *name, const BstDef *def)
 		{
 			bytes = bst_full_tree_bytes((uint64) (def->hi - def->lo), def->p.m, def->depth);
 			check_memory(name, bytes);
-			rc = bst_build_full(&def->p, def->lo, def->hi, def->depth, &alloc, &t);
+			/* build the index in the same pass when it fits too */
+			rc = bst_build_full(&def->p, def->lo, def->hi, def->depth,
+								bytes + 2 * bst_index_bytes((uint64) (def->hi - def->lo), def->p.m) <=
+								bst_memory_limit_bytes(),
+								&alloc, &t);
 		}
 		else
 		{

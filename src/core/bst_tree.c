@@ -250,10 +250,16 @@ or_children(BstTree *t, int32_t v)
  * full trees
  * ---------------------------------------------------------------------------
  */
+static int index_alloc(BstTree *t, uint64_t N, uint32_t **p0, uint32_t **p1);
+static void index_finish(BstTree *t, uint32_t *p0, uint32_t *p1);
+
 int
 bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
-			   const BstAlloc *alloc, BstTree **out)
+			   bool with_index, const BstAlloc *alloc, BstTree **out)
 {
+	uint32_t   *p0 = NULL,
+			   *p1 = NULL;
+
 	BstTree    *t;
 	uint64_t	M = (uint64_t) hi - (uint64_t) lo;
 	int64_t		nnodes,
@@ -305,7 +311,12 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 		else
 			n->child[0] = n->child[1] = -1;
 	}
-	/* hash every id once, into its leaf */
+	if (with_index && (rc = index_alloc(t, M, &p0, &p1)) != BST_OK)
+	{
+		bst_tree_free(t);
+		return rc;
+	}
+	/* hash every id once, into its leaf (and its index entry) */
 	for (int64_t v = first_leaf; v < nnodes; v++)
 	{
 		uint8_t    *bits = t->bits + (size_t) v * t->nbytes;
@@ -314,9 +325,24 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 		{
 			if (((x - lo) & 0xFFFF) == 0)
 				BST_CHECK_INTERRUPTS();
-			bs_key_set(&t->hasher, bs_key_int64(&t->hasher, x), bits);
+			if (p0)
+			{
+				uint32_t	pos[BS_MAX_K];
+				uint64_t	i = (uint64_t) (x - lo);
+
+				bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, x), pos);
+				for (int j = 0; j < t->p.k; j++)
+					bs_bit_set(bits, pos[j]);
+				p0[i] = pos[0];
+				p1[i] = t->p.k > 1 ? pos[1] : pos[0];
+				t->index->start[pos[0] + 1]++;
+			}
+			else
+				bs_key_set(&t->hasher, bs_key_int64(&t->hasher, x), bits);
 		}
 	}
+	if (p0)
+		index_finish(t, p0, p1);
 	for (int64_t v = first_leaf - 1; v >= 0; v--)
 		or_children(t, (int32_t) v);
 	set_popcounts(t);
@@ -671,17 +697,13 @@ index_id(const BstTree *t, uint64_t i)
 	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) i : t->ids[i];
 }
 
-int
-bst_index_build(BstTree *t)
+/* allocate the index of N ids and the two position arrays the build fills */
+static int
+index_alloc(BstTree *t, uint64_t N, uint32_t **p0, uint32_t **p1)
 {
-	uint64_t	N = bst_tree_nids(t);
 	BstIndex   *ix;
-	uint32_t   *p0,
-			   *p1;
-	uint32_t	pos[BS_MAX_K];
 
-	if (t->index)
-		return BST_OK;
+	*p0 = *p1 = NULL;
 	if (N > UINT32_MAX - 1)
 		return BST_ETOOBIG;
 	ix = TALLOC(t, sizeof(BstIndex));
@@ -693,25 +715,30 @@ bst_index_build(BstTree *t)
 	ix->start = TALLOC(t, ((size_t) t->p.m + 1) * sizeof(uint32_t));
 	ix->off = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
 	ix->pos1 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
-	p0 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
-	p1 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
-	if (!ix->start || !ix->off || !ix->pos1 || !p0 || !p1)
+	*p0 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
+	*p1 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
+	if (!ix->start || !ix->off || !ix->pos1 || !*p0 || !*p1)
 	{
-		TFREE(t, p0);
-		TFREE(t, p1);
+		TFREE(t, *p0);
+		TFREE(t, *p1);
+		*p0 = *p1 = NULL;
 		index_free(t);
 		return BST_ENOMEM;
 	}
 	memset(ix->start, 0, ((size_t) t->p.m + 1) * sizeof(uint32_t));
-	for (uint64_t i = 0; i < N; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			BST_CHECK_INTERRUPTS();
-		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
-		p0[i] = pos[0];
-		p1[i] = t->p.k > 1 ? pos[1] : pos[0];
-		ix->start[pos[0] + 1]++;
-	}
+	return BST_OK;
+}
+
+/*
+ * p0/p1 hold every id's first two positions and start[p + 1] counts the ids
+ * whose first position is p: scatter into buckets and free p0/p1.
+ */
+static void
+index_finish(BstTree *t, uint32_t *p0, uint32_t *p1)
+{
+	BstIndex   *ix = t->index;
+	uint64_t	N = ix->nentries;
+
 	for (uint32_t p = 0; p < t->p.m; p++)
 		ix->start[p + 1] += ix->start[p];
 	/* scatter in id order, so ids ascend within a bucket */
@@ -732,5 +759,30 @@ bst_index_build(BstTree *t)
 	ix->start[0] = 0;
 	TFREE(t, p0);
 	TFREE(t, p1);
+}
+
+int
+bst_index_build(BstTree *t)
+{
+	uint64_t	N = bst_tree_nids(t);
+	uint32_t   *p0,
+			   *p1;
+	uint32_t	pos[BS_MAX_K];
+	int			rc;
+
+	if (t->index)
+		return BST_OK;
+	if ((rc = index_alloc(t, N, &p0, &p1)) != BST_OK)
+		return rc;
+	for (uint64_t i = 0; i < N; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
+		p0[i] = pos[0];
+		p1[i] = t->p.k > 1 ? pos[1] : pos[0];
+		t->index->start[pos[0] + 1]++;
+	}
+	index_finish(t, p0, p1);
 	return BST_OK;
 }

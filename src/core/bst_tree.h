@@ -155,10 +155,12 @@ extern uint64_t bst_tree_bytes(const BstTree *t);
 
 /*
  * Build a full tree over [lo, hi) with 2^depth leaves; hi - lo must be in
- * [1, 2^32] and 2^depth <= hi - lo.  Returns BST_OK and *out, or an error.
+ * [1, 2^32] and 2^depth <= hi - lo.  With with_index the inverted index is
+ * built in the same pass (each id is hashed once for both).  Returns BST_OK
+ * and *out, or an error.
  */
 extern int	bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
-						   const BstAlloc *alloc, BstTree **out);
+						   bool with_index, const BstAlloc *alloc, BstTree **out);
 
 /*
  * Build a pruned tree over ids (sorted ascending, distinct, >= 0, at most

@@ -125,7 +125,7 @@ check_full(const char *what, BsParams p, int64_t lo, int64_t hi, int depth,
 
 	bs_hasher_init(&h, &p);
 	q = make_filter(&h, set->v, set->n);
-	rc = bst_build_full(&p, lo, hi, depth, &bst_alloc_malloc, &t);
+	rc = bst_build_full(&p, lo, hi, depth, p.hash == BS_HASH_XXH3, &bst_alloc_malloc, &t);
 	CHECK(rc == BST_OK, "%s: build full rc %d", what, rc);
 	if (rc != BST_OK)
 		return;
@@ -467,7 +467,7 @@ bench_default(void)
 	q = make_filter(&h, set.v, set.n);
 	depth = bst_plan_depth((uint64_t) M, p.m, 3, 0, UINT64_C(1) << 30);
 	t0 = now_ns();
-	bst_build_full(&p, 0, M, depth, &bst_alloc_malloc, &t);
+	bst_build_full(&p, 0, M, depth, false, &bst_alloc_malloc, &t);
 	tb = now_ns() - t0;
 	t0 = now_ns();
 	bst_dictionary_attack(&h, q, 0, M, &out, NULL);

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# BloomSampleTree benchmarks (issue 3): time and work per sample and per
+# reconstruction against the dictionary attack (DA) and HashInvert (HI)
+# measured in the same run, tree build time and memory, first use in a new
+# connection, a pruned tree over a sparse namespace and a full tree at
+# M = 10^8.  Prints medians and same-run ratios.
+#
+#   PG_CONFIG=/path/to/pg_config PORT=55431 bash test/bench/20_bst.sh
+#
+# Needs bloomsample installed into PG_CONFIG's tree.  Starts a throwaway
+# cluster on PORT (as user postgres when run as root) and removes it.
+# BST_BENCH_QUICK=1 runs a smaller grid.
+set -euo pipefail
+PG_CONFIG=${PG_CONFIG:-pg_config}
+PORT=${PORT:-55431}
+BIN=$("$PG_CONFIG" --bindir)
+export LANG=C.UTF-8
+D=$(mktemp -d /tmp/bst-bench.XXXXXX)
+RUN=()
+if [ "$(id -u)" = 0 ]; then chown postgres "$D"; RUN=(runuser -u postgres --); fi
+cleanup() { "${RUN[@]}" "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$D"; }
+trap cleanup EXIT
+"${RUN[@]}" "$BIN/initdb" -D "$D/data" -A trust -U postgres >/dev/null
+"${RUN[@]}" "$BIN/pg_ctl" -D "$D/data" -l "$D/log" -w \
+    -o "-p $PORT -k $D -c listen_addresses='' -c shared_buffers=256MB -c work_mem=256MB" start >/dev/null
+PSQL=("${RUN[@]}" "$BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$D" -p "$PORT" -U postgres -d postgres)
+
+"${PSQL[@]}" <<'SQL'
+CREATE EXTENSION bloomsample;
+SET bloomsample.bst_memory_limit = '4GB';
+-- median wall time (ms) of reps executions of a statement
+CREATE FUNCTION bench_ms(q text, reps int) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE ts float8[] := '{}'; t0 timestamptz;
+BEGIN
+  FOR i IN 1..reps LOOP
+    t0 := clock_timestamp(); EXECUTE q;
+    ts := ts || extract(epoch FROM clock_timestamp() - t0) * 1000;
+  END LOOP;
+  RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(ts) x);
+END $$;
+CREATE TABLE qtab (cfg text, id int, q bloomfilter, PRIMARY KEY (cfg, id));
+CREATE TABLE results (section text, cfg text, metric text, value float8);
+SQL
+
+echo "== BloomSampleTree benchmarks ($(date -u +%FT%TZ), $(nproc) cores)"
+
+# --------------------------------------------------------------------------
+# 1. The paper's default configuration: M = 10^7, n = 1000, accuracy 0.9
+# --------------------------------------------------------------------------
+"${PSQL[@]}" <<'SQL'
+SET bloomsample.bst_memory_limit = '4GB';
+SET bloomsample.bst_random_seed = 7;
+SELECT m AS m7 FROM bst_plan(1000, 10000000, 0.9) \gset
+\echo == default configuration: M = 10^7, n = 1000, accuracy 0.9, k = 3, m = :m7
+SELECT bench_ms(format($q$SELECT bst_create('t7', 0, 10000000, %s, 3)$q$, :m7), 1) AS create_ms \gset
+SELECT bench_ms(format($q$SELECT bst_create('t7lin', 0, 10000000, %s, 3, 0, 'linear')$q$, :m7), 1) AS create_lin_ms \gset
+INSERT INTO qtab SELECT 'd7', n, bloom_agg(x, :m7, 3)
+FROM (VALUES (100), (1000)) v(n),
+     LATERAL (SELECT (hashint8(i * n) & 2147483647) % 10000000 AS x FROM generate_series(1, n) i) s GROUP BY n;
+INSERT INTO qtab SELECT 'd7lin', n, bloom_agg(x, :m7, 3, 0, 'linear')
+FROM (VALUES (100), (1000)) v(n),
+     LATERAL (SELECT (hashint8(i * n) & 2147483647) % 10000000 AS x FROM generate_series(1, n) i) s GROUP BY n;
+SELECT tree_name, depth, leaf_size, nodes, round(memory_bytes / 1048576.0, 1) AS tree_mb FROM bst_info('t7');
+-- first reconstruction builds the inverted index (once per backend)
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_reconstruct('t7', q) WHERE cfg = 'd7' AND id = 1000$q$, 1) AS index_build_ms \gset
+SELECT round(index_bytes / 1048576.0, 1) AS index_mb FROM bst_info('t7');
+\echo tree build :create_ms ms (target <= 1000 ms; paper 2300 ms), first reconstruction incl. index build :index_build_ms ms
+INSERT INTO results VALUES ('build', 'M=1e7', 'create_ms', :create_ms);
+
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, 10000000, 1) WHERE cfg = 'd7' AND id = 1000$q$, 3) AS da1 \gset
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t7', q, 1) WHERE cfg = 'd7' AND id = 1000$q$, 21) AS s1 \gset
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t7', q, 1000) WHERE cfg = 'd7' AND id = 1000$q$, 11) AS s1000 \gset
+SET bloomsample.bst_sample_method = 'descent';
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t7', q, 1) WHERE cfg = 'd7' AND id = 1000$q$, 21) AS d1 \gset
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t7', q, 1000) WHERE cfg = 'd7' AND id = 1000$q$, 5) AS d1000 \gset
+RESET bloomsample.bst_sample_method;
+SELECT format('sampling, n = 1000: DA sample %s ms | bst_sample(n=>1) %s ms (x%s, target >= 100) | 1000 in one call %s ms/sample (x%s, target >= 1000) | descent: 1 sample %s ms (x%s), 1000 in one call %s ms/sample (x%s)',
+  round(:da1::numeric, 1), round(:s1::numeric, 3), round((:da1 / :s1)::numeric), round((:s1000 / 1000)::numeric, 5),
+  round((:da1 / (:s1000 / 1000))::numeric), round(:d1::numeric, 3), round((:da1 / :d1)::numeric),
+  round((:d1000 / 1000)::numeric, 4), round((:da1 / (:d1000 / 1000))::numeric)) AS sampling \gset
+\echo :sampling
+INSERT INTO results VALUES ('sample', 'M=1e7 n=1000', 'x_single', :da1 / :s1),
+  ('sample', 'M=1e7 n=1000', 'x_per_sample_1000', :da1 / (:s1000 / 1000));
+
+SELECT n.id AS n,
+  bench_ms(format($q$SELECT count(*) FROM qtab, bloom_dictionary_attack(q, 0, 10000000) WHERE cfg = 'd7' AND id = %s$q$, n.id), 3) AS da_ms,
+  bench_ms(format($q$SELECT count(*) FROM qtab, bloom_hashinvert(q, 0, 10000000) WHERE cfg = 'd7lin' AND id = %s$q$, n.id), 3) AS hi_ms,
+  bench_ms(format($q$SELECT count(*) FROM qtab, bst_reconstruct('t7', q) WHERE cfg = 'd7' AND id = %s$q$, n.id), 11) AS bst_ms,
+  bench_ms(format($q$SELECT count(*) FROM qtab, bst_reconstruct('t7lin', q) WHERE cfg = 'd7lin' AND id = %s$q$, n.id), 11) AS bst_lin_ms
+INTO TEMP recon FROM qtab n WHERE n.cfg = 'd7';
+SELECT n, round(da_ms::numeric, 1) AS da_ms, round(hi_ms::numeric, 1) AS hashinvert_ms,
+       round(bst_ms::numeric, 3) AS bst_ms, round((da_ms / bst_ms)::numeric) AS x_vs_da,
+       round((hi_ms / bst_lin_ms)::numeric) AS x_vs_hi_linear,
+       CASE n WHEN 1000 THEN '>= 20' ELSE '>= 100' END AS target
+FROM recon ORDER BY n;
+INSERT INTO results SELECT 'reconstruct', 'M=1e7 n=' || n, 'x_vs_da', da_ms / bst_ms FROM recon;
+-- the paper's tree alone (leaf scans, no index), for comparison
+SET bloomsample.bst_reconstruct_method = 'tree';
+SELECT n.id AS n, round(bench_ms(format($q$SELECT count(*) FROM qtab, bst_reconstruct('t7', q) WHERE cfg = 'd7' AND id = %s$q$, n.id), 3)::numeric, 1) AS paper_tree_ms,
+       s.memberships AS paper_tree_memberships
+FROM qtab n, bst_reconstruct_stats('t7', n.q) s WHERE n.cfg = 'd7' ORDER BY 1;
+RESET bloomsample.bst_reconstruct_method;
+SELECT n.id AS n, s.* FROM qtab n, bst_reconstruct_stats('t7', n.q) s WHERE n.cfg = 'd7' ORDER BY 1;
+SQL
+
+# first use of the tree in a new connection (builds it from the catalog)
+for i in 1 2 3; do
+  "${PSQL[@]}" -c '\timing on' -c "SELECT count(*) FROM qtab, bst_sample('t7', q, 1) WHERE cfg = 'd7' AND id = 1000" | grep '^Time'
+done | awk '{print $2}' | sort -n | sed -n 2p | xargs -I{} echo "first bst_sample in a new connection (tree rebuilt from its definition + index): median {} ms (target <= 1000 ms)"
+
+# --------------------------------------------------------------------------
+# 2. The paper's C code: M = 10^6, n = 10,000, k = 3, accuracy 0.9
+#    (authors' public code: 0.13-0.22 ms per sample)
+# --------------------------------------------------------------------------
+"${PSQL[@]}" <<'SQL'
+SET bloomsample.bst_memory_limit = '4GB';
+SELECT m AS m6 FROM bst_plan(10000, 1000000, 0.9) \gset
+SELECT bst_create('t6', 0, 1000000, :m6, 3);
+INSERT INTO qtab SELECT 'c6', 1, bloom_agg(x, :m6, 3)
+FROM (SELECT (hashint8(i) & 2147483647) % 1000000 AS x FROM generate_series(1, 10000) i) s;
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t6', q, 10000) WHERE cfg = 'c6'$q$, 5) / 10000 AS ps \gset
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, 1000000, 1) WHERE cfg = 'c6'$q$, 3) AS da \gset
+\echo == M = 10^6, n = 10000, accuracy 0.9, m = :m6
+SELECT format('per sample (10000 per call): %s ms = x%s faster than the paper''s C code at 0.13 ms (target >= 10); DA sample %s ms (x%s)',
+              round(:ps::numeric, 5), round((0.13 / :ps)::numeric), round(:da::numeric, 1), round((:da / :ps)::numeric)) AS line \gset
+\echo :line
+SQL
+
+# --------------------------------------------------------------------------
+# 3. The paper's grid (section 7): M = 10^5..10^7, n = 100..50,000,
+#    accuracy 0.5..0.99, uniform and clustered sets: time and work per
+#    reconstruction and per sample vs DA, same run
+# --------------------------------------------------------------------------
+if [ "${BST_BENCH_QUICK:-0}" = 1 ]; then
+  GRID="(100000),(1000000)"; NS="(100),(1000)"; ACCS="(0.9)"
+else
+  GRID="(100000),(1000000),(10000000)"; NS="(100),(1000),(10000),(50000)"; ACCS="(0.5),(0.9),(0.99)"
+fi
+"${PSQL[@]}" <<SQL
+SET bloomsample.bst_memory_limit = '4GB';
+SET bloomsample.bst_random_seed = 11;
+\echo == grid: reconstruction and sampling vs the dictionary attack (medians, same run)
+CREATE TEMP TABLE grid AS
+SELECT g.ns, n.n, a.acc, s.kind, p.m
+FROM (VALUES $GRID) g(ns), (VALUES $NS) n(n), (VALUES $ACCS) a(acc),
+     (VALUES ('uniform'), ('clustered')) s(kind), LATERAL bst_plan(n.n, g.ns, a.acc) p
+WHERE n.n * 10 <= g.ns;
+CREATE TEMP TABLE gridres (ns bigint, n int, acc float8, kind text, m bigint, depth int, npos bigint,
+  da_ms float8, recon_ms float8, sample1_ms float8, sample1000_ms float8,
+  recon_memberships bigint, descent_intersections float8, descent_memberships float8);
+DO \$\$
+DECLARE r record; tname text; q bloomfilter; d int;
+BEGIN
+  FOR r IN SELECT * FROM grid ORDER BY ns, n, acc, kind LOOP
+    tname := format('g_%s_%s', r.ns, r.m);
+    IF NOT EXISTS (SELECT 1 FROM bst_trees WHERE name = tname) THEN
+      PERFORM bst_create(tname, 0, r.ns, r.m::int, 3);
+    END IF;
+    IF r.kind = 'uniform' THEN
+      SELECT bloom_agg(x, r.m::int, 3) INTO q FROM
+        (SELECT DISTINCT (hashint8(i * 31 + r.n) & 2147483647) % r.ns AS x FROM generate_series(1, r.n) i) s;
+    ELSE
+      SELECT bloom_agg(x, r.m::int, 3) INTO q FROM bst_clustered_ids(r.n, 0, r.ns, 0.1, r.n) x;
+    END IF;
+    DELETE FROM qtab WHERE cfg = 'grid';
+    INSERT INTO qtab VALUES ('grid', 1, q);
+    SELECT depth INTO d FROM bst_info(tname);
+    INSERT INTO gridres SELECT r.ns, r.n, r.acc, r.kind, r.m, d,
+      (SELECT count(*) FROM bst_reconstruct(tname, q)),
+      bench_ms(format('SELECT count(*) FROM qtab, bloom_dictionary_attack(q, 0, %s) WHERE cfg = ''grid''', r.ns), 1),
+      bench_ms(format('SELECT count(*) FROM qtab, bst_reconstruct(%L, q) WHERE cfg = ''grid''', tname), 5),
+      bench_ms(format('SELECT count(*) FROM qtab, bst_sample(%L, q, 1) WHERE cfg = ''grid''', tname), 5),
+      bench_ms(format('SELECT count(*) FROM qtab, bst_sample(%L, q, 1000) WHERE cfg = ''grid''', tname), 3),
+      (SELECT memberships FROM bst_reconstruct_stats(tname, q)),
+      NULL, NULL;
+    SET LOCAL bloomsample.bst_sample_method = 'descent';
+    UPDATE gridres SET descent_intersections = s.intersections / 100.0, descent_memberships = s.memberships / 100.0
+      FROM bst_sample_stats(tname, q, 100) s
+      WHERE gridres.ns = r.ns AND gridres.n = r.n AND gridres.acc = r.acc AND gridres.kind = r.kind;
+    SET LOCAL bloomsample.bst_sample_method = 'auto';
+    PERFORM bst_drop(tname) WHERE NOT EXISTS (SELECT 1 FROM grid g WHERE g.ns = r.ns AND g.m = r.m
+      AND (g.n, g.acc, g.kind) > (r.n, r.acc, r.kind));
+  END LOOP;
+END \$\$;
+SELECT ns AS namespace, n, acc, kind, m, depth, npos,
+       round(da_ms::numeric, 1) AS da_ms, round(recon_ms::numeric, 3) AS recon_ms,
+       round((da_ms / recon_ms)::numeric) AS recon_x,
+       round((da_ms / sample1_ms)::numeric) AS sample1_x,
+       round((da_ms / (sample1000_ms / 1000))::numeric) AS per_sample_x,
+       recon_memberships AS recon_work, ns AS da_work,
+       round(descent_intersections::numeric, 1) AS desc_isect, round(descent_memberships::numeric) AS desc_member
+FROM gridres ORDER BY ns, n, acc, kind;
+SQL
+
+# --------------------------------------------------------------------------
+# 4. Scale: a pruned tree over 10^7 ids in [0, 2^31) (the paper's section 8
+#    setting) and a full tree at M = 10^8
+# --------------------------------------------------------------------------
+"${PSQL[@]}" <<'SQL'
+SET bloomsample.bst_memory_limit = '6GB';
+SET bloomsample.bst_random_seed = 5;
+\echo == scale
+CREATE TABLE occupied AS
+SELECT DISTINCT (hashint8(i) & 2147483647)::bigint AS id FROM generate_series(1, 10000000) i;
+SELECT count(*) AS occupied_ids FROM occupied;
+SELECT m AS mp FROM bst_plan(1000, 10000000, 0.8) \gset
+SELECT bench_ms(format($q$SELECT bst_create_pruned('sparse', 'SELECT id FROM occupied', %s, 3)$q$, :mp), 1) AS pcreate \gset
+INSERT INTO qtab SELECT 'sparse', 1, bloom_agg(id, :mp, 3) FROM (SELECT id FROM occupied ORDER BY hashint8(id) LIMIT 1000) s;
+SELECT tree_name, kind, depth, leaf_size, nodes, ids, round(memory_bytes / 1048576.0) AS tree_mb FROM bst_info('sparse');
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('sparse', q, 1) WHERE cfg = 'sparse'$q$, 11) AS ps1 \gset
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_reconstruct('sparse', q) WHERE cfg = 'sparse'$q$, 5) AS pr \gset
+SELECT round(index_bytes / 1048576.0) AS index_mb FROM bst_info('sparse');
+SELECT bench_ms($q$SELECT count(*) FROM qtab, occupied o WHERE cfg = 'sparse' AND q @> o.id$q$, 1) AS pda \gset
+SELECT format('pruned tree over 10^7 ids in [0, 2^31): build %s ms, 1 sample %s ms, reconstruction %s ms, DA over the occupied ids (SQL scan) %s ms (x%s)',
+  round(:pcreate::numeric), round(:ps1::numeric, 2), round(:pr::numeric, 2), round(:pda::numeric), round((:pda / :pr)::numeric)) AS line \gset
+\echo :line
+SELECT m AS m8 FROM bst_plan(1000, 100000000, 0.9) \gset
+SELECT bench_ms(format($q$SELECT bst_create('t8', 0, 100000000, %s, 3)$q$, :m8), 1) AS c8 \gset
+INSERT INTO qtab SELECT 't8', 1, bloom_agg((hashint8(i) & 2147483647) % 100000000, :m8, 3) FROM generate_series(1, 1000) i;
+SELECT tree_name, depth, leaf_size, nodes, round(memory_bytes / 1048576.0) AS tree_mb FROM bst_info('t8');
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t8', q, 1) WHERE cfg = 't8'$q$, 5) AS s8 \gset
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, 100000000, 1) WHERE cfg = 't8'$q$, 1) AS da8 \gset
+SELECT round(index_bytes / 1048576.0) AS index_mb FROM bst_info('t8');
+SELECT format('full tree at M = 10^8 (m = %s): build %s ms, 1 sample %s ms (first call builds the index), DA sample %s ms',
+  :m8, round(:c8::numeric), round(:s8::numeric, 2), round(:da8::numeric)) AS line \gset
+\echo :line
+SQL
+echo "== done"
