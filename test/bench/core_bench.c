@@ -13,7 +13,9 @@
  *     2 * BYTES bytes read, next to memcpy of one buffer into the other in
  *     the same run, counting the BYTES bytes read (= copied).  Both are
  *     bounded by memory bandwidth; the target is and_popcount >= 50% of it.
- *     The same is printed for 1 MiB buffers (in cache) for information.
+ *     A plain read loop (xor of the words of both buffers) is timed too: the
+ *     speed limit of any read-only pass.  The same is printed for 1 MiB
+ *     buffers (in cache) for information.
  *
  * Every figure is the median of REPS (7) timed repetitions after a warm-up.
  * Output: "key value" lines, parsed by 10_type.sh.
@@ -124,7 +126,18 @@ bench_membership(void)
 	free(keys);
 }
 
-/* and_popcount and memcpy over two buffers of 'bytes' bytes; prints GB/s */
+/* xor of every 64-bit word of a and b: a read-only loop at memory speed */
+static uint64_t
+read_words(const uint8_t *a, const uint8_t *b, size_t nwords)
+{
+	uint64_t	x = 0;
+
+	for (size_t i = 0; i < nwords; i++)
+		x ^= bs_load64(a + 8 * i) ^ bs_load64(b + 8 * i);
+	return x;
+}
+
+/* and_popcount, a plain read loop and memcpy over two buffers of 'bytes' bytes; prints GB/s */
 static void
 bench_bandwidth(size_t bytes, const char *label)
 {
@@ -132,6 +145,7 @@ bench_bandwidth(size_t bytes, const char *label)
 			   *b = malloc(bytes);
 	uint64_t	rng = 7;
 	double		t_and[REPS],
+				t_rd[REPS],
 				t_cpy[REPS];
 	size_t		nwords = bytes / 8;
 	int			passes = bytes >= (64u << 20) ? 1 : (int) ((256u << 20) / bytes);
@@ -156,6 +170,14 @@ bench_bandwidth(size_t bytes, const char *label)
 			t_and[r] = now_sec() - t0;
 
 		t0 = now_sec();
+		c = 0;
+		for (int pass = 0; pass < passes; pass++)
+			c += read_words(a, b, nwords);
+		sink = c;
+		if (r >= 0)
+			t_rd[r] = now_sec() - t0;
+
+		t0 = now_sec();
 		for (int pass = 0; pass < passes; pass++)
 		{
 			memcpy(pass % 2 ? a : b, pass % 2 ? b : a, bytes);
@@ -166,6 +188,8 @@ bench_bandwidth(size_t bytes, const char *label)
 	}
 	printf("%s_and_popcount_gbps %.3f\n", label,
 		   2.0 * bytes * passes / median(t_and, REPS) / 1e9);
+	printf("%s_read_gbps %.3f\n", label,
+		   2.0 * bytes * passes / median(t_rd, REPS) / 1e9);
 	printf("%s_memcpy_gbps %.3f\n", label,
 		   1.0 * bytes * passes / median(t_cpy, REPS) / 1e9);
 	free(a);
