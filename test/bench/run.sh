@@ -15,6 +15,8 @@
 # Benchmarks never fail the build: a missed target is reported, not an error
 # (the exit status is non-zero only when a part crashes).
 set -euo pipefail
+# on a fresh machine (as root) install the build dependencies first
+[ "$(id -u)" = 0 ] && bash "$(dirname "$0")/../install_deps.sh"
 . "$(dirname "$0")/lib.sh"
 cd "$BS_REPO_ROOT"
 
