@@ -14,8 +14,19 @@
 #   bench_times N SQL...    run the statements interleaved N times (after one
 #                           warm-up round) in ONE session, print one line per
 #                           statement: "median_ms min_ms max_ms"
+#   bench_median N SQL      the median ms of one statement (N runs after a warm-up)
 #   median                  median of the numbers on stdin
 #
+# A part (e.g. test/bench/20_bst.sh) looks like:
+#     set -euo pipefail
+#     . "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
+#     bs_psql -q -f my_setup.sql
+#     read -r base _ < <(bench_times 7 "SELECT baseline...")
+#     ...print medians and same-run ratios...
+#     [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "name|ratio|<= 0.5|met" >>"$BS_BENCH_SUMMARY"
+# bench_setup does nothing under run.sh; standalone it builds, installs, starts
+# a cluster with the settings below, creates the extension and stops the
+# cluster on exit.
 # Environment: PG_CONFIG (default /usr/lib/postgresql/15/bin/pg_config),
 # PORT (default 55499), BS_CLUSTER_SETTINGS (extra "-c" settings, space
 # separated name=value pairs).
@@ -84,6 +95,10 @@ bench_setup() {
 
 bs_psql() {
     PGOPTIONS="${PGOPTIONS:--c client_min_messages=warning}" "$BS_BINDIR/psql" -X -v ON_ERROR_STOP=1 "$@"
+}
+
+bench_median() {
+    bench_times "$1" "$2" | awk '{ print $1 }'
 }
 
 median() {
