@@ -14,7 +14,7 @@
 #   (c) C core (core_bench.c, the extension's CFLAGS): membership ns/op and
 #       AND+popcount GB/s vs memcpy GB/s in the same run, target >= 50%
 #
-# Every SQL timing is the median of BENCH_RUNS (default 7) runs after a
+# Every SQL timing is the median of BENCH_RUNS (default 11) runs after a
 # warm-up run, statements interleaved in one session (warm cache).
 # BENCH_AGG_ROWS / BENCH_SET_ROWS shrink the tables for a quick try.
 set -euo pipefail
@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$BS_REPO_ROOT"
 bench_setup
 
-RUNS=${BENCH_RUNS:-7}
+RUNS=${BENCH_RUNS:-11}
 AGG_ROWS=${BENCH_AGG_ROWS:-2000000}
 SET_ROWS=${BENCH_SET_ROWS:-100000}
 results=()          # "name|measured|target|verdict"
