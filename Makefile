@@ -40,7 +40,7 @@ UNIT_CC     ?= $(CC)
 UNIT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11
 UNIT_TESTS  = $(patsubst test/unit/%.c,test/unit/bin/%,$(sort $(wildcard test/unit/test_*.c)))
 
-test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h) test/unit/unit.h
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h) $(wildcard test/unit/*.h test/unit/*.inc)
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_SRCS) -lm
 
