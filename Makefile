@@ -22,8 +22,9 @@ DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
 
 REGRESS     = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=.
-TAP_TESTS   = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+# TAP tests (PostgreSQL::Test::Cluster) run when test/t/ holds any
+TAP_TESTS   = $(if $(PROVE_TESTS),1,)
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
 EXTRA_CLEAN = $(DATA_built) test/unit/bin test/bench/bin
