@@ -428,6 +428,99 @@ done:
 	return rc;
 }
 
+/*
+ * Exact sampling by rejection over the index's candidates: the candidates of
+ * q are the index entries under q's set bits, each id at most once (under its
+ * first position), every positive among them.  Draw a candidate uniformly
+ * (prefix sums of the bucket sizes, binary search), accept it when q reports
+ * it: the accepted id is uniform over the positives, independently of how
+ * many draws it took.  Gives up after about a quarter of the candidates'
+ * count in draws (the caller then enumerates): cheap when the positives are
+ * not rare among the candidates, bounded when they are (or there are none).
+ * *got receives the number of samples appended.
+ */
+static int
+sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
+				  const BstAlloc *scratch, BstIdVec *out, BstStats *st, int64_t *got)
+{
+	const BstIndex *ix = t->index;
+	uint64_t	tq = bs_popcount(q, t->nwords);
+	uint32_t   *bp;
+	uint64_t   *cum;
+	uint64_t	nb = 0,
+				C,
+				budget,
+				tries = 0;
+	int			rc = BST_OK;
+
+	*got = 0;
+	if (tq == 0 || n <= 0)
+		return BST_OK;
+	bp = scratch->alloc(scratch->ctx, tq * sizeof(uint32_t));
+	cum = scratch->alloc(scratch->ctx, (tq + 1) * sizeof(uint64_t));
+	if (!bp || !cum)
+	{
+		if (bp)
+			scratch->free(scratch->ctx, bp);
+		if (cum)
+			scratch->free(scratch->ctx, cum);
+		return BST_ENOMEM;
+	}
+	cum[0] = 0;
+	for (size_t w = 0; w < t->nwords; w++)
+	{
+		uint64_t	word = bs_load64le(q + 8 * w);
+
+		while (word)
+		{
+			uint32_t	p = (uint32_t) (64 * w + (size_t) __builtin_ctzll(word));
+
+			word &= word - 1;
+			if (ix->start[p + 1] == ix->start[p])
+				continue;
+			bp[nb] = p;
+			cum[nb + 1] = cum[nb] + (ix->start[p + 1] - ix->start[p]);
+			nb++;
+		}
+	}
+	C = cum[nb];
+	budget = C / 4 + 64;
+	while (C > 0 && *got < n && tries < budget)
+	{
+		uint64_t	r = bst_rng_below(rng, C);
+		size_t		lo = 0,
+					hi = nb;	/* largest i with cum[i] <= r */
+		uint32_t	e;
+		int64_t		x;
+
+		if ((tries & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		tries++;
+		while (hi - lo > 1)
+		{
+			size_t		mid = (lo + hi) / 2;
+
+			if (cum[mid] <= r)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		e = ix->start[bp[lo]] + (uint32_t) (r - cum[lo]);
+		if (!bs_bit_test(q, ix->pos1[e]))
+			continue;
+		x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e] : t->ids[ix->off[e]];
+		if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
+			continue;
+		if ((rc = bst_vec_push(out, x)) != BST_OK)
+			break;
+		(*got)++;
+	}
+	st->memberships += tries;
+	scratch->free(scratch->ctx, bp);
+	scratch->free(scratch->ctx, cum);
+	return rc;
+}
+
 int
 bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 		   bool allow_index, BstRng *rng, const BstAlloc *scratch, BstIdVec *out,
@@ -450,11 +543,17 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 	{
 		BstIdVec	all;
 		int			rc;
+		int64_t		got = 0;
 
+		if ((rc = bst_index_build(t)) != BST_OK)
+			return rc;
+		rc = sample_candidates(t, q, n, rng, scratch, out, st, &got);
+		if (rc != BST_OK || got == n)
+			return rc;
 		bst_vec_init(&all, scratch);
 		rc = bst_reconstruct_index(t, q, &all, st);
 		if (rc == BST_OK && all.n > 0)
-			for (int64_t i = 0; i < n && rc == BST_OK; i++)
+			for (int64_t i = got; i < n && rc == BST_OK; i++)
 				rc = bst_vec_push(out, all.v[bst_rng_below(rng, all.n)]);
 		bst_vec_free(&all);
 		return rc;

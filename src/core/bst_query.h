@@ -14,8 +14,10 @@
  * position is clear is rejected with one bit test, and only the survivors are
  * hashed and tested in full.  The answer is exactly the dictionary attack's.
  *
- * Sampling (bst_sample) either enumerates all positives with the index and
- * draws from them (exactly uniform, best for many samples per call), or
+ * Sampling (bst_sample) either uses the index (exactly uniform: rejection
+ * over the candidate ids under q's set bits, each candidate drawn uniformly
+ * and kept when q reports it, falling back to enumerating all positives and
+ * drawing from them when positives are rare among the candidates), or
  * descends the tree (Algorithm 1 of the paper) proportionally to the
  * estimated intersection sizes and corrects the bias by rejection: a descent
  * that reaches leaf L with probability pi(L) holding c(L) positives (counted
@@ -52,7 +54,7 @@ typedef enum
 {
 	BST_SAMPLE_AUTO = 0,		/* enumerate when the index exists or may be built */
 	BST_SAMPLE_DESCENT = 1,		/* tree descent with rejection (Algorithm 1 + correction) */
-	BST_SAMPLE_ENUMERATE = 2	/* reconstruct with the index, then draw */
+	BST_SAMPLE_ENUMERATE = 2	/* with the index: candidate rejection, else enumeration */
 } BstSampleMethod;
 
 typedef struct BstSampleInfo

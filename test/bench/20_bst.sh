@@ -5,28 +5,36 @@
 # connection, a pruned tree over a sparse namespace and a full tree at
 # M = 10^8.  Prints medians and same-run ratios.
 #
+# Run by test/bench/run.sh (`make bench`) on its cluster, or standalone
+# (builds, installs, starts and removes its own throwaway cluster):
 #   PG_CONFIG=/path/to/pg_config PORT=55431 bash test/bench/20_bst.sh
-#
-# Needs bloomsample installed into PG_CONFIG's tree.  Starts a throwaway
-# cluster on PORT (as user postgres when run as root) and removes it.
-# BST_BENCH_QUICK=1 runs a smaller grid.
+# BST_BENCH_QUICK=1 runs a smaller grid.  Lines "name|measured|target|verdict"
+# go to $BS_BENCH_SUMMARY when run.sh provides it.
 set -euo pipefail
-PG_CONFIG=${PG_CONFIG:-pg_config}
-PORT=${PORT:-55431}
-BIN=$("$PG_CONFIG" --bindir)
-export LANG=C.UTF-8
-D=$(mktemp -d /tmp/bst-bench.XXXXXX)
-RUN=()
-if [ "$(id -u)" = 0 ]; then chown postgres "$D"; RUN=(runuser -u postgres --); fi
-cleanup() { "${RUN[@]}" "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$D"; }
-trap cleanup EXIT
-"${RUN[@]}" "$BIN/initdb" -D "$D/data" -A trust -U postgres >/dev/null
-"${RUN[@]}" "$BIN/pg_ctl" -D "$D/data" -l "$D/log" -w \
-    -o "-p $PORT -k $D -c listen_addresses='' -c shared_buffers=256MB -c work_mem=256MB" start >/dev/null
-PSQL=("${RUN[@]}" "$BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$D" -p "$PORT" -U postgres -d postgres)
+. "$(dirname "$0")/lib.sh"
+cd "$BS_REPO_ROOT"
+bench_setup
+# psql whose "SUMMARY|name|measured|target|verdict" lines feed the run.sh summary
+PSQL=(bs_sql)
+bs_sql() {
+    bs_psql -q "$@" | while IFS= read -r l; do
+        case $l in
+            SUMMARY\|*) l=${l#SUMMARY|}; echo "  => $l"
+                         [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$l" >>"$BS_BENCH_SUMMARY" ;;
+            *) echo "$l" ;;
+        esac
+    done
+    return "${PIPESTATUS[0]}"
+}
 
 "${PSQL[@]}" <<'SQL'
-CREATE EXTENSION bloomsample;
+DROP SCHEMA IF EXISTS bst_bench CASCADE;
+SELECT bst_drop(name) FROM bst_trees WHERE name IN ('t7', 't7lin', 't6', 'sparse', 't8') OR name LIKE 'g\_%';
+CREATE SCHEMA bst_bench;
+SQL
+export PGOPTIONS="${PGOPTIONS:--c client_min_messages=warning} -c search_path=bst_bench,public"
+"${PSQL[@]}" <<'SQL'
+CREATE EXTENSION IF NOT EXISTS bloomsample;
 SET bloomsample.bst_memory_limit = '4GB';
 -- median wall time (ms) of reps executions of a statement
 CREATE FUNCTION bench_ms(q text, reps int) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -39,7 +47,6 @@ BEGIN
   RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(ts) x);
 END $$;
 CREATE TABLE qtab (cfg text, id int, q bloomfilter, PRIMARY KEY (cfg, id));
-CREATE TABLE results (section text, cfg text, metric text, value float8);
 SQL
 
 echo "== BloomSampleTree benchmarks ($(date -u +%FT%TZ), $(nproc) cores)"
@@ -65,7 +72,8 @@ SELECT tree_name, depth, leaf_size, nodes, round(memory_bytes / 1048576.0, 1) AS
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_reconstruct('t7', q) WHERE cfg = 'd7' AND id = 1000$q$, 1) AS index_build_ms \gset
 SELECT round(index_bytes / 1048576.0, 1) AS index_mb FROM bst_info('t7');
 \echo tree build :create_ms ms (target <= 1000 ms; paper 2300 ms), first reconstruction incl. index build :index_build_ms ms
-INSERT INTO results VALUES ('build', 'M=1e7', 'create_ms', :create_ms);
+SELECT format('SUMMARY|bst: full tree build, M=1e7|%s ms|<= 1000 ms|%s', round(:create_ms::numeric), CASE WHEN :create_ms <= 1000 THEN 'met' ELSE 'MISSED' END) AS s \gset
+\echo :s
 
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, 10000000, 1) WHERE cfg = 'd7' AND id = 1000$q$, 3) AS da1 \gset
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t7', q, 1) WHERE cfg = 'd7' AND id = 1000$q$, 21) AS s1 \gset
@@ -79,8 +87,10 @@ SELECT format('sampling, n = 1000: DA sample %s ms | bst_sample(n=>1) %s ms (x%s
   round((:da1 / (:s1000 / 1000))::numeric), round(:d1::numeric, 3), round((:da1 / :d1)::numeric),
   round((:d1000 / 1000)::numeric, 4), round((:da1 / (:d1000 / 1000))::numeric)) AS sampling \gset
 \echo :sampling
-INSERT INTO results VALUES ('sample', 'M=1e7 n=1000', 'x_single', :da1 / :s1),
-  ('sample', 'M=1e7 n=1000', 'x_per_sample_1000', :da1 / (:s1000 / 1000));
+SELECT format('SUMMARY|bst: bst_sample(n=>1) vs DA sample (M=1e7, n=1000)|x%s|>= 100|%s', round((:da1 / :s1)::numeric), CASE WHEN :da1 / :s1 >= 100 THEN 'met' ELSE 'MISSED' END) AS s \gset
+\echo :s
+SELECT format('SUMMARY|bst: per sample of 1000 in one call vs DA sample|x%s|>= 1000|%s', round((:da1 / (:s1000 / 1000))::numeric), CASE WHEN :da1 / (:s1000 / 1000) >= 1000 THEN 'met' ELSE 'MISSED' END) AS s \gset
+\echo :s
 
 SELECT n.id AS n,
   bench_ms(format($q$SELECT count(*) FROM qtab, bloom_dictionary_attack(q, 0, 10000000) WHERE cfg = 'd7' AND id = %s$q$, n.id), 3) AS da_ms,
@@ -93,7 +103,10 @@ SELECT n, round(da_ms::numeric, 1) AS da_ms, round(hi_ms::numeric, 1) AS hashinv
        round((hi_ms / bst_lin_ms)::numeric) AS x_vs_hi_linear,
        CASE n WHEN 1000 THEN '>= 20' ELSE '>= 100' END AS target
 FROM recon ORDER BY n;
-INSERT INTO results SELECT 'reconstruct', 'M=1e7 n=' || n, 'x_vs_da', da_ms / bst_ms FROM recon;
+SELECT string_agg(format('SUMMARY|bst: bst_reconstruct vs DA (M=1e7, n=%s)|x%s|>= %s|%s', n, round((da_ms / bst_ms)::numeric),
+         CASE n WHEN 1000 THEN 20 ELSE 100 END,
+         CASE WHEN da_ms / bst_ms >= CASE n WHEN 1000 THEN 20 ELSE 100 END THEN 'met' ELSE 'MISSED' END), E'\n' ORDER BY n) AS s FROM recon \gset
+\echo :s
 -- the paper's tree alone (leaf scans, no index), for comparison
 SET bloomsample.bst_reconstruct_method = 'tree';
 SELECT n.id AS n, round(bench_ms(format($q$SELECT count(*) FROM qtab, bst_reconstruct('t7', q) WHERE cfg = 'd7' AND id = %s$q$, n.id), 3)::numeric, 1) AS paper_tree_ms,
@@ -106,7 +119,11 @@ SQL
 # first use of the tree in a new connection (builds it from the catalog)
 for i in 1 2 3; do
   "${PSQL[@]}" -c '\timing on' -c "SELECT count(*) FROM qtab, bst_sample('t7', q, 1) WHERE cfg = 'd7' AND id = 1000" | grep '^Time'
-done | awk '{print $2}' | sort -n | sed -n 2p | xargs -I{} echo "first bst_sample in a new connection (tree rebuilt from its definition + index): median {} ms (target <= 1000 ms)"
+done | awk '{print $2}' | sort -n | sed -n 2p | while read -r fu; do
+  echo "first bst_sample in a new connection (tree rebuilt from its definition + index): median $fu ms (target <= 1000 ms)"
+  v=$(awk -v v="$fu" 'BEGIN { print (v <= 1000) ? "met" : "MISSED" }')
+  [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "bst: first use in a new connection (M=1e7)|$fu ms|<= 1000 ms|$v" >>"$BS_BENCH_SUMMARY"
+done
 
 # --------------------------------------------------------------------------
 # 2. The paper's C code: M = 10^6, n = 10,000, k = 3, accuracy 0.9
@@ -124,6 +141,8 @@ SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, 1000
 SELECT format('per sample (10000 per call): %s ms = x%s faster than the paper''s C code at 0.13 ms (target >= 10); DA sample %s ms (x%s)',
               round(:ps::numeric, 5), round((0.13 / :ps)::numeric), round(:da::numeric, 1), round((:da / :ps)::numeric)) AS line \gset
 \echo :line
+SELECT format('SUMMARY|bst: per sample vs the paper''s C code (M=1e6, n=1e4)|x%s|>= 10|%s', round((0.13 / :ps)::numeric), CASE WHEN 0.13 / :ps >= 10 THEN 'met' ELSE 'MISSED' END) AS s \gset
+\echo :s
 SQL
 
 # --------------------------------------------------------------------------
@@ -226,4 +245,5 @@ SELECT format('full tree at M = 10^8 (m = %s): build %s ms, 1 sample %s ms (firs
   :m8, round(:c8::numeric), round(:s8::numeric, 2), round(:da8::numeric)) AS line \gset
 \echo :line
 SQL
+"${PSQL[@]}" -c "SELECT bst_drop(name) FROM bst_trees WHERE name IN ('t7', 't7lin', 't6', 'sparse', 't8')" -c "DROP SCHEMA bst_bench CASCADE" >/dev/null
 echo "== done"

@@ -187,7 +187,13 @@ check_full(const char *what, BsParams p, int64_t lo, int64_t hi, int depth,
 						&bst_alloc_malloc, &smp, NULL, &info);
 		Q = chi2_stat(&da, &smp, &members);
 		CHECK(members && Q < crit, "%s: enumerate chi2 Q = %.1f < %.1f", what, Q, crit);
-		/* a single sample, many times, each call fresh */
+		/* one sample per call (the candidate-rejection path), T calls */
+		smp.n = 0;
+		for (size_t i = 0; i < 130 * da.n; i++)
+			bst_sample(t, q, 1, BST_SAMPLE_ENUMERATE, true, rng, &bst_alloc_malloc, &smp, NULL, &info);
+		Q = chi2_stat(&da, &smp, &members);
+		CHECK(members && smp.n == 130 * da.n && Q < crit, "%s: single-sample chi2 Q = %.1f < %.1f",
+			  what, Q, crit);
 		bst_vec_free(&smp);
 	}
 	bst_vec_free(&da);
