@@ -434,9 +434,11 @@ done:
  * first position), every positive among them.  Draw a candidate uniformly
  * (prefix sums of the bucket sizes, binary search), accept it when q reports
  * it: the accepted id is uniform over the positives, independently of how
- * many draws it took.  Gives up after about a quarter of the candidates'
- * count in draws (the caller then enumerates): cheap when the positives are
- * not rare among the candidates, bounded when they are (or there are none).
+ * many draws it took.  Gives up (the caller then enumerates) after about a
+ * quarter of the candidates' count in draws, or earlier when the acceptance
+ * rate seen so far says the remaining draws would cost more than one scan of
+ * the candidates: cheap for a few samples, bounded when positives are rare
+ * among the candidates (or absent), and the switch never biases a sample.
  * *got receives the number of samples appended.
  */
 static int
@@ -493,8 +495,18 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 		uint32_t	e;
 		int64_t		x;
 
-		if ((tries & 0xFFFF) == 0)
+		if ((tries & 0xFF) == 0xFF)
+		{
+			/*
+			 * Every 256 draws: switch to enumeration when the draws still
+			 * needed, at the acceptance rate seen so far, would cost more
+			 * than scanning all C candidates once (a draw costs ~8 scans).
+			 */
+			if (*got > 0 &&
+				(double) (n - *got) * (double) tries / (double) *got * 8.0 > (double) C)
+				break;
 			BST_CHECK_INTERRUPTS();
+		}
 		tries++;
 		while (hi - lo > 1)
 		{

@@ -20,7 +20,7 @@ bs_sql() {
     bs_psql -q "$@" | while IFS= read -r l; do
         case $l in
             SUMMARY\|*) l=${l#SUMMARY|}; echo "  => $l"
-                         [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$l" >>"$BS_BENCH_SUMMARY" ;;
+                         if [ -n "${BS_BENCH_SUMMARY:-}" ]; then echo "$l" >>"$BS_BENCH_SUMMARY"; fi ;;
             *) echo "$l" ;;
         esac
     done
@@ -122,7 +122,7 @@ for i in 1 2 3; do
 done | awk '{print $2}' | sort -n | sed -n 2p | while read -r fu; do
   echo "first bst_sample in a new connection (tree rebuilt from its definition + index): median $fu ms (target <= 1000 ms)"
   v=$(awk -v v="$fu" 'BEGIN { print (v <= 1000) ? "met" : "MISSED" }')
-  [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "bst: first use in a new connection (M=1e7)|$fu ms|<= 1000 ms|$v" >>"$BS_BENCH_SUMMARY"
+  if [ -n "${BS_BENCH_SUMMARY:-}" ]; then echo "bst: first use in a new connection (M=1e7)|$fu ms|<= 1000 ms|$v" >>"$BS_BENCH_SUMMARY"; fi
 done
 
 # --------------------------------------------------------------------------
