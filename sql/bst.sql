@@ -121,6 +121,15 @@ RESET bloomsample.bst_sample_method;
 SELECT n, r.q < r.crit AS uniform_auto, r.all_members
 FROM q2, LATERAL (SELECT count(*) AS npos FROM bst_reconstruct('chi_1e5', q2.q)) p,
      pg_temp.chi2('chi_1e5', q2.q, p.npos) r ORDER BY 1;
+-- ~10000 positives (T = 1.3 million samples), default method
+SELECT bst_create('chi_1e4', 0, 100000, 200000, 3);
+CREATE TEMP TABLE q3 AS
+SELECT bloom_agg(x, 200000, 3) AS q
+FROM (SELECT x FROM generate_series(0, 99999) x ORDER BY md5((x * 7)::text) LIMIT 10000) s;
+SELECT p.npos BETWEEN 10000 AND 11000 AS about_10000, r.q < r.crit AS uniform_auto, r.all_members
+FROM q3, LATERAL (SELECT count(*) AS npos FROM bst_reconstruct('chi_1e4', q3.q)) p,
+     pg_temp.chi2('chi_1e4', q3.q, p.npos) r;
+SELECT bst_drop('chi_1e4');
 
 -- pruned trees over sparse ids, and bst_extend
 CREATE TEMP TABLE occ AS

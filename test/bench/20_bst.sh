@@ -241,7 +241,7 @@ SELECT tree_name, depth, leaf_size, nodes, round(memory_bytes / 1048576.0) AS tr
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t8', q, 1) WHERE cfg = 't8'$q$, 5) AS s8 \gset
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, 100000000, 1) WHERE cfg = 't8'$q$, 1) AS da8 \gset
 SELECT round(index_bytes / 1048576.0) AS index_mb FROM bst_info('t8');
-SELECT format('full tree at M = 10^8 (m = %s): build %s ms, 1 sample %s ms (first call builds the index), DA sample %s ms',
+SELECT format('full tree at M = 10^8 (m = %s): build %s ms, 1 sample %s ms (tree and index built by bst_create), DA sample %s ms',
   :m8, round(:c8::numeric), round(:s8::numeric, 2), round(:da8::numeric)) AS line \gset
 \echo :line
 SQL
