@@ -121,6 +121,16 @@ RESET bloomsample.bst_sample_method;
 SELECT n, r.q < r.crit AS uniform_auto, r.all_members
 FROM q2, LATERAL (SELECT count(*) AS npos FROM bst_reconstruct('chi_1e5', q2.q)) p,
      pg_temp.chi2('chi_1e5', q2.q, p.npos) r ORDER BY 1;
+-- a backend keeps at most bst_memory_limit of trees: with room for one tree
+-- at a time, alternating trees are dropped and rebuilt, answers unchanged
+SET bloomsample.bst_memory_limit = '10MB';
+SELECT i, (SELECT array_agg(x) FROM q2, bst_reconstruct('chi_1e5', q2.q) x WHERE q2.n = 100 AND i > 0)
+        = (SELECT array_agg(x ORDER BY x) FROM q2, bloom_dictionary_attack(q2.q, 0, 100000) x WHERE q2.n = 100) AS big_ok,
+          (SELECT array_agg(x) FROM q, bst_reconstruct('u_xxh3', q.q) x WHERE q.kind = 'uniform' AND q.hash = 'xxh3' AND i > 0)
+        = (SELECT array_agg(x ORDER BY x) FROM q, bloom_dictionary_attack(q.q, 1000, 21000) x WHERE q.kind = 'uniform' AND q.hash = 'xxh3') AS small_ok
+FROM generate_series(1, 2) i;
+RESET bloomsample.bst_memory_limit;
+
 -- ~10000 positives (T = 1.3 million samples), default method
 SELECT bst_create('chi_1e4', 0, 100000, 200000, 3);
 CREATE TEMP TABLE q3 AS

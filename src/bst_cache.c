@@ -9,7 +9,9 @@
  * tree from its row on first use and keeps it, in a memory context of its
  * own, keyed by name and generation: each call reads the row again (one
  * indexed lookup through a saved SPI plan), so a tree dropped, re-created or
- * extended by another session is rebuilt, never used stale.
+ * extended by another session is rebuilt, never used stale.  The trees a
+ * backend keeps take at most bloomsample.bst_memory_limit together: the least
+ * recently used ones are dropped from memory to make room.
  */
 #include "postgres.h"
 
@@ -194,11 +196,40 @@ typedef struct BstCacheEntry
 	struct BstCacheEntry *next;
 	char	   *name;
 	int64		generation;
+	uint64		last_use;		/* value of use_clock at the last lookup */
 	MemoryContext cxt;
 	BstTree    *tree;
 } BstCacheEntry;
 
 static BstCacheEntry *cache = NULL;
+static uint64 use_clock = 0;
+
+/*
+ * Make room for a tree of `bytes`: while the cached trees and it would exceed
+ * bloomsample.bst_memory_limit, drop the least recently used tree from this
+ * backend's memory (it is rebuilt from the catalog on its next use).
+ */
+static void
+cache_make_room(uint64 bytes)
+{
+	for (;;)
+	{
+		uint64		total = bytes;
+		BstCacheEntry *lru = NULL;
+
+		for (BstCacheEntry *e = cache; e; e = e->next)
+		{
+			total += e->tree ? bst_tree_bytes(e->tree) : 0;
+			if (!lru || e->last_use < lru->last_use)
+				lru = e;
+		}
+		if (total <= bst_memory_limit_bytes() || !lru)
+			return;
+		elog(DEBUG1, "BloomSampleTree \"%s\" dropped from this backend's memory to make room",
+			 lru->name);
+		bst_cache_forget(lru->name);
+	}
+}
 
 static BstCacheEntry *
 cache_find(const char *name, BstCacheEntry ***link)
@@ -416,6 +447,8 @@ build_entry(const char *name, const BstDef *def)
 		}
 		bst_report(rc, psprintf("building BloomSampleTree \"%s\"", name), bytes);
 		e->tree = t;
+		elog(DEBUG1, "BloomSampleTree \"%s\" built in this backend: " UINT64_FORMAT " bytes",
+			 name, bst_tree_bytes(t));
 	}
 	PG_CATCH();
 	{
@@ -450,10 +483,15 @@ bst_get_tree(const char *name)
 	}
 	if (!e)
 	{
+		if (!def.pruned)
+			cache_make_room(bst_full_tree_bytes((uint64) (def.hi - def.lo), def.p.m, def.depth));
+		else
+			cache_make_room(0);
 		e = build_entry(name, &def);
 		e->next = cache;
 		cache = e;
 	}
+	e->last_use = ++use_clock;
 	SPI_finish();
 	return e->tree;
 }
