@@ -31,8 +31,8 @@
 #define BST_MIN_AUTO_LEAF	64
 
 /* measured on the development machine (test/bench/20_bst.sh prints them) */
-#define BST_COST_WORD_NS	0.35	/* AND-popcount of one 64-bit word */
-#define BST_COST_MEMBER_NS	12.0	/* hash one id and test k bits */
+#define BST_COST_WORD_NS	0.5	/* AND-popcount of one 64-bit word */
+#define BST_COST_MEMBER_NS	16.0	/* hash one id and test k bits */
 
 typedef struct BstPlan
 {

@@ -49,6 +49,11 @@ END $$;
 CREATE TABLE qtab (cfg text, id int, q bloomfilter, PRIMARY KEY (cfg, id));
 SQL
 
+CAL=$(mktemp /tmp/bst-calibrate.XXXXXX)
+if ${CC:-cc} -O2 -Isrc/core -o "$CAL" test/bench/bst_calibrate.c src/core/bs_bits.c src/core/bs_hash.c -lm 2>/dev/null; then
+    "$CAL"
+fi
+rm -f "$CAL"
 echo "== BloomSampleTree benchmarks ($(date -u +%FT%TZ), $(nproc) cores)"
 
 # --------------------------------------------------------------------------
