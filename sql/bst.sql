@@ -173,6 +173,7 @@ SELECT array_agg(x) FROM bst_reconstruct('empty', bloom_from_array(ARRAY[1,2,3]:
 -- bad input
 -- ---------------------------------------------------------------------------
 \set VERBOSITY default
+\set SHOW_CONTEXT never
 -- unknown tree
 SELECT * FROM bst_sample('nope', bloom_empty(4000, 3, 7));
 SELECT * FROM bst_reconstruct('nope', bloom_empty(4000, 3, 7));

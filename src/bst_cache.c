@@ -442,7 +442,9 @@ build_entry(const char *name, const BstDef *def)
 			bytes = bst_pruned_count_nodes(ids, nids, leaf_bits) *
 				(uint64) (sizeof(BstNode) + 8 * bs_words_for_bits(def->p.m)) + nids * 8;
 			check_memory(name, bytes);
-			rc = bst_build_pruned(&def->p, ids, nids, leaf_bits, &alloc, &t);
+			rc = bst_build_pruned(&def->p, ids, nids, leaf_bits,
+								  bytes + 2 * bst_index_bytes(nids, def->p.m) <= bst_memory_limit_bytes(),
+								  &alloc, &t);
 			pfree(ids);
 		}
 		bst_report(rc, psprintf("building BloomSampleTree \"%s\"", name), bytes);

@@ -28,6 +28,7 @@ PG_FUNCTION_INFO_V1(bst_full_depth);
 PG_FUNCTION_INFO_V1(bst_collect_ids);
 PG_FUNCTION_INFO_V1(bst_pruned_leaf_size);
 PG_FUNCTION_INFO_V1(bst_extend_ids);
+PG_FUNCTION_INFO_V1(bst_store_ids);
 PG_FUNCTION_INFO_V1(bst_set_generation);
 PG_FUNCTION_INFO_V1(bst_forget);
 PG_FUNCTION_INFO_V1(bst_info);
@@ -49,6 +50,7 @@ PG_FUNCTION_INFO_V1(bst_clustered_ids);
  * helpers
  * ---------------------------------------------------------------------------
  */
+static ArrayType *make_id_array(const int64 *ids, size_t n);
 static void
 return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n)
 {
@@ -338,26 +340,7 @@ bst_collect_ids(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("source_query returned %zu distinct ids, more than one call can hold", n)));
 	MemoryContextSwitchTo(outer);
-	/* build the array directly from the int64 buffer */
-	{
-		Size		nbytes = ARR_OVERHEAD_NONULLS(1) + n * sizeof(int64);
-		int			dims[1] = {(int) n},
-					lbs[1] = {1};
-
-		result = (ArrayType *) palloc0(nbytes);
-		SET_VARSIZE(result, nbytes);
-		result->ndim = n ? 1 : 0;
-		result->dataoffset = 0;
-		result->elemtype = INT8OID;
-		if (n)
-		{
-			memcpy(ARR_DIMS(result), dims, sizeof(dims));
-			memcpy(ARR_LBOUND(result), lbs, sizeof(lbs));
-			memcpy(ARR_DATA_PTR(result), ids, n * sizeof(int64));
-		}
-		else
-			SET_VARSIZE(result, ARR_OVERHEAD_NONULLS(0));
-	}
+	result = make_id_array(ids, n);
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 
@@ -442,6 +425,68 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(INT64CONST(1) << bits);
 }
 
+/* a one-dimensional bigint[] of ids[0 .. n-1] (no NULLs) */
+static ArrayType *
+make_id_array(const int64 *ids, size_t n)
+{
+	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + n * sizeof(int64);
+	ArrayType  *r = (ArrayType *) palloc0(n ? nbytes : ARR_OVERHEAD_NONULLS(0));
+
+	SET_VARSIZE(r, n ? nbytes : ARR_OVERHEAD_NONULLS(0));
+	r->ndim = n ? 1 : 0;
+	r->elemtype = INT8OID;
+	if (n)
+	{
+		ARR_DIMS(r)[0] = (int) n;
+		ARR_LBOUND(r)[0] = 1;
+		memcpy(ARR_DATA_PTR(r), ids, n * sizeof(int64));
+	}
+	return r;
+}
+
+/*
+ * _bst_store_ids(name, ids, first_chunk) -> chunks written: stores ids in
+ * bst_tree_ids as chunks of 100,000, numbered from first_chunk (slicing in
+ * SQL would copy the whole array once per chunk).
+ */
+Datum
+bst_store_ids(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
+	int32		first = PG_GETARG_INT32(2);
+	int			n;
+	int64	   *ids = array_ids(a, &n, "_bst_store_ids");
+	const int	chunk = 100000;
+	Oid			types[3] = {TEXTOID, INT4OID, INT8ARRAYOID};
+	SPIPlanPtr	plan;
+	int32		written = 0;
+
+	bst_init_gucs();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = SPI_prepare(psprintf("INSERT INTO %s (name, chunk, ids) VALUES ($1, $2, $3)",
+								bst_qualified("bst_tree_ids")), 3, types);
+	if (!plan)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	for (int off = 0; off < n; off += chunk)
+	{
+		Datum		args[3];
+		ArrayType  *c = make_id_array(ids + off, Min(chunk, n - off));
+
+		args[0] = PointerGetDatum(name);
+		args[1] = Int32GetDatum(first + written);
+		args[2] = PointerGetDatum(c);
+		if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "storing the ids of a BloomSampleTree failed");
+		pfree(c);
+		written++;
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_finish();
+	PG_RETURN_INT32(written);
+}
+
 /* _bst_extend(name, ids) -> the ids that were new, sorted; applied to the cached tree */
 Datum
 bst_extend_ids(PG_FUNCTION_ARGS)
@@ -494,21 +539,7 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 	if (rc != BST_OK)
 		bst_cache_forget(name);
 	bst_report(rc, "extending a BloomSampleTree", 0);
-	{
-		Size		nbytes = ARR_OVERHEAD_NONULLS(1) + nnew * sizeof(int64);
-		ArrayType  *r = (ArrayType *) palloc0(nbytes);
-
-		SET_VARSIZE(r, nnew ? nbytes : ARR_OVERHEAD_NONULLS(0));
-		r->ndim = nnew ? 1 : 0;
-		r->elemtype = INT8OID;
-		if (nnew)
-		{
-			ARR_DIMS(r)[0] = (int) nnew;
-			ARR_LBOUND(r)[0] = 1;
-			memcpy(ARR_DATA_PTR(r), copy, nnew * sizeof(int64));
-		}
-		PG_RETURN_ARRAYTYPE_P(r);
-	}
+	PG_RETURN_ARRAYTYPE_P(make_id_array(copy, nnew));
 }
 
 Datum

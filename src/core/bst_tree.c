@@ -107,9 +107,14 @@ bst_sort_unique(int64_t *ids, size_t n)
 {
 	size_t		j = 0;
 
+	bool		sorted = true;
+
 	if (n == 0)
 		return 0;
-	qsort(ids, n, sizeof(int64_t), cmp_int64);
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = ids[i - 1] <= ids[i];
+	if (!sorted)
+		qsort(ids, n, sizeof(int64_t), cmp_int64);
 	for (size_t i = 1; i < n; i++)
 		if (ids[i] != ids[j])
 			ids[++j] = ids[i];
@@ -452,11 +457,25 @@ build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
 
 	if (bits <= t->leaf_bits)
 	{
+		uint8_t    *lb = t->bits + (size_t) v * t->nbytes;
+
 		for (size_t i = i0; i < i1; i++)
 		{
 			if ((i & 0xFFFF) == 0)
 				BST_CHECK_INTERRUPTS();
-			set_id(t, v, t->ids[i]);
+			if (t->build_p0)
+			{
+				uint32_t	pos[BS_MAX_K];
+
+				bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, t->ids[i]), pos);
+				for (int j = 0; j < t->p.k; j++)
+					bs_bit_set(lb, pos[j]);
+				t->build_p0[i] = pos[0];
+				t->build_p1[i] = t->p.k > 1 ? pos[1] : pos[0];
+				t->index->start[pos[0] + 1]++;
+			}
+			else
+				set_id(t, v, t->ids[i]);
 		}
 	}
 	else
@@ -483,7 +502,7 @@ build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
 
 int
 bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
-				 int leaf_bits, const BstAlloc *alloc, BstTree **out)
+				 int leaf_bits, bool with_index, const BstAlloc *alloc, BstTree **out)
 {
 	BstTree    *t;
 	int			rc;
@@ -521,7 +540,24 @@ bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 			bst_tree_free(t);
 			return rc;
 		}
-		t->root = build_pruned_node(t, 0, nids, 0, R, -1);
+		if (with_index)
+		{
+			uint32_t   *p0,
+					   *p1;
+
+			if ((rc = index_alloc(t, nids, &p0, &p1)) != BST_OK)
+			{
+				bst_tree_free(t);
+				return rc;
+			}
+			t->build_p0 = p0;
+			t->build_p1 = p1;
+			t->root = build_pruned_node(t, 0, nids, 0, R, -1);
+			t->build_p0 = t->build_p1 = NULL;
+			index_finish(t, p0, p1);
+		}
+		else
+			t->root = build_pruned_node(t, 0, nids, 0, R, -1);
 		set_popcounts(t);
 	}
 	t->depth = t->root_bits - leaf_bits;

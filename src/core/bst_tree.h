@@ -118,6 +118,8 @@ typedef struct BstTree
 	size_t		nids;
 	size_t		cap_ids;
 	BstIndex   *index;			/* built on demand (bst_index_build) */
+	uint32_t   *build_p0;		/* during a build with index: first positions */
+	uint32_t   *build_p1;		/* ... and second positions, by id index */
 	BstAlloc	alloc;
 } BstTree;
 
@@ -164,10 +166,12 @@ extern int	bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 
 /*
  * Build a pruned tree over ids (sorted ascending, distinct, >= 0, at most
- * 2^32 - 1 of them) with leaves spanning 2^leaf_bits ids.  The tree copies ids.
+ * 2^32 - 1 of them) with leaves spanning 2^leaf_bits ids, and with
+ * with_index its inverted index in the same pass.  The tree copies ids.
  */
 extern int	bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
-							 int leaf_bits, const BstAlloc *alloc, BstTree **out);
+							 int leaf_bits, bool with_index, const BstAlloc *alloc,
+							 BstTree **out);
 
 /*
  * Add ids (any order, duplicates and already present ids ignored, all >= 0)

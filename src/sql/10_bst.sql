@@ -31,6 +31,8 @@ CREATE TABLE bst_tree_ids (
     ids   bigint[] NOT NULL,
     PRIMARY KEY (name, chunk)
 );
+-- read back whole on every (re)build: stored uncompressed for speed
+ALTER TABLE bst_tree_ids ALTER COLUMN ids SET STORAGE EXTERNAL;
 COMMENT ON TABLE bst_tree_ids IS 'Occupied ids of pruned BloomSampleTrees, in chunks';
 
 SELECT pg_catalog.pg_extension_config_dump('bst_tree_catalog', '');
@@ -63,6 +65,9 @@ CREATE FUNCTION _bst_pruned_leaf_size(name text, ids bigint[], m integer, k inte
     LANGUAGE C STABLE PARALLEL SAFE;
 CREATE FUNCTION _bst_extend(name text, ids bigint[]) RETURNS bigint[]
     AS 'MODULE_PATHNAME', 'bst_extend_ids'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+CREATE FUNCTION _bst_store_ids(name text, ids bigint[], first_chunk integer) RETURNS integer
+    AS 'MODULE_PATHNAME', 'bst_store_ids'
     LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 CREATE FUNCTION _bst_set_generation(name text, generation bigint) RETURNS void
     AS 'MODULE_PATHNAME', 'bst_set_generation'
@@ -112,7 +117,6 @@ AS $$
 DECLARE
     ids bigint[];
     span bigint;
-    chunk constant integer := 100000;
 BEGIN
     IF name IS NULL OR source_query IS NULL THEN
         RAISE EXCEPTION 'bst_create_pruned: name and source_query must not be NULL'
@@ -134,10 +138,7 @@ BEGIN
             USING ERRCODE = 'duplicate_object',
                   HINT = 'Drop it with bst_drop() first, or choose another name.';
     END;
-    INSERT INTO @extschema@.bst_tree_ids (name, chunk, ids)
-    SELECT bst_create_pruned.name, c, ids[c * chunk + 1 : (c + 1) * chunk]
-    FROM generate_series(0, (coalesce(cardinality(ids), 0) - 1) / chunk) AS c
-    WHERE coalesce(cardinality(ids), 0) > 0;
+    PERFORM @extschema@._bst_store_ids(name, ids, 0);
     PERFORM * FROM @extschema@.bst_info(name);
 END;
 $$;

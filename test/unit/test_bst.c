@@ -320,7 +320,7 @@ test_pruned(void)
 		for (size_t i = 0; i < occ.n; i += 2)
 			bst_vec_push(&half, occ.v[i]);
 		bits = bst_pruned_leaf_bits(half.v, half.n, 200);
-		rc = bst_build_pruned(&p, half.v, half.n, bits, &bst_alloc_malloc, &t);
+		rc = bst_build_pruned(&p, half.v, half.n, bits, true, &bst_alloc_malloc, &t);
 		CHECK(rc == BST_OK, "build pruned");
 		CHECK(t->nids == half.n, "pruned ids");
 		bst_vec_free(&half);
@@ -407,7 +407,7 @@ test_pruned(void)
 	bst_tree_free(t);
 
 	/* an empty pruned tree grows by extension */
-	rc = bst_build_pruned(&p, NULL, 0, 4, &bst_alloc_malloc, &t);
+	rc = bst_build_pruned(&p, NULL, 0, 4, false, &bst_alloc_malloc, &t);
 	CHECK(rc == BST_OK && t->root < 0, "empty pruned tree");
 	{
 		int64_t		ids[] = {5, 100000, 7};
