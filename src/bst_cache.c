@@ -72,7 +72,7 @@ bst_init_gucs(void)
 							NULL, &bst_memory_limit_mb, 2048, 1, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomEnumVariable("bloomsample.bst_sample_method",
-							 "How bst_sample draws: auto, descent (tree descent with rejection) or enumerate (index).",
+							 "How bst_sample draws: auto (exact), enumerate (index, exact) or descent (Algorithm 1 with rejection; uniform only for many samples per call).",
 							 NULL, &bst_sample_method, BST_SAMPLE_AUTO,
 							 sample_method_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("bloomsample.bst_reconstruct_method",

@@ -320,10 +320,13 @@ bst_collect_ids(PG_FUNCTION_ARGS)
 						 errdetail("A pruned tree holds ids in [0, 2^63).")));
 			if (n == cap)
 			{
-				if (cap >= (size_t) UINT32_MAX - 2)
+				if (cap >= (size_t) UINT32_MAX - 2 ||
+					(uint64) cap * 2 * sizeof(int64) > bst_memory_limit_bytes())
 					ereport(ERROR,
 							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-							 errmsg("source_query returned more than %u ids", UINT32_MAX - 2)));
+							 errmsg("source_query returned more than %zu ids", cap),
+							 errdetail("Collecting them would exceed bloomsample.bst_memory_limit (%d MB) or 2^32 ids.",
+									   bst_memory_limit_mb)));
 				cap *= 2;
 				ids = repalloc_huge(ids, cap * sizeof(int64));
 			}

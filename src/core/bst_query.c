@@ -351,10 +351,13 @@ sample_descent(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 		double		pi = 1.0;
 		uint32_t	c;
 		double		r;
+		bool		exact;
 
 		BST_CHECK_INTERRUPTS();
 		if (s.state[t->root] == ST_EXACT && s.w[t->root] == 0)
 			break;				/* no positive at all */
+		/* the proposal of this descent is exact when the root already was */
+		exact = s.state[t->root] == ST_EXACT;
 		info->attempts++;
 		while (!bst_node_is_leaf(t, v))
 		{
@@ -392,10 +395,10 @@ sample_descent(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 		r = (double) c / pi;
 		if (B == 0)
 			B = BOUND_SLACK * r;
-		if (s.state[t->root] == ST_EXACT)
+		if (exact)
 		{
 			/*
-			 * Every weight on the path is an exact count: pi = c / N, so the
+			 * Every weight on the path was an exact count: pi = c / N, so the
 			 * descent itself was uniform; no rejection needed.
 			 */
 		}
@@ -546,8 +549,25 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 	if (!info)
 		info = &dummy_info;
 	memset(info, 0, sizeof(*info));
+	if (method == BST_SAMPLE_AUTO && !t->index && !allow_index)
+	{
+		/* no index: enumerate by the exact tree walk, then draw (exact) */
+		BstIdVec	all;
+		int			rc;
+
+		info->used = BST_SAMPLE_AUTO;
+		if (n <= 0)
+			return BST_OK;
+		bst_vec_init(&all, scratch);
+		rc = bst_reconstruct_tree(t, q, &all, st);
+		if (rc == BST_OK && all.n > 0)
+			for (int64_t i = 0; i < n && rc == BST_OK; i++)
+				rc = bst_vec_push(out, all.v[bst_rng_below(rng, all.n)]);
+		bst_vec_free(&all);
+		return rc;
+	}
 	if (method == BST_SAMPLE_AUTO)
-		method = (t->index || allow_index) ? BST_SAMPLE_ENUMERATE : BST_SAMPLE_DESCENT;
+		method = BST_SAMPLE_ENUMERATE;
 	info->used = method;
 	if (n <= 0)
 		return BST_OK;

@@ -25,7 +25,9 @@
  * c(L) / (pi(L) * B), then one of the leaf's positives is picked uniformly.
  * Each positive is then returned with probability 1/B per descent: uniform.
  * B starts at twice the estimated number of positives and is raised when a
- * leaf exceeds it (counted in BstSampleInfo.bound_raises).  Within one call,
+ * leaf exceeds it (counted in BstSampleInfo.bound_raises): such a leaf was
+ * under-sampled until then, the method's only bias, which is large for calls
+ * of a few samples because the estimates at deep levels are noisy.  Within one call,
  * node estimates and enumerated leaves are kept: an enumerated leaf's weight
  * becomes its exact count, and a subtree whose leaves are all enumerated
  * weighs exactly the sum of their counts, so later draws are cheaper and
@@ -52,7 +54,8 @@ extern void bst_vec_free(BstIdVec *vec);
 
 typedef enum
 {
-	BST_SAMPLE_AUTO = 0,		/* enumerate when the index exists or may be built */
+	BST_SAMPLE_AUTO = 0,		/* ENUMERATE when the index exists or may be built,
+								 * else the exact tree walk, then draws */
 	BST_SAMPLE_DESCENT = 1,		/* tree descent with rejection (Algorithm 1 + correction) */
 	BST_SAMPLE_ENUMERATE = 2	/* with the index: candidate rejection, else enumeration */
 } BstSampleMethod;
@@ -83,7 +86,11 @@ extern int	bst_reconstruct_tree(const BstTree *t, const uint8_t *q, BstIdVec *ou
  * n independent samples, each uniform over the tree's ids that q reports as
  * members, appended to out (nothing when there is none).  scratch allocates
  * the per-call state.  AUTO uses ENUMERATE when the index exists or
- * allow_index is true (it fits the memory limit), DESCENT otherwise.
+ * allow_index is true (it fits the memory limit), otherwise it reconstructs
+ * by the exact tree walk and draws from the result: AUTO is always exactly
+ * uniform.  DESCENT is uniform only when the bound B is never raised, which
+ * holds in practice when one call draws many samples (the call resolves the
+ * tree); single-sample descents are biased (test_bst.c prints the chi2).
  */
 extern int	bst_sample(BstTree *t, const uint8_t *q, int64_t n,
 					   BstSampleMethod method, bool allow_index, BstRng *rng,

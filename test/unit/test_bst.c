@@ -187,6 +187,41 @@ check_full(const char *what, BsParams p, int64_t lo, int64_t hi, int depth,
 						&bst_alloc_malloc, &smp, NULL, &info);
 		Q = chi2_stat(&da, &smp, &members);
 		CHECK(members && Q < crit, "%s: enumerate chi2 Q = %.1f < %.1f", what, Q, crit);
+		/* one descent sample per call (fresh per-call state: estimates only), T calls */
+		smp.n = 0;
+		{
+			uint64_t	raises = 0;
+
+			for (size_t i = 0; i < 130 * da.n; i++)
+			{
+				bst_sample(t, q, 1, BST_SAMPLE_DESCENT, false, rng, &bst_alloc_malloc, &smp, NULL, &info);
+				raises += info.bound_raises;
+			}
+			/*
+			 * Not uniform (documented): with a fresh state per call the
+			 * estimates decide, and raised bounds bias the leaves reached.
+			 * Only membership is asserted; the statistic is printed.
+			 */
+			Q = chi2_stat(&da, &smp, &members);
+			CHECK(members && smp.n == 130 * da.n, "%s: single descents return positives", what);
+			printf("  %s: single-sample descents (not uniform): chi2 %.1f (crit %.1f), bound raised in %lu of %zu calls\n",
+				   what, Q, crit, (unsigned long) raises, smp.n);
+		}
+		/* auto on a tree without an index (none allowed): exact tree walk, then draws */
+		{
+			BstTree    *t2;
+
+			if (bst_build_full(&p, lo, hi, depth, false, &bst_alloc_malloc, &t2) == BST_OK)
+			{
+				smp.n = 0;
+				bst_sample(t2, q, (int64_t) (130 * da.n), BST_SAMPLE_AUTO, false, rng,
+						   &bst_alloc_malloc, &smp, NULL, &info);
+				Q = chi2_stat(&da, &smp, &members);
+				CHECK(t2->index == NULL && members && smp.n == 130 * da.n && Q < crit,
+					  "%s: auto without index chi2 %.1f < %.1f", what, Q, crit);
+				bst_tree_free(t2);
+			}
+		}
 		/* one sample per call (the candidate-rejection path), T calls */
 		smp.n = 0;
 		for (size_t i = 0; i < 130 * da.n; i++)
