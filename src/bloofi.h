@@ -57,9 +57,10 @@ typedef BloofiPageOpaqueData *BloofiPageOpaque;
 	((uint32) (BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(BloofiPageOpaqueData))))
 
 /* reloptions */
-#define BLOOFI_DEFAULT_ORDER	8192
+#define BLOOFI_DEFAULT_ORDER	65152
 #define BLOOFI_MIN_ORDER		64
-#define BLOOFI_MAX_ORDER		32768
+/* 8 * BLOOFI_PAGE_BYTES rounded down to 64: one slice fills a page */
+#define BLOOFI_MAX_ORDER		65152
 
 typedef struct BloofiOptions
 {
@@ -110,6 +111,7 @@ typedef struct BloofiWal
 /* what the search reports (bloofi_probe) */
 typedef struct BloofiSearchStats
 {
+	bool		counts;			/* in: read group headers for exact counts */
 	int64		nodes_checked;	/* summaries tested + leaves tested */
 	int64		matches;		/* leaves (with a TID) whose bits all match */
 	int64		leaves_seen;	/* leaves in the groups visited */
@@ -157,7 +159,7 @@ extern void bloofi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern void bloofi_endscan(IndexScanDesc scan);
 extern int64 bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void bloofi_search(Relation index, const BloofiMetaData *meta,
-						  const uint32 *pos, uint32 npos, uint64 max_leaves,
+						  const uint32 *pos, uint32 npos, int64 max_leaves,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 
 /* bloofi_vacuum.c */

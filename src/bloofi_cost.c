@@ -59,7 +59,7 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		BloofiGeometry geom;
 
 		bloofi_group_geometry(irel, meta, g, &geom);
-		pages += 2 + Min((double) meta->k * nquals, (double) geom.slice_pages);
+		pages += 1 + Min((double) meta->k * nquals, (double) geom.slice_pages);
 		words += (double) meta->k * nquals * geom.slice_words;
 		if (g == 0)
 			pages += costs.numIndexTuples / geom.tids_per_page;
@@ -153,7 +153,7 @@ bloofi_contsel(PG_FUNCTION_ARGS)
 			BsHasher	h;
 			uint32		pos[BS_MAX_K];
 			uint32		npos;
-			BloofiSearchStats st = {0, 0, 0};
+			BloofiSearchStats st = {true, 0, 0, 0};
 
 			bloofi_params(meta, &p);
 			bs_hasher_init(&h, &p);

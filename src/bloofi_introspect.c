@@ -342,7 +342,7 @@ bloofi_probe(PG_FUNCTION_ARGS)
 	Relation	index = bloofi_open_index(PG_GETARG_OID(0), AccessShareLock);
 	Oid			elemtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
 	BloofiMetaData *meta = bloofi_read_meta(index);
-	BloofiSearchStats st = {0, 0, 0};
+	BloofiSearchStats st = {true, 0, 0, 0};
 	Datum		values[2];
 	bool		nulls[2] = {0};
 

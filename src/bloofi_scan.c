@@ -90,11 +90,13 @@ bloofi_summary_passes(Relation index, BlockNumber start, const BloofiGeometry *g
 /*
  * Search every group for leaves having all npos positions (sorted, distinct)
  * set; cb(tid) for each match with a TID.  With max_leaves > 0, stop once the
- * groups visited hold that many leaves (sampling, for the estimator).
+ * groups visited hold that many leaves (sampling, for the estimator; needs
+ * st->counts).  With st->counts the group headers are read, so that
+ * nodes_checked counts the used slots and leaves_seen the live leaves.
  */
 void
 bloofi_search(Relation index, const BloofiMetaData *meta,
-			  const uint32 *pos, uint32 npos, uint64 max_leaves,
+			  const uint32 *pos, uint32 npos, int64 max_leaves,
 			  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st)
 {
 	uint64	   *acc = NULL;
@@ -106,29 +108,52 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		BloofiGeometry geom;
 		BlockNumber start = meta->groups[g].start;
 		Buffer		buf;
-		uint32		nused;
+		uint32		nused,
+					nlive;
 		uint32		cur = InvalidBlockNumber;
 		bool		any = true;
 
 		CHECK_FOR_INTERRUPTS();
-		if (max_leaves > 0 && (uint64) st->leaves_seen >= max_leaves)
+		if (max_leaves > 0 && st->leaves_seen >= max_leaves)
 			break;
 		bloofi_group_geometry(index, meta, g, &geom);
 
-		buf = ReadBuffer(index, start);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, g);
-		nused = BloofiPageGetOpaque(BufferGetPage(buf))->nused;
-		st->leaves_seen += BloofiPageGetOpaque(BufferGetPage(buf))->nlive;
-		UnlockReleaseBuffer(buf);
-		if (nused == 0)
-			continue;
-		nused = Min(nused, geom.cap);
+		if (st->counts)
+		{
+			/* the header: leaves for the statistics, fewer words to AND */
+			buf = ReadBuffer(index, start);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, g);
+			nused = BloofiPageGetOpaque(BufferGetPage(buf))->nused;
+			nlive = BloofiPageGetOpaque(BufferGetPage(buf))->nlive;
+			UnlockReleaseBuffer(buf);
+			nused = Min(nused, geom.cap);
+			if (max_leaves > 0 && nused > max_leaves - st->leaves_seen)
+			{
+				/* sample: only the first slots (live ones counted pro rata) */
+				uint32		lim = (uint32) (max_leaves - st->leaves_seen);
+
+				nlive = (uint32) ((uint64) nlive * lim / nused);
+				nused = lim;
+			}
+			st->leaves_seen += nlive;
+			if (nused == 0)
+				continue;
+		}
+		else
+		{
+			/*
+			 * A plain lookup skips the header: slots at or above the
+			 * high-water mark have no bits set and no TID, so ANDing the
+			 * whole capacity gives the same matches for one page read less.
+			 */
+			nused = geom.cap;
+		}
 
 		st->nodes_checked++;
 		if (!bloofi_summary_passes(index, start, &geom, pos, npos))
 			continue;
-		st->nodes_checked += nused;
+		st->nodes_checked += nused;	/* without counts: capacity, an upper bound */
 
 		if (acc_words < geom.slice_words)
 		{
@@ -211,7 +236,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	BloofiScanOpaqueData *so = (BloofiScanOpaqueData *) scan->opaque;
 	MemoryContext old = MemoryContextSwitchTo(so->ctx);
 	BloofiMetaData *meta = bloofi_read_meta(scan->indexRelation);
-	BloofiSearchStats st = {0, 0, 0};
+	BloofiSearchStats st = {false, 0, 0, 0};
 	BsParams	p;
 	BsHasher	h;
 	uint32	   *pos;

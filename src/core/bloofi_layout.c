@@ -72,7 +72,7 @@ bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap)
 {
 	uint64_t	c = BLOOFI_SLOT_QUANTUM;
 
-	while (c < nleaves / 4 && c < max_cap)
+	while (c < nleaves && c < max_cap)
 		c *= 2;
 	return bloofi_round_capacity(c, max_cap);
 }

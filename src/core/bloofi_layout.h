@@ -111,9 +111,11 @@ extern uint32_t bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp);
 
 /*
  * Capacity of the next group created by inserts: the smallest power-of-two
- * multiple of 64 that is at least a quarter of the leaves already indexed,
- * clamped to [64, max_cap].  Small indexes get small groups (little wasted
- * space), large ones large groups (few groups to visit per lookup).
+ * multiple of 64 that is at least the number of leaves already indexed,
+ * clamped to [64, max_cap]: capacities double, so an index grown by inserts
+ * has O(log N) groups until they reach max_cap.  Small indexes get small
+ * groups (little wasted space), large ones large groups (few groups to visit
+ * per lookup).
  */
 extern uint32_t bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap);
 

@@ -54,7 +54,7 @@ test_geometry(void)
 	}
 	CHECK(bloofi_round_capacity(1, 8192) == 64 && bloofi_round_capacity(65, 8192) == 128 &&
 		  bloofi_round_capacity(100000, 8192) == 8192, "round capacity");
-	CHECK(bloofi_next_capacity(0, 8192) == 64 && bloofi_next_capacity(1000, 8192) == 256 &&
+	CHECK(bloofi_next_capacity(0, 8192) == 64 && bloofi_next_capacity(1000, 8192) == 1024 && bloofi_next_capacity(64, 8192) == 64 &&
 		  bloofi_next_capacity(1000000, 8192) == 8192 && bloofi_next_capacity(1000000, 640) == 640,
 		  "next capacity");
 }
