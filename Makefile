@@ -22,8 +22,9 @@ DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
 
 REGRESS     = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=.
-TAP_TESTS   = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+# TAP tests (PostgreSQL::Test::Cluster) run when test/t/ holds any
+TAP_TESTS   = $(if $(PROVE_TESTS),1,)
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
 EXTRA_CLEAN = $(DATA_built) test/unit/bin test/bench/bin
@@ -40,7 +41,7 @@ UNIT_CC     ?= $(CC)
 UNIT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11
 UNIT_TESTS  = $(patsubst test/unit/%.c,test/unit/bin/%,$(sort $(wildcard test/unit/test_*.c)))
 
-test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h) test/unit/unit.h
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h) $(wildcard test/unit/*.h test/unit/*.inc)
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_SRCS) -lm
 

@@ -51,6 +51,18 @@ typedef struct BloomView
 	size_t		nwords;
 } BloomView;
 
+/*
+ * Keeps the last out-of-line (TOASTed) filter a function saw, detoasted, so a
+ * filter that comes back row after row as the same TOAST pointer (a join
+ * against one big filter, an InitPlan result) is fetched once per query.
+ */
+typedef struct BfDetoastCache
+{
+	bool		valid;
+	struct varatt_external ptr;	/* identity of the cached value */
+	struct varlena *value;		/* detoasted copy, in the cache's context */
+} BfDetoastCache;
+
 #define DatumGetBloomFilterP(X)		((BloomFilter *) PG_DETOAST_DATUM(X))
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
 
@@ -59,6 +71,8 @@ extern BloomFilter *bf_alloc(const BsParams *p);
 extern BloomFilter *bf_copy_view(const BloomView *v);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_datum(Datum d, BloomView *v);
+extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
+								 MemoryContext cxt);
 extern BsParams bf_make_params(int64 m, int64 k, int64 seed, const char *hash);
 extern int	bf_hash_family_arg(text *hash);
 extern void bf_check_compatible(const BsParams *a, const BsParams *b,

@@ -175,7 +175,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 		syntax_error(str, psprintf("Expected \"hash=\" at position %d.", (int) (p - str) + 1));
 	p += 5;
 	hname = p;
-	while (*p >= 'a' && *p <= 'z')
+	while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
 		p++;
 	family = -1;
 	for (int i = 0; i < BS_NUM_HASH_FAMILIES; i++)

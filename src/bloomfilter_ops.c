@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -33,6 +34,7 @@ PG_FUNCTION_INFO_V1(bloom_union);
 PG_FUNCTION_INFO_V1(bloom_eq);
 PG_FUNCTION_INFO_V1(bloom_ne);
 PG_FUNCTION_INFO_V1(bloom_fold);
+PG_FUNCTION_INFO_V1(bloomfilter_hash);
 
 /* an element argument, reduced to what the hashing scheme consumes */
 typedef struct Elem
@@ -50,6 +52,7 @@ typedef struct ContainsCache
 	bool		have_hasher;
 	bool		have_key;
 	BsHasher	hasher;
+	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
 	BsKey		key;
 	Elem		elem;			/* data points into bytes[] */
 	uint8		bytes[ELEM_CACHE_BYTES];
@@ -196,7 +199,7 @@ contains_common(FunctionCallInfo fcinfo, Datum filter, Elem e)
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
-	bf_view_datum(filter, &v);
+	bf_view_datum_cached(filter, &v, &c->filter, fcinfo->flinfo->fn_mcxt);
 	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, &v.p))
 	{
 		bs_hasher_init(&c->hasher, &v.p);
@@ -316,6 +319,20 @@ Datum
 bloom_ne(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(!filters_equal(fcinfo));
+}
+
+/* hash support for =: parameters and bits, so GROUP BY / DISTINCT / hash joins work */
+Datum
+bloomfilter_hash(PG_FUNCTION_ARGS)
+{
+	BloomView	v;
+	uint32		h;
+
+	bf_view_datum(PG_GETARG_DATUM(0), &v);
+	h = DatumGetUInt32(hash_any(v.bits, (int) (v.nwords * 8)));
+	h ^= DatumGetUInt32(hash_uint32(v.p.m ^ ((uint32) v.p.k << 24) ^
+									((uint32) v.p.hash << 30)));
+	PG_RETURN_UINT32(h ^ DatumGetUInt32(hash_uint32((uint32) v.p.seed)));
 }
 
 /*

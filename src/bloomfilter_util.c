@@ -5,6 +5,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "utils/builtins.h"
 
 #include "bloomfilter.h"
@@ -86,6 +87,40 @@ void
 bf_view_datum(Datum d, BloomView *v)
 {
 	bf_view(PG_DETOAST_DATUM_PACKED(d), v);
+}
+
+/*
+ * bf_view_datum_cached: like bf_view_datum, but an on-disk TOAST pointer equal
+ * to the cached one reuses the cached detoasted value instead of fetching it
+ * again; a new pointer replaces the cache (allocated in cxt, which must live
+ * as long as the cache, e.g. fn_mcxt).  TOAST values are immutable, so the
+ * pointer identifies the value for the lifetime of the query.
+ */
+void
+bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext cxt)
+{
+	struct varlena *p = (struct varlena *) DatumGetPointer(d);
+	struct varatt_external ptr;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(p))
+	{
+		bf_view_datum(d, v);
+		return;
+	}
+	VARATT_EXTERNAL_GET_POINTER(ptr, p);
+	if (!cache->valid || memcmp(&ptr, &cache->ptr, sizeof(ptr)) != 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		if (cache->value)
+			pfree(cache->value);
+		cache->valid = false;
+		cache->value = detoast_attr(p);
+		cache->ptr = ptr;
+		cache->valid = true;
+		MemoryContextSwitchTo(old);
+	}
+	bf_view(cache->value, v);
 }
 
 /*

@@ -23,6 +23,8 @@ cd "$W"
 make -s PG_CONFIG=$PG_CONFIG COPT=-Werror
 make -s PG_CONFIG=$PG_CONFIG install
 
+echo "== hashing-scheme test vectors against the Python reference implementation"
+/usr/bin/python3 test/ref/bloom_ref.py --check
 echo "== unit tests of the core"
 make -s PG_CONFIG=$PG_CONFIG unitcheck
 echo "== unit tests of the core under ASan/UBSan"

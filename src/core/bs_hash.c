@@ -109,8 +109,11 @@ bs_key_int64(const BsHasher *h, int64_t x)
 
 		return key;
 	}
-	for (int i = 0; i < 8; i++)
-		le[i] = (uint8_t) (u >> (8 * i));
+	/* the 8 little-endian bytes, stored in one go (a byte loop is not unrolled at -O2) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	u = __builtin_bswap64(u);
+#endif
+	bs_store64(le, u);
 	return bs_key_bytes(h, le, sizeof(le));
 }
 

@@ -191,10 +191,17 @@ CREATE OPERATOR | (LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
                    FUNCTION = bloom_union, COMMUTATOR = |);
 CREATE OPERATOR = (LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
                    FUNCTION = bloom_eq, COMMUTATOR = =, NEGATOR = <>,
-                   RESTRICT = eqsel, JOIN = eqjoinsel);
+                   RESTRICT = eqsel, JOIN = eqjoinsel, HASHES);
 CREATE OPERATOR <> (LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
                     FUNCTION = bloom_ne, COMMUTATOR = <>, NEGATOR = =,
                     RESTRICT = neqsel, JOIN = neqjoinsel);
+
+-- hash support: GROUP BY, DISTINCT and hash joins on filters
+CREATE FUNCTION bloomfilter_hash(bloomfilter) RETURNS integer
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR CLASS bloomfilter_hash_ops DEFAULT FOR TYPE bloomfilter USING hash AS
+    OPERATOR 1 = (bloomfilter, bloomfilter),
+    FUNCTION 1 bloomfilter_hash(bloomfilter);
 
 -- ---------------------------------------------------------------------------
 -- Introspection, estimates, sizing

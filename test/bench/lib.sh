@@ -1,0 +1,127 @@
+# test/bench/lib.sh
+#   Shared helpers of the benchmarks (test/bench/[0-9]*.sh) and the demo
+#   (test/demo/run.sh).  Source it; it defines functions only.
+#
+#   bs_build_install        make + make install with $PG_CONFIG (quietly)
+#   bs_cluster_start [cfg]  initdb + start a throwaway cluster as 'postgres' in
+#                           a temp dir (own unix socket dir, no TCP), export
+#                           PGHOST/PGPORT/PGUSER/PGDATABASE; extra `-c` settings
+#                           may be passed as arguments ("name=value" ...)
+#   bs_cluster_stop         stop it and remove the temp dir (idempotent)
+#   bench_setup             for a bench part: start a cluster (and build) only
+#                           when not already run by test/bench/run.sh
+#   bs_psql ...             psql -X -v ON_ERROR_STOP=1 as the cluster's user
+#   bench_times N SQL...    run the statements interleaved N times (after one
+#                           warm-up round) in ONE session, print one line per
+#                           statement: "median_ms min_ms max_ms"
+#   bench_median N SQL      the median ms of one statement (N runs after a warm-up)
+#   median                  median of the numbers on stdin
+#
+# A part (e.g. test/bench/20_bst.sh) looks like:
+#     set -euo pipefail
+#     . "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
+#     bs_psql -q -f my_setup.sql
+#     read -r base _ < <(bench_times 7 "SELECT baseline...")
+#     ...print medians and same-run ratios...
+#     [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "name|ratio|<= 0.5|met" >>"$BS_BENCH_SUMMARY"
+# bench_setup does nothing under run.sh; standalone it builds, installs, starts
+# a cluster with the settings below, creates the extension and stops the
+# cluster on exit.
+# Environment: PG_CONFIG (default /usr/lib/postgresql/15/bin/pg_config),
+# PORT (default 55499), BS_CLUSTER_SETTINGS (extra "-c" settings, space
+# separated name=value pairs).
+
+: "${PG_CONFIG:=/usr/lib/postgresql/15/bin/pg_config}"
+: "${PORT:=55499}"
+export PG_CONFIG LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+BS_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BS_BINDIR=$("$PG_CONFIG" --bindir)
+BS_CLUSTER_DIR=""
+
+# run a command as the cluster owner: 'postgres' when we are root
+bs_as_owner() {
+    if [ "$(id -u)" = 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+bs_build_install() {
+    echo "== building and installing bloomsample with $PG_CONFIG"
+    make -s -C "$BS_REPO_ROOT" PG_CONFIG="$PG_CONFIG" >/dev/null
+    make -s -C "$BS_REPO_ROOT" PG_CONFIG="$PG_CONFIG" install >/dev/null
+}
+
+bs_cluster_start() {
+    local settings=("$@") opts="" s
+    BS_CLUSTER_DIR=$(mktemp -d /tmp/bs-cluster.XXXXXX)
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$BS_CLUSTER_DIR"
+    bs_as_owner "$BS_BINDIR/initdb" -D "$BS_CLUSTER_DIR/data" -U postgres -A trust \
+        -E UTF8 --locale=C.UTF-8 --no-sync >"$BS_CLUSTER_DIR/initdb.log" 2>&1 ||
+        { cat "$BS_CLUSTER_DIR/initdb.log"; return 1; }
+    # shellcheck disable=SC2206
+    settings+=(${BS_CLUSTER_SETTINGS:-})
+    for s in "${settings[@]}"; do opts="$opts -c $s"; done
+    bs_as_owner "$BS_BINDIR/pg_ctl" -D "$BS_CLUSTER_DIR/data" -l "$BS_CLUSTER_DIR/server.log" -w \
+        -o "-k $BS_CLUSTER_DIR -p $PORT -c listen_addresses='' -c fsync=off $opts" start >/dev/null ||
+        { cat "$BS_CLUSTER_DIR/server.log"; return 1; }
+    export PGHOST=$BS_CLUSTER_DIR PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
+    export BS_CLUSTER_DIR
+}
+
+bs_cluster_stop() {
+    [ -n "${BS_CLUSTER_DIR:-}" ] && [ -d "$BS_CLUSTER_DIR" ] || return 0
+    bs_as_owner "$BS_BINDIR/pg_ctl" -D "$BS_CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$BS_CLUSTER_DIR"
+    BS_CLUSTER_DIR=""
+}
+
+# default settings of the benchmark cluster: big enough to keep every table
+# cached, no parallel query (timing stability; a part may override per query)
+BS_BENCH_SETTINGS=(shared_buffers=512MB max_parallel_workers_per_gather=0 work_mem=64MB
+                   jit=off autovacuum=off synchronous_commit=off)
+
+bench_setup() {
+    if [ -n "${BS_BENCH_RUNNER:-}" ]; then
+        return 0                       # run.sh built, started and exported everything
+    fi
+    bs_build_install
+    bs_cluster_start "${BS_BENCH_SETTINGS[@]}"
+    trap bs_cluster_stop EXIT
+    bs_psql -q -c "CREATE EXTENSION IF NOT EXISTS bloomsample"
+}
+
+bs_psql() {
+    PGOPTIONS="${PGOPTIONS:--c client_min_messages=warning}" "$BS_BINDIR/psql" -X -v ON_ERROR_STOP=1 "$@"
+}
+
+bench_median() {
+    bench_times "$1" "$2" | awk '{ print $1 }'
+}
+
+median() {
+    sort -g | awk '{v[NR] = $1} END {
+        if (NR == 0) { print "nan"; exit }
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+bench_times() {
+    local n=$1 i j out
+    shift
+    local nstmt=$#
+    out=$({
+        echo '\timing on'
+        for ((i = 0; i <= n; i++)); do
+            for s in "$@"; do echo "$s;"; done
+        done
+    } | bs_psql -q -o /dev/null) || return 1
+    # Time lines in statement order: round 0 is the warm-up
+    for ((j = 0; j < nstmt; j++)); do
+        echo "$out" | awk -v n="$nstmt" -v j="$j" '/^Time: / { if (c % n == j && c >= n) print $2; c++ }' |
+            sort -g | awk '{v[NR] = $1} END {
+                med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+                printf "%.3f %.3f %.3f\n", med, v[1], v[NR] }'
+    done
+}
