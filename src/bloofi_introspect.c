@@ -300,7 +300,7 @@ bloofi_check(PG_FUNCTION_ARGS)
 	if (!OidIsValid(heapoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a bloofi index", get_rel_name(indexoid))));
+				 errmsg("relation with OID %u is not a bloofi index", indexoid)));
 	/* heap first, as everywhere: ShareLock keeps writers out while we compare */
 	heap = table_open(heapoid, ShareLock);
 	index = bloofi_open_index(indexoid, AccessShareLock);
