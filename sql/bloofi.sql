@@ -12,9 +12,8 @@ WHERE a.amname = 'bloofi';
 SELECT amopstrategy, amoplefttype::regtype, amoprighttype::regtype
 FROM pg_amop o JOIN pg_am a ON a.oid = o.amopmethod
 WHERE a.amname = 'bloofi' ORDER BY 3;
-SELECT pg_indexam_progress_phasename(oid, 2) AS phase2,
-       pg_indexam_progress_phasename(oid, 3) AS phase3
-FROM pg_am WHERE amname = 'bloofi';
+SELECT p, pg_indexam_progress_phasename(a.oid, p) AS phase
+FROM pg_am a, generate_series(1, 5) p WHERE amname = 'bloofi';
 
 -- 3000 rows: row i holds the integers [10 i, 10 i + 10), the texts 't<i>',
 -- the bytea of i and the uuid md5(i); every 10th row a NULL filter.
@@ -152,6 +151,23 @@ SELECT id FROM big WHERE f @> 39999::bigint;
 SELECT count(*) FROM big WHERE f @> 40000::bigint;
 RESET enable_seqscan;
 SELECT matches, nodes_checked < 400 AS pruned FROM bloofi_probe('big_f', 25050::bigint);
+
+-- CREATE INDEX orders filters by similarity: two interleaved clusters (rows
+-- of a cluster share 30 elements) end up in separate groups, so a lookup of
+-- an element common to one cluster skips groups of the other (in heap order
+-- every group of 64 holds both clusters: 8 summaries + 512 leaves checked)
+CREATE TABLE clus (id int, f bloomfilter);
+INSERT INTO clus
+SELECT i, bloom_from_array(ARRAY(SELECT 1000000 * (i % 2) + j FROM generate_series(1, 30) j) ||
+                           ARRAY(SELECT 10 * i + j FROM generate_series(0, 4) j)::bigint[], 4096, 3)
+FROM generate_series(1, 512) i;
+CREATE INDEX clus_f ON clus USING bloofi (f) WITH (order = 64);
+SELECT groups FROM bloofi_stats('clus_f');
+SELECT p.matches, p.nodes_checked < 8 + 8 * 64 AS fewer_groups_than_heap_order
+FROM bloofi_probe('clus_f', 1000005::bigint) p;
+SELECT p.matches, p.nodes_checked < 8 + 8 * 64 AS fewer_groups_than_heap_order
+FROM bloofi_probe('clus_f', 5::bigint) p;
+DROP TABLE clus;
 
 -- empty and unlogged indexes; NULLs are not indexed
 CREATE UNLOGGED TABLE ul (f bloomfilter);

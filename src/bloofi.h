@@ -96,7 +96,9 @@ typedef struct BloofiMetaData
 
 /* build progress phases (pg_stat_progress_create_index.phase) */
 #define BLOOFI_PHASE_LOAD		2
-#define BLOOFI_PHASE_WAL		3
+#define BLOOFI_PHASE_SORT		3
+#define BLOOFI_PHASE_WRITE		4
+#define BLOOFI_PHASE_WAL		5
 
 /* GenericXLog in batches of up to MAX_GENERIC_XLOG_PAGES pages */
 typedef struct BloofiWal

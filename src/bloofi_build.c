@@ -2,14 +2,20 @@
  * bloofi_build.c
  *    CREATE INDEX / REINDEX for Bloofi: bulk build, bottom-up.
  *
- * The heap is scanned once; filters are buffered row-major in memory, one
- * group at a time (at most `order` leaves and maintenance_work_mem bytes),
- * and each full buffer is written as a group: TIDs, the summary (the OR of
- * its leaves) and the slices, produced by transposing the buffer one slice
- * page at a time (work proportional to the set bits).  Groups are filled to
- * capacity (the last one is sized to what is left), so a bulk-built index
- * has the fewest groups a lookup must visit; inserts later use the paper's
- * closest-summary rule (bloofi_insert.c).
+ * The heap is scanned once into a tuplesort keyed by a similarity key
+ * (two MinHash values of the filter's set bits, bloofi_similarity_key):
+ * similar filters come out next to each other, as the paper's bulk build
+ * orders them (it uses an O(N^2) nearest-neighbour chain; MinHash is the
+ * O(N log N) locality-sensitive stand-in), so a group's summary stays as
+ * sparse as the data allows.  The sorted filters are buffered row-major in
+ * memory, one group at a time (at most `order` leaves and
+ * maintenance_work_mem bytes), and each full buffer is written as a group:
+ * TIDs, the summary (the OR of its leaves) and the slices, produced by
+ * transposing the buffer one slice page at a time (work proportional to the
+ * set bits).  The sort and the buffer get half of maintenance_work_mem each.
+ * Groups are filled to capacity (the last one is sized to what
+ * is left), so a bulk-built index has the fewest groups a lookup must visit;
+ * inserts later use the paper's closest-summary rule (bloofi_insert.c).
  *
  * Pages are written through shared buffers without WAL and WAL-logged at the
  * end in one pass (log_newpage_range), as pgvector and GiST's sorted build
@@ -18,6 +24,10 @@
 #include "postgres.h"
 
 #include "access/tableam.h"
+#include "access/tupdesc.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "commands/progress.h"
@@ -27,6 +37,7 @@
 #include "storage/smgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/tuplesort.h"
 
 #include "bloofi.h"
 
@@ -41,6 +52,9 @@ typedef struct BloofiBuildState
 	uint32		n;				/* filters buffered */
 	double		indtuples;
 	MemoryContext tmpctx;
+	Tuplesortstate *sort;		/* (similarity key, tid, filter bits) */
+	TupleDesc	sortdesc;
+	TupleTableSlot *inslot;
 } BloofiBuildState;
 
 /* write the buffered filters as one new group at the end of the index */
@@ -124,6 +138,17 @@ bloofi_flush_group(BloofiBuildState *bs, uint32 cap)
 	bs->n = 0;
 }
 
+/* append one sorted filter to the group buffer, writing full groups */
+static void
+bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const uint8 *bits, size_t nbytes)
+{
+	memcpy(bs->arena + (size_t) bs->n * nbytes, bits, nbytes);
+	bs->tids[bs->n] = *tid;
+	bs->n++;
+	if (bs->n == bs->build_cap)
+		bloofi_flush_group(bs, bs->build_cap);
+}
+
 static void
 bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 					  bool *isnull, bool tupleIsAlive, void *state)
@@ -152,7 +177,8 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bs->meta->k = v.p.k;
 		bs->meta->hash = v.p.hash;
 		bs->meta->seed = v.p.seed;
-		per_mem = (uint64) maintenance_work_mem * 1024 / (v.nwords * 8 + sizeof(ItemPointerData));
+		/* half of maintenance_work_mem for the sort, half for one group's buffer */
+		per_mem = (uint64) maintenance_work_mem * 512 / (v.nwords * 8 + sizeof(ItemPointerData));
 		bs->build_cap = Min(bs->meta->order, (uint32) Min(per_mem, (uint64) BLOOFI_MAX_ORDER));
 		bs->build_cap = Max(bs->build_cap / BLOOFI_SLOT_QUANTUM * BLOOFI_SLOT_QUANTUM,
 							BLOOFI_SLOT_QUANTUM);
@@ -164,15 +190,23 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 	else
 		bloofi_require_params(index, bs->meta, &v.p);
 
-	memcpy(bs->arena + (size_t) bs->n * v.nwords * 8, v.bits, v.nwords * 8);
-	bs->tids[bs->n] = *tid;
-	bs->n++;
+	{
+		bytea	   *bits = palloc(VARHDRSZ + v.nwords * 8);
+		ItemPointerData t = *tid;
+
+		SET_VARSIZE(bits, VARHDRSZ + v.nwords * 8);
+		memcpy(VARDATA(bits), v.bits, v.nwords * 8);
+		ExecClearTuple(bs->inslot);
+		bs->inslot->tts_values[0] = Int64GetDatum((int64) bloofi_similarity_key(v.bits, v.p.m));
+		bs->inslot->tts_values[1] = PointerGetDatum(&t);
+		bs->inslot->tts_values[2] = PointerGetDatum(bits);
+		memset(bs->inslot->tts_isnull, 0, 3 * sizeof(bool));
+		ExecStoreVirtualTuple(bs->inslot);
+		tuplesort_puttupleslot(bs->sort, bs->inslot);
+	}
 	bs->indtuples += 1;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(bs->tmpctx);
-
-	if (bs->n == bs->build_cap)
-		bloofi_flush_group(bs, bs->build_cap);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) bs->indtuples);
 }
 
@@ -195,6 +229,20 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.meta->order = bloofi_get_order(index);
 	bs.tmpctx = AllocSetContextCreate(CurrentMemoryContext, "bloofi build temporary context",
 									  ALLOCSET_DEFAULT_SIZES);
+	{
+		AttrNumber	attno = 1;
+		Oid			op = Int8LessOperator;
+		Oid			coll = InvalidOid;
+		bool		nf = false;
+
+		bs.sortdesc = CreateTemplateTupleDesc(3);
+		TupleDescInitEntry(bs.sortdesc, 1, "key", INT8OID, -1, 0);
+		TupleDescInitEntry(bs.sortdesc, 2, "tid", TIDOID, -1, 0);
+		TupleDescInitEntry(bs.sortdesc, 3, "bits", BYTEAOID, -1, 0);
+		bs.sort = tuplesort_begin_heap(bs.sortdesc, 1, &attno, &op, &coll, &nf,
+									   Max(maintenance_work_mem / 2, 64), NULL, TUPLESORT_NONE);
+		bs.inslot = MakeSingleTupleTableSlot(bs.sortdesc, &TTSOpsVirtual);
+	}
 
 	/* block 0: the metapage, rewritten at the end */
 	metabuf = bloofi_new_buffer(index);
@@ -206,6 +254,30 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BLOOFI_PHASE_LOAD);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   bloofi_build_callback, (void *) &bs, NULL);
+
+	/* the filters in similarity order, packed into groups */
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BLOOFI_PHASE_SORT);
+	tuplesort_performsort(bs.sort);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BLOOFI_PHASE_WRITE);
+	{
+		TupleTableSlot *outslot = MakeSingleTupleTableSlot(bs.sortdesc, &TTSOpsMinimalTuple);
+
+		while (tuplesort_gettupleslot(bs.sort, true, false, outslot, NULL))
+		{
+			bool		isnull;
+			ItemPointer tid;
+			bytea	   *bits;
+
+			CHECK_FOR_INTERRUPTS();
+			tid = (ItemPointer) DatumGetPointer(slot_getattr(outslot, 2, &isnull));
+			bits = DatumGetByteaPP(slot_getattr(outslot, 3, &isnull));
+			bloofi_buffer_leaf(&bs, tid, (const uint8 *) VARDATA_ANY(bits),
+							   VARSIZE_ANY_EXHDR(bits));
+		}
+		ExecDropSingleTupleTableSlot(outslot);
+	}
+	tuplesort_end(bs.sort);
+	ExecDropSingleTupleTableSlot(bs.inslot);
 	if (bs.n > 0)
 		bloofi_flush_group(&bs, bloofi_round_capacity(bs.n, bs.build_cap));
 
@@ -251,7 +323,11 @@ bloofi_buildphasename(int64 phasenum)
 		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
 			return "initializing";
 		case BLOOFI_PHASE_LOAD:
-			return "loading filters into groups";
+			return "scanning table";
+		case BLOOFI_PHASE_SORT:
+			return "sorting filters by similarity";
+		case BLOOFI_PHASE_WRITE:
+			return "writing groups";
 		case BLOOFI_PHASE_WAL:
 			return "WAL-logging index";
 		default:

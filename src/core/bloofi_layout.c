@@ -78,7 +78,7 @@ bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap)
 }
 
 /* iterate the set bits of filter in [j0, j0 + n): calls visit(j) */
-#define FOR_EACH_SET_BIT(filter, j0, n, j, BODY) \
+#define FOR_EACH_SET_BIT(filter, j0, n, j, ...) \
 	do { \
 		uint32_t	j0_ = (j0); \
 		uint32_t	end_ = j0_ + (n); \
@@ -94,7 +94,7 @@ bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap)
 			{ \
 				uint32_t	j = w_ * 64 + (uint32_t) __builtin_ctzll(word_); \
 				word_ &= word_ - 1; \
-				BODY; \
+				__VA_ARGS__; \
 			} \
 			w_++; \
 		} \
@@ -215,6 +215,29 @@ bloofi_filter_digest(const uint8_t *filter, uint32_t m)
 
 	FOR_EACH_SET_BIT(filter, 0, m, j, d += bloofi_position_mix(j));
 	return d;
+}
+
+uint64_t
+bloofi_similarity_key(const uint8_t *filter, uint32_t m)
+{
+	uint32_t	h1 = UINT32_MAX,
+				h2 = UINT32_MAX;
+	bool		any = false;
+
+	FOR_EACH_SET_BIT(filter, 0, m, j, {
+		uint64_t	x = bloofi_position_mix(j);
+		uint32_t	a = (uint32_t) x,
+					b = (uint32_t) (x >> 32);
+
+		any = true;
+		if (a < h1)
+			h1 = a;
+		if (b < h2)
+			h2 = b;
+	});
+	if (!any)
+		return 0;
+	return ((uint64_t) h1 << 32) | h2;
 }
 
 void

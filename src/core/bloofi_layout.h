@@ -174,6 +174,16 @@ extern void bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words
 								 uint32_t j0, uint32_t nslices, uint32_t nslots,
 								 uint32_t *count, uint64_t *digest);
 
+/*
+ * Sort key that puts similar filters next to each other (bulk build): two
+ * MinHash values of the set bit positions, the first in the high 32 bits.
+ * Two filters get the same first MinHash with probability equal to the
+ * Jaccard similarity of their bit sets, so sorting by this key clusters
+ * similar filters (a locality-sensitive stand-in for the paper's O(N^2)
+ * nearest-neighbour chain).  An empty filter sorts first.
+ */
+extern uint64_t bloofi_similarity_key(const uint8_t *filter, uint32_t m);
+
 /* acc &= slice over nwords words; returns true when acc is still non-zero */
 extern bool bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords);
 

@@ -214,6 +214,43 @@ test_slices(void)
 	free(group2);
 }
 
+/* similar filters get close keys more often than dissimilar ones */
+static void
+test_similarity_key(void)
+{
+	enum {M = 2048};
+	uint8_t		a[M / 8],
+				b[M / 8],
+				c[M / 8],
+				z[M / 8] = {0};
+	int			same_ab = 0,
+				same_ac = 0;
+	BsParams	p = {M, 4, BS_HASH_XXH3, 0};
+	BsHasher	h;
+
+	bs_hasher_init(&h, &p);
+	for (int t = 0; t < 200; t++)
+	{
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		memset(c, 0, sizeof(c));
+		for (int e = 0; e < 50; e++)
+		{
+			int64_t		x = (int64_t) (rnd() >> 1);
+
+			bs_key_set(&h, bs_key_int64(&h, x), a);
+			/* b shares 45 of a's 50 elements, c none */
+			bs_key_set(&h, bs_key_int64(&h, e < 45 ? x : x + 1), b);
+			bs_key_set(&h, bs_key_int64(&h, x ^ 0x5555), c);
+		}
+		same_ab += (bloofi_similarity_key(a, M) >> 32) == (bloofi_similarity_key(b, M) >> 32);
+		same_ac += (bloofi_similarity_key(a, M) >> 32) == (bloofi_similarity_key(c, M) >> 32);
+	}
+	CHECK(same_ab > 120 && same_ac < 20, "MinHash agreement: similar %d/200, dissimilar %d/200",
+		  same_ab, same_ac);
+	CHECK(bloofi_similarity_key(z, M) == 0, "empty filter sorts first");
+}
+
 static void
 test_misc(void)
 {
@@ -236,5 +273,6 @@ main(void)
 	test_geometry();
 	test_slices();
 	test_misc();
+	test_similarity_key();
 	return UNIT_DONE();
 }
