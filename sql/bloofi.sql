@@ -101,12 +101,14 @@ SELECT i, bloom_add(bloom_add(bloom_add(
            't' || i), int4send(i)), md5(i::text)::uuid)
 FROM generate_series(3001, 4400) i;
 SELECT bloofi_check('bt_f');
+-- the 1,400 inserts went through the pending list, flushed every 256 entries
+SELECT pending, pending < 256 AS flushed, leaves FROM bloofi_stats('bt_f');
 SELECT kind, via_index = via_seqscan AS same_count, only_index, only_seqscan FROM bt_compare();
 DELETE FROM bt WHERE id % 3 = 0;
 UPDATE bt SET f = bloom_add(f, -1::bigint) WHERE id % 100 = 1;
 VACUUM bt;
 SELECT bloofi_check('bt_f');
-SELECT leaves, free_slots > 0 AS has_free_slots FROM bloofi_stats('bt_f');
+SELECT leaves, free_slots > 0 AS has_free_slots, pending FROM bloofi_stats('bt_f');
 SELECT kind, via_index = via_seqscan AS same_count, only_index, only_seqscan FROM bt_compare();
 SELECT count(*) FROM bt WHERE f @> -1::bigint;
 INSERT INTO bt
@@ -180,10 +182,33 @@ SET enable_seqscan = off;
 SELECT count(*) FROM ul WHERE f @> 5::bigint;
 RESET enable_seqscan;
 
+-- fastupdate = off writes the groups directly; ALTER INDEX switches it
+CREATE TABLE fu (id int, f bloomfilter);
+CREATE INDEX fu_on ON fu USING bloofi (f);
+CREATE INDEX fu_off ON fu USING bloofi (f) WITH (fastupdate = off);
+INSERT INTO fu SELECT i, bloom_add(bloom_empty(512, 3), i) FROM generate_series(1, 100) i;
+SELECT pending, leaves, groups FROM bloofi_stats('fu_on');
+SELECT pending, leaves, groups FROM bloofi_stats('fu_off');
+SELECT bloofi_check('fu_on'), bloofi_check('fu_off');
+SET enable_seqscan = off;
+SELECT id FROM fu WHERE f @> 42::bigint;
+DROP INDEX fu_off;
+SELECT id FROM fu WHERE f @> 42::bigint;
+RESET enable_seqscan;
+SELECT matches FROM bloofi_probe('fu_on', 42::bigint);
+ALTER INDEX fu_on SET (fastupdate = off);
+INSERT INTO fu VALUES (101, bloom_add(bloom_empty(512, 3), 101));
+SELECT pending, leaves FROM bloofi_stats('fu_on');
+VACUUM fu;
+SELECT pending, leaves FROM bloofi_stats('fu_on');
+SELECT bloofi_check('fu_on');
+DROP TABLE fu;
+
 -- reloption bounds
 CREATE INDEX ON ul USING bloofi (f) WITH (order = 63);
 CREATE INDEX ON ul USING bloofi (f) WITH (order = 65153);
 CREATE INDEX ON ul USING bloofi (f) WITH (fanout = 4);
+CREATE INDEX ON ul USING bloofi (f) WITH (fastupdate = maybe);
 CREATE INDEX ul_f64 ON ul USING bloofi (f) WITH (order = 64);
 SELECT "order" FROM bloofi_stats('ul_f64');
 CREATE INDEX ul_f100 ON ul USING bloofi (f) WITH (order = 100);

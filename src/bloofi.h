@@ -40,11 +40,13 @@
 #define BLOOFI_PAGE_TID			2
 #define BLOOFI_PAGE_SUMMARY		3
 #define BLOOFI_PAGE_SLICE		4
+#define BLOOFI_PAGE_PENDING		5
 
 typedef struct BloofiPageOpaqueData
 {
-	uint32		group;			/* group number (0 for the metapage) */
-	uint32		nused;			/* group header only: slots ever used (high-water) */
+	uint32		group;			/* group number (0 for the metapage and pending pages) */
+	BlockNumber next;			/* pending pages: next page of the chain */
+	uint32		nused;			/* group header: slots ever used (high-water); pending: entries */
 	uint32		nlive;			/* group header only: slots holding a TID */
 	uint16		kind;			/* BLOOFI_PAGE_* */
 	uint16		bloofi_page_id; /* BLOOFI_PAGE_ID, for pg_filedump-like tools */
@@ -52,7 +54,12 @@ typedef struct BloofiPageOpaqueData
 
 typedef BloofiPageOpaqueData *BloofiPageOpaque;
 
-#define BloofiPageGetOpaque(page) ((BloofiPageOpaque) PageGetSpecialPointer(page))
+/* (a function, not a macro: its argument is evaluated once) */
+static inline BloofiPageOpaque
+BloofiPageGetOpaque(Page page)
+{
+	return (BloofiPageOpaque) PageGetSpecialPointer(page);
+}
 #define BLOOFI_PAGE_BYTES \
 	((uint32) (BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(BloofiPageOpaqueData))))
 
@@ -66,7 +73,19 @@ typedef struct BloofiOptions
 {
 	int32		vl_len_;
 	int			order;			/* max leaves per group */
+	bool		fastupdate;		/* inserts go to the pending list */
 } BloofiOptions;
+
+/*
+ * The pending list (like GIN's fastupdate): inserted filters are appended
+ * row-major to a chain of pending pages (one small WAL record) and moved into
+ * the bit-sliced groups in batches, when BLOOFI_PENDING_FLUSH entries have
+ * accumulated and by VACUUM.  Used when a page holds at least
+ * BLOOFI_PENDING_MIN_PER_PAGE entries (filters up to ~2 kB).
+ */
+#define BLOOFI_PENDING_FLUSH		256
+#define BLOOFI_PENDING_MIN_PER_PAGE	4
+#define BLOOFI_PENDING_ENTRY(fbytes)	(8 + (fbytes))
 
 /* one directory entry: a group (inner node of the tree) */
 typedef struct BloofiGroupRef
@@ -85,6 +104,11 @@ typedef struct BloofiMetaData
 	uint32		hash;
 	int32		seed;
 	uint32		order;			/* max group capacity */
+	BlockNumber pending_head;	/* active pending chain (InvalidBlockNumber: none) */
+	BlockNumber pending_tail;
+	uint32		npending;		/* entries in the active chain */
+	BlockNumber flushing_head;	/* chain being moved into groups (or left by a crash) */
+	BlockNumber free_head;		/* recycled pending pages */
 	uint32		ngroups;
 	BloofiGroupRef groups[FLEXIBLE_ARRAY_MEMBER];
 } BloofiMetaData;
@@ -138,10 +162,27 @@ extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 								  const BsParams *p);
 extern uint32 bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap);
 extern int	bloofi_get_order(Relation index);
+extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
 extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);
 extern void bloofi_read_tids(Relation index, BlockNumber start, const BloofiGeometry *geom,
 							 uint32 nslots, ItemPointerData *tids);
+
+/* bloofi_insert.c: place leaves into groups (closest summary first) */
+extern void bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
+								const uint8 *const *filters);
+
+/* bloofi_pending.c */
+extern bool bloofi_pending_usable(const BloofiMetaData *meta);
+extern void bloofi_pending_insert(Relation index, ItemPointer tid, const uint8 *filter);
+extern void bloofi_pending_flush(Relation index, bool wait);
+extern void bloofi_pending_search(Relation index, const BloofiMetaData *meta,
+								  const uint32 *pos, uint32 npos,
+								  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
+typedef void (*BloofiPendingVisitor) (ItemPointer tid, const uint8 *filter, bool flushing,
+									  void *arg);
+extern void bloofi_pending_visit(Relation index, const BloofiMetaData *meta,
+								 BloofiPendingVisitor visit, void *arg);
 
 /* bloofi_build.c */
 extern IndexBuildResult *bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo);

@@ -227,6 +227,8 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.meta->magic = BLOOFI_MAGIC;
 	bs.meta->version = BLOOFI_VERSION;
 	bs.meta->order = bloofi_get_order(index);
+	bs.meta->pending_head = bs.meta->pending_tail = InvalidBlockNumber;
+	bs.meta->flushing_head = bs.meta->free_head = InvalidBlockNumber;
 	bs.tmpctx = AllocSetContextCreate(CurrentMemoryContext, "bloofi build temporary context",
 									  ALLOCSET_DEFAULT_SIZES);
 	{

@@ -18,6 +18,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/genam.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
@@ -63,6 +65,14 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		words += (double) meta->k * nquals * geom.slice_words;
 		if (g == 0)
 			pages += costs.numIndexTuples / geom.tids_per_page;
+	}
+	if (meta->have_params && bloofi_pending_usable(meta))
+	{
+		/* the pending list: every entry tested, up to a flush's worth */
+		double		per = BLOOFI_PAGE_BYTES / BLOOFI_PENDING_ENTRY(8 * bs_words_for_bits(meta->m));
+
+		pages += ceil(meta->npending / per);
+		words += (double) meta->npending * meta->k * nquals;
 	}
 	index_close(irel, AccessShareLock);
 
@@ -147,7 +157,7 @@ bloofi_contsel(PG_FUNCTION_ARGS)
 		Relation	irel = index_open(indexoid, AccessShareLock);
 		BloofiMetaData *meta = bloofi_read_meta(irel);
 
-		if (meta->have_params && meta->ngroups > 0)
+		if (meta->have_params)
 		{
 			BsParams	p;
 			BsHasher	h;
@@ -159,6 +169,7 @@ bloofi_contsel(PG_FUNCTION_ARGS)
 			bs_hasher_init(&h, &p);
 			bs_key_positions(&h, bloofi_elem_key(&h, c->constvalue, c->consttype), pos);
 			npos = bloofi_sort_positions(pos, p.k);
+			bloofi_pending_search(irel, meta, pos, npos, NULL, NULL, &st);
 			bloofi_search(irel, meta, pos, npos, BLOOFI_SAMPLE_LEAVES, NULL, NULL, &st);
 			if (st.leaves_seen > 0)
 				sel = Max((double) st.matches, 0.5) / (double) st.leaves_seen;

@@ -76,26 +76,22 @@ bloofi_set_params(Relation index, const BsParams *p)
 	return bloofi_read_meta(index);
 }
 
-/* Hamming distance between filter and the group's summary (share locks) */
-static uint64
-bloofi_summary_distance(Relation index, BlockNumber start, const BloofiGeometry *geom,
-						const uint8 *filter)
+/* a copy of group g's summary (share locks) */
+static void
+bloofi_copy_summary(Relation index, BlockNumber start, const BloofiGeometry *geom,
+					uint32 g, uint8 *summary)
 {
-	uint64		d = 0;
-
 	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
 	{
-		Buffer		buf = ReadBuffer(index, start + geom->tid_pages + sp);
-		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		BsPairCounts c;
+		BlockNumber blk = start + geom->tid_pages + sp;
+		Buffer		buf = ReadBuffer(index, blk);
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		c = bs_pair_counts((const uint8 *) PageGetContents(BufferGetPage(buf)),
-						   filter + (size_t) sp * geom->summary_bytes_per_page, bytes / 8);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
+		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
+			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
 		UnlockReleaseBuffer(buf);
-		d += c.a + c.b - 2 * c.and;
 	}
-	return d;
 }
 
 /* a group's nused / nlive (share lock on its header) */
@@ -114,102 +110,146 @@ bloofi_group_counts(Relation index, BlockNumber start, uint32 g, uint32 *nused, 
 }
 
 /*
- * Put the leaf (tid, filter) into group g, whose header the caller holds
- * exclusively (hdrbuf) and which has a free slot.  Writes TID, slices and
- * summary in that order (see the protocol above).
+ * Put up to n leaves (tids[i], filters[i]) into group g, whose header the
+ * caller holds exclusively (hdrbuf).  Returns how many were placed (the
+ * first ones).  Slots: freed ones below the high-water mark first, then
+ * appended, taken from the header page and at most MAX_GENERIC_XLOG_PAGES - 1
+ * other tid pages, so that the TIDs and the header counts are one atomic WAL
+ * record.  Then the leaves' bits are set in the slices (each slice page
+ * touched once for the whole batch) and ORed into the summary: the order of
+ * the locking protocol above.
  */
-static void
-bloofi_insert_into_group(Relation index, uint32 g, BlockNumber start,
-						 const BloofiGeometry *geom, Buffer hdrbuf,
-						 ItemPointer tid, const uint8 *filter)
+static int
+bloofi_group_add(Relation index, uint32 g, BlockNumber start, const BloofiGeometry *geom,
+				 Buffer hdrbuf, int n, const ItemPointerData *tids,
+				 const uint8 *const *filters)
 {
-	Page		hdr = BufferGetPage(hdrbuf);
-	BloofiPageOpaque op = BloofiPageGetOpaque(hdr);
-	uint32		slot = InvalidBlockNumber;
+	BloofiPageOpaque op = BloofiPageGetOpaque(BufferGetPage(hdrbuf));
+	uint32	   *slots = palloc(sizeof(uint32) * n);
+	uint32		tidpages[MAX_GENERIC_XLOG_PAGES];
+	int			ntidpages = 0;
+	int			got = 0;
+	uint32		nused = op->nused;
 	BloofiWal	w;
-	uint32		tp;
-	Page		page;
+	Page		hdr;
+	uint8	   *orall;
 
-	/* a slot: a freed one below the high-water mark first, else append */
+	/* freed slots below the high-water mark */
 	if (op->nlive < op->nused)
 	{
-		for (tp = 0; tp * geom->tids_per_page < op->nused && slot == InvalidBlockNumber; tp++)
+		for (uint32 tp = 0; tp * geom->tids_per_page < nused && got < n; tp++)
 		{
 			Buffer		buf = tp == 0 ? hdrbuf : ReadBuffer(index, start + tp);
-			ItemPointerData *tids;
+			const ItemPointerData *pt;
 			uint32		first = tp * geom->tids_per_page;
-			uint32		n = Min(geom->tids_per_page, op->nused - first);
+			uint32		cnt = Min(geom->tids_per_page, nused - first);
+			int			before = got;
 
 			if (tp > 0)
-				LockBuffer(buf, BUFFER_LOCK_SHARE);
-			tids = (ItemPointerData *) PageGetContents(BufferGetPage(buf));
-			for (uint32 i = 0; i < n; i++)
-				if (!ItemPointerIsValid(&tids[i]))
+			{
+				if (ntidpages == MAX_GENERIC_XLOG_PAGES - 1)
 				{
-					slot = first + i;
+					ReleaseBuffer(buf);
 					break;
 				}
+				LockBuffer(buf, BUFFER_LOCK_SHARE);
+			}
+			pt = (const ItemPointerData *) PageGetContents(BufferGetPage(buf));
+			for (uint32 i = 0; i < cnt && got < n; i++)
+				if (!ItemPointerIsValid(&pt[i]))
+					slots[got++] = first + i;
 			if (tp > 0)
+			{
 				UnlockReleaseBuffer(buf);
+				if (got > before)
+					tidpages[ntidpages++] = tp;
+			}
 		}
 	}
-	if (slot == InvalidBlockNumber)
+	/* then appended slots */
+	while (got < n && nused < geom->cap)
 	{
-		if (op->nused >= geom->cap)
-			elog(ERROR, "bloofi: group %u of \"%s\" has no free slot", g,
-				 RelationGetRelationName(index));
-		slot = op->nused;
-	}
+		uint32		tp = nused / geom->tids_per_page;
 
-	/* 1. the TID and the header counts, one record */
+		if (tp > 0 && (ntidpages == 0 || tidpages[ntidpages - 1] != tp))
+		{
+			if (ntidpages == MAX_GENERIC_XLOG_PAGES - 1)
+				break;
+			tidpages[ntidpages++] = tp;
+		}
+		slots[got++] = nused++;
+	}
+	if (got == 0)
+		return 0;
+
+	/* 1. TIDs and header counts, one record */
 	bloofi_wal_begin(&w, index);
 	hdr = bloofi_wal_page(&w, hdrbuf, true, 0);
-	op = BloofiPageGetOpaque(hdr);
-	tp = slot / geom->tids_per_page;
-	if (tp == 0)
-		page = hdr;
-	else
 	{
-		Buffer		buf = ReadBuffer(index, start + tp);
+		Page		pages[MAX_GENERIC_XLOG_PAGES];
 
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), start + tp, BLOOFI_PAGE_TID, g);
-		page = bloofi_wal_page(&w, buf, false, 0);
+		for (int t = 0; t < ntidpages; t++)
+		{
+			Buffer		buf = ReadBuffer(index, start + tidpages[t]);
+
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			bloofi_check_page(index, BufferGetPage(buf), start + tidpages[t], BLOOFI_PAGE_TID, g);
+			pages[t] = bloofi_wal_page(&w, buf, false, 0);
+		}
+		for (int i = 0; i < got; i++)
+		{
+			uint32		tp = slots[i] / geom->tids_per_page;
+			Page		page = hdr;
+
+			for (int t = 0; t < ntidpages; t++)
+				if (tidpages[t] == tp)
+					page = pages[t];
+			Assert(tp == 0 || page != hdr);
+			((ItemPointerData *) PageGetContents(page))[slots[i] % geom->tids_per_page] = tids[i];
+		}
 	}
-	((ItemPointerData *) PageGetContents(page))[slot % geom->tids_per_page] = *tid;
-	if (slot >= op->nused)
-		op->nused = slot + 1;
-	op->nlive++;
+	op = BloofiPageGetOpaque(hdr);
+	op->nused = nused;
+	op->nlive += got;
 	bloofi_wal_flush(&w);
 
-	/* 2. the leaf's bits in the slices, only pages that change */
+	/* 2. the leaves' bits in the slices, only pages that change */
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
 		uint32		j0 = bloofi_slice_page_first(geom, sp);
-		uint32		n = bloofi_slice_page_count(geom, sp);
+		uint32		cnt = bloofi_slice_page_count(geom, sp);
 		BlockNumber blk = start + geom->tid_pages + geom->summary_pages + sp;
 		Buffer		buf;
+		Page		page;
+		bool		any = false;
 
-		if (bloofi_count_range(filter, j0, n) == 0)
+		for (int i = 0; i < got && !any; i++)
+			any = bloofi_count_range(filters[i], j0, cnt) > 0;
+		if (!any)
 			continue;
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, g);
 		page = bloofi_wal_page(&w, buf, false, 0);
-		bloofi_set_column((uint8 *) PageGetContents(page), geom->slice_bytes, j0, n,
-						  filter, slot);
+		for (int i = 0; i < got; i++)
+			bloofi_set_column((uint8 *) PageGetContents(page), geom->slice_bytes, j0, cnt,
+							  filters[i], slots[i]);
 	}
 	bloofi_wal_flush(&w);
 
 	/* 3. OR into the summary, only pages that change */
+	orall = palloc0(geom->filter_bytes);
+	for (int i = 0; i < got; i++)
+		bs_or(orall, filters[i], geom->filter_bytes / 8);
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
 	{
 		BlockNumber blk = start + geom->tid_pages + sp;
 		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		const uint8 *part = filter + (size_t) sp * geom->summary_bytes_per_page;
+		const uint8 *part = orall + (size_t) sp * geom->summary_bytes_per_page;
 		Buffer		buf = ReadBuffer(index, blk);
+		Page		page;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
@@ -222,6 +262,128 @@ bloofi_insert_into_group(Relation index, uint32 g, BlockNumber start,
 		bs_or((uint8 *) PageGetContents(page), part, bytes / 8);
 	}
 	bloofi_wal_flush(&w);
+	pfree(orall);
+	pfree(slots);
+	return got;
+}
+
+/*
+ * Place n leaves into groups: each goes to the group whose summary is the
+ * closest in Hamming distance among those with room (the paper's insert
+ * descent at our one inner level), summaries updated in memory as leaves are
+ * assigned; when no group has room a group is appended, its capacity
+ * doubling with the index (bloofi_next_capacity).  Holds at most one group
+ * header lock at a time; takes the metapage lock only to append a group.
+ */
+void
+bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
+					const uint8 *const *filters)
+{
+	int		   *todo = palloc(sizeof(int) * n);
+	int		   *assign = palloc(sizeof(int) * n);
+	int			ntodo = n;
+	ItemPointerData *btids = palloc(sizeof(ItemPointerData) * n);
+	const uint8 **bfilters = palloc(sizeof(uint8 *) * n);
+
+	for (int i = 0; i < n; i++)
+		todo[i] = i;
+
+	while (ntodo > 0)
+	{
+		BloofiMetaData *meta = bloofi_read_meta(index);
+		uint32		ng = meta->ngroups;
+		uint8	  **sums = palloc0(sizeof(uint8 *) * Max(ng, 1));
+		int64	   *room = palloc0(sizeof(int64) * Max(ng, 1));
+		uint64	   *dist = palloc(sizeof(uint64) * Max(ng, 1));
+		uint64		nleaves = 0;
+		bool		unplaced = false;
+		int			left = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		for (uint32 g = 0; g < ng; g++)
+		{
+			BloofiGeometry geom;
+			uint32		nused,
+						nlive;
+
+			bloofi_group_geometry(index, meta, g, &geom);
+			bloofi_group_counts(index, meta->groups[g].start, g, &nused, &nlive);
+			nleaves += nlive;
+			room[g] = (int64) geom.cap - nlive;
+			if (room[g] > 0)
+			{
+				sums[g] = palloc(geom.filter_bytes);
+				bloofi_copy_summary(index, meta->groups[g].start, &geom, g, sums[g]);
+			}
+		}
+		for (int t = 0; t < ntodo; t++)
+		{
+			int			i = todo[t];
+			int			best;
+			size_t		nwords = bs_words_for_bits(meta->m);
+
+			for (uint32 g = 0; g < ng; g++)
+			{
+				dist[g] = UINT64_MAX;
+				if (room[g] > 0)
+				{
+					BsPairCounts c = bs_pair_counts(sums[g], filters[i], nwords);
+
+					dist[g] = c.a + c.b - 2 * c.and;
+				}
+			}
+			best = bloofi_choose_closest(dist, (int) ng);
+			assign[i] = best;
+			if (best < 0)
+				unplaced = true;
+			else
+			{
+				room[best]--;
+				bs_or(sums[best], filters[i], nwords);
+			}
+		}
+
+		/* each group's batch, under its header lock */
+		for (uint32 g = 0; g < ng; g++)
+		{
+			BloofiGeometry geom;
+			BlockNumber start = meta->groups[g].start;
+			Buffer		hdrbuf;
+			int			nb = 0,
+						placed;
+
+			for (int t = 0; t < ntodo; t++)
+				if (assign[todo[t]] == (int) g)
+				{
+					btids[nb] = tids[todo[t]];
+					bfilters[nb] = filters[todo[t]];
+					nb++;
+				}
+			if (nb == 0)
+				continue;
+			bloofi_group_geometry(index, meta, g, &geom);
+			hdrbuf = ReadBuffer(index, start);
+			LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
+			bloofi_check_page(index, BufferGetPage(hdrbuf), start, BLOOFI_PAGE_TID, g);
+			placed = bloofi_group_add(index, g, start, &geom, hdrbuf, nb, btids, bfilters);
+			UnlockReleaseBuffer(hdrbuf);
+			/* the ones that did not fit (concurrent inserts) stay to do */
+			for (int t = 0, seen = 0; t < ntodo; t++)
+				if (assign[todo[t]] == (int) g)
+				{
+					if (seen++ < placed)
+						assign[todo[t]] = -2;	/* done */
+					else
+						assign[todo[t]] = -1;
+				}
+		}
+		for (int t = 0; t < ntodo; t++)
+			if (assign[todo[t]] != -2)
+				todo[left++] = todo[t];
+		if (unplaced && left > 0)
+			bloofi_create_group(index, ng, bloofi_next_capacity(nleaves + left, meta->order));
+		ntodo = left;
+	}
 }
 
 bool
@@ -256,52 +418,13 @@ bloofi_insert(Relation index, Datum *values, bool *isnull,
 	}
 	bloofi_require_params(index, meta, &v.p);
 
-	for (;;)
+	if (bloofi_get_fastupdate(index) && bloofi_pending_usable(meta))
+		bloofi_pending_insert(index, ht_ctid, v.bits);
+	else
 	{
-		uint64	   *dist = palloc(sizeof(uint64) * Max(meta->ngroups, 1));
-		uint64		nleaves = 0;
-		int			best;
+		const uint8 *f = v.bits;
 
-		CHECK_FOR_INTERRUPTS();
-		/* the paper's descent: the group whose OR is closest in Hamming distance */
-		for (uint32 g = 0; g < meta->ngroups; g++)
-		{
-			BloofiGeometry geom;
-			uint32		nused,
-						nlive;
-
-			bloofi_group_geometry(index, meta, g, &geom);
-			bloofi_group_counts(index, meta->groups[g].start, g, &nused, &nlive);
-			nleaves += nlive;
-			dist[g] = UINT64_MAX;
-			if (nlive < geom.cap)
-				dist[g] = bloofi_summary_distance(index, meta->groups[g].start, &geom, v.bits);
-		}
-		best = bloofi_choose_closest(dist, (int) meta->ngroups);
-		if (best >= 0)
-		{
-			BloofiGeometry geom;
-			BlockNumber start = meta->groups[best].start;
-			Buffer		hdrbuf = ReadBuffer(index, start);
-			BloofiPageOpaque op;
-
-			bloofi_group_geometry(index, meta, best, &geom);
-			LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_check_page(index, BufferGetPage(hdrbuf), start, BLOOFI_PAGE_TID, best);
-			op = BloofiPageGetOpaque(BufferGetPage(hdrbuf));
-			if (op->nlive < geom.cap)
-			{
-				bloofi_insert_into_group(index, best, start, &geom, hdrbuf, ht_ctid, v.bits);
-				UnlockReleaseBuffer(hdrbuf);
-				break;
-			}
-			/* filled up meanwhile: look again */
-			UnlockReleaseBuffer(hdrbuf);
-		}
-		else
-			bloofi_create_group(index, meta->ngroups,
-								bloofi_next_capacity(nleaves, meta->order));
-		meta = bloofi_read_meta(index);
+		bloofi_place_leaves(index, 1, ht_ctid, &f);
 	}
 
 	MemoryContextSwitchTo(old);

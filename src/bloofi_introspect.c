@@ -61,14 +61,21 @@ bloofi_read_summary(Relation index, BlockNumber start, const BloofiGeometry *geo
 	}
 }
 
+static void
+bloofi_count_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+{
+	(*(int64 *) arg)++;
+}
+
 Datum
 bloofi_stats(PG_FUNCTION_ARGS)
 {
 	Relation	index = bloofi_open_index(PG_GETARG_OID(0), AccessShareLock);
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	TupleDesc	tupdesc;
-	Datum		values[11];
-	bool		nulls[11] = {0};
+	Datum		values[12];
+	bool		nulls[12] = {0};
+	int64		pending = 0;
 	int64		leaves = 0,
 				slots = 0,
 				used = 0;
@@ -94,9 +101,10 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		pfree(summary);
 	}
 
-	values[0] = Int32GetDatum(meta->ngroups > 0 ? 2 : 0);	/* root -> group -> leaf */
-	values[1] = Int64GetDatum((meta->ngroups > 0 ? 1 : 0) + (int64) meta->ngroups + leaves);
-	values[2] = Int64GetDatum(leaves);
+	bloofi_pending_visit(index, meta, bloofi_count_visit, &pending);
+	values[0] = Int32GetDatum(meta->ngroups > 0 ? 2 : pending > 0 ? 1 : 0);	/* root -> group -> leaf */
+	values[1] = Int64GetDatum((meta->ngroups + pending > 0 ? 1 : 0) + (int64) meta->ngroups + leaves + pending);
+	values[2] = Int64GetDatum(leaves + pending);
 	values[3] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index));
 	values[4] = Int32GetDatum((int32) meta->ngroups);
 	values[5] = Int32GetDatum((int32) meta->order);
@@ -113,6 +121,7 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		values[10] = Float8GetDatum(fill / meta->ngroups);
 	else
 		nulls[10] = true;
+	values[11] = Int64GetDatum(pending);
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -136,6 +145,8 @@ typedef struct CheckState
 	HTAB	   *map;
 	uint8	  **summaries;
 	int64		live;
+	uint32		npending_seen;
+	uint32		nactive;
 } CheckState;
 
 static void
@@ -165,10 +176,11 @@ bloofi_check_callback(Relation index, ItemPointer tid, Datum *values,
 				bf_params_string(&v.p), cs->meta->have_params ? bf_params_string(&ip) : "none");
 	if (e->count != bs_popcount(v.bits, v.nwords) ||
 		e->digest != bloofi_filter_digest(v.bits, v.p.m))
-		CORRUPT(index, "Leaf of heap tuple (%u,%u) (group %u, slot %u) differs from its filter: %u bits stored, %lu in the heap.",
+		CORRUPT(index, "Leaf of heap tuple (%u,%u) (group %d, slot %u) differs from its filter: %u bits stored, %lu in the heap.",
 				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
-				e->group, e->slot, e->count, (unsigned long) bs_popcount(v.bits, v.nwords));
-	if (!bs_is_subset(v.bits, cs->summaries[e->group], v.nwords))
+				(int) e->group, e->slot, e->count, (unsigned long) bs_popcount(v.bits, v.nwords));
+	if (e->group != UINT32_MAX &&
+		!bs_is_subset(v.bits, cs->summaries[e->group], v.nwords))
 		CORRUPT(index, "Summary of group %u is not the OR of its leaves: it lacks bits of the leaf of heap tuple (%u,%u) (slot %u).",
 				e->group, ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 				e->slot);
@@ -284,6 +296,34 @@ bloofi_check_group(CheckState *cs, uint32 g, BlockNumber nblocks, BlockNumber *p
 	pfree(page);
 }
 
+/* pending entries into the map; a TID may also be in a group only in the flushing chain */
+static void
+bloofi_check_pending_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+{
+	CheckState *cs = (CheckState *) arg;
+	bool		found;
+	CheckEntry *e;
+
+	if (!ItemPointerIsValid(tid))
+		CORRUPT(cs->index, "A pending entry has an invalid heap TID.");
+	e = hash_search(cs->map, tid, HASH_ENTER, &found);
+	if (found)
+	{
+		if (flushing && e->group != UINT32_MAX)
+			return;				/* a flush interrupted by a crash: redone by the next */
+		CORRUPT(cs->index, "Heap TID (%u,%u) is in the index twice (pending list and %s).",
+				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+				e->group == UINT32_MAX ? "pending list" : "a group");
+	}
+	e->group = UINT32_MAX;
+	e->slot = cs->npending_seen++;
+	e->count = (uint32) bs_popcount(filter, bs_words_for_bits(cs->meta->m));
+	e->digest = bloofi_filter_digest(filter, cs->meta->m);
+	e->seen = 0;
+	if (!flushing)
+		cs->nactive++;
+}
+
 Datum
 bloofi_check(PG_FUNCTION_ARGS)
 {
@@ -324,6 +364,11 @@ bloofi_check(PG_FUNCTION_ARGS)
 	for (uint32 g = 0; g < cs.meta->ngroups; g++)
 		bloofi_check_group(&cs, g, nblocks, &prev_end);
 
+	bloofi_pending_visit(index, cs.meta, bloofi_check_pending_visit, &cs);
+	if (cs.nactive != cs.meta->npending)
+		CORRUPT(index, "Metapage counts %u pending entries, the pending list holds %u.",
+				cs.meta->npending, cs.nactive);
+
 	indexInfo = BuildIndexInfo(index);
 	table_index_build_scan(heap, index, indexInfo, true, false,
 						   bloofi_check_callback, (void *) &cs, NULL);
@@ -358,6 +403,8 @@ bloofi_probe(PG_FUNCTION_ARGS)
 		bs_hasher_init(&h, &p);
 		bs_key_positions(&h, bloofi_elem_key(&h, PG_GETARG_DATUM(1), elemtype), pos);
 		npos = bloofi_sort_positions(pos, p.k);
+		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
+		meta = bloofi_read_meta(index);
 		bloofi_search(index, meta, pos, npos, 0, NULL, NULL, &st);
 	}
 	relation_close(index, AccessShareLock);

@@ -242,7 +242,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	uint32	   *pos;
 	uint32		npos = 0;
 
-	if (!meta->have_params || meta->ngroups == 0)
+	if (!meta->have_params)
 	{
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(so->ctx);
@@ -267,6 +267,9 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	npos = bloofi_sort_positions(pos, npos);
 	pgstat_count_index_scan(scan->indexRelation);
+	/* the pending chains first, then the groups of a fresh directory (bloofi_pending.c) */
+	bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
+	meta = bloofi_read_meta(scan->indexRelation);
 	bloofi_search(scan->indexRelation, meta, pos, npos, 0, bloofi_bitmap_cb, tbm, &st);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(so->ctx);

@@ -26,7 +26,7 @@ PG_FUNCTION_INFO_V1(bloofi_handler);
 
 static relopt_kind bloofi_relopt_kind;
 static bool bloofi_relopt_ready = false;
-static relopt_parse_elt bloofi_relopt_tab[1];
+static relopt_parse_elt bloofi_relopt_tab[2];
 
 /* register the reloptions once per backend (the handler runs before amoptions) */
 static void
@@ -42,6 +42,12 @@ bloofi_init_reloptions(void)
 	bloofi_relopt_tab[0].optname = "order";
 	bloofi_relopt_tab[0].opttype = RELOPT_TYPE_INT;
 	bloofi_relopt_tab[0].offset = offsetof(BloofiOptions, order);
+	add_bool_reloption(bloofi_relopt_kind, "fastupdate",
+					   "Buffer inserts in a pending list moved into the groups in batches",
+					   true, AccessExclusiveLock);
+	bloofi_relopt_tab[1].optname = "fastupdate";
+	bloofi_relopt_tab[1].opttype = RELOPT_TYPE_BOOL;
+	bloofi_relopt_tab[1].offset = offsetof(BloofiOptions, fastupdate);
 	bloofi_relopt_ready = true;
 }
 
@@ -62,6 +68,14 @@ bloofi_get_order(Relation index)
 	int			order = o ? o->order : BLOOFI_DEFAULT_ORDER;
 
 	return (int) bloofi_round_capacity((uint64) order, BLOOFI_MAX_ORDER);
+}
+
+bool
+bloofi_get_fastupdate(Relation index)
+{
+	BloofiOptions *o = (BloofiOptions *) index->rd_options;
+
+	return o ? o->fastupdate : true;
 }
 
 Datum
@@ -169,6 +183,7 @@ bloofi_init_page(Page page, uint16 kind, uint32 group, uint32 data_bytes)
 	PageInit(page, BLCKSZ, sizeof(BloofiPageOpaqueData));
 	op = BloofiPageGetOpaque(page);
 	op->group = group;
+	op->next = InvalidBlockNumber;
 	op->nused = 0;
 	op->nlive = 0;
 	op->kind = kind;
@@ -188,6 +203,9 @@ bloofi_init_meta_page(Page page, int order)
 	meta->version = BLOOFI_VERSION;
 	meta->have_params = 0;
 	meta->order = order;
+	meta->pending_head = meta->pending_tail = InvalidBlockNumber;
+	meta->npending = 0;
+	meta->flushing_head = meta->free_head = InvalidBlockNumber;
 	meta->ngroups = 0;
 }
 

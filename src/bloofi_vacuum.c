@@ -174,6 +174,9 @@ bloofi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
+	/* pending entries into the groups first, where dead ones are removed */
+	bloofi_pending_flush(index, true);
+	meta = bloofi_read_meta(index);
 	for (uint32 g = 0; g < meta->ngroups; g++)
 		live += bloofi_vacuum_group(index, meta, g, callback, callback_state,
 									&stats->tuples_removed);
@@ -191,7 +194,11 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		return stats;
 	if (stats == NULL)
 	{
-		BloofiMetaData *meta = bloofi_read_meta(index);
+		BloofiMetaData *meta;
+
+		/* a VACUUM without dead rows still empties the pending list */
+		bloofi_pending_flush(index, true);
+		meta = bloofi_read_meta(index);
 
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 		for (uint32 g = 0; g < meta->ngroups; g++)

@@ -1,7 +1,10 @@
 # test/t/010_bloofi_crash.pl
 #   A bloofi index survives a crash in the middle of a write workload:
 #   pgbench clients insert (creating new groups), delete and VACUUM while the
-#   server is stopped with 'immediate' (no shutdown checkpoint).  After
+#   server is stopped with 'immediate' (no shutdown checkpoint), on two
+#   tables: t (default: inserts go to the pending list, flushed into the
+#   groups every 256 entries and by VACUUM) and u (fastupdate = off: inserts
+#   write the bit-sliced groups directly).  After
 #   recovery, bloofi_check verifies every invariant against the table, and
 #   lookups through the index return exactly what a sequential scan returns
 #   for every probed element (so no committed row was lost).
@@ -25,6 +28,9 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE t (id bigint, f bloomfilter);
 	INSERT INTO t SELECT i, mk(i) FROM generate_series(1, 3000) i;
 	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 512);
+	CREATE TABLE u (id bigint, f bloomfilter);
+	INSERT INTO u SELECT i, mk(i) FROM generate_series(1, 3000) i;
+	CREATE INDEX u_f ON u USING bloofi (f) WITH (order = 512, fastupdate = off);
 	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 200000, 89) x;
 	CHECKPOINT;
 });
@@ -33,21 +39,24 @@ $node->safe_psql('postgres', q{
 sub compare_with_seqscan
 {
 	my ($node, $what) = @_;
-	my $plan = $node->safe_psql('postgres', q{
-		SET enable_seqscan = off; SET enable_indexscan = off;
-		EXPLAIN (COSTS OFF) SELECT p.x, t.id FROM probe p JOIN t ON t.f @> p.x});
-	like($plan, qr/Bitmap Index Scan on t_f/, "$what: the join uses the index");
-	my $res = $node->safe_psql('postgres', q{
-		SET enable_seqscan = off; SET enable_indexscan = off;
-		CREATE TEMP TABLE vi AS SELECT p.x, t.id FROM probe p JOIN t ON t.f @> p.x;
-		SET enable_seqscan = on; SET enable_bitmapscan = off;
-		CREATE TEMP TABLE vs AS SELECT p.x, t.id FROM probe p JOIN t ON t.f @> p.x;
-		SELECT (SELECT count(*) FROM vi) || ' ' ||
-		       ((SELECT count(*) FROM (SELECT * FROM vi EXCEPT ALL SELECT * FROM vs) a) +
-		        (SELECT count(*) FROM (SELECT * FROM vs EXCEPT ALL SELECT * FROM vi) b))});
-	my ($n, $diff) = split / /, $res;
-	cmp_ok($n, '>', 50, "$what: lookups find rows ($n)");
-	is($diff, '0', "$what: index results equal sequential scan results");
+	for my $t ('t', 'u')
+	{
+		my $plan = $node->safe_psql('postgres', qq{
+			SET enable_seqscan = off; SET enable_indexscan = off;
+			EXPLAIN (COSTS OFF) SELECT p.x, $t.id FROM probe p JOIN $t ON $t.f @> p.x});
+		like($plan, qr/Bitmap Index Scan on ${t}_f/, "$what, $t: the join uses the index");
+		my $res = $node->safe_psql('postgres', qq{
+			SET enable_seqscan = off; SET enable_indexscan = off;
+			CREATE TEMP TABLE vi AS SELECT p.x, $t.id FROM probe p JOIN $t ON $t.f @> p.x;
+			SET enable_seqscan = on; SET enable_bitmapscan = off;
+			CREATE TEMP TABLE vs AS SELECT p.x, $t.id FROM probe p JOIN $t ON $t.f @> p.x;
+			SELECT (SELECT count(*) FROM vi) || ' ' ||
+			       ((SELECT count(*) FROM (SELECT * FROM vi EXCEPT ALL SELECT * FROM vs) a) +
+			        (SELECT count(*) FROM (SELECT * FROM vs EXCEPT ALL SELECT * FROM vi) b))});
+		my ($n, $diff) = split / /, $res;
+		cmp_ok($n, '>', 50, "$what, $t: lookups find rows ($n)");
+		is($diff, '0', "$what, $t: index results equal sequential scan results");
+	}
 }
 
 compare_with_seqscan($node, 'before the crash');
@@ -55,13 +64,13 @@ compare_with_seqscan($node, 'before the crash');
 # the write workload: inserts of new rows (new groups), deletes, VACUUM
 my $dir = PostgreSQL::Test::Utils::tempdir;
 open my $fh, '>', "$dir/ins.sql" or die;
-print $fh "\\set id random(3001, 15000)\nINSERT INTO t VALUES (:id, mk(:id));\n";
+print $fh "\\set id random(3001, 15000)\nINSERT INTO t VALUES (:id, mk(:id));\nINSERT INTO u VALUES (:id, mk(:id));\n";
 close $fh;
 open $fh, '>', "$dir/del.sql" or die;
-print $fh "\\set id random(1, 15000)\nDELETE FROM t WHERE id = :id;\n";
+print $fh "\\set id random(1, 15000)\nDELETE FROM t WHERE id = :id;\nDELETE FROM u WHERE id = :id;\n";
 close $fh;
 open $fh, '>', "$dir/vac.sql" or die;
-print $fh "VACUUM t;\n";
+print $fh "VACUUM t;\nVACUUM u;\n";
 close $fh;
 
 my ($out, $err) = ('', '');
@@ -88,7 +97,9 @@ cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM t'), '>=', 3000,
 	'the table survived the crash');
 cmp_ok($committed, '>', 3000, "the workload committed rows before the crash ($committed)");
 is($node->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '',
-	'bloofi_check passes after crash recovery');
+	'bloofi_check passes after crash recovery (pending list)');
+is($node->safe_psql('postgres', q{SELECT bloofi_check('u_f')}), '',
+	'bloofi_check passes after crash recovery (direct inserts)');
 compare_with_seqscan($node, 'after crash recovery');
 
 # the recovered index keeps working: writes, VACUUM, and check again
@@ -96,9 +107,16 @@ $node->safe_psql('postgres', q{
 	INSERT INTO t SELECT i, mk(i) FROM generate_series(20001, 21000) i;
 	DELETE FROM t WHERE id % 7 = 0;
 	VACUUM t;
+	INSERT INTO u SELECT i, mk(i) FROM generate_series(20001, 21000) i;
+	DELETE FROM u WHERE id % 7 = 0;
+	VACUUM u;
 });
 is($node->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '',
-	'bloofi_check passes after more writes and VACUUM');
+	'bloofi_check passes after more writes and VACUUM (pending list)');
+is($node->safe_psql('postgres', q{SELECT bloofi_check('u_f')}), '',
+	'bloofi_check passes after more writes and VACUUM (direct inserts)');
+is($node->safe_psql('postgres', q{SELECT pending FROM bloofi_stats('t_f')}), '0',
+	'VACUUM emptied the pending list');
 compare_with_seqscan($node, 'after more writes');
 
 $node->stop;
