@@ -11,9 +11,9 @@
  * Selectivity: the fraction of rows whose filter contains the element is not
  * derivable from column statistics (a filter is an opaque bit array), but a
  * bloofi index on the column answers it cheaply: bloofi_contsel probes the
- * index on the first BLOOFI_SAMPLE_LEAVES leaves (whole groups) and returns
- * matches / leaves seen (at least half a match, so "none in the sample"
- * still means "rare", not "impossible").  Without such an index it falls
+ * pending list and about BLOOFI_SAMPLE_LEAVES leaves spread evenly over all
+ * groups (bloofi_sample) and returns matches / leaves seen (at least half a
+ * match, so "none in the sample" still means "rare", not "impossible").  Without such an index it falls
  * back to contsel's 0.001.
  */
 #include "postgres.h"
@@ -164,15 +164,19 @@ bloofi_contsel(PG_FUNCTION_ARGS)
 			uint32		pos[BS_MAX_K];
 			uint32		npos;
 			BloofiSearchStats st = {true, 0, 0, 0};
+			double		matches,
+						seen;
 
 			bloofi_params(meta, &p);
 			bs_hasher_init(&h, &p);
 			bs_key_positions(&h, bloofi_elem_key(&h, c->constvalue, c->consttype), pos);
 			npos = bloofi_sort_positions(pos, p.k);
 			bloofi_pending_search(irel, meta, pos, npos, NULL, NULL, &st);
-			bloofi_search(irel, meta, pos, npos, BLOOFI_SAMPLE_LEAVES, NULL, NULL, &st);
-			if (st.leaves_seen > 0)
-				sel = Max((double) st.matches, 0.5) / (double) st.leaves_seen;
+			matches = st.matches;
+			seen = st.leaves_seen;
+			bloofi_sample(irel, meta, pos, npos, BLOOFI_SAMPLE_LEAVES, &matches, &seen);
+			if (seen > 0)
+				sel = Max(matches, 0.5) / seen;
 		}
 		index_close(irel, AccessShareLock);
 	}

@@ -1,9 +1,12 @@
 /*
  * bloofi_insert.c
- *    Inserting one filter into a Bloofi index, and THE LOCKING PROTOCOL.
+ *    Inserting filters into a Bloofi index's groups, and THE LOCKING PROTOCOL.
  *
  * Locking protocol (buffer content locks; every change through GenericXLog)
  * ---------------------------------------------------------------------------
+ * (The pending list's part, appends under the metapage lock and one flusher
+ * at a time, is at the top of bloofi_pending.c; a flush places its leaves
+ * with bloofi_place_leaves below, under this protocol.)
  * Pages: metapage (block 0, the directory), and per group its header page
  * (first tid page, holds nused/nlive), other tid pages, summary pages and
  * slice pages, in that block order.

@@ -13,6 +13,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
@@ -222,6 +224,100 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		pfree(acc);
 	if (tids)
 		pfree(tids);
+}
+
+/*
+ * Estimate how many leaves contain all npos positions from a sample of about
+ * max_leaves leaves spread evenly over every group: in each group the same
+ * fraction of 64-leaf words is tested, at a stride, so a build sorted by
+ * similarity (neighbouring leaves alike) does not bias the sample.  Adds to
+ * *matches the leaves matched and to *seen the live leaves sampled.
+ */
+void
+bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uint32 npos,
+			  int64 max_leaves, double *matches, double *seen)
+{
+	uint32	   *nused = palloc0(sizeof(uint32) * Max(meta->ngroups, 1));
+	uint32	   *nlive = palloc0(sizeof(uint32) * Max(meta->ngroups, 1));
+	double		total = 0,
+				frac;
+
+	for (uint32 g = 0; g < meta->ngroups; g++)
+	{
+		Buffer		buf = ReadBuffer(index, meta->groups[g].start);
+		BloofiPageOpaque op;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), meta->groups[g].start, BLOOFI_PAGE_TID, g);
+		op = BloofiPageGetOpaque(BufferGetPage(buf));
+		nused[g] = Min(op->nused, meta->groups[g].cap);
+		nlive[g] = Min(op->nlive, nused[g]);
+		UnlockReleaseBuffer(buf);
+		total += nused[g];
+	}
+	if (total == 0)
+		return;
+	frac = Min(1.0, (double) max_leaves / total);
+
+	for (uint32 g = 0; g < meta->ngroups; g++)
+	{
+		BloofiGeometry geom;
+		BlockNumber start = meta->groups[g].start;
+		uint32		nwords = (nused[g] + 63) / 64;
+		uint32		take,
+					stride;
+		uint64	   *acc;
+		double		slots = 0,
+					hits = 0;
+		Buffer		buf = InvalidBuffer;
+		uint32		cur = InvalidBlockNumber;
+
+		if (nwords == 0)
+			continue;
+		bloofi_group_geometry(index, meta, g, &geom);
+		take = Max(1, (uint32) ceil(nwords * frac));
+		take = Min(take, nwords);
+		stride = nwords / take;
+		acc = palloc(sizeof(uint64) * take);
+		for (uint32 i = 0; i < take; i++)
+		{
+			uint32		w = i * stride;
+			uint32		lo = w * 64;
+			uint32		n = Min(64, nused[g] - lo);
+
+			acc[i] = n == 64 ? ~UINT64CONST(0) : ((UINT64CONST(1) << n) - 1);
+			slots += n;
+		}
+		if (bloofi_summary_passes(index, start, &geom, pos, npos))
+		{
+			for (uint32 p = 0; p < npos; p++)
+			{
+				uint32		rel = bloofi_slice_page(&geom, pos[p]);
+				const uint8 *slice;
+
+				if (rel != cur)
+				{
+					if (BufferIsValid(buf))
+						UnlockReleaseBuffer(buf);
+					buf = ReadBuffer(index, start + rel);
+					LockBuffer(buf, BUFFER_LOCK_SHARE);
+					cur = rel;
+				}
+				slice = (const uint8 *) PageGetContents(BufferGetPage(buf)) +
+					bloofi_slice_offset(&geom, pos[p]);
+				for (uint32 i = 0; i < take; i++)
+					acc[i] &= bs_load64le(slice + 8 * (size_t) (i * stride));
+			}
+			if (BufferIsValid(buf))
+				UnlockReleaseBuffer(buf);
+			for (uint32 i = 0; i < take; i++)
+				hits += __builtin_popcountll(acc[i]);
+		}
+		/* free and dead slots have no bits: scale the slots sampled to live leaves */
+		*seen += slots * nlive[g] / nused[g];
+		*matches += hits;
+		pfree(acc);
+	}
 }
 
 static void
