@@ -227,6 +227,8 @@ bloofi_group_add(Relation index, uint32 g, BlockNumber start, const BloofiGeomet
 		Page		page;
 		bool		any = false;
 
+		if ((sp & 63) == 0)
+			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
 		for (int i = 0; i < got && !any; i++)
 			any = bloofi_count_range(filters[i], j0, cnt) > 0;
 		if (!any)

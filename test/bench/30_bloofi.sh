@@ -21,6 +21,12 @@
 #       overlapping ranges) for N = 100, 1,000, 10,000: average nodes checked
 #       per lookup (bloofi_probe, 200 present elements) next to the paper's
 #       figures, and lookup time vs a sequential scan at N = 10,000.
+#   (e) filter size (paper's Fig 11): N = 1,000, m = 1,008 / 10,080 / 100,992,
+#       k = 7: nodes checked, lookup time vs a sequential scan.
+#   (f) search time vs N (100, 1,000, 10,000) at the issue's sizing, vs a
+#       sequential scan (N = 100,000 is (a)).  In (e) and (f) the index is
+#       forced (enable_seqscan = off): at small N the planner rightly prefers
+#       the sequential scan.
 #
 # Every result is first checked against an oracle: the index returns exactly
 # the rows a sequential scan returns, and at least the rows GIN returns.
@@ -193,6 +199,52 @@ results+=("(d) paper config nodes checked, N=1000|$nc_1000|<= ~21|$(verdict "$nc
 results+=("(d) paper config nodes checked, N=10000|$nc_10000|<= 103.16|$(verdict "$nc_10000" "<=" 103.16)")
 results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(verdict "$r_p" ">=" 100)")
 bs_psql -q -c "DROP TABLE bp"
+
+# ---------------------------------------------------------------------------
+echo
+echo "-- (e) filter size (the paper's Fig 11): N = 1,000 filters of 100 elements, k = 7"
+printf '   %8s %8s %14s %12s %12s %8s\n' m groups nodes_checked bloofi_ms seqscan_ms ratio
+for m in 1008 10080 100992; do
+    bs_psql -q <<SQL
+DROP TABLE IF EXISTS bfs;
+CREATE TABLE bfs (id int, f bloomfilter);
+INSERT INTO bfs SELECT i, bloom_from_array(ARRAY(SELECT 100::bigint * i + j FROM generate_series(0, 99) j), $m, 7)
+FROM generate_series(0, 999) i;
+VACUUM ANALYZE bfs;
+CREATE INDEX bfs_f ON bfs USING bloofi (f);
+SQL
+    nc=$(bs_psql -Atc "SELECT avg(p.nodes_checked) FROM generate_series(1, 100) s,
+                       LATERAL bloofi_probe('bfs_f', (s * 997 % 100000)::bigint) p")
+    px=(); for e in 1 2 3 4 5; do px+=("$((e * 12347 % 100000))"); done
+    mb=$(lookup_ms "SELECT count(*) FROM bfs WHERE f @> %s::bigint" "-c enable_seqscan=off" "${px[@]}")
+    ms=$(lookup_ms "SELECT count(*) FROM bfs WHERE f @> %s::bigint" \
+         "-c enable_bitmapscan=off -c enable_indexscan=off" "${px[@]}")
+    printf '   %8s %8s %14.1f %12.3f %12.3f %8.0f\n' "$m" "$(bs_psql -Atc "SELECT groups FROM bloofi_stats('bfs_f')")" \
+        "$nc" "$mb" "$ms" "$(awk -v a="$ms" -v b="$mb" 'BEGIN { print a / b }')"
+done
+bs_psql -q -c "DROP TABLE bfs"
+
+# ---------------------------------------------------------------------------
+echo
+echo "-- (f) search time vs N at the issue's sizing (m = 2397, k = 17; N = 100,000 is (a))"
+printf '   %8s %12s %12s %8s\n' N bloofi_ms seqscan_ms ratio
+for n in 100 1000 10000; do
+    bs_psql -q <<SQL
+DROP TABLE IF EXISTS bn;
+CREATE TABLE bn (id int, f bloomfilter);
+INSERT INTO bn SELECT i, bloom_from_array(ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 1099511627776
+                                               FROM generate_series(0, 99) j), 2397, 17)
+FROM generate_series(1, $n) i;
+VACUUM ANALYZE bn;
+CREATE INDEX bn_f ON bn USING bloofi (f);
+SQL
+    px=(); for e in 1 2 3 4 5; do px+=("$(elem $(( (e * 7919) % n + 1 )) $e)"); done
+    mb=$(lookup_ms "SELECT count(*) FROM bn WHERE f @> %s::bigint" "-c enable_seqscan=off" "${px[@]}")
+    ms=$(lookup_ms "SELECT count(*) FROM bn WHERE f @> %s::bigint" \
+         "-c enable_bitmapscan=off -c enable_indexscan=off" "${px[@]}")
+    printf '   %8s %12.3f %12.3f %8.1f\n' "$n" "$mb" "$ms" "$(awk -v a="$ms" -v b="$mb" 'BEGIN { print a / b }')"
+done
+bs_psql -q -c "DROP TABLE bn"
 
 echo
 for r in "${results[@]}"; do
