@@ -202,7 +202,7 @@ extern void bloofi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern void bloofi_endscan(IndexScanDesc scan);
 extern int64 bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void bloofi_search(Relation index, const BloofiMetaData *meta,
-						  const uint32 *pos, uint32 npos, int64 max_leaves,
+						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 
 extern void bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos,

@@ -405,7 +405,7 @@ bloofi_probe(PG_FUNCTION_ARGS)
 		npos = bloofi_sort_positions(pos, p.k);
 		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
 		meta = bloofi_read_meta(index);
-		bloofi_search(index, meta, pos, npos, 0, NULL, NULL, &st);
+		bloofi_search(index, meta, pos, npos, NULL, NULL, &st);
 	}
 	relation_close(index, AccessShareLock);
 	values[0] = Int64GetDatum(st.nodes_checked);

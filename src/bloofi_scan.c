@@ -91,18 +91,16 @@ bloofi_summary_passes(Relation index, BlockNumber start, const BloofiGeometry *g
 
 /*
  * Search every group for leaves having all npos positions (sorted, distinct)
- * set; cb(tid) for each match with a TID.  With max_leaves > 0, stop once the
- * groups visited hold that many leaves (sampling, for the estimator; needs
- * st->counts).  With st->counts the group headers are read, so that
- * nodes_checked counts the used slots and leaves_seen the live leaves.
+ * set; cb(tid) for each match with a TID.  With st->counts the group
+ * headers are read, so that nodes_checked counts the used slots and
+ * leaves_seen the live leaves (bloofi_probe); without, a lookup skips them.
  */
 void
 bloofi_search(Relation index, const BloofiMetaData *meta,
-			  const uint32 *pos, uint32 npos, int64 max_leaves,
+			  const uint32 *pos, uint32 npos,
 			  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st)
 {
 	uint64	   *acc = NULL;
-	ItemPointerData *tids = NULL;
 	uint32		acc_words = 0;
 
 	for (uint32 g = 0; g < meta->ngroups; g++)
@@ -116,8 +114,6 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		bool		any = true;
 
 		CHECK_FOR_INTERRUPTS();
-		if (max_leaves > 0 && st->leaves_seen >= max_leaves)
-			break;
 		bloofi_group_geometry(index, meta, g, &geom);
 
 		if (st->counts)
@@ -130,14 +126,6 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			nlive = BloofiPageGetOpaque(BufferGetPage(buf))->nlive;
 			UnlockReleaseBuffer(buf);
 			nused = Min(nused, geom.cap);
-			if (max_leaves > 0 && nused > max_leaves - st->leaves_seen)
-			{
-				/* sample: only the first slots (live ones counted pro rata) */
-				uint32		lim = (uint32) (max_leaves - st->leaves_seen);
-
-				nlive = (uint32) ((uint64) nlive * lim / nused);
-				nused = lim;
-			}
 			st->leaves_seen += nlive;
 			if (nused == 0)
 				continue;
@@ -185,8 +173,6 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			continue;
 
 		/* the TIDs of the matching slots, one tid page at a time */
-		if (tids == NULL)
-			tids = palloc(geom.tids_per_page * sizeof(ItemPointerData));
 		cur = InvalidBlockNumber;
 		buf = InvalidBuffer;
 		for (uint32 w = 0; w < (nused + 63) / 64; w++)
@@ -222,8 +208,6 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 	}
 	if (acc)
 		pfree(acc);
-	if (tids)
-		pfree(tids);
 }
 
 /*
@@ -366,7 +350,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	/* the pending chains first, then the groups of a fresh directory (bloofi_pending.c) */
 	bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
 	meta = bloofi_read_meta(scan->indexRelation);
-	bloofi_search(scan->indexRelation, meta, pos, npos, 0, bloofi_bitmap_cb, tbm, &st);
+	bloofi_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(so->ctx);
 	return st.matches;
