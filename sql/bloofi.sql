@@ -204,6 +204,38 @@ SELECT pending, leaves FROM bloofi_stats('fu_on');
 SELECT bloofi_check('fu_on');
 DROP TABLE fu;
 
+-- VACUUM merges underfull groups: rows inserted in order fill groups of 64,
+-- 128, 256, 512, ...; deleting 90% of the first 900 rows leaves the first
+-- groups underfull: their live leaves move to other groups, the emptied
+-- groups are skipped by lookups and reused by new groups
+CREATE TABLE mg (id int, f bloomfilter);
+CREATE INDEX mg_f ON mg USING bloofi (f) WITH (order = 512, fastupdate = off);
+INSERT INTO mg SELECT i, bloom_add(bloom_add(bloom_empty(1024, 4), i), -i) FROM generate_series(1, 3000) i;
+SELECT groups, leaves, empty_groups FROM bloofi_stats('mg_f');
+DELETE FROM mg WHERE id <= 900 AND id % 10 <> 0;
+VACUUM mg;
+SELECT groups, leaves, pending, empty_groups > 0 AS merged FROM bloofi_stats('mg_f');
+SELECT bloofi_check('mg_f');
+SET enable_seqscan = off;
+SELECT count(*) AS via_index FROM generate_series(1, 3000) x JOIN mg ON mg.f @> x::bigint;
+SELECT count(*) AS moved_rows_found FROM generate_series(1, 900) x JOIN mg ON mg.f @> x::bigint AND mg.id = x;
+RESET enable_seqscan;
+SELECT count(*) AS via_seqscan FROM generate_series(1, 3000) x JOIN mg ON bloom_contains(mg.f, x::bigint);
+-- through the pending list this time
+ALTER INDEX mg_f SET (fastupdate = on);
+INSERT INTO mg SELECT i, bloom_add(bloom_add(bloom_empty(1024, 4), i), -i) FROM generate_series(3001, 4500) i;
+DELETE FROM mg WHERE id BETWEEN 1000 AND 2400 AND id % 10 <> 0;
+VACUUM mg;
+SELECT bloofi_check('mg_f');
+VACUUM mg;
+SELECT leaves, pending FROM bloofi_stats('mg_f');
+SELECT bloofi_check('mg_f');
+SET enable_seqscan = off;
+SELECT count(*) AS via_index FROM generate_series(1, 4500) x JOIN mg ON mg.f @> x::bigint;
+RESET enable_seqscan;
+SELECT count(*) AS via_seqscan FROM generate_series(1, 4500) x JOIN mg ON bloom_contains(mg.f, x::bigint);
+DROP TABLE mg;
+
 -- reloption bounds
 CREATE INDEX ON ul USING bloofi (f) WITH (order = 63);
 CREATE INDEX ON ul USING bloofi (f) WITH (order = 65153);

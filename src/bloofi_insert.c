@@ -311,6 +311,8 @@ bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
 			uint32		nused,
 						nlive;
 
+			if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
+				continue;		/* room 0; being emptied by VACUUM */
 			bloofi_group_geometry(index, meta, g, &geom);
 			bloofi_group_counts(index, meta->groups[g].start, g, &nused, &nlive);
 			nleaves += nlive;
@@ -370,7 +372,11 @@ bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
 			hdrbuf = ReadBuffer(index, start);
 			LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
 			bloofi_check_page(index, BufferGetPage(hdrbuf), start, BLOOFI_PAGE_TID, g);
-			placed = bloofi_group_add(index, g, start, &geom, hdrbuf, nb, btids, bfilters);
+			/* retired by a VACUUM since we read the directory: go elsewhere */
+			if (bloofi_group_flags(index, g) & BLOOFI_GROUP_RETIRED)
+				placed = 0;
+			else
+				placed = bloofi_group_add(index, g, start, &geom, hdrbuf, nb, btids, bfilters);
 			UnlockReleaseBuffer(hdrbuf);
 			/* the ones that did not fit (concurrent inserts) stay to do */
 			for (int t = 0, seen = 0; t < ntodo; t++)

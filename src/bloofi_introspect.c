@@ -73,9 +73,10 @@ bloofi_stats(PG_FUNCTION_ARGS)
 	Relation	index = bloofi_open_index(PG_GETARG_OID(0), AccessShareLock);
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	TupleDesc	tupdesc;
-	Datum		values[12];
-	bool		nulls[12] = {0};
+	Datum		values[13];
+	bool		nulls[13] = {0};
 	int64		pending = 0;
+	int32		empty = 0;
 	int64		leaves = 0,
 				slots = 0,
 				used = 0;
@@ -91,6 +92,8 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		uint8	   *summary;
 
 		bloofi_group_geometry(index, meta, g, &geom);
+		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
+			empty++;
 		op = bloofi_header(index, meta->groups[g].start, g);
 		leaves += op.nlive;
 		used += op.nused;
@@ -122,6 +125,7 @@ bloofi_stats(PG_FUNCTION_ARGS)
 	else
 		nulls[10] = true;
 	values[11] = Int64GetDatum(pending);
+	values[12] = Int32GetDatum(empty);
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -147,6 +151,7 @@ typedef struct CheckState
 	int64		live;
 	uint32		npending_seen;
 	uint32		nactive;
+	bool	   *stale;			/* per group: summary has bits no leaf has */
 } CheckState;
 
 static void
@@ -217,6 +222,10 @@ bloofi_check_group(CheckState *cs, uint32 g, BlockNumber nblocks, BlockNumber *p
 	if (op.nused > geom.cap || op.nlive > op.nused)
 		CORRUPT(index, "Group %u has %u live leaves and %u used slots for a capacity of %u.",
 				g, op.nlive, op.nused, geom.cap);
+	if ((meta->groups[g].flags & BLOOFI_GROUP_EMPTY) &&
+		(!(meta->groups[g].flags & BLOOFI_GROUP_RETIRED) || op.nused != 0))
+		CORRUPT(index, "Group %u is marked empty (flags %u) but has %u used slots.",
+				g, meta->groups[g].flags, op.nused);
 
 	tids = palloc0(sizeof(ItemPointerData) * geom.cap);
 	bloofi_read_tids(index, start, &geom, geom.cap, tids);
@@ -273,9 +282,16 @@ bloofi_check_group(CheckState *cs, uint32 g, BlockNumber nblocks, BlockNumber *p
 			CheckEntry *e = hash_search(cs->map, &tids[s], HASH_ENTER, &found);
 
 			if (found)
-				CORRUPT(index, "Heap TID (%u,%u) is in the index twice: group %u slot %u and group %u slot %u.",
-						ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
-						e->group, e->slot, g, s);
+			{
+				/* a leaf being moved out of a retired group may be in both */
+				if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
+					continue;	/* keep the other copy */
+				if (!(meta->groups[e->group].flags & BLOOFI_GROUP_RETIRED))
+					CORRUPT(index, "Heap TID (%u,%u) is in the index twice: group %u slot %u and group %u slot %u.",
+							ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
+							e->group, e->slot, g, s);
+				/* else this copy replaces the retired one */
+			}
 			e->group = g;
 			e->slot = s;
 			e->count = count[s];
@@ -285,8 +301,12 @@ bloofi_check_group(CheckState *cs, uint32 g, BlockNumber nblocks, BlockNumber *p
 	}
 	cs->summaries[g] = palloc0(geom.filter_bytes);
 	bloofi_read_summary(index, start, &geom, g, cs->summaries[g]);
-	if (!bs_is_subset(cs->summaries[g], orv, geom.filter_bytes / 8))
-		CORRUPT(index, "Summary of group %u has bits that none of its leaves has (it is not the OR of its leaves).", g);
+	/*
+	 * Extra summary bits are legitimate only while a VACUUM that a crash
+	 * interrupted is to be redone (dead leaves still hold their TIDs): decided
+	 * after the heap scan, once the dead TIDs are known.
+	 */
+	cs->stale[g] = !bs_is_subset(cs->summaries[g], orv, geom.filter_bytes / 8);
 	pfree(tids);
 	pfree(valid);
 	pfree(none);
@@ -311,10 +331,13 @@ bloofi_check_pending_visit(ItemPointer tid, const uint8 *filter, bool flushing, 
 	{
 		if (flushing && e->group != UINT32_MAX)
 			return;				/* a flush interrupted by a crash: redone by the next */
+		if (e->group != UINT32_MAX && (cs->meta->groups[e->group].flags & BLOOFI_GROUP_RETIRED))
+			goto replace;		/* moved out of a retired group: keep the pending copy */
 		CORRUPT(cs->index, "Heap TID (%u,%u) is in the index twice (pending list and %s).",
 				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 				e->group == UINT32_MAX ? "pending list" : "a group");
 	}
+replace:
 	e->group = UINT32_MAX;
 	e->slot = cs->npending_seen++;
 	e->count = (uint32) bs_popcount(filter, bs_words_for_bits(cs->meta->m));
@@ -359,6 +382,7 @@ bloofi_check(PG_FUNCTION_ARGS)
 	ctl.hcxt = CurrentMemoryContext;
 	cs.map = hash_create("bloofi check", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	cs.summaries = palloc0(sizeof(uint8 *) * Max(cs.meta->ngroups, 1));
+	cs.stale = palloc0(sizeof(bool) * Max(cs.meta->ngroups, 1));
 
 	nblocks = RelationGetNumberOfBlocks(index);
 	for (uint32 g = 0; g < cs.meta->ngroups; g++)
@@ -372,6 +396,22 @@ bloofi_check(PG_FUNCTION_ARGS)
 	indexInfo = BuildIndexInfo(index);
 	table_index_build_scan(heap, index, indexInfo, true, false,
 						   bloofi_check_callback, (void *) &cs, NULL);
+
+	/* a stale summary needs a dead leaf (an interrupted VACUUM) in its group */
+	{
+		bool	   *has_dead = palloc0(sizeof(bool) * Max(cs.meta->ngroups, 1));
+		HASH_SEQ_STATUS hs;
+		CheckEntry *e;
+
+		hash_seq_init(&hs, cs.map);
+		while ((e = hash_seq_search(&hs)) != NULL)
+			if (e->seen == 0 && e->group != UINT32_MAX)
+				has_dead[e->group] = true;
+		for (uint32 g = 0; g < cs.meta->ngroups; g++)
+			if (cs.stale[g] && !has_dead[g] &&
+				!(cs.meta->groups[g].flags & BLOOFI_GROUP_RETIRED))
+				CORRUPT(index, "Summary of group %u has bits that none of its leaves has (it is not the OR of its leaves).", g);
+	}
 
 	relation_close(index, AccessShareLock);
 	table_close(heap, ShareLock);

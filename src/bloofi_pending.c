@@ -267,6 +267,8 @@ bloofi_group_tids(Relation index, const BloofiMetaData *meta)
 		BloofiGeometry geom;
 		ItemPointerData *tids;
 
+		if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
+			continue;			/* leaves there are moved out by VACUUM */
 		bloofi_group_geometry(index, meta, g, &geom);
 		tids = palloc(sizeof(ItemPointerData) * geom.cap);
 		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);

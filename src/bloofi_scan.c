@@ -114,6 +114,8 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		bool		any = true;
 
 		CHECK_FOR_INTERRUPTS();
+		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
+			continue;			/* merged away by VACUUM: no leaf */
 		bloofi_group_geometry(index, meta, g, &geom);
 
 		if (st->counts)
@@ -228,8 +230,12 @@ bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uin
 
 	for (uint32 g = 0; g < meta->ngroups; g++)
 	{
-		Buffer		buf = ReadBuffer(index, meta->groups[g].start);
+		Buffer		buf;
 		BloofiPageOpaque op;
+
+		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
+			continue;
+		buf = ReadBuffer(index, meta->groups[g].start);
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		bloofi_check_page(index, BufferGetPage(buf), meta->groups[g].start, BLOOFI_PAGE_TID, g);

@@ -340,6 +340,19 @@ bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap)
 		UnlockReleaseBuffer(metabuf);
 		return g;
 	}
+	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES))
+		elog(ERROR, "bloofi: invalid group geometry m=%u cap=%u", meta->m, cap);
+
+	/* an emptied group of sufficient capacity is revived rather than extending */
+	for (uint32 e = 0; e < g; e++)
+		if ((meta->groups[e].flags & BLOOFI_GROUP_EMPTY) && meta->groups[e].cap >= cap)
+		{
+			bloofi_wal_begin(&w, index);
+			meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
+			meta->groups[e].flags = 0;
+			bloofi_wal_flush(&w);
+			return g + 1;		/* the caller looks again */
+		}
 	if (g >= BLOOFI_MAX_GROUPS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -347,8 +360,6 @@ bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap)
 						RelationGetRelationName(index), (unsigned) BLOOFI_MAX_GROUPS),
 				 errhint("REINDEX it with a larger \"order\" (now %u leaves per group).",
 						 meta->order)));
-	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES))
-		elog(ERROR, "bloofi: invalid group geometry m=%u cap=%u", meta->m, cap);
 
 	bloofi_wal_begin(&w, index);
 	for (uint32 i = 0; i < geom.total_pages; i++)
@@ -381,9 +392,41 @@ bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap)
 	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
 	meta->groups[g].start = start;
 	meta->groups[g].cap = cap;
+	meta->groups[g].flags = 0;
 	meta->ngroups = g + 1;
 	bloofi_wal_flush(&w);
 	return g + 1;
+}
+
+/* the current flags of group g (metapage share lock; callers may hold a group header) */
+uint32
+bloofi_group_flags(Relation index, uint32 g)
+{
+	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	uint32		flags;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	meta = BloofiPageGetMeta(BufferGetPage(buf));
+	flags = g < meta->ngroups ? meta->groups[g].flags : 0;
+	UnlockReleaseBuffer(buf);
+	return flags;
+}
+
+/* OR flags into group g's directory entry (metapage exclusive; no other lock held) */
+void
+bloofi_set_group_flags(Relation index, uint32 g, uint32 flags)
+{
+	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	BloofiWal	w;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_wal_begin(&w, index);
+	meta = BloofiPageGetMeta(bloofi_wal_page(&w, buf, false, 0));
+	if (g < meta->ngroups)
+		meta->groups[g].flags |= flags;
+	bloofi_wal_flush(&w);
 }
 
 /* read the first nslots TIDs of a group (share locks, one page at a time) */

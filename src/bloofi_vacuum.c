@@ -16,6 +16,7 @@
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "utils/hsearch.h"
 #include "utils/rel.h"
 
 #include "bloofi.h"
@@ -185,6 +186,184 @@ bloofi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	return stats;
 }
 
+static bool
+bloofi_merge_all_cb(ItemPointer itemptr, void *state)
+{
+	return true;
+}
+
+static void
+bloofi_collect_tid(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+{
+	hash_search((HTAB *) arg, tid, HASH_ENTER, NULL);
+}
+
+/* the TIDs in non-retired groups and in the pending list */
+static HTAB *
+bloofi_tids_elsewhere(Relation index, const BloofiMetaData *meta)
+{
+	HASHCTL		ctl;
+	HTAB	   *h;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(ItemPointerData);
+	ctl.entrysize = sizeof(ItemPointerData);
+	ctl.hcxt = CurrentMemoryContext;
+	h = hash_create("bloofi tids elsewhere", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (uint32 g = 0; g < meta->ngroups; g++)
+	{
+		BloofiGeometry geom;
+		ItemPointerData *tids;
+
+		if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
+			continue;
+		bloofi_group_geometry(index, meta, g, &geom);
+		tids = palloc(sizeof(ItemPointerData) * geom.cap);
+		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);
+		for (uint32 s = 0; s < geom.cap; s++)
+			if (ItemPointerIsValid(&tids[s]))
+				hash_search(h, &tids[s], HASH_ENTER, NULL);
+		pfree(tids);
+	}
+	bloofi_pending_visit(index, meta, bloofi_collect_tid, h);
+	return h;
+}
+
+/*
+ * Move the live leaves of retired group g elsewhere and clear it; mark it
+ * EMPTY.  g is frozen (retired, and one VACUUM at a time), so its leaves are
+ * read without holding its header, and no lock of g is held while moving.
+ */
+static void
+bloofi_merge_group(Relation index, uint32 g)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	BloofiGeometry geom;
+	BlockNumber start = meta->groups[g].start;
+	HTAB	   *elsewhere = bloofi_tids_elsewhere(index, meta);
+	ItemPointerData *tids,
+			   *mtids;
+	int32	   *idx;
+	uint64	   *movemask;
+	uint8	   *filters;
+	const uint8 **fptr;
+	uint32		nmove = 0;
+	double		dummy = 0;
+
+	bloofi_group_geometry(index, meta, g, &geom);
+	tids = palloc0(sizeof(ItemPointerData) * geom.cap);
+	bloofi_read_tids(index, start, &geom, geom.cap, tids);
+	idx = palloc(sizeof(int32) * geom.cap);
+	movemask = palloc0(sizeof(uint64) * geom.slice_words);
+	mtids = palloc(sizeof(ItemPointerData) * geom.cap);
+	for (uint32 s = 0; s < geom.cap; s++)
+	{
+		idx[s] = -1;
+		if (ItemPointerIsValid(&tids[s]) && !hash_search(elsewhere, &tids[s], HASH_FIND, NULL))
+		{
+			idx[s] = (int32) nmove;
+			mtids[nmove++] = tids[s];
+			movemask[s / 64] |= UINT64CONST(1) << (s % 64);
+		}
+	}
+
+	/* the moved leaves' filters, read back from the slices (work ~ set bits) */
+	filters = palloc_extended((Size) Max(nmove, 1) * geom.filter_bytes,
+							  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	fptr = palloc(sizeof(uint8 *) * Max(nmove, 1));
+	for (uint32 i = 0; i < nmove; i++)
+		fptr[i] = filters + (size_t) i * geom.filter_bytes;
+	for (uint32 sp = 0; sp < geom.slice_pages && nmove > 0; sp++)
+	{
+		BlockNumber blk = start + geom.tid_pages + geom.summary_pages + sp;
+		Buffer		buf = ReadBuffer(index, blk);
+		uint32		j0 = bloofi_slice_page_first(&geom, sp);
+		uint32		n = bloofi_slice_page_count(&geom, sp);
+		const uint8 *data;
+
+		vacuum_delay_point();
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, g);
+		data = (const uint8 *) PageGetContents(BufferGetPage(buf));
+		for (uint32 i = 0; i < n; i++)
+			for (uint32 w = 0; w < geom.slice_words; w++)
+			{
+				uint64		v = bs_load64le(data + (size_t) i * geom.slice_bytes + 8 * w) & movemask[w];
+
+				while (v)
+				{
+					uint32		slot = w * 64 + (uint32) __builtin_ctzll(v);
+
+					v &= v - 1;
+					bs_bit_set(filters + (size_t) idx[slot] * geom.filter_bytes, j0 + i);
+				}
+			}
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* moved first (a crash now leaves them in both places), then cleared here */
+	if (nmove > 0)
+	{
+		if (bloofi_get_fastupdate(index) && bloofi_pending_usable(meta))
+		{
+			for (uint32 i = 0; i < nmove; i++)
+				bloofi_pending_insert(index, &mtids[i], fptr[i]);
+		}
+		else
+			bloofi_place_leaves(index, (int) nmove, mtids, fptr);
+	}
+	if (bloofi_vacuum_group(index, meta, g, bloofi_merge_all_cb, NULL, &dummy) == 0)
+		bloofi_set_group_flags(index, g, BLOOFI_GROUP_EMPTY);
+}
+
+/* merge underfull groups (see the top of the file); at most a few per VACUUM */
+static void
+bloofi_merge_underfull(Relation index)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	uint32	   *nlive = palloc0(sizeof(uint32) * Max(meta->ngroups, 1));
+	int64		room = 0;
+	int			last = -1,
+				merges = 0;
+
+	for (uint32 g = 0; g < meta->ngroups; g++)
+	{
+		Buffer		buf;
+
+		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
+			continue;
+		buf = ReadBuffer(index, meta->groups[g].start);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), meta->groups[g].start, BLOOFI_PAGE_TID, g);
+		nlive[g] = BloofiPageGetOpaque(BufferGetPage(buf))->nlive;
+		UnlockReleaseBuffer(buf);
+		if (!(meta->groups[g].flags & BLOOFI_GROUP_RETIRED))
+		{
+			room += (int64) meta->groups[g].cap - nlive[g];
+			last = (int) g;
+		}
+	}
+	for (uint32 g = 0; g < meta->ngroups && merges < 4; g++)
+	{
+		uint32		flags = meta->groups[g].flags;
+
+		if (flags & BLOOFI_GROUP_EMPTY)
+			continue;
+		if (!(flags & BLOOFI_GROUP_RETIRED))
+		{
+			int64		own = (int64) meta->groups[g].cap - nlive[g];
+
+			if ((int) g == last || (int64) nlive[g] * 4 >= meta->groups[g].cap ||
+				room - own < nlive[g])
+				continue;
+			room -= own + nlive[g];
+			bloofi_set_group_flags(index, g, BLOOFI_GROUP_RETIRED);
+		}
+		bloofi_merge_group(index, g);
+		merges++;
+	}
+}
+
 IndexBulkDeleteResult *
 bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
@@ -212,6 +391,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			UnlockReleaseBuffer(buf);
 		}
 	}
+	bloofi_merge_underfull(index);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	return stats;
 }

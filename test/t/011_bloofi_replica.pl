@@ -2,7 +2,7 @@
 #   A streaming standby replays a bloofi index (as contrib/bloom's
 #   t/001_wal.pl does): after each round of writes on the primary (build,
 #   inserts that create groups, deletes, VACUUM recomputing summaries,
-#   REINDEX), the standby's lookups through the index equal the primary's
+#   REINDEX, VACUUM merging underfull groups), the standby's lookups through the index equal the primary's
 #   and the standby's own sequential scan.
 use strict;
 use warnings;
@@ -62,6 +62,16 @@ for my $round (1 .. 3)
 }
 $primary->safe_psql('postgres', 'REINDEX INDEX t_f');
 check_replay('after REINDEX');
+# 90% of the rows deleted: VACUUM merges underfull groups (moves leaves, empties groups)
+$primary->safe_psql('postgres', 'DELETE FROM t WHERE id % 10 <> 0');
+$primary->safe_psql('postgres', 'VACUUM t');
+$primary->safe_psql('postgres', 'VACUUM t');
+cmp_ok($primary->safe_psql('postgres', q{SELECT empty_groups FROM bloofi_stats('t_f')}), '>', 0,
+	'VACUUM merged underfull groups');
+check_replay('after merges');
+$primary->safe_psql('postgres', "INSERT INTO t SELECT i, mk(i) FROM generate_series(20001, 22000) i");
+$primary->safe_psql('postgres', 'VACUUM t');
+check_replay('after inserts into merged groups');
 is($primary->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '', 'bloofi_check on the primary');
 
 $standby->stop;
