@@ -213,6 +213,13 @@ CREATE INDEX mg_f ON mg USING bloofi (f) WITH (order = 512, fastupdate = off);
 INSERT INTO mg SELECT i, bloom_add(bloom_add(bloom_empty(1024, 4), i), -i) FROM generate_series(1, 3000) i;
 SELECT groups, leaves, empty_groups FROM bloofi_stats('mg_f');
 DELETE FROM mg WHERE id <= 900 AND id % 10 <> 0;
+-- the first VACUUM retires underfull groups and copies their live leaves out;
+-- the next one, once no snapshot older than the copy is left (an XID was
+-- consumed since), clears them
+VACUUM mg;
+SELECT groups, leaves, empty_groups FROM bloofi_stats('mg_f');
+SELECT bloofi_check('mg_f');
+SELECT txid_current() > 0 AS xid_consumed;
 VACUUM mg;
 SELECT groups, leaves, pending, empty_groups > 0 AS merged FROM bloofi_stats('mg_f');
 SELECT bloofi_check('mg_f');
@@ -225,6 +232,9 @@ SELECT count(*) AS via_seqscan FROM generate_series(1, 3000) x JOIN mg ON bloom_
 ALTER INDEX mg_f SET (fastupdate = on);
 INSERT INTO mg SELECT i, bloom_add(bloom_add(bloom_empty(1024, 4), i), -i) FROM generate_series(3001, 4500) i;
 DELETE FROM mg WHERE id BETWEEN 1000 AND 2400 AND id % 10 <> 0;
+VACUUM mg;
+SELECT bloofi_check('mg_f');
+SELECT txid_current() > 0 AS xid_consumed;
 VACUUM mg;
 SELECT bloofi_check('mg_f');
 VACUUM mg;

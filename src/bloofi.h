@@ -93,13 +93,15 @@ typedef struct BloofiGroupRef
 	BlockNumber start;
 	uint32		cap;
 	uint32		flags;			/* BLOOFI_GROUP_* */
+	TransactionId move_xid;		/* retired: next XID when its leaves were moved out */
 } BloofiGroupRef;
 
 /*
  * VACUUM merges underfull groups (bloofi_vacuum.c): it RETIREs one (no
- * leaf is placed there any more), moves its live leaves to the others, and
- * marks it EMPTY once none is left; lookups skip EMPTY groups, and a new
- * group reuses an EMPTY one of sufficient capacity before extending.
+ * leaf is placed there any more) and copies its live leaves to the others;
+ * a later VACUUM, once no scan that started before the copy can still run,
+ * clears it and marks it EMPTY; lookups skip EMPTY groups, and a new group
+ * reuses an EMPTY one of sufficient capacity before extending.
  */
 #define BLOOFI_GROUP_RETIRED	0x01
 #define BLOOFI_GROUP_EMPTY		0x02
@@ -172,7 +174,8 @@ extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 								  const BsParams *p);
 extern uint32 bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap);
 extern uint32 bloofi_group_flags(Relation index, uint32 g);
-extern void bloofi_set_group_flags(Relation index, uint32 g, uint32 flags);
+extern void bloofi_set_group_flags(Relation index, uint32 g, uint32 flags,
+								   TransactionId move_xid);
 extern int	bloofi_get_order(Relation index);
 extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);

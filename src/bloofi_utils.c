@@ -350,6 +350,7 @@ bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap)
 			bloofi_wal_begin(&w, index);
 			meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
 			meta->groups[e].flags = 0;
+			meta->groups[e].move_xid = InvalidTransactionId;
 			bloofi_wal_flush(&w);
 			return g + 1;		/* the caller looks again */
 		}
@@ -393,6 +394,7 @@ bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap)
 	meta->groups[g].start = start;
 	meta->groups[g].cap = cap;
 	meta->groups[g].flags = 0;
+	meta->groups[g].move_xid = InvalidTransactionId;
 	meta->ngroups = g + 1;
 	bloofi_wal_flush(&w);
 	return g + 1;
@@ -413,9 +415,12 @@ bloofi_group_flags(Relation index, uint32 g)
 	return flags;
 }
 
-/* OR flags into group g's directory entry (metapage exclusive; no other lock held) */
+/*
+ * OR flags into group g's directory entry and, when valid, set its move_xid
+ * (metapage exclusive; no other lock held)
+ */
 void
-bloofi_set_group_flags(Relation index, uint32 g, uint32 flags)
+bloofi_set_group_flags(Relation index, uint32 g, uint32 flags, TransactionId move_xid)
 {
 	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	BloofiMetaData *meta;
@@ -425,7 +430,11 @@ bloofi_set_group_flags(Relation index, uint32 g, uint32 flags)
 	bloofi_wal_begin(&w, index);
 	meta = BloofiPageGetMeta(bloofi_wal_page(&w, buf, false, 0));
 	if (g < meta->ngroups)
+	{
 		meta->groups[g].flags |= flags;
+		if (TransactionIdIsValid(move_xid))
+			meta->groups[g].move_xid = move_xid;
+	}
 	bloofi_wal_flush(&w);
 }
 

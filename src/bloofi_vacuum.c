@@ -9,13 +9,35 @@
  * rewritten and the dead TIDs cleared; the high-water mark drops below
  * trailing free slots.  Freed slots are reused by later inserts, so pruning
  * does not decay: a summary is always exactly the OR of its live leaves
- * after VACUUM.
+ * after VACUUM.  Before that, VACUUM moves the pending list into the groups
+ * (bloofi_pending.c).
+ *
+ * Then (amvacuumcleanup) it merges underfull groups, so that lookups, which
+ * read k slices per group however full it is, do not keep visiting groups
+ * emptied by deletes: a group with fewer live leaves than a quarter of its
+ * capacity (not the newest one), whose leaves the other groups have room
+ * for, is RETIRED (no leaf is placed there any more: inserters re-check the
+ * flag under the group's header lock) and its live leaves are copied out
+ * (through the pending list, or placed directly); the next XID is recorded
+ * in its directory entry.  It is cleared (like dead leaves) and marked EMPTY
+ * by a later VACUUM, once the oldest snapshot of the cluster is newer than
+ * that XID: a lookup that started before the copy could otherwise read the
+ * pending list before the copy arrived and this group after it was cleared,
+ * and miss the leaf.  Lookups skip EMPTY groups; a new group reuses one.  A
+ * crash at any point leaves a leaf in both places at worst (harmless for
+ * lookups, accepted by bloofi_check for a retired group); the next VACUUM
+ * copies what is missing and postpones the clear again.  (On a hot standby,
+ * whose snapshots the primary does not see unless hot_standby_feedback is
+ * on, a single lookup spanning two merging VACUUMs could still miss a moved
+ * leaf: GenericXLog records raise no recovery conflict.)
  */
 #include "postgres.h"
 
+#include "access/transam.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/procarray.h"
 #include "utils/hsearch.h"
 #include "utils/rel.h"
 
@@ -230,12 +252,13 @@ bloofi_tids_elsewhere(Relation index, const BloofiMetaData *meta)
 }
 
 /*
- * Move the live leaves of retired group g elsewhere and clear it; mark it
- * EMPTY.  g is frozen (retired, and one VACUUM at a time), so its leaves are
- * read without holding its header, and no lock of g is held while moving.
+ * Copy the live leaves of retired group g that are not elsewhere yet to the
+ * other groups; returns how many.  g is frozen (retired, and one VACUUM at a
+ * time), so its leaves are read without holding its header, and no lock of
+ * g is held while copying.
  */
-static void
-bloofi_merge_group(Relation index, uint32 g)
+static uint32
+bloofi_merge_copy(Relation index, uint32 g)
 {
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	BloofiGeometry geom;
@@ -248,7 +271,6 @@ bloofi_merge_group(Relation index, uint32 g)
 	uint8	   *filters;
 	const uint8 **fptr;
 	uint32		nmove = 0;
-	double		dummy = 0;
 
 	bloofi_group_geometry(index, meta, g, &geom);
 	tids = palloc0(sizeof(ItemPointerData) * geom.cap);
@@ -312,8 +334,18 @@ bloofi_merge_group(Relation index, uint32 g)
 		else
 			bloofi_place_leaves(index, (int) nmove, mtids, fptr);
 	}
+	return nmove;
+}
+
+/* clear retired group g (all its leaves are elsewhere) and mark it EMPTY */
+static void
+bloofi_merge_finish(Relation index, uint32 g)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	double		dummy = 0;
+
 	if (bloofi_vacuum_group(index, meta, g, bloofi_merge_all_cb, NULL, &dummy) == 0)
-		bloofi_set_group_flags(index, g, BLOOFI_GROUP_EMPTY);
+		bloofi_set_group_flags(index, g, BLOOFI_GROUP_EMPTY, InvalidTransactionId);
 }
 
 /* merge underfull groups (see the top of the file); at most a few per VACUUM */
@@ -346,6 +378,7 @@ bloofi_merge_underfull(Relation index)
 	for (uint32 g = 0; g < meta->ngroups && merges < 4; g++)
 	{
 		uint32		flags = meta->groups[g].flags;
+		TransactionId xid = meta->groups[g].move_xid;
 
 		if (flags & BLOOFI_GROUP_EMPTY)
 			continue;
@@ -357,10 +390,25 @@ bloofi_merge_underfull(Relation index)
 				room - own < nlive[g])
 				continue;
 			room -= own + nlive[g];
-			bloofi_set_group_flags(index, g, BLOOFI_GROUP_RETIRED);
+			bloofi_set_group_flags(index, g, BLOOFI_GROUP_RETIRED, InvalidTransactionId);
+			xid = InvalidTransactionId;
 		}
-		bloofi_merge_group(index, g);
 		merges++;
+		if (TransactionIdIsValid(xid) &&
+			TransactionIdPrecedes(xid, GetOldestNonRemovableTransactionId(NULL)))
+		{
+			/* no scan older than the copy is left: clear, unless something was missing */
+			if (bloofi_merge_copy(index, g) == 0)
+			{
+				bloofi_merge_finish(index, g);
+				continue;
+			}
+		}
+		else if (TransactionIdIsValid(xid))
+			continue;			/* copied; wait for older scans to end */
+		else
+			bloofi_merge_copy(index, g);
+		bloofi_set_group_flags(index, g, 0, ReadNextTransactionId());
 	}
 }
 

@@ -65,6 +65,8 @@ check_replay('after REINDEX');
 # 90% of the rows deleted: VACUUM merges underfull groups (moves leaves, empties groups)
 $primary->safe_psql('postgres', 'DELETE FROM t WHERE id % 10 <> 0');
 $primary->safe_psql('postgres', 'VACUUM t');
+check_replay('after the merge copies');
+$primary->safe_psql('postgres', 'SELECT txid_current()');	# no snapshot older than the copies
 $primary->safe_psql('postgres', 'VACUUM t');
 cmp_ok($primary->safe_psql('postgres', q{SELECT empty_groups FROM bloofi_stats('t_f')}), '>', 0,
 	'VACUUM merged underfull groups');
