@@ -60,6 +60,8 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	{
 		BloofiGeometry geom;
 
+		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
+			continue;			/* lookups skip it */
 		bloofi_group_geometry(irel, meta, g, &geom);
 		pages += 1 + Min((double) meta->k * nquals, (double) geom.slice_pages);
 		words += (double) meta->k * nquals * geom.slice_words;
