@@ -92,6 +92,10 @@ CREATE TABLE bad_typmod (f bloomfilter(1024, 33));
 CREATE TABLE bad_typmod (f bloomfilter(67108864, 3));
 DROP TABLE typed;
 
+-- storage: a sparse filter compresses under TOAST (125 kB of bits, three elements)
+CREATE TEMP TABLE sparse AS SELECT bloom_from_array(ARRAY[1, 2, 3]::bigint[], 1000000, 3) AS f;
+SELECT pg_column_size(f) < 4000 AS compressed, bloom_popcount(f), f @> 2 AS member FROM sparse;
+
 -- ---- errors ------------------------------------------------------------------
 -- parameters
 SELECT bloom_empty(7, 3);

@@ -68,31 +68,26 @@ CREATE FUNCTION bloom_from_array(text[], m integer, k integer, seed integer DEFA
                                  hash text DEFAULT 'xxh3') RETURNS bloomfilter
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- bloom_agg: transition functions take (state, elem, m, k [, seed [, hash]])
-CREATE FUNCTION bloom_agg_trans(internal, bigint, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, bigint, integer, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, bigint, integer, integer, integer, text) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, text, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_bytes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, text, integer, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_bytes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, text, integer, integer, integer, text) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_bytes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, bytea, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_bytes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, bytea, integer, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_bytes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, bytea, integer, integer, integer, text) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_bytes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, uuid, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_uuid' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, uuid, integer, integer, integer) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_uuid' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION bloom_agg_trans(internal, uuid, integer, integer, integer, text) RETURNS internal
-    AS 'MODULE_PATHNAME', 'bloom_agg_trans_uuid' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- bloom_agg: one transition function per element type and arity,
+-- (state, elem, m, k [, seed [, hash]]), all backed by one C function per type
+DO $$
+DECLARE
+    elem text;
+    args text;
+    csym text;
+BEGIN
+    FOR elem, csym IN VALUES ('bigint', 'bloom_agg_trans_int8'), ('text', 'bloom_agg_trans_bytes'),
+                             ('bytea', 'bloom_agg_trans_bytes'), ('uuid', 'bloom_agg_trans_uuid') LOOP
+        FOREACH args IN ARRAY ARRAY['integer, integer', 'integer, integer, integer',
+                                    'integer, integer, integer, text'] LOOP
+            EXECUTE format($f$
+                CREATE FUNCTION bloom_agg_trans(internal, %1$s, %2$s) RETURNS internal
+                    AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
+                elem, args, csym);
+        END LOOP;
+    END LOOP;
+END
+$$;
 
 CREATE FUNCTION bloom_union_trans(internal, bloomfilter) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
