@@ -64,7 +64,11 @@ bloofi_read_summary(Relation index, BlockNumber start, const BloofiGeometry *geo
 static void
 bloofi_count_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
 {
-	(*(int64 *) arg)++;
+	int64	   *n = (int64 *) arg;
+
+	n[0]++;
+	if (flushing)
+		n[1]++;
 }
 
 Datum
@@ -73,9 +77,10 @@ bloofi_stats(PG_FUNCTION_ARGS)
 	Relation	index = bloofi_open_index(PG_GETARG_OID(0), AccessShareLock);
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	TupleDesc	tupdesc;
-	Datum		values[13];
-	bool		nulls[13] = {0};
-	int64		pending = 0;
+	Datum		values[14];
+	bool		nulls[14] = {0};
+	int64		pend[2] = {0, 0};	/* pending entries, of which in a flushing chain */
+	int64		pending;
 	int32		empty = 0;
 	int64		leaves = 0,
 				slots = 0,
@@ -104,7 +109,8 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		pfree(summary);
 	}
 
-	bloofi_pending_visit(index, meta, bloofi_count_visit, &pending);
+	bloofi_pending_visit(index, meta, bloofi_count_visit, pend);
+	pending = pend[0];
 	values[0] = Int32GetDatum(meta->ngroups > 0 ? 2 : pending > 0 ? 1 : 0);	/* root -> group -> leaf */
 	values[1] = Int64GetDatum((meta->ngroups + pending > 0 ? 1 : 0) + (int64) meta->ngroups + leaves + pending);
 	values[2] = Int64GetDatum(leaves + pending);
@@ -126,6 +132,7 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		nulls[10] = true;
 	values[11] = Int64GetDatum(pending);
 	values[12] = Int32GetDatum(empty);
+	values[13] = Int64GetDatum(pend[1]);
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -37,11 +37,11 @@ CREATE FUNCTION bloofi_stats(index regclass,
     OUT height integer, OUT nodes bigint, OUT leaves bigint, OUT pages bigint,
     OUT groups integer, OUT "order" integer, OUT slots bigint, OUT free_slots bigint,
     OUT m bigint, OUT k integer, OUT avg_summary_fill float8, OUT pending bigint,
-    OUT empty_groups integer)
+    OUT empty_groups integer, OUT flushing bigint)
     RETURNS record
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bloofi_stats(regclass) IS
-    'shape of a bloofi index: height, nodes (root + groups + leaves), leaves (in groups and pending), pages, groups, order, slots, free slots, m, k, mean fill of the group summaries, leaves in the pending list, groups emptied by VACUUM merges (skipped by lookups, reused by new groups)';
+    'shape of a bloofi index: height, nodes (root + groups + leaves), leaves (in groups and pending), pages, groups, order, slots, free slots, m, k, mean fill of the group summaries, leaves in the pending list, groups emptied by VACUUM merges (skipped by lookups, reused by new groups), pending entries of a flush that was interrupted (finished by the next flush)';
 
 CREATE FUNCTION bloofi_check(index regclass) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
