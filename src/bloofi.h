@@ -105,6 +105,14 @@ typedef struct BloofiGroupRef
  */
 #define BLOOFI_GROUP_RETIRED	0x01
 #define BLOOFI_GROUP_EMPTY		0x02
+/*
+ * The summary is so full that testing it would prune less than half of the
+ * lookups (fill^k > 1/2): lookups skip the test, as the paper's heuristic
+ * (section 3.4) stops treating all-ones nodes as informative.  Set by the
+ * build and by VACUUM from the exact summary; only a hint (skipping the test
+ * never loses a match), so inserts, which only add bits, do not maintain it.
+ */
+#define BLOOFI_GROUP_SATURATED	0x04
 
 typedef struct BloofiMetaData
 {
@@ -176,6 +184,8 @@ extern uint32 bloofi_create_group(Relation index, uint32 expected_ngroups, uint3
 extern uint32 bloofi_group_flags(Relation index, uint32 g);
 extern void bloofi_set_group_flags(Relation index, uint32 g, uint32 flags,
 								   TransactionId move_xid);
+extern void bloofi_set_group_saturated(Relation index, uint32 g, bool saturated);
+extern bool bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k);
 extern int	bloofi_get_order(Relation index);
 extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);

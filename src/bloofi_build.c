@@ -131,9 +131,11 @@ bloofi_flush_group(BloofiBuildState *bs, uint32 cap)
 		MarkBufferDirty(buf);
 		UnlockReleaseBuffer(buf);
 	}
-	pfree(summary);
 	meta->groups[g].start = start;
 	meta->groups[g].cap = cap;
+	meta->groups[g].flags = bloofi_summary_saturated(summary, bs->params.m, bs->params.k) ?
+		BLOOFI_GROUP_SATURATED : 0;
+	pfree(summary);
 	meta->ngroups = g + 1;
 	bs->n = 0;
 }

@@ -142,9 +142,12 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			nused = geom.cap;
 		}
 
-		st->nodes_checked++;
-		if (!bloofi_summary_passes(index, start, &geom, pos, npos))
-			continue;
+		if (!(meta->groups[g].flags & BLOOFI_GROUP_SATURATED))
+		{
+			st->nodes_checked++;
+			if (!bloofi_summary_passes(index, start, &geom, pos, npos))
+				continue;
+		}
 		st->nodes_checked += nused;	/* without counts: capacity, an upper bound */
 
 		if (acc_words < geom.slice_words)
@@ -278,7 +281,8 @@ bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uin
 			acc[i] = n == 64 ? ~UINT64CONST(0) : ((UINT64CONST(1) << n) - 1);
 			slots += n;
 		}
-		if (bloofi_summary_passes(index, start, &geom, pos, npos))
+		if ((meta->groups[g].flags & BLOOFI_GROUP_SATURATED) ||
+			bloofi_summary_passes(index, start, &geom, pos, npos))
 		{
 			for (uint32 p = 0; p < npos; p++)
 			{

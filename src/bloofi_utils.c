@@ -5,6 +5,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/reloptions.h"
 #include "access/relation.h"
 #include "catalog/index.h"
@@ -435,6 +437,40 @@ bloofi_set_group_flags(Relation index, uint32 g, uint32 flags, TransactionId mov
 		if (TransactionIdIsValid(move_xid))
 			meta->groups[g].move_xid = move_xid;
 	}
+	bloofi_wal_flush(&w);
+}
+
+/* fill^k > 1/2: testing the summary would not prune most lookups */
+bool
+bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k)
+{
+	double		fill = (double) bs_popcount(summary, bs_words_for_bits(m)) / m;
+
+	return pow(fill, k) > 0.5;
+}
+
+/* set or clear the SATURATED hint of group g (metapage exclusive; no other lock held) */
+void
+bloofi_set_group_saturated(Relation index, uint32 g, bool saturated)
+{
+	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	BloofiWal	w;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	meta = BloofiPageGetMeta(BufferGetPage(buf));
+	if (g >= meta->ngroups ||
+		((meta->groups[g].flags & BLOOFI_GROUP_SATURATED) != 0) == saturated)
+	{
+		UnlockReleaseBuffer(buf);
+		return;
+	}
+	bloofi_wal_begin(&w, index);
+	meta = BloofiPageGetMeta(bloofi_wal_page(&w, buf, false, 0));
+	if (saturated)
+		meta->groups[g].flags |= BLOOFI_GROUP_SATURATED;
+	else
+		meta->groups[g].flags &= ~BLOOFI_GROUP_SATURATED;
 	bloofi_wal_flush(&w);
 }
 

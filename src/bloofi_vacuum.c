@@ -184,6 +184,8 @@ bloofi_vacuum_group(Relation index, const BloofiMetaData *meta, uint32 g,
 	bloofi_wal_flush(&w);
 	UnlockReleaseBuffer(hdrbuf);
 	*removed += ndead;
+	/* the exact summary decides whether lookups should test it */
+	bloofi_set_group_saturated(index, g, bloofi_summary_saturated(summary, meta->m, meta->k));
 	return nlive;
 }
 
