@@ -1,0 +1,403 @@
+/*
+ * bloofi_pending.c
+ *    The pending list of a Bloofi index: cheap inserts, flushed in batches.
+ *
+ * Setting one leaf's bits in bit-sliced groups touches every slice page that
+ * holds one of its ~m/2 set bits (hundreds to thousands of pages).  So, like
+ * GIN's fastupdate, an insert only appends (TID, filter bits) to the tail of
+ * a chain of pending pages: one WAL record of the metapage and one or two
+ * pending pages.  When BLOOFI_PENDING_FLUSH entries have accumulated (and at
+ * every VACUUM), the chain is moved into the groups in one batch, which
+ * touches each slice page of a group once for the whole batch.
+ *
+ * Metapage fields: pending_head/tail/npending (the active chain, appended to
+ * under the metapage's exclusive lock), flushing_head (a chain being moved
+ * into the groups) and free_head (recycled pending pages).
+ *
+ * Flush protocol (one flusher at a time: a heavyweight lock on the metapage
+ * block, taken conditionally by inserters and unconditionally by VACUUM):
+ *   1. metapage X: the active chain becomes the flushing chain, the active
+ *      chain restarts empty;                                    (one record)
+ *   2. its entries are placed into groups (bloofi_place_leaves), so they are
+ *      for a while both in the flushing chain and in groups;
+ *   3. metapage X: the flushing chain joins the free list.      (one record)
+ * A crash between 1 and 3 leaves flushing_head set: the next flush redoes
+ * step 2 for it, skipping the TIDs already in a group, so no leaf is lost or
+ * placed twice.  Readers scan the chains BEFORE re-reading the directory and
+ * scanning the groups: an entry that left a chain they read late was placed
+ * in a group (possibly a new one) before, so they find it there; duplicates
+ * are harmless in a TID bitmap.  Lock order: metapage, then pending pages;
+ * readers hold one share lock at a time.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "bloofi.h"
+
+static uint32
+bloofi_pending_per_page(const BloofiMetaData *meta)
+{
+	return BLOOFI_PAGE_BYTES / BLOOFI_PENDING_ENTRY(8 * bs_words_for_bits(meta->m));
+}
+
+/* true when filters of this index are small enough for the pending list */
+bool
+bloofi_pending_usable(const BloofiMetaData *meta)
+{
+	return meta->have_params && bloofi_pending_per_page(meta) >= BLOOFI_PENDING_MIN_PER_PAGE;
+}
+
+/* a page for the chain (recycled or new), exclusively locked; caller holds the metapage X */
+static Buffer
+bloofi_pending_get_page(Relation index, BloofiMetaData *meta)
+{
+	if (meta->free_head != InvalidBlockNumber)
+	{
+		Buffer		buf = ReadBuffer(index, meta->free_head);
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), meta->free_head, BLOOFI_PAGE_PENDING, 0);
+		meta->free_head = BloofiPageGetOpaque(BufferGetPage(buf))->next;
+		return buf;
+	}
+	return bloofi_new_buffer(index);
+}
+
+void
+bloofi_pending_insert(Relation index, ItemPointer tid, const uint8 *filter)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	BloofiWal	w;
+	Page		page = NULL;
+	BloofiPageOpaque op;
+	uint32		fbytes,
+				per_page;
+	uint8	   *entry;
+	bool		flush;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_wal_begin(&w, index);
+	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
+	fbytes = 8 * bs_words_for_bits(meta->m);
+	per_page = bloofi_pending_per_page(meta);
+
+	if (meta->pending_tail != InvalidBlockNumber)
+	{
+		Buffer		tailbuf = ReadBuffer(index, meta->pending_tail);
+
+		LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(tailbuf), meta->pending_tail, BLOOFI_PAGE_PENDING, 0);
+		if (BloofiPageGetOpaque(BufferGetPage(tailbuf))->nused < per_page)
+			page = bloofi_wal_page(&w, tailbuf, false, 0);
+		else
+		{
+			/* full: link a new page after it */
+			Buffer		newbuf = bloofi_pending_get_page(index, meta);
+			Page		tail = bloofi_wal_page(&w, tailbuf, false, 0);
+
+			page = bloofi_wal_page(&w, newbuf, false, GENERIC_XLOG_FULL_IMAGE);
+			bloofi_init_page(page, BLOOFI_PAGE_PENDING, 0, BLOOFI_PAGE_BYTES);
+			BloofiPageGetOpaque(tail)->next = BufferGetBlockNumber(newbuf);
+			meta->pending_tail = BufferGetBlockNumber(newbuf);
+		}
+	}
+	else
+	{
+		Buffer		newbuf = bloofi_pending_get_page(index, meta);
+
+		page = bloofi_wal_page(&w, newbuf, false, GENERIC_XLOG_FULL_IMAGE);
+		bloofi_init_page(page, BLOOFI_PAGE_PENDING, 0, BLOOFI_PAGE_BYTES);
+		meta->pending_head = meta->pending_tail = BufferGetBlockNumber(newbuf);
+	}
+	op = BloofiPageGetOpaque(page);
+	entry = (uint8 *) PageGetContents(page) + (size_t) op->nused * BLOOFI_PENDING_ENTRY(fbytes);
+	memset(entry, 0, 8);
+	memcpy(entry, tid, sizeof(ItemPointerData));
+	memcpy(entry + 8, filter, fbytes);
+	op->nused++;
+	meta->npending++;
+	flush = meta->npending >= BLOOFI_PENDING_FLUSH;
+	bloofi_wal_flush(&w);
+	UnlockReleaseBuffer(metabuf);
+
+	if (flush)
+		bloofi_pending_flush(index, false);
+}
+
+/*
+ * Call visit(tid, filter) for every entry of the chain starting at head
+ * (share locks, one page at a time; at most nblocks pages, so a chain read
+ * through a stale pointer always ends).
+ */
+static void
+bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
+				   bool flushing, BloofiPendingVisitor visit, void *arg)
+{
+	uint32		fbytes = 8 * bs_words_for_bits(meta->m);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber blk = head;
+	uint8	   *copy = palloc(BLOOFI_PAGE_BYTES);
+
+	for (BlockNumber steps = 0; blk != InvalidBlockNumber && steps < nblocks; steps++)
+	{
+		Buffer		buf;
+		BloofiPageOpaque op;
+		uint32		n;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blk >= nblocks)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" has a pending page pointer %u beyond its %u blocks",
+							RelationGetRelationName(index), blk, nblocks)));
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_PENDING, 0);
+		op = BloofiPageGetOpaque(BufferGetPage(buf));
+		n = Min(op->nused, BLOOFI_PAGE_BYTES / BLOOFI_PENDING_ENTRY(fbytes));
+		memcpy(copy, PageGetContents(BufferGetPage(buf)), (size_t) n * BLOOFI_PENDING_ENTRY(fbytes));
+		blk = op->next;
+		UnlockReleaseBuffer(buf);
+		for (uint32 i = 0; i < n; i++)
+		{
+			uint8	   *e = copy + (size_t) i * BLOOFI_PENDING_ENTRY(fbytes);
+			ItemPointerData tid;
+
+			memcpy(&tid, e, sizeof(tid));
+			visit(&tid, e + 8, flushing, arg);
+		}
+	}
+	pfree(copy);
+}
+
+void
+bloofi_pending_visit(Relation index, const BloofiMetaData *meta,
+					 BloofiPendingVisitor visit, void *arg)
+{
+	if (!meta->have_params)
+		return;
+	bloofi_chain_visit(index, meta, meta->pending_head, false, visit, arg);
+	bloofi_chain_visit(index, meta, meta->flushing_head, true, visit, arg);
+}
+
+typedef struct PendingSearch
+{
+	const uint32 *pos;
+	uint32		npos;
+	BloofiMatchCallback cb;
+	void	   *arg;
+	BloofiSearchStats *st;
+} PendingSearch;
+
+static void
+bloofi_pending_search_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+{
+	PendingSearch *ps = (PendingSearch *) arg;
+
+	ps->st->nodes_checked++;
+	ps->st->leaves_seen++;
+	for (uint32 i = 0; i < ps->npos; i++)
+		if (!bs_bit_test(filter, ps->pos[i]))
+			return;
+	if (ItemPointerIsValid(tid))
+	{
+		ps->st->matches++;
+		if (ps->cb)
+			ps->cb(tid, ps->arg);
+	}
+}
+
+/* lookup in the pending chains: every entry tested (they are few) */
+void
+bloofi_pending_search(Relation index, const BloofiMetaData *meta,
+					  const uint32 *pos, uint32 npos,
+					  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st)
+{
+	PendingSearch ps = {pos, npos, cb, arg, st};
+
+	bloofi_pending_visit(index, meta, bloofi_pending_search_visit, &ps);
+}
+
+typedef struct PendingCollect
+{
+	uint32		fbytes;
+	int			n;
+	int			cap;
+	ItemPointerData *tids;
+	uint8	   *bits;
+} PendingCollect;
+
+static void
+bloofi_pending_collect(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+{
+	PendingCollect *pc = (PendingCollect *) arg;
+
+	if (pc->n == pc->cap)
+	{
+		pc->cap *= 2;
+		pc->tids = repalloc_huge(pc->tids, sizeof(ItemPointerData) * pc->cap);
+		pc->bits = repalloc_huge(pc->bits, (Size) pc->fbytes * pc->cap);
+	}
+	pc->tids[pc->n] = *tid;
+	memcpy(pc->bits + (size_t) pc->n * pc->fbytes, filter, pc->fbytes);
+	pc->n++;
+}
+
+/* the TIDs already in some group (to redo a flush a crash interrupted) */
+static HTAB *
+bloofi_group_tids(Relation index, const BloofiMetaData *meta)
+{
+	HASHCTL		ctl;
+	HTAB	   *h;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(ItemPointerData);
+	ctl.entrysize = sizeof(ItemPointerData);
+	ctl.hcxt = CurrentMemoryContext;
+	h = hash_create("bloofi group tids", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (uint32 g = 0; g < meta->ngroups; g++)
+	{
+		BloofiGeometry geom;
+		ItemPointerData *tids;
+
+		if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
+			continue;			/* leaves there are moved out by VACUUM */
+		bloofi_group_geometry(index, meta, g, &geom);
+		tids = palloc(sizeof(ItemPointerData) * geom.cap);
+		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);
+		for (uint32 s = 0; s < geom.cap; s++)
+			if (ItemPointerIsValid(&tids[s]))
+				hash_search(h, &tids[s], HASH_ENTER, NULL);
+		pfree(tids);
+	}
+	return h;
+}
+
+/*
+ * Move the pending entries into the groups (protocol at the top).  With
+ * wait = false, returns at once when another backend is flushing.
+ */
+void
+bloofi_pending_flush(Relation index, bool wait)
+{
+	Buffer		metabuf;
+	BloofiMetaData *meta;
+	BloofiWal	w;
+	bool		leftover;
+	BlockNumber head;
+	PendingCollect pc;
+	const uint8 **filters;
+	int			out = 0;
+	MemoryContext tmp,
+				old;
+
+	if (wait)
+		LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+	else if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
+		return;
+
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi flush context",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+
+	/* 1. detach the active chain (unless a crashed flush left one) */
+	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	meta = BloofiPageGetMeta(BufferGetPage(metabuf));
+	leftover = meta->flushing_head != InvalidBlockNumber;
+	if (!leftover && meta->pending_head == InvalidBlockNumber)
+	{
+		UnlockReleaseBuffer(metabuf);
+		goto done;
+	}
+	if (!leftover)
+	{
+		bloofi_wal_begin(&w, index);
+		meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
+		meta->flushing_head = meta->pending_head;
+		meta->pending_head = meta->pending_tail = InvalidBlockNumber;
+		meta->npending = 0;
+		bloofi_wal_flush(&w);
+	}
+	/* (read from the buffer: the WAL image is gone after the flush) */
+	head = BloofiPageGetMeta(BufferGetPage(metabuf))->flushing_head;
+	UnlockReleaseBuffer(metabuf);
+
+	/* 2. its entries into the groups */
+	meta = bloofi_read_meta(index);
+	pc.fbytes = 8 * bs_words_for_bits(meta->m);
+	pc.n = 0;
+	pc.cap = 64;
+	pc.tids = palloc(sizeof(ItemPointerData) * pc.cap);
+	pc.bits = palloc((Size) pc.fbytes * pc.cap);
+	bloofi_chain_visit(index, meta, head, true, bloofi_pending_collect, &pc);
+	filters = palloc(sizeof(uint8 *) * Max(pc.n, 1));
+	if (leftover)
+	{
+		HTAB	   *have = bloofi_group_tids(index, meta);
+
+		for (int i = 0; i < pc.n; i++)
+			if (!hash_search(have, &pc.tids[i], HASH_FIND, NULL))
+			{
+				pc.tids[out] = pc.tids[i];
+				filters[out++] = pc.bits + (size_t) i * pc.fbytes;
+			}
+	}
+	else
+		for (int i = 0; i < pc.n; i++)
+		{
+			pc.tids[out] = pc.tids[i];
+			filters[out++] = pc.bits + (size_t) i * pc.fbytes;
+		}
+	for (int i = 0; i < out; i += 1024)
+		bloofi_place_leaves(index, Min(1024, out - i), pc.tids + i, filters + i);
+
+	/* 3. the chain joins the free list */
+	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_wal_begin(&w, index);
+	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
+	{
+		BlockNumber last = head;
+		BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+		Buffer		lastbuf;
+		Page		lastpage;
+
+		for (BlockNumber steps = 0; steps < nblocks; steps++)
+		{
+			Buffer		buf = ReadBuffer(index, last);
+			BlockNumber next;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			next = BloofiPageGetOpaque(BufferGetPage(buf))->next;
+			UnlockReleaseBuffer(buf);
+			if (next == InvalidBlockNumber)
+				break;
+			last = next;
+		}
+		lastbuf = ReadBuffer(index, last);
+		LockBuffer(lastbuf, BUFFER_LOCK_EXCLUSIVE);
+		lastpage = bloofi_wal_page(&w, lastbuf, false, 0);
+		BloofiPageGetOpaque(lastpage)->next = meta->free_head;
+		meta->free_head = head;
+		meta->flushing_head = InvalidBlockNumber;
+	}
+	bloofi_wal_flush(&w);
+	UnlockReleaseBuffer(metabuf);
+
+	/* that was a crashed flush's chain: now the active one (same lock, re-entrant) */
+	if (leftover)
+		bloofi_pending_flush(index, true);
+
+done:
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	UnlockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+}

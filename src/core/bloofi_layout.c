@@ -1,0 +1,331 @@
+/*
+ * bloofi_layout.c
+ *    Geometry of bit-sliced Bloofi groups and the bit work on their pages
+ *    (PostgreSQL-independent; see bloofi_layout.h for the layout).
+ */
+#include "bloofi_layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bs_bits.h"
+
+bool
+bloofi_geometry(BloofiGeometry *g, uint32_t m, uint32_t cap, uint32_t page_bytes)
+{
+	uint64_t	filter_bytes;
+
+	if (m < 1 || m > BLOOFI_MAX_M || cap == 0 || cap % BLOOFI_SLOT_QUANTUM != 0 ||
+		cap / 8 > page_bytes || page_bytes < 64)
+		return false;
+	memset(g, 0, sizeof(*g));
+	g->m = m;
+	g->cap = cap;
+	g->page_bytes = page_bytes;
+	g->tids_per_page = page_bytes / BLOOFI_TID_BYTES;
+	g->tid_pages = (cap + g->tids_per_page - 1) / g->tids_per_page;
+	filter_bytes = 8 * bs_words_for_bits(m);
+	g->filter_bytes = (uint32_t) filter_bytes;
+	g->summary_bytes_per_page = page_bytes & ~UINT32_C(7);
+	g->summary_pages = (g->filter_bytes + g->summary_bytes_per_page - 1) /
+		g->summary_bytes_per_page;
+	g->slice_bytes = cap / 8;
+	g->slice_words = cap / 64;
+	g->slices_per_page = page_bytes / g->slice_bytes;
+	g->slice_pages = (m + g->slices_per_page - 1) / g->slices_per_page;
+	g->total_pages = g->tid_pages + g->summary_pages + g->slice_pages;
+	return true;
+}
+
+uint32_t
+bloofi_slice_page_count(const BloofiGeometry *g, uint32_t sp)
+{
+	uint32_t	first = bloofi_slice_page_first(g, sp);
+	uint32_t	left = first < g->m ? g->m - first : 0;
+
+	return left < g->slices_per_page ? left : g->slices_per_page;
+}
+
+uint32_t
+bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp)
+{
+	uint32_t	first = sp * g->summary_bytes_per_page;
+	uint32_t	left = first < g->filter_bytes ? g->filter_bytes - first : 0;
+
+	return left < g->summary_bytes_per_page ? left : g->summary_bytes_per_page;
+}
+
+uint32_t
+bloofi_round_capacity(uint64_t n, uint32_t max_cap)
+{
+	uint64_t	c = (n + BLOOFI_SLOT_QUANTUM - 1) / BLOOFI_SLOT_QUANTUM * BLOOFI_SLOT_QUANTUM;
+
+	if (c < BLOOFI_SLOT_QUANTUM)
+		c = BLOOFI_SLOT_QUANTUM;
+	if (c > max_cap)
+		c = max_cap;
+	return (uint32_t) c;
+}
+
+uint32_t
+bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap)
+{
+	uint64_t	c = BLOOFI_SLOT_QUANTUM;
+
+	while (c < nleaves && c < max_cap)
+		c *= 2;
+	return bloofi_round_capacity(c, max_cap);
+}
+
+/* iterate the set bits of filter in [j0, j0 + n): calls visit(j) */
+#define FOR_EACH_SET_BIT(filter, j0, n, j, ...) \
+	do { \
+		uint32_t	j0_ = (j0); \
+		uint32_t	end_ = j0_ + (n); \
+		uint32_t	w_ = j0_ / 64; \
+		while (w_ * 64 < end_) \
+		{ \
+			uint64_t	word_ = bs_load64le((filter) + 8 * (size_t) w_); \
+			if (w_ * 64 < j0_) \
+				word_ &= ~UINT64_C(0) << (j0_ - w_ * 64); \
+			if (end_ - w_ * 64 < 64) \
+				word_ &= (UINT64_C(1) << (end_ - w_ * 64)) - 1; \
+			while (word_) \
+			{ \
+				uint32_t	j = w_ * 64 + (uint32_t) __builtin_ctzll(word_); \
+				word_ &= word_ - 1; \
+				__VA_ARGS__; \
+			} \
+			w_++; \
+		} \
+	} while (0)
+
+void
+bloofi_transpose(uint8_t *slice_page, uint32_t slice_bytes,
+				 uint32_t j0, uint32_t nslices,
+				 const uint8_t *leaves, uint32_t filter_bytes,
+				 uint32_t nleaves, uint32_t first_slot)
+{
+	for (uint32_t i = 0; i < nleaves; i++)
+	{
+		const uint8_t *f = leaves + (size_t) i * filter_bytes;
+		uint32_t	slot = first_slot + i;
+
+		FOR_EACH_SET_BIT(f, j0, nslices, j,
+						 bs_bit_set(slice_page + (size_t) (j - j0) * slice_bytes, slot));
+	}
+}
+
+uint32_t
+bloofi_set_column(uint8_t *slice_page, uint32_t slice_bytes,
+				  uint32_t j0, uint32_t nslices,
+				  const uint8_t *filter, uint32_t slot)
+{
+	uint32_t	n = 0;
+
+	FOR_EACH_SET_BIT(filter, j0, nslices, j,
+					 (bs_bit_set(slice_page + (size_t) (j - j0) * slice_bytes, slot), n++));
+	return n;
+}
+
+uint32_t
+bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t n)
+{
+	uint32_t	c = 0;
+
+	FOR_EACH_SET_BIT(filter, j0, n, j, ((void) j, c++));
+	return c;
+}
+
+bool
+bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_words,
+						   uint32_t j0, uint32_t nslices,
+						   const uint64_t *dead, const uint64_t *live,
+						   uint8_t *summary)
+{
+	bool		changed = false;
+
+	for (uint32_t i = 0; i < nslices; i++)
+	{
+		uint8_t    *s = slice_page + (size_t) i * slice_words * 8;
+		bool		any = false;
+
+		for (uint32_t w = 0; w < slice_words; w++)
+		{
+			uint64_t	v = bs_load64le(s + 8 * w);
+			uint64_t	nv = v & ~dead[w];
+
+			if (nv != v)
+			{
+				uint64_t	out = nv;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+				out = __builtin_bswap64(out);
+#endif
+				bs_store64(s + 8 * w, out);
+				changed = true;
+			}
+			if (nv & live[w])
+				any = true;
+		}
+		if (any)
+			bs_bit_set(summary, j0 + i);
+	}
+	return changed;
+}
+
+void
+bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_words,
+					 uint32_t nslices, uint32_t nslots, uint32_t *count)
+{
+	for (uint32_t i = 0; i < nslices; i++)
+	{
+		const uint8_t *s = slice_page + (size_t) i * slice_words * 8;
+
+		for (uint32_t w = 0; w < slice_words && w * 64 < nslots; w++)
+		{
+			uint64_t	v = bs_load64le(s + 8 * w);
+
+			while (v)
+			{
+				uint32_t	slot = w * 64 + (uint32_t) __builtin_ctzll(v);
+
+				v &= v - 1;
+				if (slot < nslots)
+					count[slot]++;
+			}
+		}
+	}
+}
+
+uint64_t
+bloofi_position_mix(uint32_t j)
+{
+	uint64_t	z = (uint64_t) j * UINT64_C(0x9E3779B97F4A7C15) + UINT64_C(0x632BE59BD9B4E019);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+uint64_t
+bloofi_filter_digest(const uint8_t *filter, uint32_t m)
+{
+	uint64_t	d = 0;
+
+	FOR_EACH_SET_BIT(filter, 0, m, j, d += bloofi_position_mix(j));
+	return d;
+}
+
+uint64_t
+bloofi_similarity_key(const uint8_t *filter, uint32_t m)
+{
+	uint32_t	h1 = UINT32_MAX,
+				h2 = UINT32_MAX;
+	bool		any = false;
+
+	FOR_EACH_SET_BIT(filter, 0, m, j, {
+		uint64_t	x = bloofi_position_mix(j);
+		uint32_t	a = (uint32_t) x,
+					b = (uint32_t) (x >> 32);
+
+		any = true;
+		if (a < h1)
+			h1 = a;
+		if (b < h2)
+			h2 = b;
+	});
+	if (!any)
+		return 0;
+	return ((uint64_t) h1 << 32) | h2;
+}
+
+void
+bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words,
+					 uint32_t j0, uint32_t nslices, uint32_t nslots,
+					 uint32_t *count, uint64_t *digest)
+{
+	for (uint32_t i = 0; i < nslices; i++)
+	{
+		const uint8_t *s = slice_page + (size_t) i * slice_words * 8;
+		uint64_t	mix = bloofi_position_mix(j0 + i);
+
+		for (uint32_t w = 0; w < slice_words && w * 64 < nslots; w++)
+		{
+			uint64_t	v = bs_load64le(s + 8 * w);
+
+			while (v)
+			{
+				uint32_t	slot = w * 64 + (uint32_t) __builtin_ctzll(v);
+
+				v &= v - 1;
+				if (slot < nslots)
+				{
+					count[slot]++;
+					digest[slot] += mix;
+				}
+			}
+		}
+	}
+}
+
+bool
+bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords)
+{
+	uint64_t	any = 0;
+
+	for (uint32_t w = 0; w < nwords; w++)
+	{
+		acc[w] &= bs_load64le(slice + 8 * w);
+		any |= acc[w];
+	}
+	return any != 0;
+}
+
+void
+bloofi_acc_init(uint64_t *acc, uint32_t nwords, uint32_t nslots)
+{
+	for (uint32_t w = 0; w < nwords; w++)
+	{
+		if ((w + 1) * 64 <= nslots)
+			acc[w] = ~UINT64_C(0);
+		else if (w * 64 < nslots)
+			acc[w] = (UINT64_C(1) << (nslots - w * 64)) - 1;
+		else
+			acc[w] = 0;
+	}
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint32_t
+bloofi_sort_positions(uint32_t *pos, uint32_t n)
+{
+	uint32_t	out = 0;
+
+	if (n == 0)
+		return 0;
+	qsort(pos, n, sizeof(uint32_t), cmp_u32);
+	for (uint32_t i = 0; i < n; i++)
+		if (out == 0 || pos[out - 1] != pos[i])
+			pos[out++] = pos[i];
+	return out;
+}
+
+int
+bloofi_choose_closest(const uint64_t *hamming, int ngroups)
+{
+	int			best = -1;
+
+	for (int i = 0; i < ngroups; i++)
+		if (hamming[i] != UINT64_MAX && (best < 0 || hamming[i] < hamming[best]))
+			best = i;
+	return best;
+}

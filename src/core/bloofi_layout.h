@@ -1,0 +1,204 @@
+/*
+ * bloofi_layout.h
+ *    PostgreSQL-independent layout and search logic of the Bloofi index
+ *    (bit-sliced leaf groups under OR summaries).
+ *
+ * The index is a two-level Bloofi tree:
+ *
+ *    root (the directory in the metapage)
+ *      +-- group 0: summary = OR of its leaves  --> up to cap0 leaves
+ *      +-- group 1: summary = OR of its leaves  --> up to cap1 leaves
+ *      ...
+ *
+ * A group is one inner node of the paper's tree.  Its leaves (the rows'
+ * filters) are stored bit-sliced, position-major (BIGSI/COBS style): for
+ * every bit position j of the m-bit filters the group stores one "slice" of
+ * cap bits, bit s of slice j being bit j of the leaf in slot s.  A lookup of an
+ * element with positions p_1..p_k therefore tests the group's summary (k bits:
+ * the Bloofi pruning step) and, when it passes, ANDs the k slices p_1..p_k:
+ * the set bits of the result are the matching slots.  That reads k slices per
+ * group instead of every leaf, which is what makes a lookup fast when the ORs
+ * are nearly all ones (the pruning alone cannot help then).
+ *
+ * A group occupies a contiguous run of pages:
+ *
+ *    [tid pages][summary pages][slice pages]
+ *
+ * tid pages hold cap 6-byte heap TIDs (slot s), the summary pages the m-bit
+ * OR of the live leaves, the slice pages m slices of cap / 8 bytes, as many
+ * whole slices per page as fit (a slice never straddles pages).  This file
+ * computes that geometry and implements the bit work on page-sized buffers;
+ * PostgreSQL pages, locks and WAL are in src/bloofi*.c.
+ */
+#ifndef BLOOFI_LAYOUT_H
+#define BLOOFI_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* slots per group are a multiple of this (one 64-bit word per slice) */
+#define BLOOFI_SLOT_QUANTUM		64
+#define BLOOFI_TID_BYTES		6
+/* largest filter a bloofi index accepts, in bits (2 MB filters) */
+#define BLOOFI_MAX_M			(UINT32_C(1) << 24)
+
+/* where the pieces of one group live, relative to its first page */
+typedef struct BloofiGeometry
+{
+	uint32_t	m;				/* filter bits */
+	uint32_t	cap;			/* slots, multiple of BLOOFI_SLOT_QUANTUM */
+	uint32_t	page_bytes;		/* usable data bytes per page */
+	uint32_t	tids_per_page;
+	uint32_t	tid_pages;
+	uint32_t	filter_bytes;	/* 8 * ceil(m / 64) */
+	uint32_t	summary_bytes_per_page; /* multiple of 8 */
+	uint32_t	summary_pages;
+	uint32_t	slice_bytes;	/* cap / 8 */
+	uint32_t	slice_words;	/* cap / 64 */
+	uint32_t	slices_per_page;
+	uint32_t	slice_pages;
+	uint32_t	total_pages;
+} BloofiGeometry;
+
+/*
+ * Fill *g for filters of m bits and groups of cap slots on pages with
+ * page_bytes usable bytes.  Returns false (leaving *g unspecified) when the
+ * combination is impossible: cap not a positive multiple of 64, a slice
+ * larger than a page, or m out of 1..BLOOFI_MAX_M.
+ */
+extern bool bloofi_geometry(BloofiGeometry *g, uint32_t m, uint32_t cap,
+							uint32_t page_bytes);
+
+/* page index (relative to the group's first page) and byte offset of slice j */
+static inline uint32_t
+bloofi_slice_page(const BloofiGeometry *g, uint32_t j)
+{
+	return g->tid_pages + g->summary_pages + j / g->slices_per_page;
+}
+
+static inline uint32_t
+bloofi_slice_offset(const BloofiGeometry *g, uint32_t j)
+{
+	return (j % g->slices_per_page) * g->slice_bytes;
+}
+
+/* first bit position stored on slice page number sp (0-based among slice pages) */
+static inline uint32_t
+bloofi_slice_page_first(const BloofiGeometry *g, uint32_t sp)
+{
+	return sp * g->slices_per_page;
+}
+
+/* number of slices stored on slice page sp */
+extern uint32_t bloofi_slice_page_count(const BloofiGeometry *g, uint32_t sp);
+
+/* summary page number (relative) and byte offset for filter byte b */
+static inline uint32_t
+bloofi_summary_page(const BloofiGeometry *g, uint32_t byte)
+{
+	return g->tid_pages + byte / g->summary_bytes_per_page;
+}
+
+static inline uint32_t
+bloofi_summary_offset(const BloofiGeometry *g, uint32_t byte)
+{
+	return byte % g->summary_bytes_per_page;
+}
+
+/* bytes of the summary stored on summary page sp (0-based among summary pages) */
+extern uint32_t bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp);
+
+/*
+ * Capacity of the next group created by inserts: the smallest power-of-two
+ * multiple of 64 that is at least the number of leaves already indexed,
+ * clamped to [64, max_cap]: capacities double, so an index grown by inserts
+ * has O(log N) groups until they reach max_cap.  Small indexes get small
+ * groups (little wasted space), large ones large groups (few groups to visit
+ * per lookup).
+ */
+extern uint32_t bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap);
+
+/* round n up to a multiple of 64, clamped to [64, max_cap] */
+extern uint32_t bloofi_round_capacity(uint64_t n, uint32_t max_cap);
+
+/*
+ * Transpose: write into slice_page (slices_per_page slices of slice_bytes,
+ * zero-initialised by the caller) the bits [j0, j0 + nslices) of the nleaves
+ * leaf filters stored row-major in leaves (leaf i at leaves + i * filter_bytes),
+ * leaf i going to slot first_slot + i.  Work is proportional to the set bits.
+ */
+extern void bloofi_transpose(uint8_t *slice_page, uint32_t slice_bytes,
+							 uint32_t j0, uint32_t nslices,
+							 const uint8_t *leaves, uint32_t filter_bytes,
+							 uint32_t nleaves, uint32_t first_slot);
+
+/*
+ * Set, in the slices [j0, j0 + nslices) of slice_page, bit `slot` for every
+ * bit of filter (filter_bytes bytes) set in that range.  Returns the number
+ * of bits set (0 means the page need not change).
+ */
+extern uint32_t bloofi_set_column(uint8_t *slice_page, uint32_t slice_bytes,
+								  uint32_t j0, uint32_t nslices,
+								  const uint8_t *filter, uint32_t slot);
+
+/* number of bits of filter set in [j0, j0 + n) */
+extern uint32_t bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t n);
+
+/*
+ * Clear the slots of `dead` (slice_words words, bit s = slot s) in the
+ * nslices slices of slice_page, and set bit j0 + i of summary (a full m-bit
+ * array) when slice i still has a bit of `live` set.  Returns true when a
+ * bit was cleared.
+ */
+extern bool bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_words,
+									   uint32_t j0, uint32_t nslices,
+									   const uint64_t *dead, const uint64_t *live,
+									   uint8_t *summary);
+
+/* count[s] += bit s of each of the nslices slices (column popcounts) */
+extern void bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_words,
+								 uint32_t nslices, uint32_t nslots, uint32_t *count);
+
+/*
+ * Order-independent digest of a set of bit positions: the sum of a 64-bit
+ * mix of each position.  Two filters with equal popcount and digest are
+ * equal with overwhelming probability (bloofi_check compares a leaf stored
+ * in slices with its heap filter this way, in work proportional to the set
+ * bits).  bloofi_column_digest adds, for each slot < nslots, the count and
+ * the digest of its bits in the nslices slices starting at position j0.
+ */
+extern uint64_t bloofi_position_mix(uint32_t j);
+extern uint64_t bloofi_filter_digest(const uint8_t *filter, uint32_t m);
+extern void bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words,
+								 uint32_t j0, uint32_t nslices, uint32_t nslots,
+								 uint32_t *count, uint64_t *digest);
+
+/*
+ * Sort key that puts similar filters next to each other (bulk build): two
+ * MinHash values of the set bit positions, the first in the high 32 bits.
+ * Two filters get the same first MinHash with probability equal to the
+ * Jaccard similarity of their bit sets, so sorting by this key clusters
+ * similar filters (a locality-sensitive stand-in for the paper's O(N^2)
+ * nearest-neighbour chain).  An empty filter sorts first.
+ */
+extern uint64_t bloofi_similarity_key(const uint8_t *filter, uint32_t m);
+
+/* acc &= slice over nwords words; returns true when acc is still non-zero */
+extern bool bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords);
+
+/* acc = first nslots bits set, the rest of the nwords words zero */
+extern void bloofi_acc_init(uint64_t *acc, uint32_t nwords, uint32_t nslots);
+
+/* sort positions ascending and drop duplicates; returns the new count */
+extern uint32_t bloofi_sort_positions(uint32_t *pos, uint32_t n);
+
+/*
+ * Insert choice (the paper's insert descent at our one inner level): among
+ * ngroups candidate summaries, the index of the one at the smallest Hamming
+ * distance from the new filter, given hamming[i] (UINT64_MAX = not a
+ * candidate); ties go to the lowest index; -1 when there is no candidate.
+ */
+extern int	bloofi_choose_closest(const uint64_t *hamming, int ngroups);
+
+#endif							/* BLOOFI_LAYOUT_H */

@@ -1,0 +1,66 @@
+-- ---------------------------------------------------------------------------
+-- Bloofi: an index access method over bloomfilter columns answering
+-- `f @> elem` (elem bigint, text, bytea, uuid).  See README.md and
+-- src/bloofi*.c.
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION bloofi_handler(internal) RETURNS index_am_handler
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
+
+CREATE ACCESS METHOD bloofi TYPE INDEX HANDLER bloofi_handler;
+COMMENT ON ACCESS METHOD bloofi IS
+    'Bloofi: index of Bloom filters answering filter @> element (bit-sliced groups under OR summaries)';
+
+CREATE OPERATOR CLASS bloomfilter_bloofi_ops
+    DEFAULT FOR TYPE bloomfilter USING bloofi AS
+        OPERATOR 1 @> (bloomfilter, bigint),
+        OPERATOR 1 @> (bloomfilter, text),
+        OPERATOR 1 @> (bloomfilter, bytea),
+        OPERATOR 1 @> (bloomfilter, uuid);
+
+-- Selectivity of f @> elem: probes a bloofi index on the column when there is one.
+CREATE FUNCTION bloofi_contsel(internal, oid, internal, integer) RETURNS float8
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+DO $$
+DECLARE
+    elem text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format('ALTER OPERATOR @> (bloomfilter, %s) SET (RESTRICT = bloofi_contsel)', elem);
+        EXECUTE format('ALTER OPERATOR <@ (%s, bloomfilter) SET (RESTRICT = bloofi_contsel)', elem);
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION bloofi_stats(index regclass,
+    OUT height integer, OUT nodes bigint, OUT leaves bigint, OUT pages bigint,
+    OUT groups integer, OUT "order" integer, OUT slots bigint, OUT free_slots bigint,
+    OUT m bigint, OUT k integer, OUT avg_summary_fill float8, OUT pending bigint,
+    OUT empty_groups integer, OUT flushing bigint)
+    RETURNS record
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bloofi_stats(regclass) IS
+    'shape of a bloofi index: height, nodes (root + groups + leaves), leaves (in groups and pending), pages, groups, order, slots, free slots, m, k, mean fill of the group summaries, leaves in the pending list, groups emptied by VACUUM merges (skipped by lookups, reused by new groups), pending entries of a flush that was interrupted (finished by the next flush)';
+
+CREATE FUNCTION bloofi_check(index regclass) RETURNS void
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloofi_check(regclass) IS
+    'verifies every invariant of a bloofi index against its table (takes a SHARE lock on the table); raises an error naming the first violation';
+
+DO $$
+DECLARE
+    elem text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format($f$
+            CREATE FUNCTION bloofi_probe(index regclass, elem %1$s)
+                RETURNS TABLE(nodes_checked bigint, matches bigint)
+                AS 'MODULE_PATHNAME', 'bloofi_probe'
+                LANGUAGE C STRICT VOLATILE PARALLEL SAFE ROWS 1$f$, elem);
+        EXECUTE format($f$
+            COMMENT ON FUNCTION bloofi_probe(regclass, %1$s) IS
+                'search cost of one lookup as the Bloofi paper counts it (filters tested: group summaries, plus the leaves of the groups whose summary matches) and the leaves matched'$f$, elem);
+    END LOOP;
+END
+$$;

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# test/bench/30_bloofi.sh -- benchmarks of the Bloofi index (issue 4).
+#
+# Run by test/bench/run.sh (`make bench`), or standalone (builds, installs and
+# starts its own throwaway cluster, removed on exit):
+#     PG_CONFIG=/path/to/pg_config PORT=55432 bash test/bench/30_bloofi.sh
+#
+#   (a) the issue's target: N = 100,000 filters of 100 elements each, m = 2,397,
+#       k = 17 (fp 1e-5), elements of row i = ((100 i + j) * 2654435761) mod 2^40
+#       (non-overlapping sets).  Same table holds the sets as bigint[] with a
+#       GIN index.  Lookup time (psql round trip, median of RUNS runs per
+#       element, mean over present and absent elements) of
+#         f @> x  through bloofi  vs  a sequential scan  vs  a @> ARRAY[x] via GIN,
+#       CREATE INDEX time and index sizes.  Targets: seqscan / bloofi >= 100,
+#       bloofi / GIN <= 2, size bloofi / GIN <= 0.5, build <= 60 s.
+#   (b) order d (max leaves per bit-sliced group): lookup time, size and
+#       insert time (through the pending list, and direct) at N = 100,000 for
+#       several orders (how the default was chosen), GIN's insert time next to it.
+#   (c) iterative vs bulk build at N = 20,000 (same filters as (a)).
+#   (d) the paper's configuration (m = 100,992, k = 7, 100 elements, non-
+#       overlapping ranges) for N = 100, 1,000, 10,000: average nodes checked
+#       per lookup (bloofi_probe, 200 present elements) next to the paper's
+#       figures, and lookup time vs a sequential scan at N = 10,000.
+#   (e) filter size (paper's Fig 11): N = 1,000, m = 1,008 / 10,080 / 100,992,
+#       k = 7: nodes checked, lookup time vs a sequential scan.
+#   (f) search time vs N (100, 1,000, 10,000) at the issue's sizing, vs a
+#       sequential scan (N = 100,000 is (a)).  In (e) and (f) the index is
+#       forced (enable_seqscan = off): at small N the planner rightly prefers
+#       the sequential scan.
+#
+# Every result is first checked against an oracle: the index returns exactly
+# the rows a sequential scan returns, and at least the rows GIN returns.
+# BENCH_RUNS (default 11) runs per timing; BENCH_N shrinks (a)/(b) for a try.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$BS_REPO_ROOT"
+bench_setup
+
+RUNS=${BENCH_RUNS:-11}
+N=${BENCH_N:-100000}
+results=()
+
+verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
+    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
+}
+mean() { awk '{ s += $1; n++ } END { printf "%.4f", (n ? s / n : 0) }'; }
+ms_of() { sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1; }
+
+# per-lookup median ms over the element list, statements built by $1 (a printf format)
+lookup_ms() {
+    local fmt=$1 opts=$2 e stmts=()
+    shift 2
+    for e in "$@"; do stmts+=("$(printf "$fmt" "$e")"); done
+    PGOPTIONS="-c client_min_messages=warning $opts" bench_times "$RUNS" "${stmts[@]}" |
+        awk '{ print $1 }' | mean
+}
+
+elem() { echo "(( ($1::bigint * 100 + $2) * 2654435761) % 1099511627776)"; }
+
+# ---------------------------------------------------------------------------
+echo "-- (a) N = $N filters, 100 elements each, m = 2397, k = 17 (fp 1e-5)"
+bs_psql -q <<SQL
+DROP TABLE IF EXISTS bb;
+CREATE TABLE bb (id int, f bloomfilter, a bigint[]);
+INSERT INTO bb
+SELECT i, bloom_from_array(arr, 2397, 17), arr
+FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 1099511627776
+                      FROM generate_series(0, 99) j) AS arr
+      FROM generate_series(1, $N) i) s;
+VACUUM (FREEZE, ANALYZE) bb;
+SQL
+t_bloofi=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
+           -c "CREATE INDEX bb_f ON bb USING bloofi (f)" | ms_of)
+t_gin=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
+        -c "CREATE INDEX bb_a ON bb USING gin (a)" | ms_of)
+read -r s_bloofi s_gin s_heap < <(bs_psql -Atc "SELECT pg_relation_size('bb_f'), pg_relation_size('bb_a'),
+                                                      pg_relation_size('bb')" | tr '|' ' ')
+bs_psql -c "SELECT * FROM bloofi_stats('bb_f')"
+
+present=(); absent=()
+for e in 0 1 2 3 4 5 6 7 8 9; do
+    present+=("$(elem $(( (e * 9973) % N + 1 )) $(( e * 11 % 100 )))")
+    absent+=("$(( (1 << 41) + e * 7919 ))")
+done
+# oracle: bloofi == seqscan, bloofi >= GIN (false positives only), plans as intended
+for x in "${present[@]:0:4}" "${absent[@]:0:4}"; do
+    read -r ci cs cg < <(bs_psql -Atc "
+        SELECT (SELECT count(*) FROM bb WHERE f @> $x::bigint),
+               (SELECT count(*) FROM bb WHERE bloom_contains(f, $x::bigint)),
+               (SELECT count(*) FROM bb WHERE a @> ARRAY[$x::bigint])" | tr '|' ' ')
+    if [ "$ci" != "$cs" ] || [ "$ci" -lt "$cg" ]; then
+        echo "!! element $x: bloofi $ci, seqscan $cs, GIN $cg"; exit 1
+    fi
+done
+bs_psql -Atc "EXPLAIN (COSTS OFF) SELECT count(*) FROM bb WHERE f @> ${present[0]}::bigint" | grep -q "Bitmap Index Scan on bb_f" ||
+    { echo "!! the planner does not use bb_f"; exit 1; }
+bs_psql -Atc "EXPLAIN (COSTS OFF) SELECT count(*) FROM bb WHERE a @> ARRAY[${present[0]}::bigint]" | grep -q "Bitmap Index Scan on bb_a" ||
+    { echo "!! the planner does not use bb_a"; exit 1; }
+
+all=("${present[@]}" "${absent[@]}")
+ms_bloofi=$(lookup_ms "SELECT count(*) FROM bb WHERE f @> %s::bigint" "" "${all[@]}")
+ms_gin=$(lookup_ms "SELECT count(*) FROM bb WHERE a @> ARRAY[%s::bigint]" "" "${all[@]}")
+RUNS_SAVE=$RUNS; RUNS=3
+ms_seq=$(lookup_ms "SELECT count(*) FROM bb WHERE f @> %s::bigint" \
+         "-c enable_bitmapscan=off -c enable_indexscan=off" "${present[@]:0:2}" "${absent[@]:0:2}")
+RUNS=$RUNS_SAVE
+ms_bloofi2=$(lookup_ms "SELECT count(*) FROM bb WHERE f @> %s::bigint" "" "${all[@]}")
+ms_gin2=$(lookup_ms "SELECT count(*) FROM bb WHERE a @> ARRAY[%s::bigint]" "" "${all[@]}")
+ms_bloofi=$(printf '%s\n%s\n' "$ms_bloofi" "$ms_bloofi2" | median)
+ms_gin=$(printf '%s\n%s\n' "$ms_gin" "$ms_gin2" | median)
+r_seq=$(awk -v a="$ms_seq" -v b="$ms_bloofi" 'BEGIN { printf "%.0f", a / b }')
+r_gin=$(awk -v a="$ms_bloofi" -v b="$ms_gin" 'BEGIN { printf "%.2f", a / b }')
+r_size=$(awk -v a="$s_bloofi" -v b="$s_gin" 'BEGIN { printf "%.3f", a / b }')
+t_build=$(awk -v a="$t_bloofi" 'BEGIN { printf "%.1f", a / 1000 }')
+printf '   lookup, mean of per-element medians: bloofi %.3f ms, GIN %.3f ms, seqscan %.1f ms\n' \
+    "$ms_bloofi" "$ms_gin" "$ms_seq"
+printf '   CREATE INDEX: bloofi %.1f s, GIN %.1f s;  size: bloofi %d MB, GIN %d MB, table %d MB\n' \
+    "$(awk -v a="$t_bloofi" 'BEGIN { print a / 1000 }')" "$(awk -v a="$t_gin" 'BEGIN { print a / 1000 }')" \
+    $((s_bloofi >> 20)) $((s_gin >> 20)) $((s_heap >> 20))
+echo "   seqscan / bloofi = $r_seq (>= 100), bloofi / GIN = $r_gin (<= 2), size bloofi / GIN = $r_size (<= 0.5)"
+results+=("(a) seqscan / bloofi lookup, N=$N|$r_seq|>= 100|$(verdict "$r_seq" ">=" 100)")
+results+=("(a) bloofi / GIN lookup|$r_gin|<= 2|$(verdict "$r_gin" "<=" 2)")
+results+=("(a) bloofi / GIN index size|$r_size|<= 0.5|$(verdict "$r_size" "<=" 0.5)")
+results+=("(a) bloofi CREATE INDEX s|$t_build|<= 60|$(verdict "$t_build" "<=" 60)")
+
+# ---------------------------------------------------------------------------
+echo
+echo "-- (b) order d (max leaves per group) at N = $N: lookup, size, inserts (ms/row) with"
+echo "   the pending list (fastupdate on, default: 2,000 rows) and without (300 rows); GIN for reference"
+bs_psql -q -c "CREATE TABLE bb_ins AS SELECT * FROM bb WHERE id <= 2000" -c "DROP INDEX bb_f"
+ins=$(bs_psql -c '\timing on' -c "INSERT INTO bb SELECT -id, f, a FROM bb_ins" | ms_of)
+gin_ins=$(awk -v a="$ins" 'BEGIN { printf "%.3f", a / 2000 }')
+bs_psql -q -c "DELETE FROM bb WHERE id < 0" -c "DROP INDEX bb_a" -c "VACUUM bb"
+printf '   %8s %8s %10s %12s %16s %16s\n' order groups size_MB lookup_ms insert_pending insert_direct
+for d in 1024 8192 32576 65152; do
+    bs_psql -q -c "SET maintenance_work_mem = '256MB'" -c "CREATE INDEX bb_f ON bb USING bloofi (f) WITH (\"order\" = $d)"
+    g=$(bs_psql -Atc "SELECT groups FROM bloofi_stats('bb_f')")
+    sz=$(bs_psql -Atc "SELECT pg_relation_size('bb_f') >> 20")
+    ms=$(lookup_ms "SELECT count(*) FROM bb WHERE f @> %s::bigint" "" "${all[@]}")
+    ins=$(bs_psql -c '\timing on' -c "INSERT INTO bb SELECT -id, f, a FROM bb_ins" | ms_of)
+    bs_psql -q -c "DELETE FROM bb WHERE id < 0" -c "VACUUM bb" -c "ALTER INDEX bb_f SET (fastupdate = off)"
+    dins=$(bs_psql -c '\timing on' -c "INSERT INTO bb SELECT -id, f, a FROM bb_ins WHERE id <= 300" | ms_of)
+    bs_psql -q -c "DELETE FROM bb WHERE id < 0" -c "DROP INDEX bb_f" -c "VACUUM bb"
+    printf '   %8s %8s %10s %12.3f %16.3f %16.3f\n' "$d" "$g" "$sz" "$ms" \
+        "$(awk -v a="$ins" 'BEGIN { print a / 2000 }')" "$(awk -v a="$dins" 'BEGIN { print a / 300 }')"
+done
+echo "   GIN insert (fastupdate on, default): $gin_ins ms/row"
+
+# ---------------------------------------------------------------------------
+echo
+echo "-- (c) iterative (INSERT into an indexed table) vs bulk (CREATE INDEX) build, N = 20,000"
+bs_psql -q -c "DROP TABLE IF EXISTS bb_it" -c "CREATE TABLE bb_it (id int, f bloomfilter, a bigint[])" \
+        -c "CREATE INDEX bb_it_f ON bb_it USING bloofi (f)"
+t_it=$(bs_psql -c '\timing on' -c "INSERT INTO bb_it SELECT * FROM bb WHERE id <= 20000" | ms_of)
+bs_psql -q -c "DROP TABLE IF EXISTS bb_bk" -c "CREATE TABLE bb_bk AS SELECT * FROM bb WHERE id <= 20000"
+t_bk=$(bs_psql -c '\timing on' -c "CREATE INDEX bb_bk_f ON bb_bk USING bloofi (f)" | ms_of)
+ms_it=$(lookup_ms "SELECT count(*) FROM bb_it WHERE f @> %s::bigint" "" "${all[@]}")
+ms_bk=$(lookup_ms "SELECT count(*) FROM bb_bk WHERE f @> %s::bigint" "" "${all[@]}")
+printf '   %-10s %10s %8s %10s\n' build time_s groups lookup_ms
+printf '   %-10s %10.2f %8s %10.3f\n' iterative "$(awk -v a="$t_it" 'BEGIN { print a / 1000 }')" \
+    "$(bs_psql -Atc "SELECT groups FROM bloofi_stats('bb_it_f')")" "$ms_it"
+printf '   %-10s %10.2f %8s %10.3f\n' bulk "$(awk -v a="$t_bk" 'BEGIN { print a / 1000 }')" \
+    "$(bs_psql -Atc "SELECT groups FROM bloofi_stats('bb_bk_f')")" "$ms_bk"
+bs_psql -q -c "DROP TABLE bb_it, bb_bk, bb_ins, bb"
+
+# ---------------------------------------------------------------------------
+echo
+echo "-- (d) the paper's configuration: m = 100,992, k = 7, 100 elements, non-overlapping ranges"
+printf '   %8s %8s %16s %16s %18s\n' N groups nodes_checked paper matches/lookup
+for n in 100 1000 10000; do
+    bs_psql -q <<SQL
+DROP TABLE IF EXISTS bp;
+CREATE TABLE bp (id int, f bloomfilter);
+INSERT INTO bp SELECT i, bloom_from_array(ARRAY(SELECT 100::bigint * i + j FROM generate_series(0, 99) j), 100992, 7)
+FROM generate_series(0, $n - 1) i;
+VACUUM ANALYZE bp;
+CREATE INDEX bp_f ON bp USING bloofi (f);
+SQL
+    read -r nc mt < <(bs_psql -Atc "
+        SELECT avg(p.nodes_checked), avg(p.matches)
+        FROM generate_series(1, 200) s, LATERAL bloofi_probe('bp_f', (s * 7919 % ($n * 100))::bigint) p" | tr '|' ' ')
+    case $n in
+        100) paper="~9 (ideal)" ;; 1000) paper="~21 (ideal)" ;; 10000) paper="103.16" ;;
+    esac
+    printf '   %8s %8s %16.1f %16s %18.2f\n' "$n" "$(bs_psql -Atc "SELECT groups FROM bloofi_stats('bp_f')")" "$nc" "$paper" "$mt"
+    if [ "$n" = 1000 ]; then nc_1000=$nc; fi
+    if [ "$n" = 10000 ]; then nc_10000=$nc; fi
+done
+px=(); for e in 1 2 3 4 5; do px+=("$((e * 123457 % 1000000))"); done
+ms_pb=$(lookup_ms "SELECT count(*) FROM bp WHERE f @> %s::bigint" "" "${px[@]}")
+RUNS_SAVE=$RUNS; RUNS=3
+ms_ps=$(lookup_ms "SELECT count(*) FROM bp WHERE f @> %s::bigint" \
+        "-c enable_bitmapscan=off -c enable_indexscan=off" "${px[@]:0:2}")
+RUNS=$RUNS_SAVE
+r_p=$(awk -v a="$ms_ps" -v b="$ms_pb" 'BEGIN { printf "%.0f", a / b }')
+printf '   N = 10,000 lookup: bloofi %.3f ms, seqscan %.1f ms: ratio %s (>= 100)\n' "$ms_pb" "$ms_ps" "$r_p"
+results+=("(d) paper config nodes checked, N=1000|$nc_1000|<= ~21|$(verdict "$nc_1000" "<=" 21)")
+results+=("(d) paper config nodes checked, N=10000|$nc_10000|<= 103.16|$(verdict "$nc_10000" "<=" 103.16)")
+results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(verdict "$r_p" ">=" 100)")
+bs_psql -q -c "DROP TABLE bp"
+
+# ---------------------------------------------------------------------------
+echo
+echo "-- (e) filter size (the paper's Fig 11): N = 1,000 filters of 100 elements, k = 7"
+printf '   %8s %8s %14s %12s %12s %8s\n' m groups nodes_checked bloofi_ms seqscan_ms ratio
+for m in 1008 10080 100992; do
+    bs_psql -q <<SQL
+DROP TABLE IF EXISTS bfs;
+CREATE TABLE bfs (id int, f bloomfilter);
+INSERT INTO bfs SELECT i, bloom_from_array(ARRAY(SELECT 100::bigint * i + j FROM generate_series(0, 99) j), $m, 7)
+FROM generate_series(0, 999) i;
+VACUUM ANALYZE bfs;
+CREATE INDEX bfs_f ON bfs USING bloofi (f);
+SQL
+    nc=$(bs_psql -Atc "SELECT avg(p.nodes_checked) FROM generate_series(1, 100) s,
+                       LATERAL bloofi_probe('bfs_f', (s * 997 % 100000)::bigint) p")
+    px=(); for e in 1 2 3 4 5; do px+=("$((e * 12347 % 100000))"); done
+    mb=$(lookup_ms "SELECT count(*) FROM bfs WHERE f @> %s::bigint" "-c enable_seqscan=off" "${px[@]}")
+    ms=$(lookup_ms "SELECT count(*) FROM bfs WHERE f @> %s::bigint" \
+         "-c enable_bitmapscan=off -c enable_indexscan=off" "${px[@]}")
+    printf '   %8s %8s %14.1f %12.3f %12.3f %8.0f\n' "$m" "$(bs_psql -Atc "SELECT groups FROM bloofi_stats('bfs_f')")" \
+        "$nc" "$mb" "$ms" "$(awk -v a="$ms" -v b="$mb" 'BEGIN { print a / b }')"
+done
+bs_psql -q -c "DROP TABLE bfs"
+
+# ---------------------------------------------------------------------------
+echo
+echo "-- (f) search time vs N at the issue's sizing (m = 2397, k = 17; N = 100,000 is (a))"
+printf '   %8s %12s %12s %8s\n' N bloofi_ms seqscan_ms ratio
+for n in 100 1000 10000; do
+    bs_psql -q <<SQL
+DROP TABLE IF EXISTS bn;
+CREATE TABLE bn (id int, f bloomfilter);
+INSERT INTO bn SELECT i, bloom_from_array(ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 1099511627776
+                                               FROM generate_series(0, 99) j), 2397, 17)
+FROM generate_series(1, $n) i;
+VACUUM ANALYZE bn;
+CREATE INDEX bn_f ON bn USING bloofi (f);
+SQL
+    px=(); for e in 1 2 3 4 5; do px+=("$(elem $(( (e * 7919) % n + 1 )) $e)"); done
+    mb=$(lookup_ms "SELECT count(*) FROM bn WHERE f @> %s::bigint" "-c enable_seqscan=off" "${px[@]}")
+    ms=$(lookup_ms "SELECT count(*) FROM bn WHERE f @> %s::bigint" \
+         "-c enable_bitmapscan=off -c enable_indexscan=off" "${px[@]}")
+    printf '   %8s %12.3f %12.3f %8.1f\n' "$n" "$mb" "$ms" "$(awk -v a="$ms" -v b="$mb" 'BEGIN { print a / b }')"
+done
+bs_psql -q -c "DROP TABLE bn"
+
+echo
+for r in "${results[@]}"; do
+    echo "   $r" | tr '|' '\t'
+    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
+done
+exit 0

@@ -1,0 +1,81 @@
+# test/t/011_bloofi_replica.pl
+#   A streaming standby replays a bloofi index (as contrib/bloom's
+#   t/001_wal.pl does): after each round of writes on the primary (build,
+#   inserts that create groups, deletes, VACUUM recomputing summaries,
+#   REINDEX, VACUUM merging underfull groups), the standby's lookups through the index equal the primary's
+#   and the standby's own sequential scan.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = PostgreSQL::Test::Cluster->new('bloofi_primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf', "autovacuum = off");
+$primary->start;
+$primary->backup('bk');
+my $standby = PostgreSQL::Test::Cluster->new('bloofi_standby');
+$standby->init_from_backup($primary, 'bk', has_streaming => 1);
+$standby->start;
+
+my $join_q = q{
+	SELECT string_agg(p.x || ':' || t.id, ',' ORDER BY p.x, t.id)
+	FROM probe p JOIN t ON t.f @> p.x};
+my $index_q = "SET enable_seqscan = off; SET enable_indexscan = off; $join_q";
+my $seq_q = "SET enable_bitmapscan = off; SET enable_indexscan = off; $join_q";
+
+sub check_replay
+{
+	my ($what) = @_;
+	$primary->wait_for_catchup($standby);
+	my $on_primary = $primary->safe_psql('postgres', $index_q);
+	my $on_standby = $standby->safe_psql('postgres', $index_q);
+	my $seq_standby = $standby->safe_psql('postgres', $seq_q);
+	ok(length($on_primary) > 100, "$what: lookups find rows");
+	is($on_standby, $on_primary, "$what: standby index results equal the primary's");
+	is($on_standby, $seq_standby, "$what: standby index results equal its sequential scan");
+	like($standby->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; EXPLAIN (COSTS OFF) $join_q"),
+		qr/Bitmap Index Scan on t_f/, "$what: the standby uses the index");
+}
+
+$primary->safe_psql('postgres', q{
+	CREATE EXTENSION bloomsample;
+	CREATE FUNCTION mk(id bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
+	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 1536, 4) $$;
+	CREATE TABLE t (id bigint, f bloomfilter);
+	INSERT INTO t SELECT i, mk(i) FROM generate_series(1, 2000) i;
+	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 256);
+	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 60000, 11) x;
+});
+check_replay('after build');
+
+for my $round (1 .. 3)
+{
+	my $lo = 2000 * $round + 1;
+	my $hi = $lo + 1499;
+	$primary->safe_psql('postgres', "INSERT INTO t SELECT i, mk(i) FROM generate_series($lo, $hi) i");
+	check_replay("round $round: inserts");
+	$primary->safe_psql('postgres', "DELETE FROM t WHERE id % 5 = $round");
+	$primary->safe_psql('postgres', 'VACUUM t');
+	check_replay("round $round: deletes and VACUUM");
+}
+$primary->safe_psql('postgres', 'REINDEX INDEX t_f');
+check_replay('after REINDEX');
+# 90% of the rows deleted: VACUUM merges underfull groups (moves leaves, empties groups)
+$primary->safe_psql('postgres', 'DELETE FROM t WHERE id % 10 <> 0');
+$primary->safe_psql('postgres', 'VACUUM t');
+check_replay('after the merge copies');
+$primary->safe_psql('postgres', 'SELECT txid_current()');	# no snapshot older than the copies
+$primary->safe_psql('postgres', 'VACUUM t');
+cmp_ok($primary->safe_psql('postgres', q{SELECT empty_groups FROM bloofi_stats('t_f')}), '>', 0,
+	'VACUUM merged underfull groups');
+check_replay('after merges');
+$primary->safe_psql('postgres', "INSERT INTO t SELECT i, mk(i) FROM generate_series(20001, 22000) i");
+$primary->safe_psql('postgres', 'VACUUM t');
+check_replay('after inserts into merged groups');
+is($primary->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '', 'bloofi_check on the primary');
+
+$standby->stop;
+$primary->stop;
+done_testing();

@@ -1,0 +1,83 @@
+# test/t/012_bloofi_pgbench.pl
+#   Concurrency: pgbench clients insert, delete, look up and VACUUM at the
+#   same time on one bloofi-indexed table (few, small groups so that writers
+#   collide on the same group headers and slice pages).  Then bloofi_check
+#   verifies every invariant against the table and lookups through the index
+#   equal a sequential scan.  Lookups during the run check, in the same
+#   snapshot, that the index finds the row a client just inserted.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('bloofi_pgbench');
+$node->init;
+$node->append_conf('postgresql.conf', "autovacuum = off\nmax_connections = 20");
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION bloomsample;
+	CREATE FUNCTION mk(id bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
+	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 1024, 5) $$;
+	CREATE TABLE t (id bigint, f bloomfilter);
+	INSERT INTO t SELECT i, mk(i) FROM generate_series(1, 2000) i;
+	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 128);
+	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 100000, 7) x;
+	-- insert a row and find it through the index in the same transaction
+	CREATE FUNCTION ins_and_find(rid bigint) RETURNS void LANGUAGE plpgsql AS $$
+	BEGIN
+	    INSERT INTO t VALUES (rid, mk(rid));
+	    SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off;
+	    IF NOT EXISTS (SELECT 1 FROM t WHERE f @> (10 * rid + 3) AND t.id = rid) THEN
+	        RAISE EXCEPTION 'row % just inserted not found through the index', rid;
+	    END IF;
+	END $$;
+});
+
+$node->pgbench(
+	'-n -c 4 -j 2 -t 400',
+	0,
+	[qr{processed: 1600/1600}],
+	[qr{^$}],
+	'concurrent inserts, deletes, lookups and VACUUM',
+	{
+		'bloofi_ins@10' => q{
+\set id random(2001, 10000)
+SELECT ins_and_find(:id);
+},
+		'bloofi_del@4' => q{
+\set id random(1, 10000)
+DELETE FROM t WHERE id = :id;
+},
+		'bloofi_look@10' => q{
+\set id random(1, 10000)
+SET enable_seqscan = off;
+SELECT count(*) FROM t WHERE f @> (10 * :id + 5)::bigint;
+},
+		'bloofi_vac@1' => q{
+VACUUM t;
+},
+	});
+
+is($node->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '',
+	'bloofi_check passes after the concurrent run');
+my $res = $node->safe_psql('postgres', q{
+	SET enable_seqscan = off; SET enable_indexscan = off;
+	CREATE TEMP TABLE vi AS SELECT p.x, t.id FROM probe p JOIN t ON t.f @> p.x;
+	SET enable_seqscan = on; SET enable_bitmapscan = off;
+	CREATE TEMP TABLE vs AS SELECT p.x, t.id FROM probe p JOIN t ON t.f @> p.x;
+	SELECT (SELECT count(*) FROM vi) || ' ' ||
+	       ((SELECT count(*) FROM (SELECT * FROM vi EXCEPT ALL SELECT * FROM vs) a) +
+	        (SELECT count(*) FROM (SELECT * FROM vs EXCEPT ALL SELECT * FROM vi) b))});
+my ($n, $diff) = split / /, $res;
+cmp_ok($n, '>', 500, "lookups find rows ($n)");
+is($diff, '0', 'index results equal sequential scan results after the concurrent run');
+
+# VACUUM after the run leaves summaries exact and removes every dead leaf
+$node->safe_psql('postgres', 'VACUUM t');
+is($node->safe_psql('postgres', q{SELECT leaves = (SELECT count(*) FROM t) FROM bloofi_stats('t_f')}),
+	't', 'after VACUUM the index holds exactly the live rows');
+is($node->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '', 'bloofi_check after VACUUM');
+
+$node->stop;
+done_testing();
