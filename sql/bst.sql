@@ -1,7 +1,9 @@
 -- BloomSampleTree (API.md section 5): reconstruction against the dictionary
 -- attack, HashInvert, pruned trees and bst_extend, chi-squared uniformity of
 -- samples, persistence catalog, and every error of issue 3's "Bad input".
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
+RESET client_min_messages;
 SET bloomsample.bst_random_seed = 12345;
 
 -- the paper's sizing (Tables 2 and 3: n = 1000, accuracy 0.9, k = 3)
