@@ -35,6 +35,11 @@ CREATE TABLE bst_tree_ids (
 ALTER TABLE bst_tree_ids ALTER COLUMN ids SET STORAGE EXTERNAL;
 COMMENT ON TABLE bst_tree_ids IS 'Occupied ids of pruned BloomSampleTrees, in chunks';
 
+-- every role may use the trees (sampling reads the catalog as the caller);
+-- creating, extending and dropping trees needs write access to these tables
+-- (the extension's owner, or GRANT INSERT, UPDATE, DELETE to trusted roles)
+GRANT SELECT ON bst_tree_catalog, bst_tree_ids TO PUBLIC;
+
 SELECT pg_catalog.pg_extension_config_dump('bst_tree_catalog', '');
 SELECT pg_catalog.pg_extension_config_dump('bst_tree_ids', '');
 
