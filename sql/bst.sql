@@ -218,6 +218,11 @@ SELECT bst_create_pruned('bad', 'SELECT nonsense', 1024, 3);
 SELECT bst_extend('sparse', ARRAY[-5]::bigint[]);
 SELECT bst_extend('sparse', ARRAY[5, NULL]::bigint[]);
 SELECT bst_extend('u_xxh3', ARRAY[5]::bigint[]);
+-- extending beyond the memory limit: refused before allocating, tree unchanged
+SET bloomsample.bst_memory_limit = '1MB';
+SELECT bst_extend('sparse', ARRAY(SELECT x * 1000003 FROM generate_series(1, 2000) x));
+RESET bloomsample.bst_memory_limit;
+SELECT ids FROM bst_trees WHERE name = 'sparse';
 -- n < 0 or absurdly large
 SELECT * FROM q, bst_sample('u_xxh3', q.q, -1) WHERE q.kind = 'uniform' AND q.hash = 'xxh3';
 SELECT * FROM q, bst_sample('u_xxh3', q.q, 2000000000) WHERE q.kind = 'uniform' AND q.hash = 'xxh3';

@@ -536,6 +536,19 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 			copy[nnew++] = x;
 	}
 	nnew = bst_sort_unique(copy, nnew);
+	{
+		uint64		grow = (uint64) bst_extend_new_nodes(t, copy, nnew) *
+			(sizeof(BstNode) + t->nbytes) + (uint64) nnew * sizeof(int64);
+
+		if (bst_tree_bytes(t) + grow > bst_memory_limit_bytes())
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("extending BloomSampleTree \"%s\" would take it to " UINT64_FORMAT " MB of memory",
+							name, (bst_tree_bytes(t) + grow + (1 << 20) - 1) >> 20),
+					 errdetail("%zu new ids; bloomsample.bst_memory_limit is %d MB.", nnew,
+							   bst_memory_limit_mb),
+					 errhint("Raise bloomsample.bst_memory_limit, or re-create the tree with a larger leaf_size.")));
+	}
 	/* the cached tree changes before the catalog: mark it stale until then */
 	bst_cache_set_generation(name, PG_INT64_MIN);
 	rc = bst_tree_extend(t, copy, nnew, &added);

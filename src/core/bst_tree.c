@@ -711,6 +711,71 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 	return BST_OK;
 }
 
+int64_t
+bst_extend_new_nodes(const BstTree *t, const int64_t *nw, size_t n)
+{
+	int			R,
+				R0;
+	int64_t		count;
+
+	if (n == 0)
+		return 0;
+	/* the root chain after extension spans levels R0 .. R, all but R0 new */
+	R = bit_length(nw[n - 1]);
+	if (R < t->leaf_bits)
+		R = t->leaf_bits;
+	if (t->root >= 0)
+	{
+		R0 = t->root_bits;
+		if (R < R0)
+			R = R0;
+		count = R - R0;
+	}
+	else
+	{
+		R0 = bit_length(nw[0]);
+		if (R0 < t->leaf_bits)
+			R0 = t->leaf_bits;
+		count = R - R0 + 1;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		int64_t		x = nw[i];
+		int			top;		/* highest new non-root level of x's path */
+
+		if (t->root >= 0 && x <= t->nodes[t->root].last)
+		{
+			int32_t		v = t->root;
+			int			bits = t->root_bits;
+
+			while (bits > t->leaf_bits)
+			{
+				int32_t		c = t->nodes[v].child[(x >> (bits - 1)) & 1];
+
+				if (c < 0)
+					break;
+				v = c;
+				bits--;
+			}
+			top = bits - 1;
+		}
+		else
+		{
+			/* levels L >= R0 with x < 2^L are root-chain nodes */
+			top = bit_length(x) - 1;
+			if (top < R0 - 1)
+				top = R0 - 1;
+		}
+		for (int L = t->leaf_bits; L <= top; L++)
+		{
+			if (i > 0 && (nw[i - 1] >> L) == (x >> L))
+				break;			/* the previous id's node: counted */
+			count++;
+		}
+	}
+	return count;
+}
+
 void
 bst_tree_free(BstTree *t)
 {

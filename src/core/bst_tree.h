@@ -182,6 +182,12 @@ extern int	bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 extern int	bst_tree_extend(BstTree *t, const int64_t *ids, size_t nids,
 							size_t *added);
 
+/*
+ * Number of nodes bst_tree_extend would create for nw (sorted, distinct, all
+ * absent from the tree), for a memory check before extending.
+ */
+extern int64_t bst_extend_new_nodes(const BstTree *t, const int64_t *nw, size_t n);
+
 /* free a tree and its index */
 extern void bst_tree_free(BstTree *t);
 

@@ -360,8 +360,17 @@ test_pruned(void)
 		CHECK(t->nids == half.n, "pruned ids");
 		bst_vec_free(&half);
 	}
-	rc = bst_tree_extend(t, extra.v, extra.n, &added);
-	CHECK(rc == BST_OK && added == extra.n - 0, "extend added %zu of %zu", added, extra.n);
+	{
+		int64_t		before = t->nnodes,
+					predicted;
+
+		extra.n = bst_sort_unique(extra.v, extra.n);
+		predicted = bst_extend_new_nodes(t, extra.v, extra.n);
+		rc = bst_tree_extend(t, extra.v, extra.n, &added);
+		CHECK(rc == BST_OK && added == extra.n, "extend added %zu of %zu", added, extra.n);
+		CHECK(t->nnodes - before == predicted, "predicted new nodes %ld = created %ld",
+			  (long) predicted, (long) (t->nnodes - before));
+	}
 	rc = bst_tree_extend(t, extra.v, 10, &added);
 	CHECK(rc == BST_OK && added == 0, "re-extend adds nothing");
 	for (size_t i = 0; i < extra.n; i++)
@@ -449,9 +458,22 @@ test_pruned(void)
 
 		int64_t		far[] = {INT64_C(1) << 62, INT64_MAX};
 
+		int64_t		sorted[] = {5, 7, 100000};
+
+		int64_t		predicted = bst_extend_new_nodes(t, sorted, 3);
+
 		rc = bst_tree_extend(t, ids, 3, &added);
+		CHECK(t->nnodes == predicted, "predicted %ld = created %d on an empty tree",
+			  (long) predicted, t->nnodes);
 		CHECK(rc == BST_OK && added == 3 && t->nids == 3 && t->ids[1] == 7, "extend empty");
-		rc = bst_tree_extend(t, far, 2, &added);
+		{
+			int32_t		before = t->nnodes;
+			int64_t		predicted = bst_extend_new_nodes(t, far, 2);
+
+			rc = bst_tree_extend(t, far, 2, &added);
+			CHECK(t->nnodes - before == predicted, "predicted %ld = created %ld beyond the root",
+				  (long) predicted, (long) (t->nnodes - before));
+		}
 		CHECK(rc == BST_OK && added == 2 && t->root_bits == 63 && t->ids[4] == INT64_MAX,
 			  "extend to 2^63 - 1");
 	}
