@@ -46,6 +46,18 @@ static const struct config_enum_entry recon_method_options[] = {
 	{NULL, 0, false}
 };
 
+/* the session's generator when bloomsample.bst_random_seed >= 0 */
+static BstRng session_rng;
+static bool session_rng_stale = true;
+
+static void
+random_seed_assign(int newval, void *extra)
+{
+	(void) newval;
+	(void) extra;
+	session_rng_stale = true;	/* reseeded from the new value on next use */
+}
+
 static void
 bst_check_interrupts(void)
 {
@@ -81,9 +93,9 @@ bst_init_gucs(void)
 							 recon_method_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomsample.bst_random_seed",
 							"Seed of the sampling functions' random numbers (-1: random).",
-							"With a seed >= 0 every sampling call of the session restarts from it.",
+							"Setting a seed >= 0 restarts the session's sampling stream from it (like setseed()).",
 							&bst_random_seed, -1, -1, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_USERSET, 0, NULL, random_seed_assign, NULL);
 }
 
 uint64
@@ -96,7 +108,15 @@ void
 bst_rng_init(BstRng *rng)
 {
 	if (bst_random_seed >= 0)
-		bst_rng_seed(rng, (uint64) bst_random_seed);
+	{
+		/* each call draws its own generator from the session's seeded stream */
+		if (session_rng_stale)
+		{
+			bst_rng_seed(&session_rng, (uint64) bst_random_seed);
+			session_rng_stale = false;
+		}
+		bst_rng_seed(rng, bst_rng_next(&session_rng));
+	}
 	else
 		bst_rng_seed(rng, pg_prng_uint64(&pg_global_prng_state));
 }

@@ -37,18 +37,19 @@ SELECT count(*) AS positives, min(coalesce(c.o, 0)) AS min_count, max(c.o) AS ma
 FROM pos LEFT JOIN c USING (x), (SELECT count(*) AS n FROM pos) nn;
 
 \echo
-\echo '## 2. A random walk of length 20 along dependencies (recursive CTE over bst_sample)'
-WITH RECURSIVE walk(step, id, via_true_edge) AS (
-    SELECT 0, id, NULL::boolean FROM pkg WHERE name = 'postgresql-15'
+\echo '## 2. A random walk of length 20 along dependencies (recursive CTE over bst_sample);'
+\echo '##    at a package without dependencies the walk restarts from postgresql-15'
+WITH RECURSIVE walk(step, id, via_true_edge, restart) AS (
+    SELECT 0, id, NULL::boolean, false FROM pkg WHERE name = 'postgresql-15'
   UNION ALL
-    SELECT w.step + 1, s.x, s.x = ANY (p.dep_ids)
-    FROM walk w JOIN pkg p ON p.id = w.id,
-         LATERAL (SELECT x FROM bst_sample('debian', p.deps, 1) x) s
+    SELECT w.step + 1, coalesce(s.x, (SELECT id FROM pkg WHERE name = 'postgresql-15')),
+           CASE WHEN s.x IS NOT NULL THEN s.x = ANY (p.dep_ids) END, s.x IS NULL
+    FROM walk w JOIN pkg p ON p.id = w.id
+         LEFT JOIN LATERAL (SELECT x FROM bst_sample('debian', p.deps, 1) x) s ON true
     WHERE w.step < 20
 )
-SELECT w.step, k.name AS package, w.via_true_edge, cardinality(k.dep_ids) AS its_deps
+SELECT w.step, k.name AS package, w.via_true_edge, w.restart, cardinality(k.dep_ids) AS its_deps
 FROM walk w JOIN pkg k ON k.id = w.id ORDER BY w.step;
-\echo '(the walk stops early at a package without dependencies)'
 
 \echo
 \echo '## 3. Reconstruct every package''s dependency set from its filter alone'
