@@ -6,6 +6,7 @@
  */
 #include "bloofi_tree.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +59,35 @@ bloofi_tree_all_ones(const uint8_t *bits, uint32_t m)
 }
 
 bool
-bloofi_tree_must_split(int nchild, int d, const uint8_t *val, uint32_t m, bool all_ones_rule)
+bloofi_tree_saturated(const uint8_t *bits, uint32_t m, int k)
+{
+	double		fill = (double) bs_popcount(bits, bs_words_for_bits(m)) / m;
+
+	/* bits past m are clear in every value the tree holds */
+	return pow(fill, k) > 0.5;
+}
+
+bool
+bloofi_tree_unsplittable(const uint8_t *val, uint32_t m, int k, BloofiSplitRule rule)
+{
+	switch (rule)
+	{
+		case BLOOFI_NOSPLIT_ALL_ONES:
+			return bloofi_tree_all_ones(val, m);
+		case BLOOFI_NOSPLIT_SATURATED:
+			return bloofi_tree_saturated(val, m, k);
+		default:
+			return false;
+	}
+}
+
+bool
+bloofi_tree_must_split(int nchild, int d, const uint8_t *val, uint32_t m, int k,
+					   BloofiSplitRule rule)
 {
 	if (nchild <= 2 * d)
 		return false;
-	return !(all_ones_rule && bloofi_tree_all_ones(val, m));
+	return !bloofi_tree_unsplittable(val, m, k, rule);
 }
 
 void
@@ -131,9 +156,18 @@ bloofi_tree_split_choice(const uint8_t *const *vals, int n, int min_side,
 int64_t
 bloofi_tree_level_parents(int64_t n, int d)
 {
+	int64_t		lo,
+				hi,
+				want;
+
 	if (n <= 2 * (int64_t) d)
 		return 1;
-	return (n + 2 * (int64_t) d - 1) / (2 * (int64_t) d);
+	/* sizes d..2d: between ceil(n / 2d) and floor(n / d) parents (n > 2d: not empty) */
+	lo = (n + 2 * (int64_t) d - 1) / (2 * (int64_t) d);
+	hi = n / d;
+	/* aim at BLOOFI_TREE_BULK_FANOUT(d) children each, rounded to nearest */
+	want = (2 * n + BLOOFI_TREE_BULK_FANOUT(d)) / (2 * BLOOFI_TREE_BULK_FANOUT(d));
+	return want < lo ? lo : want > hi ? hi : want;
 }
 
 int64_t
@@ -171,13 +205,14 @@ xrealloc(void *p, size_t n)
 }
 
 void
-bloofi_tree_init(BloofiTree *t, uint32_t m, int d, bool all_ones_rule)
+bloofi_tree_init(BloofiTree *t, uint32_t m, int k, int d, BloofiSplitRule rule)
 {
 	memset(t, 0, sizeof(*t));
 	t->m = m;
 	t->nwords = bs_words_for_bits(m);
 	t->d = d < 1 ? 1 : d;
-	t->all_ones_rule = all_ones_rule;
+	t->k = k;
+	t->rule = rule;
 	t->root = -1;
 	t->scratch = xmalloc(2 * t->nwords * 8);
 }
@@ -298,8 +333,8 @@ tree_grow_root(BloofiTree *t, int32_t r, int32_t s)
 static void
 tree_fix_overflow(BloofiTree *t, int32_t p)
 {
-	while (bloofi_tree_must_split(t->nodes[p].nchild, t->d, t->nodes[p].val, t->m,
-								  t->all_ones_rule))
+	while (bloofi_tree_must_split(t->nodes[p].nchild, t->d, t->nodes[p].val, t->m, t->k,
+								  t->rule))
 	{
 		int32_t		n = t->nodes[p].nchild;
 		const uint8_t **vals = xmalloc(sizeof(uint8_t *) * (size_t) n);
@@ -513,6 +548,21 @@ bloofi_tree_bulk_build(BloofiTree *t, const uint8_t *filters, const int64_t *ids
 	{
 		int64_t		parents = bloofi_tree_level_parents(nlevel, t->d);
 
+		/*
+		 * Section 3.4 in bulk: when the rule exempts every node of this level
+		 * from splitting, it would exempt every node above them too (an OR
+		 * only gains bits), so they all go under one (wide) root.
+		 */
+		if (t->rule != BLOOFI_SPLIT_ALWAYS && parents > 1)
+		{
+			bool		all = true;
+
+			for (int64_t i = 0; i < nlevel && all; i++)
+				all = bloofi_tree_unsplittable(t->nodes[level[i]].val, t->m, t->k, t->rule);
+			if (all)
+				parents = 1;
+		}
+
 		for (int64_t p = 0; p < parents; p++)
 		{
 			int64_t		lo = bloofi_tree_level_run(nlevel, parents, p);
@@ -616,7 +666,7 @@ tree_check_node(const BloofiTree *t, int32_t p, int depth, int height, int64_t *
 	}
 	{
 		int			lo = p == t->root ? 2 : t->d;
-		bool		wide_ok = t->all_ones_rule && bloofi_tree_all_ones(nd->val, t->m);
+		bool		wide_ok = bloofi_tree_unsplittable(nd->val, t->m, t->k, t->rule);
 
 		if (nd->nchild < lo || (nd->nchild > 2 * t->d && !wide_ok))
 		{

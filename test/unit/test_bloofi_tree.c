@@ -69,13 +69,27 @@ test_closest_and_all_ones(void)
 		CHECK(!bloofi_tree_all_ones(x, 101), "bit 100 clear");
 		x[15] = 0xFF;
 		CHECK(bloofi_tree_all_ones(x, 100), "bits past m are ignored");
+		x[15] = 0;
 		x[3] &= (uint8_t) ~0x10;
 		CHECK(!bloofi_tree_all_ones(x, 100), "bit 28 clear");
-		CHECK(!bloofi_tree_must_split(4, 2, x, 100, true), "2d children: no overflow");
-		CHECK(bloofi_tree_must_split(5, 2, x, 100, true), "2d+1 children, not all ones: split");
+		CHECK(!bloofi_tree_must_split(4, 2, x, 100, 7, BLOOFI_NOSPLIT_ALL_ONES),
+			  "2d children: no overflow");
+		CHECK(bloofi_tree_must_split(5, 2, x, 100, 7, BLOOFI_NOSPLIT_ALL_ONES),
+			  "2d+1 children, not all ones: split");
+		CHECK(!bloofi_tree_must_split(5, 2, x, 100, 7, BLOOFI_NOSPLIT_SATURATED),
+			  "99 of 100 bits, k 7: 0.99^7 > 1/2, saturated: no split");
+		CHECK(bloofi_tree_must_split(5, 2, x, 100, 70, BLOOFI_NOSPLIT_SATURATED),
+			  "99 of 100 bits, k 70: 0.99^70 < 1/2: split");
 		x[3] |= 0x10;
-		CHECK(!bloofi_tree_must_split(5, 2, x, 100, true), "all ones under the rule: no split");
-		CHECK(bloofi_tree_must_split(5, 2, x, 100, false), "all ones without the rule: split");
+		CHECK(!bloofi_tree_must_split(5, 2, x, 100, 7, BLOOFI_NOSPLIT_ALL_ONES),
+			  "all ones under the rule: no split");
+		CHECK(bloofi_tree_must_split(5, 2, x, 100, 7, BLOOFI_SPLIT_ALWAYS),
+			  "all ones without the rule: split");
+		memset(x, 0, sizeof(x));
+		for (int i = 0; i < 90; i++)
+			bs_bit_set(x, (uint32_t) i);
+		CHECK(!bloofi_tree_saturated(x, 100, 7), "0.9^7 = 0.48: not saturated");
+		CHECK(bloofi_tree_saturated(x, 100, 6), "0.9^6 = 0.53: saturated");
 	}
 }
 
@@ -234,7 +248,7 @@ verify(const BloofiTree *t, Oracle *o, const char *what)
 }
 
 static void
-run_random_tree(int d, bool rule, bool bulk)
+run_random_tree(int d, BloofiSplitRule rule, bool bulk)
 {
 	static Oracle o;
 	BloofiTree	t;
@@ -244,7 +258,7 @@ run_random_tree(int d, bool rule, bool bulk)
 
 	snprintf(what, sizeof(what), "d %d rule %d bulk %d", d, rule, bulk);
 	memset(&o, 0, sizeof(o));
-	bloofi_tree_init(&t, RM, d, rule);
+	bloofi_tree_init(&t, RM, 3, d, rule);
 	for (int i = 0; i < RMAX; i++)
 		random_filter(o.f[i], (int) (rnd() % 12));
 
@@ -305,8 +319,8 @@ test_all_ones_rule(void)
 				off;
 	uint8_t		f[8];
 
-	bloofi_tree_init(&on, 64, 2, true);
-	bloofi_tree_init(&off, 64, 2, false);
+	bloofi_tree_init(&on, 64, 3, 2, BLOOFI_NOSPLIT_ALL_ONES);
+	bloofi_tree_init(&off, 64, 3, 2, BLOOFI_SPLIT_ALWAYS);
 	for (int i = 0; i < 200; i++)
 	{
 		bs_store64(f, rnd() | rnd());	/* ~75% ones */
@@ -359,15 +373,17 @@ test_paper_configuration(void)
 		for (int e = 0; e < 100; e++)
 			bs_key_set(&h, bs_key_int64(&h, 100 * i + e), filters + (size_t) i * 8 * nwords);
 	}
-	for (int bulk = 0; bulk <= 1; bulk++)
+	for (int run = 0; run < 4; run++)
 	{
+		int			bulk = run % 2;
+		BloofiSplitRule rule = run < 2 ? BLOOFI_NOSPLIT_ALL_ONES : BLOOFI_NOSPLIT_SATURATED;
 		BloofiTree	t;
 		int64_t		checked = 0,
 					found = 0,
 					matches = 0;
 		const int	lookups = 200;
 
-		bloofi_tree_init(&t, p.m, 2, true);
+		bloofi_tree_init(&t, p.m, p.k, 2, rule);
 		if (bulk)
 			bloofi_tree_bulk_build(&t, filters, ids, n, NULL);
 		else
@@ -389,9 +405,10 @@ test_paper_configuration(void)
 			  (long long) found, lookups);
 		CHECK(checked < (int64_t) lookups * n / 10, "pruning: %.1f nodes per lookup",
 			  (double) checked / lookups);
-		printf("paper configuration, N = %d, d = 2, %s build: height %d, %lld inner nodes, "
-			   "%.2f nodes checked per lookup (paper: ~21), %.2f matches\n",
-			   n, bulk ? "bulk" : "iterative", bloofi_tree_height(&t),
+		printf("paper configuration, N = %d, d = 2, %s build, %s rule: height %d, "
+			   "%lld inner nodes, %.2f nodes checked per lookup (paper: ~21), %.2f matches\n",
+			   n, bulk ? "bulk" : "iterative", run < 2 ? "all-ones" : "saturated",
+			   bloofi_tree_height(&t),
 			   (long long) bloofi_tree_inner_nodes(&t), (double) checked / lookups,
 			   (double) matches / lookups);
 		bloofi_tree_free(&t);
@@ -408,9 +425,11 @@ main(void)
 	test_level_sizes();
 	for (int d = 1; d <= 3; d++)
 	{
-		run_random_tree(d, true, false);
-		run_random_tree(d, false, false);
-		run_random_tree(d, true, true);
+		for (int rule = 0; rule <= 2; rule++)
+		{
+			run_random_tree(d, (BloofiSplitRule) rule, false);
+			run_random_tree(d, (BloofiSplitRule) rule, true);
+		}
 	}
 	test_all_ones_rule();
 	test_paper_configuration();
