@@ -166,6 +166,7 @@ typedef struct BloofiSearchStats
 typedef void (*BloofiMatchCallback) (ItemPointer tid, void *arg);
 
 /* bloofi_utils.c */
+extern void bloofi_init_reloptions(void);
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
@@ -194,6 +195,8 @@ extern void bloofi_read_tids(Relation index, BlockNumber start, const BloofiGeom
 							 uint32 nslots, ItemPointerData *tids);
 
 /* bloofi_insert.c: place leaves into groups (closest summary first) */
+extern void bloofi_refill_leaves(Relation index, uint32 g, int n, const uint32 *slots,
+								 const uint8 *const *filters);
 extern void bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
 								const uint8 *const *filters);
 

@@ -113,6 +113,74 @@ bloofi_group_counts(Relation index, BlockNumber start, uint32 g, uint32 *nused, 
 }
 
 /*
+ * Set the bits of n leaves, whose TIDs are already in slots[] of group g, in
+ * the group's slices and OR them into its summary; the caller holds the
+ * group's header exclusively.  Setting bits is idempotent, so this also
+ * completes leaves that a crash left half written (bloofi_refill_leaves).
+ */
+static void
+bloofi_group_set_bits(Relation index, uint32 g, BlockNumber start,
+					  const BloofiGeometry *geom, int n, const uint32 *slots,
+					  const uint8 *const *filters)
+{
+	BloofiWal	w;
+	uint8	   *orall;
+
+	/* the leaves' bits in the slices, only pages that change */
+	bloofi_wal_begin(&w, index);
+	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
+	{
+		uint32		j0 = bloofi_slice_page_first(geom, sp);
+		uint32		cnt = bloofi_slice_page_count(geom, sp);
+		BlockNumber blk = start + geom->tid_pages + geom->summary_pages + sp;
+		Buffer		buf;
+		Page		page;
+		bool		any = false;
+
+		if ((sp & 63) == 0)
+			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
+		for (int i = 0; i < n && !any; i++)
+			any = bloofi_count_range(filters[i], j0, cnt) > 0;
+		if (!any)
+			continue;
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, g);
+		page = bloofi_wal_page(&w, buf, false, 0);
+		for (int i = 0; i < n; i++)
+			bloofi_set_column((uint8 *) PageGetContents(page), geom->slice_bytes, j0, cnt,
+							  filters[i], slots[i]);
+	}
+	bloofi_wal_flush(&w);
+
+	/* then OR them into the summary, only pages that change */
+	orall = palloc0(geom->filter_bytes);
+	for (int i = 0; i < n; i++)
+		bs_or(orall, filters[i], geom->filter_bytes / 8);
+	bloofi_wal_begin(&w, index);
+	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	{
+		BlockNumber blk = start + geom->tid_pages + sp;
+		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
+		const uint8 *part = orall + (size_t) sp * geom->summary_bytes_per_page;
+		Buffer		buf = ReadBuffer(index, blk);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
+		if (bs_is_subset(part, (const uint8 *) PageGetContents(BufferGetPage(buf)), bytes / 8))
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		page = bloofi_wal_page(&w, buf, false, 0);
+		bs_or((uint8 *) PageGetContents(page), part, bytes / 8);
+	}
+	bloofi_wal_flush(&w);
+	pfree(orall);
+}
+
+/*
  * Put up to n leaves (tids[i], filters[i]) into group g, whose header the
  * caller holds exclusively (hdrbuf).  Returns how many were placed (the
  * first ones).  Slots: freed ones below the high-water mark first, then
@@ -135,7 +203,6 @@ bloofi_group_add(Relation index, uint32 g, BlockNumber start, const BloofiGeomet
 	uint32		nused = op->nused;
 	BloofiWal	w;
 	Page		hdr;
-	uint8	   *orall;
 
 	/* freed slots below the high-water mark */
 	if (op->nlive < op->nused)
@@ -216,58 +283,8 @@ bloofi_group_add(Relation index, uint32 g, BlockNumber start, const BloofiGeomet
 	op->nlive += got;
 	bloofi_wal_flush(&w);
 
-	/* 2. the leaves' bits in the slices, only pages that change */
-	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
-	{
-		uint32		j0 = bloofi_slice_page_first(geom, sp);
-		uint32		cnt = bloofi_slice_page_count(geom, sp);
-		BlockNumber blk = start + geom->tid_pages + geom->summary_pages + sp;
-		Buffer		buf;
-		Page		page;
-		bool		any = false;
-
-		if ((sp & 63) == 0)
-			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
-		for (int i = 0; i < got && !any; i++)
-			any = bloofi_count_range(filters[i], j0, cnt) > 0;
-		if (!any)
-			continue;
-		buf = ReadBuffer(index, blk);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, g);
-		page = bloofi_wal_page(&w, buf, false, 0);
-		for (int i = 0; i < got; i++)
-			bloofi_set_column((uint8 *) PageGetContents(page), geom->slice_bytes, j0, cnt,
-							  filters[i], slots[i]);
-	}
-	bloofi_wal_flush(&w);
-
-	/* 3. OR into the summary, only pages that change */
-	orall = palloc0(geom->filter_bytes);
-	for (int i = 0; i < got; i++)
-		bs_or(orall, filters[i], geom->filter_bytes / 8);
-	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
-	{
-		BlockNumber blk = start + geom->tid_pages + sp;
-		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		const uint8 *part = orall + (size_t) sp * geom->summary_bytes_per_page;
-		Buffer		buf = ReadBuffer(index, blk);
-		Page		page;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
-		if (bs_is_subset(part, (const uint8 *) PageGetContents(BufferGetPage(buf)), bytes / 8))
-		{
-			UnlockReleaseBuffer(buf);
-			continue;
-		}
-		page = bloofi_wal_page(&w, buf, false, 0);
-		bs_or((uint8 *) PageGetContents(page), part, bytes / 8);
-	}
-	bloofi_wal_flush(&w);
-	pfree(orall);
+	/* 2 and 3. the leaves' bits in the slices, then in the summary */
+	bloofi_group_set_bits(index, g, start, geom, got, slots, filters);
 	pfree(slots);
 	return got;
 }
@@ -395,6 +412,30 @@ bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
 			bloofi_create_group(index, ng, bloofi_next_capacity(nleaves + left, meta->order));
 		ntodo = left;
 	}
+}
+
+/*
+ * bloofi_refill_leaves: set again the bits of n leaves already in group g at
+ * slots[i] (filters[i]).  Redo of a pending-list flush that a crash
+ * interrupted: the flush wrote a leaf's TID in one WAL record and its slice
+ * bits in later ones, so a TID found in a group may have only part of its
+ * bits; the flushing chain still holds the whole filter.
+ */
+void
+bloofi_refill_leaves(Relation index, uint32 g, int n, const uint32 *slots,
+					 const uint8 *const *filters)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	BlockNumber start = meta->groups[g].start;
+	BloofiGeometry geom;
+	Buffer		hdrbuf;
+
+	bloofi_group_geometry(index, meta, g, &geom);
+	hdrbuf = ReadBuffer(index, start);
+	LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_check_page(index, BufferGetPage(hdrbuf), start, BLOOFI_PAGE_TID, g);
+	bloofi_group_set_bits(index, g, start, &geom, n, slots, filters);
+	UnlockReleaseBuffer(hdrbuf);
 }
 
 bool

@@ -337,7 +337,9 @@ bloofi_check_pending_visit(ItemPointer tid, const uint8 *filter, bool flushing, 
 	if (found)
 	{
 		if (flushing && e->group != UINT32_MAX)
-			return;				/* a flush interrupted by a crash: redone by the next */
+			goto replace;		/* a flush a crash interrupted: the group's copy
+								 * may be half written until the next flush
+								 * completes it; the chain holds the filter */
 		if (e->group != UINT32_MAX && (cs->meta->groups[e->group].flags & BLOOFI_GROUP_RETIRED))
 			goto replace;		/* moved out of a retired group: keep the pending copy */
 		CORRUPT(cs->index, "Heap TID (%u,%u) is in the index twice (pending list and %s).",

@@ -22,8 +22,10 @@
  *      for a while both in the flushing chain and in groups;
  *   3. metapage X: the flushing chain joins the free list.      (one record)
  * A crash between 1 and 3 leaves flushing_head set: the next flush redoes
- * step 2 for it, skipping the TIDs already in a group, so no leaf is lost or
- * placed twice.  Readers scan the chains BEFORE re-reading the directory and
+ * step 2 for it: a TID already in a group gets its bits set again in its
+ * slot (a leaf's TID and its slice bits are separate WAL records, so it may
+ * be half written), the others are placed; no leaf is lost, placed twice or
+ * left with missing bits.  Readers scan the chains BEFORE re-reading the directory and
  * scanning the groups: an entry that left a chain they read late was placed
  * in a group (possibly a new one) before, so they find it there; duplicates
  * are harmless in a TID bitmap.  Lock order: metapage, then pending pages;
@@ -250,7 +252,15 @@ bloofi_pending_collect(ItemPointer tid, const uint8 *filter, bool flushing, void
 	pc->n++;
 }
 
-/* the TIDs already in some group (to redo a flush a crash interrupted) */
+/* where a TID already sits in a group */
+typedef struct GroupSlot
+{
+	ItemPointerData tid;		/* hash key */
+	uint32		group;
+	uint32		slot;
+} GroupSlot;
+
+/* the TIDs already in some group, with their slots (to redo a flush a crash interrupted) */
 static HTAB *
 bloofi_group_tids(Relation index, const BloofiMetaData *meta)
 {
@@ -259,7 +269,7 @@ bloofi_group_tids(Relation index, const BloofiMetaData *meta)
 
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(ItemPointerData);
-	ctl.entrysize = sizeof(ItemPointerData);
+	ctl.entrysize = sizeof(GroupSlot);
 	ctl.hcxt = CurrentMemoryContext;
 	h = hash_create("bloofi group tids", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	for (uint32 g = 0; g < meta->ngroups; g++)
@@ -274,7 +284,12 @@ bloofi_group_tids(Relation index, const BloofiMetaData *meta)
 		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);
 		for (uint32 s = 0; s < geom.cap; s++)
 			if (ItemPointerIsValid(&tids[s]))
-				hash_search(h, &tids[s], HASH_ENTER, NULL);
+			{
+				GroupSlot  *e = hash_search(h, &tids[s], HASH_ENTER, NULL);
+
+				e->group = g;
+				e->slot = s;
+			}
 		pfree(tids);
 	}
 	return h;
@@ -341,14 +356,38 @@ bloofi_pending_flush(Relation index, bool wait)
 	filters = palloc(sizeof(uint8 *) * Max(pc.n, 1));
 	if (leftover)
 	{
+		/*
+		 * A crashed flush: entries whose TID reached a group may lack some of
+		 * their slice bits (TIDs and bits are separate WAL records), so their
+		 * bits are set again in place; the others are placed as usual.
+		 */
 		HTAB	   *have = bloofi_group_tids(index, meta);
+		GroupSlot **found = palloc(sizeof(GroupSlot *) * Max(pc.n, 1));
+		uint32	   *slots = palloc(sizeof(uint32) * Max(pc.n, 1));
+		const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc.n, 1));
 
 		for (int i = 0; i < pc.n; i++)
-			if (!hash_search(have, &pc.tids[i], HASH_FIND, NULL))
+		{
+			found[i] = hash_search(have, &pc.tids[i], HASH_FIND, NULL);
+			if (!found[i])
 			{
 				pc.tids[out] = pc.tids[i];
 				filters[out++] = pc.bits + (size_t) i * pc.fbytes;
 			}
+		}
+		for (uint32 g = 0; g < meta->ngroups; g++)
+		{
+			int			nr = 0;
+
+			for (int i = 0; i < pc.n; i++)
+				if (found[i] && found[i]->group == g)
+				{
+					slots[nr] = found[i]->slot;
+					refill[nr++] = pc.bits + (size_t) i * pc.fbytes;
+				}
+			if (nr > 0)
+				bloofi_refill_leaves(index, g, nr, slots, refill);
+		}
 	}
 	else
 		for (int i = 0; i < pc.n; i++)

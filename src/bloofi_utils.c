@@ -30,8 +30,11 @@ static relopt_kind bloofi_relopt_kind;
 static bool bloofi_relopt_ready = false;
 static relopt_parse_elt bloofi_relopt_tab[2];
 
-/* register the reloptions once per backend (the handler runs before amoptions) */
-static void
+/*
+ * bloofi_init_reloptions: register the reloptions once per backend; called
+ * from _PG_init, and again (a no-op) by the handler and amoptions.
+ */
+void
 bloofi_init_reloptions(void)
 {
 	if (bloofi_relopt_ready)

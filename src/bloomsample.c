@@ -1,11 +1,17 @@
 /*
  * bloomsample.c
- *    Module entry point.  Each part of the extension keeps its own state;
- *    _PG_init only delegates to per-module initialisers when they need one.
+ *    Module entry point.  _PG_init only delegates to the per-part
+ *    initialisers: the BloomSampleTree settings (bloomsample.bst_*) and the
+ *    Bloofi reloptions.  Both initialisers are idempotent, and their parts also
+ *    call them on first use.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/guc.h"
+
+#include "bloofi.h"
+#include "bst_glue.h"
 
 PG_MODULE_MAGIC;
 
@@ -14,4 +20,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	bst_init_gucs();
+	bloofi_init_reloptions();
+	MarkGUCPrefixReserved("bloomsample");
 }

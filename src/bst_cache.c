@@ -65,10 +65,9 @@ bst_check_interrupts(void)
 }
 
 /*
- * bst_init_gucs: define the part's GUCs once per backend (the module's
- * _PG_init belongs to the type part, so they are defined on first use; a
- * value SET before that is kept as a placeholder and adopted here).  Also
- * points the core's interrupt hook at CHECK_FOR_INTERRUPTS.
+ * bst_init_gucs: define the part's GUCs once per backend (from _PG_init;
+ * the bst functions call it too, a no-op after the first time).  Also points
+ * the core's interrupt hook at CHECK_FOR_INTERRUPTS.
  */
 void
 bst_init_gucs(void)
