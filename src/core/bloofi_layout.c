@@ -174,30 +174,6 @@ bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_words,
 	return changed;
 }
 
-void
-bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_words,
-					 uint32_t nslices, uint32_t nslots, uint32_t *count)
-{
-	for (uint32_t i = 0; i < nslices; i++)
-	{
-		const uint8_t *s = slice_page + (size_t) i * slice_words * 8;
-
-		for (uint32_t w = 0; w < slice_words && w * 64 < nslots; w++)
-		{
-			uint64_t	v = bs_load64le(s + 8 * w);
-
-			while (v)
-			{
-				uint32_t	slot = w * 64 + (uint32_t) __builtin_ctzll(v);
-
-				v &= v - 1;
-				if (slot < nslots)
-					count[slot]++;
-			}
-		}
-	}
-}
-
 uint64_t
 bloofi_position_mix(uint32_t j)
 {
@@ -240,15 +216,21 @@ bloofi_similarity_key(const uint8_t *filter, uint32_t m)
 	return ((uint64_t) h1 << 32) | h2;
 }
 
-void
-bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words,
-					 uint32_t j0, uint32_t nslices, uint32_t nslots,
-					 uint32_t *count, uint64_t *digest)
+/*
+ * For each slot < nslots: count[slot] += its bits in the nslices slices of
+ * slice_page (positions j0 ..), and, when digest is not NULL, digest[slot] +=
+ * the mix of each of those positions.  Inlined with a constant digest, so
+ * the counts-only walk has no digest work.
+ */
+static inline void
+bloofi_column_walk(const uint8_t *slice_page, uint32_t slice_words,
+				   uint32_t j0, uint32_t nslices, uint32_t nslots,
+				   uint32_t *count, uint64_t *digest)
 {
 	for (uint32_t i = 0; i < nslices; i++)
 	{
 		const uint8_t *s = slice_page + (size_t) i * slice_words * 8;
-		uint64_t	mix = bloofi_position_mix(j0 + i);
+		uint64_t	mix = digest ? bloofi_position_mix(j0 + i) : 0;
 
 		for (uint32_t w = 0; w < slice_words && w * 64 < nslots; w++)
 		{
@@ -262,11 +244,27 @@ bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words,
 				if (slot < nslots)
 				{
 					count[slot]++;
-					digest[slot] += mix;
+					if (digest)
+						digest[slot] += mix;
 				}
 			}
 		}
 	}
+}
+
+void
+bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_words,
+					 uint32_t nslices, uint32_t nslots, uint32_t *count)
+{
+	bloofi_column_walk(slice_page, slice_words, 0, nslices, nslots, count, NULL);
+}
+
+void
+bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words,
+					 uint32_t j0, uint32_t nslices, uint32_t nslots,
+					 uint32_t *count, uint64_t *digest)
+{
+	bloofi_column_walk(slice_page, slice_words, j0, nslices, nslots, count, digest);
 }
 
 bool
