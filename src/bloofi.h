@@ -191,6 +191,10 @@ extern int	bloofi_get_order(Relation index);
 extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
 extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);
+extern void bloofi_require_max_m(uint32 m);
+extern BloofiPageOpaqueData bloofi_read_header(Relation index, BlockNumber start, uint32 g);
+extern void bloofi_read_summary(Relation index, BlockNumber start, const BloofiGeometry *geom,
+								uint32 g, uint8 *summary);
 extern void bloofi_read_tids(Relation index, BlockNumber start, const BloofiGeometry *geom,
 							 uint32 nslots, ItemPointerData *tids);
 

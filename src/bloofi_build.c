@@ -167,12 +167,7 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 	{
 		uint64		per_mem;
 
-		if (v.p.m > BLOOFI_MAX_M)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("bloofi cannot index filters of %u bits", v.p.m),
-					 errdetail("The largest filter a bloofi index holds has %u bits.",
-							   (unsigned) BLOOFI_MAX_M)));
+		bloofi_require_max_m(v.p.m);
 		bs->params = v.p;
 		bs->meta->have_params = 1;
 		bs->meta->m = v.p.m;

@@ -79,39 +79,6 @@ bloofi_set_params(Relation index, const BsParams *p)
 	return bloofi_read_meta(index);
 }
 
-/* a copy of group g's summary (share locks) */
-static void
-bloofi_copy_summary(Relation index, BlockNumber start, const BloofiGeometry *geom,
-					uint32 g, uint8 *summary)
-{
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
-	{
-		BlockNumber blk = start + geom->tid_pages + sp;
-		Buffer		buf = ReadBuffer(index, blk);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
-		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
-			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
-		UnlockReleaseBuffer(buf);
-	}
-}
-
-/* a group's nused / nlive (share lock on its header) */
-static void
-bloofi_group_counts(Relation index, BlockNumber start, uint32 g, uint32 *nused, uint32 *nlive)
-{
-	Buffer		buf = ReadBuffer(index, start);
-	BloofiPageOpaque op;
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, g);
-	op = BloofiPageGetOpaque(BufferGetPage(buf));
-	*nused = op->nused;
-	*nlive = op->nlive;
-	UnlockReleaseBuffer(buf);
-}
-
 /*
  * Set the bits of n leaves, whose TIDs are already in slots[] of group g, in
  * the group's slices and OR them into its summary; the caller holds the
@@ -325,19 +292,18 @@ bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
 		for (uint32 g = 0; g < ng; g++)
 		{
 			BloofiGeometry geom;
-			uint32		nused,
-						nlive;
+			uint32		nlive;
 
 			if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
 				continue;		/* room 0; being emptied by VACUUM */
 			bloofi_group_geometry(index, meta, g, &geom);
-			bloofi_group_counts(index, meta->groups[g].start, g, &nused, &nlive);
+			nlive = bloofi_read_header(index, meta->groups[g].start, g).nlive;
 			nleaves += nlive;
 			room[g] = (int64) geom.cap - nlive;
 			if (room[g] > 0)
 			{
 				sums[g] = palloc(geom.filter_bytes);
-				bloofi_copy_summary(index, meta->groups[g].start, &geom, g, sums[g]);
+				bloofi_read_summary(index, meta->groups[g].start, &geom, g, sums[g]);
 			}
 		}
 		for (int t = 0; t < ntodo; t++)
@@ -460,12 +426,7 @@ bloofi_insert(Relation index, Datum *values, bool *isnull,
 	meta = bloofi_read_meta(index);
 	if (!meta->have_params)
 	{
-		if (v.p.m > BLOOFI_MAX_M)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("bloofi cannot index filters of %u bits", v.p.m),
-					 errdetail("The largest filter a bloofi index holds has %u bits.",
-							   (unsigned) BLOOFI_MAX_M)));
+		bloofi_require_max_m(v.p.m);
 		meta = bloofi_set_params(index, &v.p);
 	}
 	bloofi_require_params(index, meta, &v.p);

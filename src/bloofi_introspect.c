@@ -29,38 +29,6 @@ PG_FUNCTION_INFO_V1(bloofi_probe);
 			 errdetail(__VA_ARGS__), \
 			 errhint("REINDEX it to rebuild it from the table.")))
 
-/* a group's header counts (share lock) */
-static BloofiPageOpaqueData
-bloofi_header(Relation index, BlockNumber start, uint32 g)
-{
-	Buffer		buf = ReadBuffer(index, start);
-	BloofiPageOpaqueData op;
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, g);
-	op = *BloofiPageGetOpaque(BufferGetPage(buf));
-	UnlockReleaseBuffer(buf);
-	return op;
-}
-
-/* read a group's summary into summary (filter_bytes) */
-static void
-bloofi_read_summary(Relation index, BlockNumber start, const BloofiGeometry *geom,
-					uint32 g, uint8 *summary)
-{
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
-	{
-		BlockNumber blk = start + geom->tid_pages + sp;
-		Buffer		buf = ReadBuffer(index, blk);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
-		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
-			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
-		UnlockReleaseBuffer(buf);
-	}
-}
-
 static void
 bloofi_count_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
 {
@@ -99,7 +67,7 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		bloofi_group_geometry(index, meta, g, &geom);
 		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
 			empty++;
-		op = bloofi_header(index, meta->groups[g].start, g);
+		op = bloofi_read_header(index, meta->groups[g].start, g);
 		leaves += op.nlive;
 		used += op.nused;
 		slots += geom.cap;
@@ -225,7 +193,7 @@ bloofi_check_group(CheckState *cs, uint32 g, BlockNumber nblocks, BlockNumber *p
 				g, start, start + geom.total_pages - 1, *prev_end, nblocks);
 	*prev_end = start + geom.total_pages;
 
-	op = bloofi_header(index, start, g);
+	op = bloofi_read_header(index, start, g);
 	if (op.nused > geom.cap || op.nlive > op.nused)
 		CORRUPT(index, "Group %u has %u live leaves and %u used slots for a capacity of %u.",
 				g, op.nlive, op.nused, geom.cap);

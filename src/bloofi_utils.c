@@ -300,6 +300,18 @@ bloofi_group_geometry(Relation index, const BloofiMetaData *meta, uint32 g,
 				 errhint("Please REINDEX it.")));
 }
 
+/* a filter larger than a bloofi index can hold (m > BLOOFI_MAX_M) is an error */
+void
+bloofi_require_max_m(uint32 m)
+{
+	if (m > BLOOFI_MAX_M)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloofi cannot index filters of %u bits", m),
+				 errdetail("The largest filter a bloofi index holds has %u bits.",
+						   (unsigned) BLOOFI_MAX_M)));
+}
+
 /* a filter with other parameters than the index's is an error */
 void
 bloofi_require_params(Relation index, const BloofiMetaData *meta, const BsParams *p)
@@ -475,6 +487,44 @@ bloofi_set_group_saturated(Relation index, uint32 g, bool saturated)
 	else
 		meta->groups[g].flags &= ~BLOOFI_GROUP_SATURATED;
 	bloofi_wal_flush(&w);
+}
+
+/*
+ * A copy of group g's header opaque (nused / nlive), read under a share lock
+ * on its first tid page (checked to be g's header).
+ */
+BloofiPageOpaqueData
+bloofi_read_header(Relation index, BlockNumber start, uint32 g)
+{
+	Buffer		buf = ReadBuffer(index, start);
+	BloofiPageOpaqueData op;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, g);
+	op = *BloofiPageGetOpaque(BufferGetPage(buf));
+	UnlockReleaseBuffer(buf);
+	return op;
+}
+
+/*
+ * Copy group g's summary (geom->filter_bytes) into summary: share locks, one
+ * summary page at a time, each checked to be a summary page of g.
+ */
+void
+bloofi_read_summary(Relation index, BlockNumber start, const BloofiGeometry *geom,
+					uint32 g, uint8 *summary)
+{
+	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	{
+		BlockNumber blk = start + geom->tid_pages + sp;
+		Buffer		buf = ReadBuffer(index, blk);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
+		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
+			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
+		UnlockReleaseBuffer(buf);
+	}
 }
 
 /* read the first nslots TIDs of a group (share locks, one page at a time) */
