@@ -58,6 +58,26 @@ bloofi_endscan(IndexScanDesc scan)
 	pfree(so);
 }
 
+/*
+ * The contents of page start + rel under a share lock.  *buf / *cur hold the
+ * page read last (InvalidBuffer / InvalidBlockNumber: none): kept when it is
+ * the same page, else released first, so that a walk over a group's pages
+ * holds one lock at a time.  The caller releases *buf when it is done.
+ */
+static const uint8 *
+bloofi_walk_page(Relation index, BlockNumber start, uint32 rel, Buffer *buf, uint32 *cur)
+{
+	if (rel != *cur)
+	{
+		if (BufferIsValid(*buf))
+			UnlockReleaseBuffer(*buf);
+		*buf = ReadBuffer(index, start + rel);
+		LockBuffer(*buf, BUFFER_LOCK_SHARE);
+		*cur = rel;
+	}
+	return (const uint8 *) PageGetContents(BufferGetPage(*buf));
+}
+
 /* true when every position is set in the group's summary */
 static bool
 bloofi_summary_passes(Relation index, BlockNumber start, const BloofiGeometry *geom,
@@ -70,18 +90,10 @@ bloofi_summary_passes(Relation index, BlockNumber start, const BloofiGeometry *g
 	for (uint32 i = 0; i < npos && pass; i++)
 	{
 		uint32		byte = pos[i] / 8;
-		uint32		rel = bloofi_summary_page(geom, byte);
-		const uint8 *data;
+		const uint8 *data = bloofi_walk_page(index, start,
+											 bloofi_summary_page(geom, byte),
+											 &buf, &cur);
 
-		if (rel != cur)
-		{
-			if (BufferIsValid(buf))
-				UnlockReleaseBuffer(buf);
-			buf = ReadBuffer(index, start + rel);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			cur = rel;
-		}
-		data = (const uint8 *) PageGetContents(BufferGetPage(buf));
 		pass = (data[bloofi_summary_offset(geom, byte)] >> (pos[i] % 8)) & 1;
 	}
 	if (BufferIsValid(buf))
@@ -108,8 +120,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		BloofiGeometry geom;
 		BlockNumber start = meta->groups[g].start;
 		Buffer		buf;
-		uint32		nused,
-					nlive;
+		uint32		nused;
 		uint32		cur = InvalidBlockNumber;
 		bool		any = true;
 
@@ -121,14 +132,10 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		if (st->counts)
 		{
 			/* the header: leaves for the statistics, fewer words to AND */
-			buf = ReadBuffer(index, start);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, g);
-			nused = BloofiPageGetOpaque(BufferGetPage(buf))->nused;
-			nlive = BloofiPageGetOpaque(BufferGetPage(buf))->nlive;
-			UnlockReleaseBuffer(buf);
-			nused = Min(nused, geom.cap);
-			st->leaves_seen += nlive;
+			BloofiPageOpaqueData op = bloofi_read_header(index, start, g);
+
+			nused = Min(op.nused, geom.cap);
+			st->leaves_seen += op.nlive;
 			if (nused == 0)
 				continue;
 		}
@@ -159,18 +166,12 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		buf = InvalidBuffer;
 		for (uint32 i = 0; i < npos && any; i++)
 		{
-			uint32		rel = bloofi_slice_page(&geom, pos[i]);
+			const uint8 *data = bloofi_walk_page(index, start,
+												 bloofi_slice_page(&geom, pos[i]),
+												 &buf, &cur);
 
-			if (rel != cur)
-			{
-				if (BufferIsValid(buf))
-					UnlockReleaseBuffer(buf);
-				buf = ReadBuffer(index, start + rel);
-				LockBuffer(buf, BUFFER_LOCK_SHARE);
-				cur = rel;
-			}
-			any = bloofi_and_slice(acc, (const uint8 *) PageGetContents(BufferGetPage(buf)) +
-								   bloofi_slice_offset(&geom, pos[i]), (nused + 63) / 64);
+			any = bloofi_and_slice(acc, data + bloofi_slice_offset(&geom, pos[i]),
+								   (nused + 63) / 64);
 		}
 		if (BufferIsValid(buf))
 			UnlockReleaseBuffer(buf);
@@ -187,19 +188,12 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			while (word)
 			{
 				uint32		slot = w * 64 + (uint32) __builtin_ctzll(word);
-				uint32		rel = slot / geom.tids_per_page;
 				ItemPointerData tid;
 
 				word &= word - 1;
-				if (rel != cur)
-				{
-					if (BufferIsValid(buf))
-						UnlockReleaseBuffer(buf);
-					buf = ReadBuffer(index, start + rel);
-					LockBuffer(buf, BUFFER_LOCK_SHARE);
-					cur = rel;
-				}
-				tid = ((ItemPointerData *) PageGetContents(BufferGetPage(buf)))[slot % geom.tids_per_page];
+				tid = ((const ItemPointerData *)
+					   bloofi_walk_page(index, start, slot / geom.tids_per_page,
+										&buf, &cur))[slot % geom.tids_per_page];
 				if (ItemPointerIsValid(&tid))
 				{
 					st->matches++;
@@ -233,19 +227,13 @@ bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uin
 
 	for (uint32 g = 0; g < meta->ngroups; g++)
 	{
-		Buffer		buf;
-		BloofiPageOpaque op;
+		BloofiPageOpaqueData op;
 
 		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
 			continue;
-		buf = ReadBuffer(index, meta->groups[g].start);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), meta->groups[g].start, BLOOFI_PAGE_TID, g);
-		op = BloofiPageGetOpaque(BufferGetPage(buf));
-		nused[g] = Min(op->nused, meta->groups[g].cap);
-		nlive[g] = Min(op->nlive, nused[g]);
-		UnlockReleaseBuffer(buf);
+		op = bloofi_read_header(index, meta->groups[g].start, g);
+		nused[g] = Min(op.nused, meta->groups[g].cap);
+		nlive[g] = Min(op.nlive, nused[g]);
 		total += nused[g];
 	}
 	if (total == 0)
@@ -286,19 +274,11 @@ bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uin
 		{
 			for (uint32 p = 0; p < npos; p++)
 			{
-				uint32		rel = bloofi_slice_page(&geom, pos[p]);
-				const uint8 *slice;
-
-				if (rel != cur)
-				{
-					if (BufferIsValid(buf))
-						UnlockReleaseBuffer(buf);
-					buf = ReadBuffer(index, start + rel);
-					LockBuffer(buf, BUFFER_LOCK_SHARE);
-					cur = rel;
-				}
-				slice = (const uint8 *) PageGetContents(BufferGetPage(buf)) +
+				const uint8 *slice = bloofi_walk_page(index, start,
+													  bloofi_slice_page(&geom, pos[p]),
+													  &buf, &cur) +
 					bloofi_slice_offset(&geom, pos[p]);
+
 				for (uint32 i = 0; i < take; i++)
 					acc[i] &= bs_load64le(slice + 8 * (size_t) (i * stride));
 			}
