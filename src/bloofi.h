@@ -25,6 +25,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
+#include "utils/hsearch.h"
 #include "utils/relcache.h"
 
 #include "bloofi_layout.h"
@@ -165,6 +166,14 @@ typedef struct BloofiSearchStats
 
 typedef void (*BloofiMatchCallback) (ItemPointer tid, void *arg);
 
+/* where a TID sits in a group (entry of bloofi_group_tids' hash table) */
+typedef struct BloofiGroupSlot
+{
+	ItemPointerData tid;		/* hash key */
+	uint32		group;
+	uint32		slot;
+} BloofiGroupSlot;
+
 /* bloofi_utils.c */
 extern void bloofi_init_reloptions(void);
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
@@ -197,6 +206,7 @@ extern void bloofi_read_summary(Relation index, BlockNumber start, const BloofiG
 								uint32 g, uint8 *summary);
 extern void bloofi_read_tids(Relation index, BlockNumber start, const BloofiGeometry *geom,
 							 uint32 nslots, ItemPointerData *tids);
+extern HTAB *bloofi_group_tids(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_insert.c: place leaves into groups (closest summary first) */
 extern void bloofi_refill_leaves(Relation index, uint32 g, int n, const uint32 *slots,

@@ -252,49 +252,6 @@ bloofi_pending_collect(ItemPointer tid, const uint8 *filter, bool flushing, void
 	pc->n++;
 }
 
-/* where a TID already sits in a group */
-typedef struct GroupSlot
-{
-	ItemPointerData tid;		/* hash key */
-	uint32		group;
-	uint32		slot;
-} GroupSlot;
-
-/* the TIDs already in some group, with their slots (to redo a flush a crash interrupted) */
-static HTAB *
-bloofi_group_tids(Relation index, const BloofiMetaData *meta)
-{
-	HASHCTL		ctl;
-	HTAB	   *h;
-
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(ItemPointerData);
-	ctl.entrysize = sizeof(GroupSlot);
-	ctl.hcxt = CurrentMemoryContext;
-	h = hash_create("bloofi group tids", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (uint32 g = 0; g < meta->ngroups; g++)
-	{
-		BloofiGeometry geom;
-		ItemPointerData *tids;
-
-		if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
-			continue;			/* leaves there are moved out by VACUUM */
-		bloofi_group_geometry(index, meta, g, &geom);
-		tids = palloc(sizeof(ItemPointerData) * geom.cap);
-		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);
-		for (uint32 s = 0; s < geom.cap; s++)
-			if (ItemPointerIsValid(&tids[s]))
-			{
-				GroupSlot  *e = hash_search(h, &tids[s], HASH_ENTER, NULL);
-
-				e->group = g;
-				e->slot = s;
-			}
-		pfree(tids);
-	}
-	return h;
-}
-
 /*
  * Move the pending entries into the groups (protocol at the top).  With
  * wait = false, returns at once when another backend is flushing.
@@ -361,8 +318,9 @@ bloofi_pending_flush(Relation index, bool wait)
 		 * their slice bits (TIDs and bits are separate WAL records), so their
 		 * bits are set again in place; the others are placed as usual.
 		 */
-		HTAB	   *have = bloofi_group_tids(index, meta);
-		GroupSlot **found = palloc(sizeof(GroupSlot *) * Max(pc.n, 1));
+		/* the TIDs already in some group, with their slots */
+		HTAB	   *have = bloofi_group_tids(index, meta, "bloofi group tids");
+		BloofiGroupSlot **found = palloc(sizeof(BloofiGroupSlot *) * Max(pc.n, 1));
 		uint32	   *slots = palloc(sizeof(uint32) * Max(pc.n, 1));
 		const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc.n, 1));
 

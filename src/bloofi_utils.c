@@ -17,6 +17,7 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
 #include "commands/defrem.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -543,6 +544,46 @@ bloofi_read_tids(Relation index, BlockNumber start, const BloofiGeometry *geom,
 			   (size_t) n * sizeof(ItemPointerData));
 		UnlockReleaseBuffer(buf);
 	}
+}
+
+/*
+ * A hash table, in CurrentMemoryContext, of the TIDs in the groups that are
+ * not retired (leaves of retired groups are being moved out by VACUUM), each
+ * with the group and slot where it sits.  Reads the tid pages with share
+ * locks, one page at a time (bloofi_read_tids).
+ */
+HTAB *
+bloofi_group_tids(Relation index, const BloofiMetaData *meta, const char *name)
+{
+	HASHCTL		ctl;
+	HTAB	   *h;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(ItemPointerData);
+	ctl.entrysize = sizeof(BloofiGroupSlot);
+	ctl.hcxt = CurrentMemoryContext;
+	h = hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (uint32 g = 0; g < meta->ngroups; g++)
+	{
+		BloofiGeometry geom;
+		ItemPointerData *tids;
+
+		if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
+			continue;			/* leaves there are moved out by VACUUM */
+		bloofi_group_geometry(index, meta, g, &geom);
+		tids = palloc(sizeof(ItemPointerData) * geom.cap);
+		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);
+		for (uint32 s = 0; s < geom.cap; s++)
+			if (ItemPointerIsValid(&tids[s]))
+			{
+				BloofiGroupSlot *e = hash_search(h, &tids[s], HASH_ENTER, NULL);
+
+				e->group = g;
+				e->slot = s;
+			}
+		pfree(tids);
+	}
+	return h;
 }
 
 /* ---- elements -------------------------------------------------------------- */

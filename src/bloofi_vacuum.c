@@ -219,36 +219,19 @@ bloofi_merge_all_cb(ItemPointer itemptr, void *state)
 static void
 bloofi_collect_tid(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
 {
-	hash_search((HTAB *) arg, tid, HASH_ENTER, NULL);
+	bool		found;
+	BloofiGroupSlot *e = hash_search((HTAB *) arg, tid, HASH_ENTER, &found);
+
+	if (!found)
+		e->group = e->slot = PG_UINT32_MAX; /* in the pending list, no slot */
 }
 
 /* the TIDs in non-retired groups and in the pending list */
 static HTAB *
 bloofi_tids_elsewhere(Relation index, const BloofiMetaData *meta)
 {
-	HASHCTL		ctl;
-	HTAB	   *h;
+	HTAB	   *h = bloofi_group_tids(index, meta, "bloofi tids elsewhere");
 
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(ItemPointerData);
-	ctl.entrysize = sizeof(ItemPointerData);
-	ctl.hcxt = CurrentMemoryContext;
-	h = hash_create("bloofi tids elsewhere", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (uint32 g = 0; g < meta->ngroups; g++)
-	{
-		BloofiGeometry geom;
-		ItemPointerData *tids;
-
-		if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
-			continue;
-		bloofi_group_geometry(index, meta, g, &geom);
-		tids = palloc(sizeof(ItemPointerData) * geom.cap);
-		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);
-		for (uint32 s = 0; s < geom.cap; s++)
-			if (ItemPointerIsValid(&tids[s]))
-				hash_search(h, &tids[s], HASH_ENTER, NULL);
-		pfree(tids);
-	}
 	bloofi_pending_visit(index, meta, bloofi_collect_tid, h);
 	return h;
 }
@@ -362,15 +345,9 @@ bloofi_merge_underfull(Relation index)
 
 	for (uint32 g = 0; g < meta->ngroups; g++)
 	{
-		Buffer		buf;
-
 		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
 			continue;
-		buf = ReadBuffer(index, meta->groups[g].start);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), meta->groups[g].start, BLOOFI_PAGE_TID, g);
-		nlive[g] = BloofiPageGetOpaque(BufferGetPage(buf))->nlive;
-		UnlockReleaseBuffer(buf);
+		nlive[g] = bloofi_read_header(index, meta->groups[g].start, g).nlive;
 		if (!(meta->groups[g].flags & BLOOFI_GROUP_RETIRED))
 		{
 			room += (int64) meta->groups[g].cap - nlive[g];
