@@ -611,6 +611,31 @@ bst_info(PG_FUNCTION_ARGS)
  * sampling and reconstruction
  * ---------------------------------------------------------------------------
  */
+/* a search on the tree and query of fcinfo: ids into *out, work into *st (if not NULL) */
+typedef void (*BstSearchFn) (FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st);
+
+/* the SETOF bigint result of a search: its ids */
+static Datum
+run_ids(FunctionCallInfo fcinfo, BstSearchFn search)
+{
+	BstIdVec	out;
+
+	search(fcinfo, &out, NULL);
+	return_ids(fcinfo, out.v, out.n);
+	return (Datum) 0;
+}
+
+/* the *_stats result of a search: its work counters (the ids are dropped) */
+static Datum
+run_stats(FunctionCallInfo fcinfo, BstSearchFn search)
+{
+	BstIdVec	out;
+	BstStats	st = {0};
+
+	search(fcinfo, &out, &st);
+	return return_stats(fcinfo, &st);
+}
+
 static void
 do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 {
@@ -636,21 +661,13 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 Datum
 bst_sample_sql(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-
-	do_sample(fcinfo, &out, NULL);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return run_ids(fcinfo, do_sample);
 }
 
 Datum
 bst_sample_stats(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-	BstStats	st = {0};
-
-	do_sample(fcinfo, &out, &st);
-	return return_stats(fcinfo, &st);
+	return run_stats(fcinfo, do_sample);
 }
 
 static void
@@ -678,21 +695,13 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 Datum
 bst_reconstruct_sql(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-
-	do_reconstruct(fcinfo, &out, NULL);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return run_ids(fcinfo, do_reconstruct);
 }
 
 Datum
 bst_reconstruct_stats(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-	BstStats	st = {0};
-
-	do_reconstruct(fcinfo, &out, &st);
-	return return_stats(fcinfo, &st);
+	return run_stats(fcinfo, do_reconstruct);
 }
 
 /* ---------------------------------------------------------------------------
