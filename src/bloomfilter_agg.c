@@ -46,6 +46,13 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 	return ctx;
 }
 
+/* argument argno as a state; NULL when SQL NULL (no row folded in yet) */
+static BloomAggState *
+arg_state(FunctionCallInfo fcinfo, int argno)
+{
+	return PG_ARGISNULL(argno) ? NULL : (BloomAggState *) PG_GETARG_POINTER(argno);
+}
+
 /* a state owning a copy of the viewed filter, in ctx */
 static BloomAggState *
 state_from_view(MemoryContext ctx, const BloomView *v)
@@ -78,7 +85,7 @@ required_int_arg(FunctionCallInfo fcinfo, int n, const char *name)
 static BloomAggState *
 agg_state(FunctionCallInfo fcinfo)
 {
-	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *s = arg_state(fcinfo, 0);
 	int32		m = required_int_arg(fcinfo, 2, "m");
 	int32		k = required_int_arg(fcinfo, 3, "k");
 	int32		seed = PG_NARGS() > 4 ? required_int_arg(fcinfo, 4, "seed") : 0;
@@ -175,20 +182,29 @@ merge(FunctionCallInfo fcinfo, BloomAggState *s, const BloomView *v, bool is_and
 	return s;
 }
 
+/*
+ * The transition or combine result: state s with the filter v folded in,
+ * or s unchanged when v is NULL (nothing to fold); no state stays NULL.
+ */
+static Datum
+fold(FunctionCallInfo fcinfo, BloomAggState *s, const BloomView *v, bool is_and)
+{
+	if (v != NULL)
+		s = merge(fcinfo, s, v, is_and);
+	if (s == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(s);
+}
+
+/* transition: fold in the row's filter (argument 1; a NULL row is skipped) */
 static Datum
 filter_trans(FunctionCallInfo fcinfo, bool is_and)
 {
-	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomView	v;
 
-	if (PG_ARGISNULL(1))
-	{
-		if (s == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s);
-	}
-	bf_view_datum(PG_GETARG_DATUM(1), &v);
-	PG_RETURN_POINTER(merge(fcinfo, s, &v, is_and));
+	if (!PG_ARGISNULL(1))
+		bf_view_datum(PG_GETARG_DATUM(1), &v);
+	return fold(fcinfo, arg_state(fcinfo, 0), PG_ARGISNULL(1) ? NULL : &v, is_and);
 }
 
 Datum
@@ -203,21 +219,16 @@ bloom_intersect_trans(PG_FUNCTION_ARGS)
 	return filter_trans(fcinfo, true);
 }
 
+/* combine: fold the filter of state 2 into state 1 */
 static Datum
 combine(FunctionCallInfo fcinfo, bool is_and)
 {
-	BloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+	BloomAggState *s2 = arg_state(fcinfo, 1);
 	BloomView	v;
 
-	if (s2 == NULL)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
-	bf_view((struct varlena *) s2->f, &v);
-	PG_RETURN_POINTER(merge(fcinfo, s1, &v, is_and));
+	if (s2 != NULL)
+		bf_view((struct varlena *) s2->f, &v);
+	return fold(fcinfo, arg_state(fcinfo, 0), s2 != NULL ? &v : NULL, is_and);
 }
 
 /* bloom_agg and bloom_union_agg combine by OR */
@@ -260,7 +271,7 @@ bloom_agg_deserial(PG_FUNCTION_ARGS)
 Datum
 bloom_agg_final(PG_FUNCTION_ARGS)
 {
-	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *s = arg_state(fcinfo, 0);
 
 	if (s == NULL)
 		PG_RETURN_NULL();

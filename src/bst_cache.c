@@ -356,6 +356,29 @@ read_def(const char *name, BstDef *def)
 	return true;
 }
 
+/*
+ * Row r of the SPI result of ids_plan: its chunk of ids (NULL for a NULL
+ * row) and, in *cnt, how many it holds.  A chunk that is not a
+ * one-dimensional bigint[] without NULLs is reported as corrupt.
+ */
+static ArrayType *
+ids_chunk(const char *name, uint64 r, int *cnt)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+	ArrayType  *a;
+
+	if (isnull)
+		return NULL;
+	a = DatumGetArrayTypeP(d);
+	if (ARR_ELEMTYPE(a) != INT8OID || ARR_HASNULL(a) || ARR_NDIM(a) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("ids of BloomSampleTree \"%s\" are corrupt", name)));
+	*cnt = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+	return a;
+}
+
 /* a pruned tree's ids, sorted and distinct, in cxt (inside SPI) */
 static int64 *
 read_ids(const char *name, MemoryContext cxt, size_t *nids)
@@ -373,34 +396,20 @@ read_ids(const char *name, MemoryContext cxt, size_t *nids)
 		elog(ERROR, "reading the ids of BloomSampleTree \"%s\" failed", name);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
-		ArrayType  *a;
-		int			cnt;
+		int			cnt = 0;
 
-		if (isnull)
-			continue;
-		a = DatumGetArrayTypeP(d);
-		if (ARR_ELEMTYPE(a) != INT8OID || ARR_HASNULL(a) || ARR_NDIM(a) > 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("ids of BloomSampleTree \"%s\" are corrupt", name)));
-		cnt = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
-		n += cnt;
+		if (ids_chunk(name, r, &cnt) != NULL)
+			n += cnt;
 	}
 	ids = MemoryContextAllocExtended(cxt, Max(n, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
 	n = 0;
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
-		ArrayType  *a;
-		int			cnt;
+		int			cnt = 0;
+		ArrayType  *a = ids_chunk(name, r, &cnt);
 
-		if (isnull)
+		if (a == NULL)
 			continue;
-		a = DatumGetArrayTypeP(d);
-		cnt = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
 		memcpy(ids + n, ARR_DATA_PTR(a), cnt * sizeof(int64));
 		n += cnt;
 		CHECK_FOR_INTERRUPTS();

@@ -51,7 +51,9 @@ PG_FUNCTION_INFO_V1(bst_clustered_ids);
  * ---------------------------------------------------------------------------
  */
 static ArrayType *make_id_array(const int64 *ids, size_t n);
-static void
+
+/* the SETOF bigint result ids[0 .. n-1], materialized; returns the Datum to return */
+static Datum
 return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -64,6 +66,7 @@ return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n)
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
 	}
+	return (Datum) 0;
 }
 
 static Datum
@@ -611,6 +614,30 @@ bst_info(PG_FUNCTION_ARGS)
  * sampling and reconstruction
  * ---------------------------------------------------------------------------
  */
+/* a search on the tree and query of fcinfo: ids into *out, work into *st (if not NULL) */
+typedef void (*BstSearchFn) (FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st);
+
+/* the SETOF bigint result of a search: its ids */
+static Datum
+run_ids(FunctionCallInfo fcinfo, BstSearchFn search)
+{
+	BstIdVec	out;
+
+	search(fcinfo, &out, NULL);
+	return return_ids(fcinfo, out.v, out.n);
+}
+
+/* the *_stats result of a search: its work counters (the ids are dropped) */
+static Datum
+run_stats(FunctionCallInfo fcinfo, BstSearchFn search)
+{
+	BstIdVec	out;
+	BstStats	st = {0};
+
+	search(fcinfo, &out, &st);
+	return return_stats(fcinfo, &st);
+}
+
 static void
 do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 {
@@ -636,21 +663,13 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 Datum
 bst_sample_sql(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-
-	do_sample(fcinfo, &out, NULL);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return run_ids(fcinfo, do_sample);
 }
 
 Datum
 bst_sample_stats(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-	BstStats	st = {0};
-
-	do_sample(fcinfo, &out, &st);
-	return return_stats(fcinfo, &st);
+	return run_stats(fcinfo, do_sample);
 }
 
 static void
@@ -678,94 +697,87 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 Datum
 bst_reconstruct_sql(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-
-	do_reconstruct(fcinfo, &out, NULL);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return run_ids(fcinfo, do_reconstruct);
 }
 
 Datum
 bst_reconstruct_stats(PG_FUNCTION_ARGS)
 {
-	BstIdVec	out;
-	BstStats	st = {0};
-
-	do_reconstruct(fcinfo, &out, &st);
-	return return_stats(fcinfo, &st);
+	return run_stats(fcinfo, do_reconstruct);
 }
 
 /* ---------------------------------------------------------------------------
  * baselines and generators
  * ---------------------------------------------------------------------------
  */
+/* a baseline's arguments (filter, lo, hi): q viewed, [lo, hi) checked, q's hasher */
+static void
+baseline_args(FunctionCallInfo fcinfo, BloomView *q, int64 *lo, int64 *hi, BsHasher *h)
+{
+	bst_init_gucs();
+	bf_view_datum(PG_GETARG_DATUM(0), q);
+	*lo = PG_GETARG_INT64(1);
+	*hi = PG_GETARG_INT64(2);
+	check_namespace(*lo, *hi);
+	bs_hasher_init(h, &q->p);
+}
+
 Datum
 bloom_dictionary_attack(PG_FUNCTION_ARGS)
 {
 	BloomView	q;
-	int64		lo = PG_GETARG_INT64(1),
-				hi = PG_GETARG_INT64(2);
+	int64		lo,
+				hi;
 	BsHasher	h;
 	BstAlloc	scratch = bst_scratch_alloc();
 	BstIdVec	out;
 
-	bst_init_gucs();
-	bf_view_datum(PG_GETARG_DATUM(0), &q);
-	check_namespace(lo, hi);
-	bs_hasher_init(&h, &q.p);
+	baseline_args(fcinfo, &q, &lo, &hi, &h);
 	bst_vec_init(&out, &scratch);
 	bst_report(bst_dictionary_attack(&h, q.bits, lo, hi, &out, NULL), "running the dictionary attack", 0);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return return_ids(fcinfo, out.v, out.n);
 }
 
 Datum
 bloom_dictionary_sample(PG_FUNCTION_ARGS)
 {
 	BloomView	q;
-	int64		lo = PG_GETARG_INT64(1),
-				hi = PG_GETARG_INT64(2),
+	int64		lo,
+				hi,
 				n = PG_GETARG_INT32(3);
 	BsHasher	h;
 	BstAlloc	scratch = bst_scratch_alloc();
 	BstIdVec	out;
 	BstRng		rng;
 
-	bst_init_gucs();
-	bf_view_datum(PG_GETARG_DATUM(0), &q);
-	check_namespace(lo, hi);
+	baseline_args(fcinfo, &q, &lo, &hi, &h);
 	check_n(n);
-	bs_hasher_init(&h, &q.p);
 	bst_rng_init(&rng);
 	bst_vec_init(&out, &scratch);
 	bst_report(bst_dictionary_sample(&h, q.bits, lo, hi, n, &rng, &scratch, &out, NULL),
 			   "sampling by dictionary attack", (uint64) n * 8);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return return_ids(fcinfo, out.v, out.n);
 }
 
 Datum
 bloom_hashinvert(PG_FUNCTION_ARGS)
 {
 	BloomView	q;
-	int64		lo = PG_GETARG_INT64(1),
-				hi = PG_GETARG_INT64(2);
+	int64		lo,
+				hi;
 	BsHasher	h;
 	BstAlloc	scratch = bst_scratch_alloc();
 	BstIdVec	out;
 	bool		unset;
 	int			rc;
 
-	bst_init_gucs();
-	bf_view_datum(PG_GETARG_DATUM(0), &q);
-	check_namespace(lo, hi);
+	baseline_args(fcinfo, &q, &lo, &hi, &h);
 	if (q.p.hash != BS_HASH_LINEAR)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("bloom_hashinvert needs a filter of hash family 'linear', not '%s'",
 						bs_hash_family_name(q.p.hash)),
 				 errhint("Only (a*x + b) mod m hashes can be inverted; use bloom_dictionary_attack or a BloomSampleTree.")));
-	bs_hasher_init(&h, &q.p);
 	if (bs_popcount(q.bits, q.nwords) > q.p.m / 2 &&
 		((uint64) hi - (uint64) lo) / 8 > bst_memory_limit_bytes())
 		ereport(ERROR,
@@ -776,8 +788,7 @@ bloom_hashinvert(PG_FUNCTION_ARGS)
 	bst_vec_init(&out, &scratch);
 	rc = bst_hashinvert(&h, q.bits, lo, hi, &scratch, &out, NULL, &unset);
 	bst_report(rc, "running HashInvert", 0);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return return_ids(fcinfo, out.v, out.n);
 }
 
 /* bst_clustered_ids(n, lo, hi, p, seed): the paper's clustered query sets */
@@ -812,6 +823,5 @@ bst_clustered_ids(PG_FUNCTION_ARGS)
 	bst_vec_init(&out, &scratch);
 	bst_report(bst_gen_clustered(lo, hi, n, p, &rng, &scratch, &out),
 			   "generating a clustered set", (uint64) (hi - lo) * 17);
-	return_ids(fcinfo, out.v, out.n);
-	return (Datum) 0;
+	return return_ids(fcinfo, out.v, out.n);
 }

@@ -158,15 +158,6 @@ invert_position(uint32_t a, uint32_t b, uint32_t m, uint32_t p, int64_t lo,
 	return true;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 int
 bst_hashinvert(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t hi,
 			   const BstAlloc *scratch, BstIdVec *out, BstStats *st,
@@ -210,7 +201,7 @@ bst_hashinvert(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t hi,
 				x += step;
 			}
 		}
-		qsort(out->v + first_out, out->n - first_out, sizeof(int64_t), cmp_int64);
+		bst_sort_ids(out->v + first_out, out->n - first_out);
 	}
 	else
 	{

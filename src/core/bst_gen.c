@@ -54,15 +54,6 @@ fw_build(Fenwick *f, const double *v)
 	}
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 int
 bst_gen_clustered(int64_t lo, int64_t hi, int64_t n, double p, BstRng *rng,
 				  const BstAlloc *scratch, BstIdVec *out)
@@ -150,7 +141,7 @@ bst_gen_clustered(int64_t lo, int64_t hi, int64_t n, double p, BstRng *rng,
 			fw_build(&f, v);
 		}
 	}
-	qsort(out->v + first, out->n - first, sizeof(int64_t), cmp_int64);
+	bst_sort_ids(out->v + first, out->n - first);
 done:
 	if (f.t)
 		scratch->free(scratch->ctx, f.t);

@@ -48,15 +48,6 @@ bst_vec_free(BstIdVec *vec)
 	vec->n = vec->cap = 0;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* ---------------------------------------------------------------------------
  * reconstruction
  * ---------------------------------------------------------------------------
@@ -101,7 +92,7 @@ bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out, BstStats *st)
 			}
 		}
 	}
-	qsort(out->v + first, out->n - first, sizeof(int64_t), cmp_int64);
+	bst_sort_ids(out->v + first, out->n - first);
 	if (st)
 	{
 		st->memberships += examined;

@@ -102,6 +102,12 @@ cmp_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void
+bst_sort_ids(int64_t *ids, size_t n)
+{
+	qsort(ids, n, sizeof(int64_t), cmp_int64);
+}
+
 size_t
 bst_sort_unique(int64_t *ids, size_t n)
 {
@@ -114,7 +120,7 @@ bst_sort_unique(int64_t *ids, size_t n)
 	for (size_t i = 1; i < n && sorted; i++)
 		sorted = ids[i - 1] <= ids[i];
 	if (!sorted)
-		qsort(ids, n, sizeof(int64_t), cmp_int64);
+		bst_sort_ids(ids, n);
 	for (size_t i = 1; i < n; i++)
 		if (ids[i] != ids[j])
 			ids[++j] = ids[i];

@@ -200,6 +200,9 @@ extern int64_t bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_
 /* log2 of the pruned leaf span that gives about leaf_size occupied ids per leaf */
 extern int	bst_pruned_leaf_bits(const int64_t *ids, size_t nids, int64_t leaf_size);
 
+/* sort ids[0 .. n-1] ascending in place (duplicates kept) */
+extern void bst_sort_ids(int64_t *ids, size_t n);
+
 /* sorted distinct copy helpers */
 extern size_t bst_sort_unique(int64_t *ids, size_t n);
 

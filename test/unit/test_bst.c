@@ -480,6 +480,47 @@ test_pruned(void)
 	bst_tree_free(t);
 }
 
+/* bst_sort_ids and bst_sort_unique against an insertion sort, extremes included */
+static void
+test_sort(void)
+{
+	BstRng		rng;
+	int64_t		a[600],
+				b[600];
+	size_t		n = sizeof(a) / sizeof(a[0]),
+				nu,
+				j = 0;
+
+	bst_rng_seed(&rng, 42);
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	r = bst_rng_next(&rng);
+
+		/* a mix of full-range values, small values with repeats, and the extremes */
+		a[i] = i % 3 == 0 ? (int64_t) r : i % 3 == 1 ? (int64_t) (r % 50) - 25 :
+			(r & 1) ? INT64_MIN : INT64_MAX;
+	}
+	memcpy(b, a, sizeof(a));
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && b[k - 1] > b[k]; k--)
+		{
+			int64_t		x = b[k];
+
+			b[k] = b[k - 1];
+			b[k - 1] = x;
+		}
+	bst_sort_ids(a, n);
+	CHECK(memcmp(a, b, sizeof(a)) == 0, "bst_sort_ids equals the insertion sort");
+	for (size_t i = 1; i < n; i++)
+		if (b[i] != b[j])
+			b[++j] = b[i];
+	nu = bst_sort_unique(a, n);
+	CHECK(nu == j + 1 && memcmp(a, b, nu * sizeof(int64_t)) == 0,
+		  "bst_sort_unique gives the distinct sorted ids (%zu, oracle %zu)", nu, j + 1);
+	bst_sort_ids(a, 0);
+	CHECK(bst_sort_unique(a, 0) == 0, "empty input");
+}
+
 static void
 test_plan(void)
 {
@@ -562,6 +603,7 @@ bench_default(void)
 int
 main(void)
 {
+	test_sort();
 	test_plan();
 	test_full();
 	test_pruned();
