@@ -32,6 +32,17 @@ static int	unit_failed = 0;
 	CHECK(fabs((double) (got) - (double) (want)) <= (tol) * fmax(1.0, fabs((double) (want))), \
 		  "got %.10g, want %.10g", (double) (got), (double) (want))
 
+/* splitmix64: a deterministic random stream for tests (fixed seeds, reproducible) */
+static inline unsigned long long
+unit_splitmix64(unsigned long long *state)
+{
+	unsigned long long z = (*state += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
 #define UNIT_DONE() \
 	(printf("%s: %d passed, %d failed\n", __FILE__, unit_passed, unit_failed), \
 	 unit_failed ? 1 : 0)
