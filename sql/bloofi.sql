@@ -13,7 +13,7 @@ SELECT amopstrategy, amoplefttype::regtype, amoprighttype::regtype
 FROM pg_amop o JOIN pg_am a ON a.oid = o.amopmethod
 WHERE a.amname = 'bloofi' ORDER BY 3;
 SELECT p, pg_indexam_progress_phasename(a.oid, p) AS phase
-FROM pg_am a, generate_series(1, 5) p WHERE amname = 'bloofi';
+FROM pg_am a, generate_series(1, 6) p WHERE amname = 'bloofi';
 
 -- 3000 rows: row i holds the integers [10 i, 10 i + 10), the texts 't<i>',
 -- the bytea of i and the uuid md5(i); every 10th row a NULL filter.
@@ -24,10 +24,12 @@ SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE
            bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j)::bigint[], 1024, 5),
            't' || i), int4send(i)), md5(i::text)::uuid) END
 FROM generate_series(1, 3000) i;
-CREATE INDEX bt_f ON bt USING bloofi (f) WITH (order = 1000);
+CREATE INDEX bt_f ON bt USING bloofi (f) WITH (order = 4);
 ANALYZE bt;
 SELECT bloofi_check('bt_f');
-SELECT height, nodes, leaves, groups, "order", slots, free_slots, m, k FROM bloofi_stats('bt_f');
+-- a tree of order 4: bottom nodes of d + 1 = 5 leaves (as a split leaves
+-- them), inner nodes of 4..8 children, so height = 1 + ceil(log 540 / log 5)
+SELECT height, nodes, leaves, inner_nodes, bottom_nodes, "order", m, k FROM bloofi_stats('bt_f');
 
 -- one probe table per element type; results through the index and through
 -- a sequential scan must be the same sets of (element, row)
@@ -146,35 +148,37 @@ INSERT INTO big
 SELECT i, bloom_from_array(ARRAY(SELECT 100 * i + j FROM generate_series(0, 99) j)::bigint[], 100992, 7)
 FROM generate_series(301, 400) i;
 SELECT bloofi_check('big_f');
-SELECT leaves, groups, m, k FROM bloofi_stats('big_f');
+SELECT leaves, height, m, k FROM bloofi_stats('big_f');
 SET enable_seqscan = off;
 SELECT id FROM big WHERE f @> 25050::bigint;
 SELECT id FROM big WHERE f @> 39999::bigint;
 SELECT count(*) FROM big WHERE f @> 40000::bigint;
 RESET enable_seqscan;
-SELECT matches, nodes_checked < 400 AS pruned FROM bloofi_probe('big_f', 25050::bigint);
+-- the paper's search cost: one path of about d * log_d(N) filters, not N
+SELECT matches, nodes_checked, nodes_checked < 40 AS pruned FROM bloofi_probe('big_f', 25050::bigint);
+SELECT matches, nodes_checked FROM bloofi_probe('big_f', -1::bigint);
 
 -- CREATE INDEX orders filters by similarity: two interleaved clusters (rows
--- of a cluster share 30 elements) end up in separate groups, so a lookup of
--- an element common to one cluster skips groups of the other (in heap order
--- every group of 64 holds both clusters: 8 summaries + 512 leaves checked)
+-- of a cluster share 30 elements) end up in separate subtrees, so a lookup
+-- of an element common to one cluster checks about half of the tree (in heap
+-- order every node would hold both clusters: every node checked)
 CREATE TABLE clus (id int, f bloomfilter);
 INSERT INTO clus
 SELECT i, bloom_from_array(ARRAY(SELECT 1000000 * (i % 2) + j FROM generate_series(1, 30) j) ||
                            ARRAY(SELECT 10 * i + j FROM generate_series(0, 4) j)::bigint[], 4096, 3)
 FROM generate_series(1, 512) i;
-CREATE INDEX clus_f ON clus USING bloofi (f) WITH (order = 64);
-SELECT groups FROM bloofi_stats('clus_f');
-SELECT p.matches, p.nodes_checked < 8 + 8 * 64 AS fewer_groups_than_heap_order
-FROM bloofi_probe('clus_f', 1000005::bigint) p;
-SELECT p.matches, p.nodes_checked < 8 + 8 * 64 AS fewer_groups_than_heap_order
-FROM bloofi_probe('clus_f', 5::bigint) p;
+CREATE INDEX clus_f ON clus USING bloofi (f) WITH (order = 2);
+SELECT nodes FROM bloofi_stats('clus_f');
+SELECT p.matches, p.nodes_checked < 0.6 * s.nodes AS half_the_tree
+FROM bloofi_probe('clus_f', 1000005::bigint) p, bloofi_stats('clus_f') s;
+SELECT p.matches, p.nodes_checked < 0.6 * s.nodes AS half_the_tree
+FROM bloofi_probe('clus_f', 5::bigint) p, bloofi_stats('clus_f') s;
 DROP TABLE clus;
 
 -- empty and unlogged indexes; NULLs are not indexed
 CREATE UNLOGGED TABLE ul (f bloomfilter);
 CREATE INDEX ul_f ON ul USING bloofi (f);
-SELECT height, leaves, groups, m FROM bloofi_stats('ul_f');
+SELECT height, leaves, inner_nodes, bottom_nodes, m FROM bloofi_stats('ul_f');
 SELECT * FROM bloofi_probe('ul_f', 1::bigint);
 INSERT INTO ul VALUES (NULL), (bloom_add(bloom_empty(64, 2), 5::bigint));
 SELECT bloofi_check('ul_f');
@@ -187,8 +191,8 @@ CREATE TABLE fu (id int, f bloomfilter);
 CREATE INDEX fu_on ON fu USING bloofi (f);
 CREATE INDEX fu_off ON fu USING bloofi (f) WITH (fastupdate = off);
 INSERT INTO fu SELECT i, bloom_add(bloom_empty(512, 3), i) FROM generate_series(1, 100) i;
-SELECT pending, leaves, groups FROM bloofi_stats('fu_on');
-SELECT pending, leaves, groups FROM bloofi_stats('fu_off');
+SELECT pending, leaves, bottom_nodes FROM bloofi_stats('fu_on');
+SELECT pending, leaves, bottom_nodes > 1 AS split FROM bloofi_stats('fu_off');
 SELECT bloofi_check('fu_on'), bloofi_check('fu_off');
 SET enable_seqscan = off;
 SELECT id FROM fu WHERE f @> 42::bigint;
@@ -204,24 +208,27 @@ SELECT pending, leaves FROM bloofi_stats('fu_on');
 SELECT bloofi_check('fu_on');
 DROP TABLE fu;
 
--- VACUUM merges underfull groups: rows inserted in order fill groups of 64,
--- 128, 256, 512, ...; deleting 90% of the first 900 rows leaves the first
--- groups underfull: their live leaves move to other groups, the emptied
--- groups are skipped by lookups and reused by new groups
+-- inserts one at a time (fastupdate off): the paper's insert, descending
+-- to the closest bottom node and splitting full nodes up to new roots
 CREATE TABLE mg (id int, f bloomfilter);
-CREATE INDEX mg_f ON mg USING bloofi (f) WITH (order = 512, fastupdate = off);
+CREATE INDEX mg_f ON mg USING bloofi (f) WITH (order = 2, fastupdate = off);
 INSERT INTO mg SELECT i, bloom_add(bloom_add(bloom_empty(1024, 4), i), -i) FROM generate_series(1, 3000) i;
-SELECT groups, leaves, empty_groups FROM bloofi_stats('mg_f');
+SELECT height >= 6 AS tall, leaves, inner_nodes > 500 AS split, retired_nodes > 1000 AS copied
+FROM bloofi_stats('mg_f');
+SELECT bloofi_check('mg_f');
+-- VACUUM after deleting 90% of the first 900 rows: dead leaves removed,
+-- values recomputed, underfull nodes merged or redistributed (copies: the
+-- old nodes are retired, and freed by a later VACUUM once no snapshot older
+-- than the copy is left: an XID is consumed in between)
 DELETE FROM mg WHERE id <= 900 AND id % 10 <> 0;
--- the first VACUUM retires underfull groups and copies their live leaves out;
--- the next one, once no snapshot older than the copy is left (an XID was
--- consumed since), clears them
+CREATE TEMP TABLE mg_before AS SELECT * FROM bloofi_stats('mg_f');
 VACUUM mg;
-SELECT groups, leaves, empty_groups FROM bloofi_stats('mg_f');
+SELECT s.leaves, s.bottom_nodes < b.bottom_nodes AS merged, s.free_nodes > 0 AS freed
+FROM bloofi_stats('mg_f') s, mg_before b;
 SELECT bloofi_check('mg_f');
 SELECT txid_current() > 0 AS xid_consumed;
 VACUUM mg;
-SELECT groups, leaves, pending, empty_groups > 0 AS merged FROM bloofi_stats('mg_f');
+SELECT leaves, pending, free_nodes > 0 AS freed FROM bloofi_stats('mg_f');
 SELECT bloofi_check('mg_f');
 SET enable_seqscan = off;
 SELECT count(*) AS via_index FROM generate_series(1, 3000) x JOIN mg ON mg.f @> x::bigint;
@@ -247,14 +254,34 @@ SELECT count(*) AS via_seqscan FROM generate_series(1, 4500) x JOIN mg ON bloom_
 DROP TABLE mg;
 
 -- reloption bounds
-CREATE INDEX ON ul USING bloofi (f) WITH (order = 63);
-CREATE INDEX ON ul USING bloofi (f) WITH (order = 65153);
+CREATE INDEX ON ul USING bloofi (f) WITH (order = 1);
+CREATE INDEX ON ul USING bloofi (f) WITH (order = 1001);
+CREATE INDEX ON ul USING bloofi (f) WITH (leaf_capacity = 7);
+CREATE INDEX ON ul USING bloofi (f) WITH (leaf_capacity = 70000);
 CREATE INDEX ON ul USING bloofi (f) WITH (fanout = 4);
 CREATE INDEX ON ul USING bloofi (f) WITH (fastupdate = maybe);
 CREATE INDEX ul_f64 ON ul USING bloofi (f) WITH (order = 64);
-SELECT "order" FROM bloofi_stats('ul_f64');
-CREATE INDEX ul_f100 ON ul USING bloofi (f) WITH (order = 100);
-SELECT "order" FROM bloofi_stats('ul_f100');
+SELECT "order", leaf_capacity FROM bloofi_stats('ul_f64');
+CREATE INDEX ul_f100 ON ul USING bloofi (f) WITH (order = 3, leaf_capacity = 100);
+SELECT "order", leaf_capacity FROM bloofi_stats('ul_f100');
+
+-- dense filters (an OR of a few is nearly all ones): the no-split rule keeps
+-- one wide bit-sliced bottom node instead of a tree that would prune nothing
+CREATE TABLE dense (id int, f bloomfilter);
+INSERT INTO dense SELECT i, bloom_from_array(ARRAY(SELECT 1000 * i + j FROM generate_series(1, 40) j)::bigint[], 256, 4)
+FROM generate_series(1, 300) i;
+CREATE INDEX dense_f ON dense USING bloofi (f);
+SELECT height, bottom_nodes, inner_nodes, leaves, root_fill > 0.99 AS saturated FROM bloofi_stats('dense_f');
+INSERT INTO dense SELECT i, bloom_from_array(ARRAY(SELECT 1000 * i + j FROM generate_series(1, 40) j)::bigint[], 256, 4)
+FROM generate_series(301, 1000) i;
+VACUUM dense;
+SELECT height, bottom_nodes, leaves FROM bloofi_stats('dense_f');
+SELECT bloofi_check('dense_f');
+SET enable_seqscan = off;
+SELECT count(*) FROM dense WHERE f @> 500010::bigint;
+RESET enable_seqscan;
+SELECT count(*) FROM dense WHERE bloom_contains(f, 500010::bigint);
+DROP TABLE dense;
 
 -- errors
 INSERT INTO ul VALUES (bloom_empty(128, 2));

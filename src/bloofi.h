@@ -2,15 +2,23 @@
  * bloofi.h
  *    Shared definitions of the Bloofi index access method (PostgreSQL glue).
  *
- * Pages (every page: standard header, data from PageGetContents, then
- * BloofiPageOpaqueData in the special space; pd_lower covers the data so
- * that GenericXLog deltas and full-page images keep it):
+ * The index is the paper's tree of order d: leaves are the rows' filters,
+ * every other node holds the OR of its children.  On disk every node is a
+ * bit-sliced matrix of its children's values (src/core/bloofi_layout.h): a
+ * contiguous run of pages
  *
- *   block 0          metapage: parameters, reloption snapshot, directory of
- *                    groups (first block, capacity) = the root of the tree
- *   group g          [tid pages][summary pages][slice pages], contiguous,
- *                    see src/core/bloofi_layout.h; the group's first tid page
- *                    is its header (nused / nlive in the page opaque)
+ *   [tid pages][summary pages][slice pages]
+ *
+ * whose tid slots hold the children (heap TIDs at level 0, the "bottom"
+ * nodes; at level >= 1 the first block of the child node, as an
+ * ItemPointer with offset 1), whose summary is the node's own value (the OR
+ * of its children) and whose slices hold the children's values column-wise.
+ * The first tid page is the node's header (level, capacity, counts, flags
+ * in the page opaque).  A lookup tests, at each node it visits, all of its
+ * children at once: the AND of the k slices of the element's positions.
+ *
+ *   block 0          metapage: parameters, reloption snapshot, root, height,
+ *                    pending list, chains of retired and free nodes
  *
  * The locking protocol is written at the top of bloofi_insert.c.
  */
@@ -32,7 +40,7 @@
 #include "bloomfilter.h"
 
 #define BLOOFI_MAGIC			0xB100F1A5
-#define BLOOFI_VERSION			1
+#define BLOOFI_VERSION			2
 #define BLOOFI_METAPAGE_BLKNO	0
 #define BLOOFI_PAGE_ID			0xFF84
 
@@ -45,15 +53,29 @@
 
 typedef struct BloofiPageOpaqueData
 {
-	uint32		group;			/* group number (0 for the metapage and pending pages) */
-	BlockNumber next;			/* pending pages: next page of the chain */
-	uint32		nused;			/* group header: slots ever used (high-water); pending: entries */
-	uint32		nlive;			/* group header only: slots holding a TID */
+	BlockNumber node;			/* first block of the node (0: metapage, pending pages) */
+	BlockNumber next;			/* pending pages: next page; node header: next node
+								 * of the retired or free chain */
+	uint32		nused;			/* node header: slots ever used (high-water); pending: entries */
+	uint32		nlive;			/* node header: slots holding a child */
+	uint32		cap;			/* node header: slots */
+	TransactionId xid;			/* node header, retired: next XID when it was replaced */
+	uint16		level;			/* node header: 0 = children are heap TIDs */
+	uint16		flags;			/* node header: BLOOFI_NODE_* */
 	uint16		kind;			/* BLOOFI_PAGE_* */
 	uint16		bloofi_page_id; /* BLOOFI_PAGE_ID, for pg_filedump-like tools */
 } BloofiPageOpaqueData;
 
 typedef BloofiPageOpaqueData *BloofiPageOpaque;
+
+/*
+ * A node replaced by a copy (split, growth, merge) is RETIRED: unchanged
+ * from then on and still readable by lookups that reached it through the old
+ * parent; a VACUUM frees it (FREE) once no such lookup can run any more, and
+ * a new node of the same size reuses its pages.
+ */
+#define BLOOFI_NODE_RETIRED		0x01
+#define BLOOFI_NODE_FREE		0x02
 
 /* (a function, not a macro: its argument is evaluated once) */
 static inline BloofiPageOpaque
@@ -65,55 +87,32 @@ BloofiPageGetOpaque(Page page)
 	((uint32) (BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(BloofiPageOpaqueData))))
 
 /* reloptions */
-#define BLOOFI_DEFAULT_ORDER	65152
-#define BLOOFI_MIN_ORDER		64
-/* 8 * BLOOFI_PAGE_BYTES rounded down to 64: one slice fills a page */
-#define BLOOFI_MAX_ORDER		65152
+#define BLOOFI_DEFAULT_ORDER	2
+#define BLOOFI_MIN_ORDER		2
+#define BLOOFI_MAX_ORDER		1000
+/* 8 * BLOOFI_PAGE_BYTES rounded down to 8: one slice fills a page */
+#define BLOOFI_MAX_CAP			(BLOOFI_PAGE_BYTES * 8)
+#define BLOOFI_DEFAULT_LEAF_CAP	BLOOFI_MAX_CAP
+#define BLOOFI_MIN_LEAF_CAP		8
 
 typedef struct BloofiOptions
 {
 	int32		vl_len_;
-	int			order;			/* max leaves per group */
+	int			order;			/* d: nodes have d..2d children */
+	int			leaf_capacity;	/* most leaves of a saturated bottom node */
 	bool		fastupdate;		/* inserts go to the pending list */
 } BloofiOptions;
 
 /*
  * The pending list (like GIN's fastupdate): inserted filters are appended
  * row-major to a chain of pending pages (one small WAL record) and moved into
- * the bit-sliced groups in batches, when BLOOFI_PENDING_FLUSH entries have
- * accumulated and by VACUUM.  Used when a page holds at least
- * BLOOFI_PENDING_MIN_PER_PAGE entries (filters up to ~2 kB).
+ * the tree in batches, when BLOOFI_PENDING_FLUSH entries have accumulated
+ * and by VACUUM.  Used when a page holds at least BLOOFI_PENDING_MIN_PER_PAGE
+ * entries (filters up to ~2 kB).
  */
 #define BLOOFI_PENDING_FLUSH		256
 #define BLOOFI_PENDING_MIN_PER_PAGE	4
 #define BLOOFI_PENDING_ENTRY(fbytes)	(8 + (fbytes))
-
-/* one directory entry: a group (inner node of the tree) */
-typedef struct BloofiGroupRef
-{
-	BlockNumber start;
-	uint32		cap;
-	uint32		flags;			/* BLOOFI_GROUP_* */
-	TransactionId move_xid;		/* retired: next XID when its leaves were moved out */
-} BloofiGroupRef;
-
-/*
- * VACUUM merges underfull groups (bloofi_vacuum.c): it RETIREs one (no
- * leaf is placed there any more) and copies its live leaves to the others;
- * a later VACUUM, once no scan that started before the copy can still run,
- * clears it and marks it EMPTY; lookups skip EMPTY groups, and a new group
- * reuses an EMPTY one of sufficient capacity before extending.
- */
-#define BLOOFI_GROUP_RETIRED	0x01
-#define BLOOFI_GROUP_EMPTY		0x02
-/*
- * The summary is so full that testing it would prune less than half of the
- * lookups (fill^k > 1/2): lookups skip the test, as the paper's heuristic
- * (section 3.4) stops treating all-ones nodes as informative.  Set by the
- * build and by VACUUM from the exact summary; only a hint (skipping the test
- * never loses a match), so inserts, which only add bits, do not maintain it.
- */
-#define BLOOFI_GROUP_SATURATED	0x04
 
 typedef struct BloofiMetaData
 {
@@ -124,18 +123,18 @@ typedef struct BloofiMetaData
 	uint32		k;
 	uint32		hash;
 	int32		seed;
-	uint32		order;			/* max group capacity */
+	uint32		order;			/* d */
+	uint32		leaf_cap;		/* leaf_capacity reloption, rounded to 8 */
+	BlockNumber root;			/* InvalidBlockNumber: no node yet */
+	uint32		height;			/* levels of nodes: root level + 1 (0: no node) */
 	BlockNumber pending_head;	/* active pending chain (InvalidBlockNumber: none) */
 	BlockNumber pending_tail;
 	uint32		npending;		/* entries in the active chain */
-	BlockNumber flushing_head;	/* chain being moved into groups (or left by a crash) */
+	BlockNumber flushing_head;	/* chain being moved into the tree (or left by a crash) */
 	BlockNumber free_head;		/* recycled pending pages */
-	uint32		ngroups;
-	BloofiGroupRef groups[FLEXIBLE_ARRAY_MEMBER];
+	BlockNumber retired_head;	/* chain of RETIRED nodes (through their header's next) */
+	BlockNumber freenode_head;	/* chain of FREE nodes */
 } BloofiMetaData;
-
-#define BLOOFI_MAX_GROUPS \
-	((BLOOFI_PAGE_BYTES - offsetof(BloofiMetaData, groups)) / sizeof(BloofiGroupRef))
 
 #define BloofiPageGetMeta(page) ((BloofiMetaData *) PageGetContents(page))
 
@@ -143,7 +142,8 @@ typedef struct BloofiMetaData
 #define BLOOFI_PHASE_LOAD		2
 #define BLOOFI_PHASE_SORT		3
 #define BLOOFI_PHASE_WRITE		4
-#define BLOOFI_PHASE_WAL		5
+#define BLOOFI_PHASE_INNER		5
+#define BLOOFI_PHASE_WAL		6
 
 /* GenericXLog in batches of up to MAX_GENERIC_XLOG_PAGES pages */
 typedef struct BloofiWal
@@ -155,64 +155,115 @@ typedef struct BloofiWal
 	bool		keep[MAX_GENERIC_XLOG_PAGES];
 } BloofiWal;
 
+/* a node, as read from its header page */
+typedef struct BloofiNode
+{
+	BlockNumber start;
+	uint32		cap;
+	uint32		nused;
+	uint32		nlive;
+	uint16		level;
+	uint16		flags;
+	TransactionId xid;
+	BlockNumber next;
+	BloofiGeometry geom;
+} BloofiNode;
+
+/* the tallest tree we descend (d >= 2: 2^64 leaves need fewer levels) */
+#define BLOOFI_MAX_HEIGHT		64
+
+/* a root-to-node path: path[i] = (node, slot of the next node in it) */
+typedef struct BloofiPathStep
+{
+	BlockNumber node;
+	uint32		slot;
+} BloofiPathStep;
+
 /* what the search reports (bloofi_probe) */
 typedef struct BloofiSearchStats
 {
-	bool		counts;			/* in: read group headers for exact counts */
-	int64		nodes_checked;	/* summaries tested + leaves tested */
+	bool		counts;			/* unused (kept for callers) */
+	int64		nodes_checked;	/* node values tested: the root's, then every
+								 * child of every node visited */
 	int64		matches;		/* leaves (with a TID) whose bits all match */
-	int64		leaves_seen;	/* leaves in the groups visited */
+	int64		leaves_seen;	/* leaves in the bottom nodes visited */
 } BloofiSearchStats;
 
 typedef void (*BloofiMatchCallback) (ItemPointer tid, void *arg);
 
-/* where a TID sits in a group (entry of bloofi_group_tids' hash table) */
-typedef struct BloofiGroupSlot
+/* where a heap TID sits in the tree (entry of bloofi_tree_tids' hash table) */
+typedef struct BloofiLeafSlot
 {
 	ItemPointerData tid;		/* hash key */
-	uint32		group;
+	BlockNumber node;			/* bottom node */
 	uint32		slot;
-} BloofiGroupSlot;
+} BloofiLeafSlot;
+
+/* child reference stored in an inner node's tid slot */
+static inline void
+bloofi_child_ref(ItemPointer t, BlockNumber child)
+{
+	ItemPointerSet(t, child, 1);
+}
 
 /* bloofi_utils.c */
 extern void bloofi_init_reloptions(void);
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
-extern void bloofi_init_page(Page page, uint16 kind, uint32 group, uint32 data_bytes);
-extern void bloofi_init_meta_page(Page page, int order);
+extern void bloofi_init_page(Page page, uint16 kind, BlockNumber node, uint32 data_bytes);
+extern void bloofi_init_meta_page(Page page, int order, int leaf_cap);
 extern Buffer bloofi_new_buffer(Relation index);
 extern BloofiMetaData *bloofi_read_meta(Relation index);
 extern void bloofi_check_page(Relation index, Page page, BlockNumber blkno,
-							  uint16 kind, uint32 group);
-extern void bloofi_group_geometry(Relation index, const BloofiMetaData *meta,
-								  uint32 g, BloofiGeometry *geom);
+							  uint16 kind, BlockNumber node);
 extern void bloofi_params(const BloofiMetaData *meta, BsParams *p);
 extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 								  const BsParams *p);
-extern uint32 bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap);
-extern uint32 bloofi_group_flags(Relation index, uint32 g);
-extern void bloofi_set_group_flags(Relation index, uint32 g, uint32 flags,
-								   TransactionId move_xid);
-extern void bloofi_set_group_saturated(Relation index, uint32 g, bool saturated);
 extern bool bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k);
 extern int	bloofi_get_order(Relation index);
+extern int	bloofi_get_leaf_cap(Relation index);
 extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
 extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);
 extern void bloofi_require_max_m(uint32 m);
-extern BloofiPageOpaqueData bloofi_read_header(Relation index, BlockNumber start, uint32 g);
-extern void bloofi_read_summary(Relation index, BlockNumber start, const BloofiGeometry *geom,
-								uint32 g, uint8 *summary);
-extern void bloofi_read_tids(Relation index, BlockNumber start, const BloofiGeometry *geom,
-							 uint32 nslots, ItemPointerData *tids);
-extern HTAB *bloofi_group_tids(Relation index, const BloofiMetaData *meta, const char *name);
+extern void bloofi_tree_lock(Relation index);
+extern bool bloofi_tree_trylock(Relation index);
+extern void bloofi_tree_unlock(Relation index);
 
-/* bloofi_insert.c: place leaves into groups (closest summary first) */
-extern void bloofi_refill_leaves(Relation index, uint32 g, int n, const uint32 *slots,
+/* bloofi_node.c: one node's pages */
+extern uint32 bloofi_inner_cap(uint32 order);
+extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+							 BloofiNode *node);
+extern void bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary);
+extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
+								  ItemPointerData *tids);
+extern void bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
+									 const bool *want, uint8 *filters);
+extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level,
+									 uint32 cap, uint32 n, const ItemPointerData *tids,
+									 const uint8 *const *filters, uint8 *summary, bool wal);
+extern void bloofi_node_or_value(Relation index, const BloofiNode *node, const uint8 *filter);
+extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
+								 const uint32 *slots, const uint8 *const *filters);
+extern void bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
+								   const uint8 *filter);
+extern bool bloofi_node_write_summary(Relation index, const BloofiNode *node,
+									  const uint8 *summary);
+extern void bloofi_node_retire(Relation index, BlockNumber start);
+extern void bloofi_node_recycle(Relation index);
+extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height);
+extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
+							 BloofiPathStep *path, int *depth);
+extern HTAB *bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name);
+
+/* bloofi_insert.c: leaves into the tree (caller holds the tree lock) */
+extern void bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
+							   const uint8 *const *filters);
+extern void bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slots,
 								 const uint8 *const *filters);
-extern void bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
-								const uint8 *const *filters);
+extern void bloofi_propagate(Relation index, const BloofiMetaData *meta,
+							 const BloofiPathStep *path, int depth, const uint8 *filter);
 
 /* bloofi_pending.c */
 extern bool bloofi_pending_usable(const BloofiMetaData *meta);

@@ -6,16 +6,17 @@
  * (two MinHash values of the filter's set bits, bloofi_similarity_key):
  * similar filters come out next to each other, as the paper's bulk build
  * orders them (it uses an O(N^2) nearest-neighbour chain; MinHash is the
- * O(N log N) locality-sensitive stand-in), so a group's summary stays as
- * sparse as the data allows.  The sorted filters are buffered row-major in
- * memory, one group at a time (at most `order` leaves and
- * maintenance_work_mem bytes), and each full buffer is written as a group:
- * TIDs, the summary (the OR of its leaves) and the slices, produced by
- * transposing the buffer one slice page at a time (work proportional to the
- * set bits).  The sort and the buffer get half of maintenance_work_mem each.
- * Groups are filled to capacity (the last one is sized to what
- * is left), so a bulk-built index has the fewest groups a lookup must visit;
- * inserts later use the paper's closest-summary rule (bloofi_insert.c).
+ * O(N log N) locality-sensitive stand-in).  The sorted leaves are cut into
+ * bottom nodes the way the paper's bulk build ("always insert next to the
+ * rightmost leaf") leaves them: a node gets d + 1 leaves (what a split
+ * leaves behind) unless its first 2d + 1 leaves have a saturated OR, in
+ * which case the no-split rule (section 3.4, bloofi_insert.c) lets it grow
+ * to leaf_capacity (or what maintenance_work_mem buffers).  Each level above
+ * is built from runs of d..2d consecutive nodes (bloofi_tree_level_parents),
+ * up to a single root.  Every node is written whole (bloofi_node_write): its
+ * TIDs or child references, its value and its slices, transposed in work
+ * proportional to the set bits.  The sort gets half of maintenance_work_mem,
+ * the bottom node's buffer the other half.
  *
  * Pages are written through shared buffers without WAL and WAL-logged at the
  * end in one pass (log_newpage_range), as pgvector and GiST's sorted build
@@ -40,16 +41,25 @@
 #include "utils/tuplesort.h"
 
 #include "bloofi.h"
+#include "bloofi_tree.h"
 
 typedef struct BloofiBuildState
 {
 	Relation	index;
 	BloofiMetaData *meta;		/* local copy, written at the end */
 	BsParams	params;
-	uint32		build_cap;		/* slots per full group */
+	uint32		fbytes;
+	uint32		build_cap;		/* most leaves buffered for one bottom node */
 	uint8	   *arena;			/* build_cap filters, row-major */
 	ItemPointerData *tids;
 	uint32		n;				/* filters buffered */
+	bool		growing;		/* the buffered node is saturated: fill it */
+	uint8	   *orv;			/* OR of the buffered filters */
+	/* the bottom level written so far: first blocks and values */
+	BlockNumber *level_start;
+	uint8	   *level_vals;
+	uint32		level_n;
+	uint32		level_cap;
 	double		indtuples;
 	MemoryContext tmpctx;
 	Tuplesortstate *sort;		/* (similarity key, tid, filter bits) */
@@ -57,98 +67,124 @@ typedef struct BloofiBuildState
 	TupleTableSlot *inslot;
 } BloofiBuildState;
 
-/* write the buffered filters as one new group at the end of the index */
+/* append a written node to the level list */
 static void
-bloofi_flush_group(BloofiBuildState *bs, uint32 cap)
+bloofi_level_append(BloofiBuildState *bs, BlockNumber start, const uint8 *val)
 {
-	BloofiGeometry geom;
-	BloofiMetaData *meta = bs->meta;
-	uint32		g = meta->ngroups;
-	uint8	   *summary;
-	BlockNumber start = InvalidBlockNumber;
-
-	if (bs->n == 0)
-		return;
-	if (g >= BLOOFI_MAX_GROUPS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloofi index \"%s\" would need more than %u groups",
-						RelationGetRelationName(bs->index), (unsigned) BLOOFI_MAX_GROUPS),
-				 errhint("Use a larger \"order\" or more maintenance_work_mem (groups now hold %u leaves).",
-						 bs->build_cap)));
-	if (!bloofi_geometry(&geom, bs->params.m, cap, BLOOFI_PAGE_BYTES))
-		elog(ERROR, "bloofi: invalid group geometry m=%u cap=%u", bs->params.m, cap);
-
-	summary = palloc0(geom.filter_bytes);
-	for (uint32 i = 0; i < bs->n; i++)
-		bs_or(summary, bs->arena + (size_t) i * geom.filter_bytes, geom.filter_bytes / 8);
-
-	for (uint32 p = 0; p < geom.total_pages; p++)
+	if (bs->level_n == bs->level_cap)
 	{
-		Buffer		buf = bloofi_new_buffer(bs->index);
-		Page		page = BufferGetPage(buf);
-		uint8	   *data = (uint8 *) PageGetContents(page);
-
-		CHECK_FOR_INTERRUPTS();
-		if (p == 0)
-			start = BufferGetBlockNumber(buf);
-		else if (BufferGetBlockNumber(buf) != start + p)
-			elog(ERROR, "bloofi: index extended concurrently during build");
-
-		if (p < geom.tid_pages)
-		{
-			uint32		first = p * geom.tids_per_page;
-			uint32		cnt = first < bs->n ? Min(geom.tids_per_page, bs->n - first) : 0;
-
-			bloofi_init_page(page, BLOOFI_PAGE_TID, g, BLOOFI_PAGE_BYTES);
-			memset(data, 0, BLOOFI_PAGE_BYTES);
-			if (cnt > 0)
-				memcpy(data, bs->tids + first, (size_t) cnt * sizeof(ItemPointerData));
-			if (p == 0)
-			{
-				BloofiPageGetOpaque(page)->nused = bs->n;
-				BloofiPageGetOpaque(page)->nlive = bs->n;
-			}
-		}
-		else if (p < geom.tid_pages + geom.summary_pages)
-		{
-			uint32		sp = p - geom.tid_pages;
-			uint32		bytes = bloofi_summary_page_bytes(&geom, sp);
-
-			bloofi_init_page(page, BLOOFI_PAGE_SUMMARY, g, bytes);
-			memcpy(data, summary + (size_t) sp * geom.summary_bytes_per_page, bytes);
-		}
-		else
-		{
-			uint32		sp = p - geom.tid_pages - geom.summary_pages;
-
-			bloofi_init_page(page, BLOOFI_PAGE_SLICE, g, BLOOFI_PAGE_BYTES);
-			memset(data, 0, BLOOFI_PAGE_BYTES);
-			bloofi_transpose(data, geom.slice_bytes, bloofi_slice_page_first(&geom, sp),
-							 bloofi_slice_page_count(&geom, sp),
-							 bs->arena, geom.filter_bytes, bs->n, 0);
-		}
-		MarkBufferDirty(buf);
-		UnlockReleaseBuffer(buf);
+		bs->level_cap = Max(64, bs->level_cap * 2);
+		bs->level_start = bs->level_start ?
+			repalloc_huge(bs->level_start, sizeof(BlockNumber) * bs->level_cap) :
+			palloc_extended(sizeof(BlockNumber) * bs->level_cap, MCXT_ALLOC_HUGE);
+		bs->level_vals = bs->level_vals ?
+			repalloc_huge(bs->level_vals, (Size) bs->fbytes * bs->level_cap) :
+			palloc_extended((Size) bs->fbytes * bs->level_cap, MCXT_ALLOC_HUGE);
 	}
-	meta->groups[g].start = start;
-	meta->groups[g].cap = cap;
-	meta->groups[g].flags = bloofi_summary_saturated(summary, bs->params.m, bs->params.k) ?
-		BLOOFI_GROUP_SATURATED : 0;
-	pfree(summary);
-	meta->ngroups = g + 1;
-	bs->n = 0;
+	bs->level_start[bs->level_n] = start;
+	memcpy(bs->level_vals + (size_t) bs->level_n * bs->fbytes, val, bs->fbytes);
+	bs->level_n++;
 }
 
-/* append one sorted filter to the group buffer, writing full groups */
+/* write the first cnt buffered leaves as a bottom node and drop them from the buffer */
+static void
+bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
+{
+	const uint8 **fp = palloc(sizeof(uint8 *) * cnt);
+	uint8	   *val = palloc(bs->fbytes);
+	uint32		cap = bloofi_round_capacity((uint64) Max(cnt + 2, 2 * bs->meta->order + 2),
+											BLOOFI_MAX_CAP);
+	BlockNumber start;
+
+	if (cnt == 0)
+		return;
+	for (uint32 i = 0; i < cnt; i++)
+		fp[i] = bs->arena + (size_t) i * bs->fbytes;
+	start = bloofi_node_write(bs->index, bs->meta, 0, Min(cap, BLOOFI_MAX_CAP), cnt, bs->tids,
+							  fp, val, false);
+	bloofi_level_append(bs, start, val);
+	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);
+	memmove(bs->tids, bs->tids + cnt, sizeof(ItemPointerData) * (bs->n - cnt));
+	bs->n -= cnt;
+	memset(bs->orv, 0, bs->fbytes);
+	for (uint32 i = 0; i < bs->n; i++)
+		bs_or(bs->orv, bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
+	bs->growing = false;
+	pfree(fp);
+	pfree(val);
+}
+
+/* append one sorted filter to the bottom-node buffer, writing nodes as they close */
 static void
 bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const uint8 *bits, size_t nbytes)
 {
+	uint32		d = bs->meta->order;
+
 	memcpy(bs->arena + (size_t) bs->n * nbytes, bits, nbytes);
 	bs->tids[bs->n] = *tid;
 	bs->n++;
+	bs_or(bs->orv, bits, nbytes / 8);
 	if (bs->n == bs->build_cap)
-		bloofi_flush_group(bs, bs->build_cap);
+		bloofi_emit_bottom(bs, bs->n);
+	else if (!bs->growing && bs->n == 2 * d + 1)
+	{
+		if (bloofi_summary_saturated(bs->orv, bs->params.m, bs->params.k))
+			bs->growing = true; /* unsplittable: grow to build_cap */
+		else
+			bloofi_emit_bottom(bs, d + 1);	/* what a split leaves behind */
+	}
+}
+
+/* the levels above the bottom one, up to the root */
+static void
+bloofi_build_inner(BloofiBuildState *bs)
+{
+	uint32		d = bs->meta->order;
+	uint16		level = 0;
+
+	while (bs->level_n > 1)
+	{
+		int64		n = bs->level_n;
+		int64		parents = bloofi_tree_level_parents(n, (int) d);
+		BlockNumber *cstart = bs->level_start;
+		uint8	   *cvals = bs->level_vals;
+
+		bs->level_start = NULL;
+		bs->level_vals = NULL;
+		bs->level_n = bs->level_cap = 0;
+		level++;
+		for (int64 p = 0; p < parents; p++)
+		{
+			int64		lo = bloofi_tree_level_run(n, parents, p);
+			int64		hi = bloofi_tree_level_run(n, parents, p + 1);
+			uint32		cnt = (uint32) (hi - lo);
+			ItemPointerData *refs = palloc(sizeof(ItemPointerData) * cnt);
+			const uint8 **vp = palloc(sizeof(uint8 *) * cnt);
+			uint8	   *val = palloc(bs->fbytes);
+			uint32		cap = bloofi_round_capacity((uint64) Max(cnt + 2, 2 * d + 2),
+													BLOOFI_MAX_CAP);
+			BlockNumber start;
+
+			CHECK_FOR_INTERRUPTS();
+			for (uint32 i = 0; i < cnt; i++)
+			{
+				bloofi_child_ref(&refs[i], cstart[lo + i]);
+				vp[i] = cvals + (size_t) (lo + i) * bs->fbytes;
+			}
+			start = bloofi_node_write(bs->index, bs->meta, level, cap, cnt, refs, vp, val, false);
+			bloofi_level_append(bs, start, val);
+			pfree(refs);
+			pfree(vp);
+			pfree(val);
+		}
+		pfree(cstart);
+		pfree(cvals);
+	}
+	if (bs->level_n == 1)
+	{
+		bs->meta->root = bs->level_start[0];
+		bs->meta->height = level + 1;
+	}
 }
 
 static void
@@ -174,14 +210,15 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bs->meta->k = v.p.k;
 		bs->meta->hash = v.p.hash;
 		bs->meta->seed = v.p.seed;
-		/* half of maintenance_work_mem for the sort, half for one group's buffer */
+		/* half of maintenance_work_mem for the sort, half for one bottom node's buffer */
 		per_mem = (uint64) maintenance_work_mem * 512 / (v.nwords * 8 + sizeof(ItemPointerData));
-		bs->build_cap = Min(bs->meta->order, (uint32) Min(per_mem, (uint64) BLOOFI_MAX_ORDER));
-		bs->build_cap = Max(bs->build_cap / BLOOFI_SLOT_QUANTUM * BLOOFI_SLOT_QUANTUM,
-							BLOOFI_SLOT_QUANTUM);
+		bs->fbytes = v.nwords * 8;
+		bs->build_cap = Min(bs->meta->leaf_cap - 2, (uint32) Min(per_mem, (uint64) BLOOFI_MAX_CAP - 2));
+		bs->build_cap = Max(bs->build_cap, 2 * bs->meta->order + 1);
 		MemoryContextSwitchTo(old);
 		bs->arena = palloc_extended((Size) bs->build_cap * v.nwords * 8, MCXT_ALLOC_HUGE);
 		bs->tids = palloc((Size) bs->build_cap * sizeof(ItemPointerData));
+		bs->orv = palloc0(v.nwords * 8);
 		MemoryContextSwitchTo(bs->tmpctx);
 	}
 	else
@@ -224,8 +261,11 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.meta->magic = BLOOFI_MAGIC;
 	bs.meta->version = BLOOFI_VERSION;
 	bs.meta->order = bloofi_get_order(index);
+	bs.meta->leaf_cap = bloofi_get_leaf_cap(index);
+	bs.meta->root = InvalidBlockNumber;
 	bs.meta->pending_head = bs.meta->pending_tail = InvalidBlockNumber;
 	bs.meta->flushing_head = bs.meta->free_head = InvalidBlockNumber;
+	bs.meta->retired_head = bs.meta->freenode_head = InvalidBlockNumber;
 	bs.tmpctx = AllocSetContextCreate(CurrentMemoryContext, "bloofi build temporary context",
 									  ALLOCSET_DEFAULT_SIZES);
 	{
@@ -246,7 +286,7 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	/* block 0: the metapage, rewritten at the end */
 	metabuf = bloofi_new_buffer(index);
 	Assert(BufferGetBlockNumber(metabuf) == BLOOFI_METAPAGE_BLKNO);
-	bloofi_init_meta_page(BufferGetPage(metabuf), bs.meta->order);
+	bloofi_init_meta_page(BufferGetPage(metabuf), bs.meta->order, bs.meta->leaf_cap);
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);
 
@@ -254,7 +294,7 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   bloofi_build_callback, (void *) &bs, NULL);
 
-	/* the filters in similarity order, packed into groups */
+	/* the filters in similarity order, cut into bottom nodes */
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BLOOFI_PHASE_SORT);
 	tuplesort_performsort(bs.sort);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BLOOFI_PHASE_WRITE);
@@ -278,7 +318,9 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	tuplesort_end(bs.sort);
 	ExecDropSingleTupleTableSlot(bs.inslot);
 	if (bs.n > 0)
-		bloofi_flush_group(&bs, bloofi_round_capacity(bs.n, bs.build_cap));
+		bloofi_emit_bottom(&bs, bs.n);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BLOOFI_PHASE_INNER);
+	bloofi_build_inner(&bs);
 
 	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -305,7 +347,7 @@ bloofi_buildempty(Relation index)
 {
 	Page		metapage = (Page) palloc(BLCKSZ);
 
-	bloofi_init_meta_page(metapage, bloofi_get_order(index));
+	bloofi_init_meta_page(metapage, bloofi_get_order(index), bloofi_get_leaf_cap(index));
 	PageSetChecksumInplace(metapage, BLOOFI_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, BLOOFI_METAPAGE_BLKNO,
 			  (char *) metapage, true);
@@ -326,7 +368,9 @@ bloofi_buildphasename(int64 phasenum)
 		case BLOOFI_PHASE_SORT:
 			return "sorting filters by similarity";
 		case BLOOFI_PHASE_WRITE:
-			return "writing groups";
+			return "writing bottom nodes";
+		case BLOOFI_PHASE_INNER:
+			return "writing inner nodes";
 		case BLOOFI_PHASE_WAL:
 			return "WAL-logging index";
 		default:

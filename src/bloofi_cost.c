@@ -3,16 +3,18 @@
  *    Planner support for Bloofi: the index cost model and a selectivity
  *    estimator for `filter @> elem` / `elem <@ filter`.
  *
- * Cost: a lookup reads, per group, its header and one summary page, and when
- * the summary passes up to (k * quals) slice pages, plus the tid pages of the
- * matches; each page is charged random_page_cost (as GIN charges its entry
- * pages), the AND of slices cpu_operator_cost per 64-bit word.
+ * Cost: a lookup reads the root's value, then at each node it visits its
+ * header and up to (k * quals) slice pages; it visits about one node per
+ * level for each match (and at least one path), so height * (1 + matches)
+ * nodes at most, plus the tid pages of the matches; each page is charged
+ * random_page_cost (as GIN charges its entry pages), the AND of slices
+ * cpu_operator_cost per 64-bit word.
  *
  * Selectivity: the fraction of rows whose filter contains the element is not
  * derivable from column statistics (a filter is an opaque bit array), but a
  * bloofi index on the column answers it cheaply: bloofi_contsel probes the
- * pending list and about BLOOFI_SAMPLE_LEAVES leaves spread evenly over all
- * groups (bloofi_sample) and returns matches / leaves seen (at least half a
+ * pending list and about BLOOFI_SAMPLE_LEAVES leaves reached by random
+ * descents of the tree (bloofi_sample) and returns matches / leaves seen (at least half a
  * match, so "none in the sample" still means "rare", not "impossible").  Without such an index it falls
  * back to contsel's 0.001.
  */
@@ -56,17 +58,17 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 
 	irel = index_open(index->indexoid, AccessShareLock);
 	meta = bloofi_read_meta(irel);
-	for (uint32 g = 0; g < meta->ngroups; g++)
+	if (meta->root != InvalidBlockNumber)
 	{
-		BloofiGeometry geom;
+		BloofiNode	root;
+		double		visited;
 
-		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
-			continue;			/* lookups skip it */
-		bloofi_group_geometry(irel, meta, g, &geom);
-		pages += 1 + Min((double) meta->k * nquals, (double) geom.slice_pages);
-		words += (double) meta->k * nquals * geom.slice_words;
-		if (g == 0)
-			pages += costs.numIndexTuples / geom.tids_per_page;
+		bloofi_node_read(irel, meta, meta->root, &root);
+		visited = Min((double) meta->height * (1 + costs.numIndexTuples),
+					  Max(costs.numIndexTuples, 1) + meta->height * 2.0 * meta->order);
+		pages += 1 + visited * (1 + Min((double) meta->k * nquals, (double) root.geom.slice_pages));
+		words += visited * meta->k * nquals * root.geom.slice_words;
+		pages += costs.numIndexTuples / root.geom.tids_per_page;
 	}
 	if (meta->have_params && bloofi_pending_usable(meta))
 	{

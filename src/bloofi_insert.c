@@ -1,46 +1,62 @@
 /*
  * bloofi_insert.c
- *    Inserting filters into a Bloofi index's groups, and THE LOCKING PROTOCOL.
+ *    Inserting filters into the Bloofi tree (the paper's section 3.1, with
+ *    the no-split heuristic of section 3.4), and THE LOCKING PROTOCOL.
  *
- * Locking protocol (buffer content locks; every change through GenericXLog)
- * ---------------------------------------------------------------------------
- * (The pending list's part, appends under the metapage lock and one flusher
- * at a time, is at the top of bloofi_pending.c; a flush places its leaves
- * with bloofi_place_leaves below, under this protocol.)
- * Pages: metapage (block 0, the directory), and per group its header page
- * (first tid page, holds nused/nlive), other tid pages, summary pages and
- * slice pages, in that block order.
+ * Insert (Algorithm 2 of the paper): descend from the root to the child
+ * whose value is the closest to the new filter in Hamming distance, down to
+ * a bottom node (level 0, whose children are leaves); add the leaf there and
+ * OR the filter into every value on the path.  A node that would get more
+ * than 2d children is split in two (children partitioned by similarity,
+ * bloofi_tree_split_choice), which adds a child to its parent and may split
+ * it in turn, up to a new root.  Exception (section 3.4, refined): a node
+ * whose value is saturated (fill^k > 1/2, all ones included) is not split,
+ * since its halves would prune no better; it keeps growing, a bottom node up
+ * to the leaf_capacity reloption.  So a collection of dense filters (an OR of
+ * a few is nearly all ones) gets a few wide bit-sliced bottom nodes, and one
+ * of sparse filters gets the paper's tree of d..2d children per node.
  *
- * 1. The metapage is locked exclusively only to set the index parameters on
- *    the first insert into an empty index, and to append a group
- *    (bloofi_create_group: extends the relation under the metapage lock, so
- *    a group's pages are contiguous).  Everyone else takes it in share mode
- *    just long enough to copy the directory, and holds no other lock then.
- *    A group, once in the directory, never moves or disappears.
- *
- * 2. Writers of a group (insert, VACUUM) take the group's header page
- *    EXCLUSIVELY first and keep it for the whole operation: writers of one
- *    group are serialised, so VACUUM recomputing a summary cannot lose the
- *    bits of a concurrent insert, and a slot is claimed or freed by one
- *    backend at a time.  While holding it they lock other pages of the
- *    same group (tid, summary, slice) in ascending block order, at most
- *    MAX_GENERIC_XLOG_PAGES at a time, and never the metapage or another
- *    group's header.  No writer holds two header locks, so no deadlock.
- *
- * 3. Readers (scans, bloofi_probe, the selectivity estimator) hold at most
- *    one share lock at a time, never waiting for a lock while holding one.
- *
- * 4. Order of writes.  Insert: claim the slot and write its TID (header
- *    record), then set the leaf's bits in the slices, then OR them into the
- *    summary.  VACUUM: clear the dead leaves' bits in the slices, write the
- *    recomputed summary, then clear their TIDs.  A reader may therefore see
- *    a leaf half inserted or half removed: it only misses rows whose
- *    inserting transaction has not committed (the insert finishes before the
- *    commit) and may return rows that are dead or whose slot was reused, so
- *    every match is returned lossy (recheck); no committed live row is ever
- *    missed.  After a crash the same orders leave, at worst, an aborted
- *    insert's slot (a dead heap TID, removed by the next VACUUM) or a
- *    VACUUM to redo; bloofi_check accepts exactly these states.
+ * Locking protocol (every page change through GenericXLog)
+ * ---------------------------------------------------------
+ * 1. Writers of the tree (pending-list flushes, inserts with fastupdate off,
+ *    VACUUM) are serialised by the tree lock, a heavyweight lock on the
+ *    metapage's block number (bloofi_tree_lock).  So a writer never races
+ *    another writer: its descent, the values it reads and the paths it
+ *    records stay valid while it holds the lock.
+ * 2. Pending-list appends do not take the tree lock: they change only the
+ *    metapage and pending pages, under the metapage's exclusive buffer lock
+ *    (bloofi_pending.c).  A tree writer changes the metapage (root, chains)
+ *    under the same buffer lock, and when it also locks a node page in the
+ *    same record it locks the metapage first.
+ * 3. Readers (scans, bloofi_probe, the selectivity estimator) take no
+ *    heavyweight lock and hold at most one buffer share lock at a time.
+ *    They may therefore see any interleaving of a writer's records, and
+ *    every record keeps the tree searchable, because:
+ *    a. Values only grow in place, and in this order: the new leaf's TID
+ *       (with the node's counts), then the bottom node's value, then the
+ *       leaf's bits in its slices, then, going up, each ancestor's value
+ *       and then its column for the child on the path.  A reader that
+ *       misses the leaf misses a row whose transaction has not committed
+ *       (the insert finishes before the commit).  Every value contains its
+ *       columns, and every column is contained in its child's value, at
+ *       every moment (bloofi_check verifies both).
+ *    b. Structural changes (split, growth, VACUUM's merges) copy: the new
+ *       nodes are written whole, their values put into free columns of the
+ *       parent, and one record of the parent's header switches the slots
+ *       (old slot cleared, new slots set).  The old node is then RETIRED:
+ *       never written again, and freed only when no snapshot older than its
+ *       retirement remains (bloofi_node.c).  A reader that read the parent
+ *       before the switch reaches the old node and finds everything that
+ *       was there; a reader after it reaches the copies.
+ *    c. VACUUM shrinks values top-down (a column before its child's value,
+ *       a node's columns before its value): bloofi_vacuum.c.
+ *    Matches are lossy (recheck): a leaf may be found twice (old and new
+ *    node), dead, or in a slot reused since.
+ * 4. After a crash, the same orders leave at worst: a leaf whose bits are
+ *    in some of the values of its path (an aborted insert, harmless; or a
+ *    flushed pending entry, completed by the next flush from the flushing
+ *    chain), a VACUUM to redo, and nodes written but never linked (pages
+ *    lost until REINDEX).  bloofi_check accepts exactly these states.
  */
 #include "postgres.h"
 
@@ -50,6 +66,17 @@
 #include "utils/rel.h"
 
 #include "bloofi.h"
+#include "bloofi_tree.h"
+
+typedef struct InsertCtx
+{
+	Relation	index;
+	BloofiMetaData *meta;
+	uint32		d;
+	uint32		leaf_cap;
+	uint32		fbytes;
+	size_t		nwords;
+} InsertCtx;
 
 /*
  * Set the parameters of an empty index from its first filter (metapage
@@ -80,328 +107,583 @@ bloofi_set_params(Relation index, const BsParams *p)
 }
 
 /*
- * Set the bits of n leaves, whose TIDs are already in slots[] of group g, in
- * the group's slices and OR them into its summary; the caller holds the
- * group's header exclusively.  Setting bits is idempotent, so this also
- * completes leaves that a crash left half written (bloofi_refill_leaves).
+ * Write tids[i] into slots[i] of node X (an invalid tid frees the slot),
+ * updating its counts: the header page and up to MAX_GENERIC_XLOG_PAGES - 1
+ * other tid pages per record, so the slots of a node of one tid page (every
+ * inner node) change in one atomic record.
  */
 static void
-bloofi_group_set_bits(Relation index, uint32 g, BlockNumber start,
-					  const BloofiGeometry *geom, int n, const uint32 *slots,
-					  const uint8 *const *filters)
+bloofi_node_set_slots(Relation index, BloofiNode *X, int n, const uint32 *slots,
+					  const ItemPointerData *tids)
 {
-	BloofiWal	w;
-	uint8	   *orall;
+	const BloofiGeometry *geom = &X->geom;
+	int			done = 0;
 
-	/* the leaves' bits in the slices, only pages that change */
-	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
+	while (done < n)
 	{
-		uint32		j0 = bloofi_slice_page_first(geom, sp);
-		uint32		cnt = bloofi_slice_page_count(geom, sp);
-		BlockNumber blk = start + geom->tid_pages + geom->summary_pages + sp;
-		Buffer		buf;
-		Page		page;
-		bool		any = false;
+		Buffer		hdrbuf = ReadBuffer(index, X->start);
+		uint32		pages[MAX_GENERIC_XLOG_PAGES];
+		Page		wpages[MAX_GENERIC_XLOG_PAGES];
+		int			npages = 1;
+		int			upto = done;
+		BloofiWal	w;
+		BloofiPageOpaque op;
 
-		if ((sp & 63) == 0)
-			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
-		for (int i = 0; i < n && !any; i++)
-			any = bloofi_count_range(filters[i], j0, cnt) > 0;
-		if (!any)
-			continue;
-		buf = ReadBuffer(index, blk);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, g);
-		page = bloofi_wal_page(&w, buf, false, 0);
-		for (int i = 0; i < n; i++)
-			bloofi_set_column((uint8 *) PageGetContents(page), geom->slice_bytes, j0, cnt,
-							  filters[i], slots[i]);
-	}
-	bloofi_wal_flush(&w);
-
-	/* then OR them into the summary, only pages that change */
-	orall = palloc0(geom->filter_bytes);
-	for (int i = 0; i < n; i++)
-		bs_or(orall, filters[i], geom->filter_bytes / 8);
-	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
-	{
-		BlockNumber blk = start + geom->tid_pages + sp;
-		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		const uint8 *part = orall + (size_t) sp * geom->summary_bytes_per_page;
-		Buffer		buf = ReadBuffer(index, blk);
-		Page		page;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
-		if (bs_is_subset(part, (const uint8 *) PageGetContents(BufferGetPage(buf)), bytes / 8))
+		pages[0] = 0;
+		/* the slots whose tid pages fit in this record */
+		while (upto < n)
 		{
-			UnlockReleaseBuffer(buf);
-			continue;
-		}
-		page = bloofi_wal_page(&w, buf, false, 0);
-		bs_or((uint8 *) PageGetContents(page), part, bytes / 8);
-	}
-	bloofi_wal_flush(&w);
-	pfree(orall);
-}
+			uint32		tp = slots[upto] / geom->tids_per_page;
+			bool		have = false;
 
-/*
- * Put up to n leaves (tids[i], filters[i]) into group g, whose header the
- * caller holds exclusively (hdrbuf).  Returns how many were placed (the
- * first ones).  Slots: freed ones below the high-water mark first, then
- * appended, taken from the header page and at most MAX_GENERIC_XLOG_PAGES - 1
- * other tid pages, so that the TIDs and the header counts are one atomic WAL
- * record.  Then the leaves' bits are set in the slices (each slice page
- * touched once for the whole batch) and ORed into the summary: the order of
- * the locking protocol above.
- */
-static int
-bloofi_group_add(Relation index, uint32 g, BlockNumber start, const BloofiGeometry *geom,
-				 Buffer hdrbuf, int n, const ItemPointerData *tids,
-				 const uint8 *const *filters)
-{
-	BloofiPageOpaque op = BloofiPageGetOpaque(BufferGetPage(hdrbuf));
-	uint32	   *slots = palloc(sizeof(uint32) * n);
-	uint32		tidpages[MAX_GENERIC_XLOG_PAGES];
-	int			ntidpages = 0;
-	int			got = 0;
-	uint32		nused = op->nused;
-	BloofiWal	w;
-	Page		hdr;
-
-	/* freed slots below the high-water mark */
-	if (op->nlive < op->nused)
-	{
-		for (uint32 tp = 0; tp * geom->tids_per_page < nused && got < n; tp++)
-		{
-			Buffer		buf = tp == 0 ? hdrbuf : ReadBuffer(index, start + tp);
-			const ItemPointerData *pt;
-			uint32		first = tp * geom->tids_per_page;
-			uint32		cnt = Min(geom->tids_per_page, nused - first);
-			int			before = got;
-
-			if (tp > 0)
+			for (int i = 0; i < npages; i++)
+				have |= pages[i] == tp;
+			if (!have)
 			{
-				if (ntidpages == MAX_GENERIC_XLOG_PAGES - 1)
-				{
-					ReleaseBuffer(buf);
+				if (npages == MAX_GENERIC_XLOG_PAGES)
 					break;
-				}
-				LockBuffer(buf, BUFFER_LOCK_SHARE);
+				pages[npages++] = tp;
 			}
-			pt = (const ItemPointerData *) PageGetContents(BufferGetPage(buf));
-			for (uint32 i = 0; i < cnt && got < n; i++)
-				if (!ItemPointerIsValid(&pt[i]))
-					slots[got++] = first + i;
-			if (tp > 0)
-			{
-				UnlockReleaseBuffer(buf);
-				if (got > before)
-					tidpages[ntidpages++] = tp;
-			}
+			upto++;
 		}
-	}
-	/* then appended slots */
-	while (got < n && nused < geom->cap)
-	{
-		uint32		tp = nused / geom->tids_per_page;
-
-		if (tp > 0 && (ntidpages == 0 || tidpages[ntidpages - 1] != tp))
+		LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(hdrbuf), X->start, BLOOFI_PAGE_TID, X->start);
+		bloofi_wal_begin(&w, index);
+		wpages[0] = bloofi_wal_page(&w, hdrbuf, false, 0);
+		for (int i = 1; i < npages; i++)
 		{
-			if (ntidpages == MAX_GENERIC_XLOG_PAGES - 1)
-				break;
-			tidpages[ntidpages++] = tp;
-		}
-		slots[got++] = nused++;
-	}
-	if (got == 0)
-		return 0;
-
-	/* 1. TIDs and header counts, one record */
-	bloofi_wal_begin(&w, index);
-	hdr = bloofi_wal_page(&w, hdrbuf, true, 0);
-	{
-		Page		pages[MAX_GENERIC_XLOG_PAGES];
-
-		for (int t = 0; t < ntidpages; t++)
-		{
-			Buffer		buf = ReadBuffer(index, start + tidpages[t]);
+			Buffer		buf = ReadBuffer(index, X->start + pages[i]);
 
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_check_page(index, BufferGetPage(buf), start + tidpages[t], BLOOFI_PAGE_TID, g);
-			pages[t] = bloofi_wal_page(&w, buf, false, 0);
+			bloofi_check_page(index, BufferGetPage(buf), X->start + pages[i], BLOOFI_PAGE_TID,
+							  X->start);
+			wpages[i] = bloofi_wal_page(&w, buf, false, 0);
 		}
-		for (int i = 0; i < got; i++)
+		op = BloofiPageGetOpaque(wpages[0]);
+		for (int j = done; j < upto; j++)
 		{
-			uint32		tp = slots[i] / geom->tids_per_page;
-			Page		page = hdr;
+			uint32		tp = slots[j] / geom->tids_per_page;
+			ItemPointerData *t = NULL;
 
-			for (int t = 0; t < ntidpages; t++)
-				if (tidpages[t] == tp)
-					page = pages[t];
-			Assert(tp == 0 || page != hdr);
-			((ItemPointerData *) PageGetContents(page))[slots[i] % geom->tids_per_page] = tids[i];
+			for (int i = 0; i < npages; i++)
+				if (pages[i] == tp)
+					t = &((ItemPointerData *) PageGetContents(wpages[i]))[slots[j] % geom->tids_per_page];
+			Assert(t != NULL);
+			if (ItemPointerIsValid(t) && !ItemPointerIsValid(&tids[j]))
+				op->nlive--;
+			else if (!ItemPointerIsValid(t) && ItemPointerIsValid(&tids[j]))
+				op->nlive++;
+			*t = tids[j];
+			if (ItemPointerIsValid(&tids[j]) && slots[j] >= op->nused)
+				op->nused = slots[j] + 1;
 		}
+		X->nused = op->nused;
+		X->nlive = op->nlive;
+		bloofi_wal_flush(&w);
+		done = upto;
 	}
-	op = BloofiPageGetOpaque(hdr);
-	op->nused = nused;
-	op->nlive += got;
-	bloofi_wal_flush(&w);
+}
 
-	/* 2 and 3. the leaves' bits in the slices, then in the summary */
-	bloofi_group_set_bits(index, g, start, geom, got, slots, filters);
-	pfree(slots);
+/* up to n free slots of X (holes below the high-water mark first); returns how many */
+static int
+bloofi_free_slots(Relation index, const BloofiNode *X, int n, uint32 *slots)
+{
+	int			got = 0;
+
+	if (X->nlive < X->nused)
+	{
+		ItemPointerData *tids = palloc(sizeof(ItemPointerData) * X->nused);
+
+		bloofi_node_read_tids(index, X, X->nused, tids);
+		for (uint32 s = 0; s < X->nused && got < n; s++)
+			if (!ItemPointerIsValid(&tids[s]))
+				slots[got++] = s;
+		pfree(tids);
+	}
+	for (uint32 s = X->nused; s < X->cap && got < n; s++)
+		slots[got++] = s;
 	return got;
 }
 
 /*
- * Place n leaves into groups: each goes to the group whose summary is the
- * closest in Hamming distance among those with room (the paper's insert
- * descent at our one inner level), summaries updated in memory as leaves are
- * assigned; when no group has room a group is appended, its capacity
- * doubling with the index (bloofi_next_capacity).  Holds at most one group
- * header lock at a time; takes the metapage lock only to append a group.
+ * OR filter into the values along the path, from the lowest step up: each
+ * ancestor's value, then its column for the child on the path (the order of
+ * the protocol above).
  */
 void
-bloofi_place_leaves(Relation index, int n, const ItemPointerData *tids,
-					const uint8 *const *filters)
+bloofi_propagate(Relation index, const BloofiMetaData *meta, const BloofiPathStep *path,
+				 int depth, const uint8 *filter)
 {
-	int		   *todo = palloc(sizeof(int) * n);
-	int		   *assign = palloc(sizeof(int) * n);
-	int			ntodo = n;
-	ItemPointerData *btids = palloc(sizeof(ItemPointerData) * n);
-	const uint8 **bfilters = palloc(sizeof(uint8 *) * n);
+	for (int i = depth - 1; i >= 0; i--)
+	{
+		BloofiNode A;
 
+		bloofi_node_read(index, meta, path[i].node, &A);
+		bloofi_node_set_bits(index, &A, 1, &path[i].slot, &filter);
+	}
+}
+
+/* the valid children of X: refs/TIDs and values (palloc'd); returns their number */
+static int
+bloofi_node_children(InsertCtx *ic, const BloofiNode *X, ItemPointerData **tids_out,
+					 uint8 **vals_out, uint32 **slots_out)
+{
+	ItemPointerData *tids = palloc(sizeof(ItemPointerData) * Max(X->nused, 1));
+	uint8	   *cols = palloc_extended((Size) Max(X->nused, 1) * ic->fbytes, MCXT_ALLOC_HUGE);
+	bool	   *want = palloc0(sizeof(bool) * Max(X->nused, 1));
+	uint32	   *slots = palloc(sizeof(uint32) * Max(X->nused, 1));
+	int			n = 0;
+
+	bloofi_node_read_tids(ic->index, X, X->nused, tids);
+	for (uint32 s = 0; s < X->nused; s++)
+		want[s] = ItemPointerIsValid(&tids[s]);
+	bloofi_node_read_columns(ic->index, X, X->nused, want, cols);
+	for (uint32 s = 0; s < X->nused; s++)
+		if (want[s])
+		{
+			tids[n] = tids[s];
+			if ((uint32) n != s)
+				memcpy(cols + (size_t) n * ic->fbytes, cols + (size_t) s * ic->fbytes, ic->fbytes);
+			slots[n] = s;
+			n++;
+		}
+	*tids_out = tids;
+	*vals_out = cols;
+	if (slots_out)
+		*slots_out = slots;
+	return n;
+}
+
+/* most children a node at `level` with value val may have */
+static uint32
+bloofi_fanout_limit(InsertCtx *ic, uint16 level, const uint8 *val)
+{
+	if (bloofi_tree_unsplittable(val, ic->meta->m, (int) ic->meta->k, BLOOFI_NOSPLIT_SATURATED))
+		return level == 0 ? ic->leaf_cap : BLOOFI_MAX_CAP - 2;
+	return 2 * ic->d;
+}
+
+/* capacity for a node that gets n children now */
+static uint32
+bloofi_cap_for(InsertCtx *ic, uint16 level, uint32 n)
+{
+	uint32		cap = bloofi_inner_cap(ic->d);
+	uint32		want = bloofi_round_capacity((uint64) n + 2, BLOOFI_MAX_CAP);
+
+	return Max(cap, want);
+}
+
+static void bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth,
+						   const BloofiNode *old, int nnew, const BlockNumber *news,
+						   uint8 *const *newvals, const uint8 *f);
+
+/*
+ * Write the new nodes for node X (at path depth `depth`) whose children are
+ * now the n entries (tids, vals): one node when they fit (growth), else two
+ * (split by similarity); then replace X by them in its parent.  f is the
+ * filter whose insertion caused this (ORed into the ancestors).
+ */
+static void
+bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *X,
+					int n, const ItemPointerData *tids, const uint8 *const *vals,
+					const uint8 *f)
+{
+	uint8	   *value = palloc0(ic->fbytes);
+	BlockNumber news[2];
+	uint8	   *newvals[2];
+
+	for (int i = 0; i < n; i++)
+		bs_or(value, vals[i], ic->nwords);
+	newvals[0] = palloc(ic->fbytes);
+	newvals[1] = palloc(ic->fbytes);
+	if ((uint32) n <= bloofi_fanout_limit(ic, X->level, value))
+	{
+		news[0] = bloofi_node_write(ic->index, ic->meta, X->level,
+									bloofi_cap_for(ic, X->level, Max((uint32) n * 2, X->cap)),
+									n, tids, vals, newvals[0], true);
+		bloofi_replace(ic, path, depth, X, 1, news, newvals, f);
+	}
+	else
+	{
+		uint8	   *side = palloc(n);
+		uint64	   *scratch = palloc(sizeof(uint64) * 2 * ic->nwords);
+		ItemPointerData *st[2];
+		const uint8 **sv[2];
+		int			cnt[2] = {0, 0};
+
+		bloofi_tree_split_choice(vals, n, Min((int) ic->d, n / 2), ic->nwords, side, scratch);
+		for (int s = 0; s < 2; s++)
+		{
+			st[s] = palloc(sizeof(ItemPointerData) * n);
+			sv[s] = palloc(sizeof(uint8 *) * n);
+		}
+		for (int i = 0; i < n; i++)
+		{
+			st[side[i]][cnt[side[i]]] = tids[i];
+			sv[side[i]][cnt[side[i]]++] = vals[i];
+		}
+		for (int s = 0; s < 2; s++)
+			news[s] = bloofi_node_write(ic->index, ic->meta, X->level,
+										bloofi_cap_for(ic, X->level, cnt[s]),
+										cnt[s], st[s], sv[s], newvals[s], true);
+		bloofi_replace(ic, path, depth, X, 2, news, newvals, f);
+	}
+}
+
+/*
+ * Replace node old (at path depth `depth`; depth 0 = the root) by nnew (1 or
+ * 2) new nodes news[] with values newvals[], then retire it.  The parent
+ * takes them in free slots and switches in one record when it has room;
+ * else it is rebuilt (grown or split) in turn.  f is ORed into the values
+ * above the parent.
+ */
+static void
+bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *old,
+			   int nnew, const BlockNumber *news, uint8 *const *newvals, const uint8 *f)
+{
+	Relation	index = ic->index;
+	BloofiNode	P;
+	uint8	   *pval;
+	uint32		s;
+	uint32		free_slots[2];
+
+	if (depth == 0)
+	{
+		if (nnew == 1)
+			bloofi_set_root(index, news[0], ic->meta->height);
+		else
+		{
+			ItemPointerData refs[2];
+			BlockNumber root;
+
+			bloofi_child_ref(&refs[0], news[0]);
+			bloofi_child_ref(&refs[1], news[1]);
+			root = bloofi_node_write(index, ic->meta, old->level + 1,
+									 bloofi_inner_cap(ic->d), 2, refs,
+									 (const uint8 *const *) newvals, NULL, true);
+			bloofi_set_root(index, root, ic->meta->height + 1);
+		}
+		bloofi_node_retire(index, old->start);
+		ic->meta = bloofi_read_meta(index);
+		return;
+	}
+
+	bloofi_node_read(index, ic->meta, path[depth - 1].node, &P);
+	s = path[depth - 1].slot;
+	pval = palloc(ic->fbytes);
+	bloofi_node_read_summary(index, &P, pval);
+	bs_or(pval, f, ic->nwords);
+	if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic, P.level, pval) &&
+		bloofi_free_slots(index, &P, nnew, free_slots) == nnew)
+	{
+		uint32		slots[3];
+		ItemPointerData tids[3];
+
+		/* the parent's value, the new columns (unreferenced yet), then the switch */
+		bloofi_node_or_value(index, &P, f);
+		for (int i = 0; i < nnew; i++)
+			bloofi_node_put_column(index, &P, free_slots[i], newvals[i]);
+		slots[0] = s;
+		ItemPointerSetInvalid(&tids[0]);
+		for (int i = 0; i < nnew; i++)
+		{
+			slots[i + 1] = free_slots[i];
+			bloofi_child_ref(&tids[i + 1], news[i]);
+		}
+		bloofi_node_set_slots(index, &P, nnew + 1, slots, tids);
+		/* the vacated column: no longer read, cleared for tidiness */
+		{
+			uint8	   *zero = palloc0(ic->fbytes);
+
+			bloofi_node_put_column(index, &P, s, zero);
+			pfree(zero);
+		}
+		bloofi_node_retire(index, old->start);
+		bloofi_propagate(index, ic->meta, path, depth - 1, f);
+		ic->meta = bloofi_read_meta(index);
+		return;
+	}
+
+	/* the parent must be grown or split: its children with old replaced */
+	{
+		ItemPointerData *ptids;
+		uint8	   *pvals;
+		uint32	   *pslots;
+		int			pn = bloofi_node_children(ic, &P, &ptids, &pvals, &pslots);
+		ItemPointerData *ctids = palloc(sizeof(ItemPointerData) * (pn + 2));
+		const uint8 **cvals = palloc(sizeof(uint8 *) * (pn + 2));
+		int			cn = 0;
+
+		for (int i = 0; i < pn; i++)
+			if (pslots[i] != s)
+			{
+				ctids[cn] = ptids[i];
+				cvals[cn++] = pvals + (size_t) i * ic->fbytes;
+			}
+		for (int i = 0; i < nnew; i++)
+		{
+			bloofi_child_ref(&ctids[cn], news[i]);
+			cvals[cn++] = newvals[i];
+		}
+		/* P's own value gains f through its copies; old is retired after the switch */
+		bloofi_rebuild_node(ic, path, depth - 1, &P, cn, ctids, cvals, f);
+		bloofi_node_retire(index, old->start);
+	}
+}
+
+/*
+ * Descend from the root to the bottom node closest to f, recording the path
+ * (the paper's insert descent: at each node the child at the smallest
+ * Hamming distance, ties to the lowest slot).
+ */
+static void
+bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
+			   BloofiNode *bottom)
+{
+	BlockNumber cur = ic->meta->root;
+
+	*depth = 0;
+	for (;;)
+	{
+		BloofiNode X;
+		ItemPointerData *tids;
+		uint8	   *vals;
+		uint32	   *slots;
+		const uint8 **vp;
+		int			n,
+					best;
+
+		CHECK_FOR_INTERRUPTS();
+		bloofi_node_read(ic->index, ic->meta, cur, &X);
+		if (X.level == 0)
+		{
+			*bottom = X;
+			return;
+		}
+		if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
+			elog(ERROR, "bloofi: tree of index \"%s\" deeper than %d levels",
+				 RelationGetRelationName(ic->index), BLOOFI_MAX_HEIGHT);
+		n = bloofi_node_children(ic, &X, &tids, &vals, &slots);
+		if (n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" has an inner node without children at block %u",
+							RelationGetRelationName(ic->index), cur),
+					 errhint("Please REINDEX it.")));
+		vp = palloc(sizeof(uint8 *) * n);
+		for (int i = 0; i < n; i++)
+			vp[i] = vals + (size_t) i * ic->fbytes;
+		best = bloofi_tree_closest(vp, n, f, ic->nwords);
+		path[*depth].node = cur;
+		path[*depth].slot = slots[best];
+		(*depth)++;
+		cur = ItemPointerGetBlockNumber(&tids[best]);
+		pfree(tids);
+		pfree(vals);
+		pfree(slots);
+		pfree(vp);
+	}
+}
+
+/* insert n leaves that all go to bottom node B (path to it given) */
+static bool
+bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode *B,
+					 int n, const ItemPointerData *tids, const uint8 *const *filters)
+{
+	uint8	   *val = palloc(ic->fbytes);
+	uint8	   *orf = palloc0(ic->fbytes);
+	uint32	   *slots = palloc(sizeof(uint32) * n);
+
+	bloofi_node_read_summary(ic->index, B, val);
+	for (int i = 0; i < n; i++)
+		bs_or(orf, filters[i], ic->nwords);
+	bs_or(val, orf, ic->nwords);
+	if (B->nlive + n > bloofi_fanout_limit(ic, 0, val) ||
+		bloofi_free_slots(ic->index, B, n, slots) < n)
+		return false;
+	/* TIDs and counts, the node's value and slices, then the ancestors */
+	bloofi_node_set_slots(ic->index, B, n, slots, tids);
+	bloofi_node_set_bits(ic->index, B, n, slots, filters);
+	bloofi_propagate(ic->index, ic->meta, path, depth, orf);
+	return true;
+}
+
+/* one leaf, with splits or growth when its bottom node is full */
+static void
+bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
+{
+	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
+	int			depth;
+	BloofiNode	B;
+
+	if (ic->meta->root == InvalidBlockNumber)
+	{
+		BlockNumber root = bloofi_node_write(ic->index, ic->meta, 0,
+											 bloofi_inner_cap(ic->d), 1, tid, &f, NULL, true);
+
+		bloofi_set_root(ic->index, root, 1);
+		ic->meta = bloofi_read_meta(ic->index);
+		return;
+	}
+	bloofi_descend(ic, f, path, &depth, &B);
+	if (!bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f))
+	{
+		ItemPointerData *ctids;
+		uint8	   *cvals;
+		int			cn = bloofi_node_children(ic, &B, &ctids, &cvals, NULL);
+		ItemPointerData *t = palloc(sizeof(ItemPointerData) * (cn + 1));
+		const uint8 **v = palloc(sizeof(uint8 *) * (cn + 1));
+
+		for (int i = 0; i < cn; i++)
+		{
+			t[i] = ctids[i];
+			v[i] = cvals + (size_t) i * ic->fbytes;
+		}
+		t[cn] = *tid;
+		v[cn] = f;
+		bloofi_rebuild_node(ic, path, depth, &B, cn + 1, t, v, f);
+	}
+}
+
+/*
+ * Insert n leaves (tids[i], filters[i]); the caller holds the tree lock.
+ * Leaves are batched by the bottom node their descent reaches, so a batch
+ * touches each slice page of a node once; a batch that does not fit goes
+ * one leaf at a time (splits, growth), after which the descents are redone,
+ * at most twice: then every remaining leaf descends on its own.
+ */
+void
+bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
+				   const uint8 *const *filters)
+{
+	InsertCtx	ic;
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi tree insert",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	int		   *todo = palloc(sizeof(int) * Max(n, 1));
+	int			ntodo = n;
+	int			rounds = 0;
+
+	ic.index = index;
+	ic.meta = bloofi_read_meta(index);
+	ic.d = ic.meta->order;
+	ic.leaf_cap = ic.meta->leaf_cap;
+	ic.nwords = bs_words_for_bits(ic.meta->m);
+	ic.fbytes = (uint32) (8 * ic.nwords);
 	for (int i = 0; i < n; i++)
 		todo[i] = i;
 
 	while (ntodo > 0)
 	{
-		BloofiMetaData *meta = bloofi_read_meta(index);
-		uint32		ng = meta->ngroups;
-		uint8	  **sums = palloc0(sizeof(uint8 *) * Max(ng, 1));
-		int64	   *room = palloc0(sizeof(int64) * Max(ng, 1));
-		uint64	   *dist = palloc(sizeof(uint64) * Max(ng, 1));
-		uint64		nleaves = 0;
-		bool		unplaced = false;
-		int			left = 0;
+		/* distinct bottom nodes reached by the remaining leaves, with their paths */
+		BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT] = palloc(sizeof(*paths) * ntodo);
+		int		   *depths = palloc(sizeof(int) * ntodo);
+		BloofiNode *nodes = palloc(sizeof(BloofiNode) * ntodo);
+		int		   *which = palloc(sizeof(int) * ntodo);
+		bool	   *done = palloc0(sizeof(bool) * ntodo);
+		ItemPointerData *bt = palloc(sizeof(ItemPointerData) * ntodo);
+		const uint8 **bf = palloc(sizeof(uint8 *) * ntodo);
+		int			ntarget = 0,
+					left = 0;
+		bool		changed = false;
 
-		CHECK_FOR_INTERRUPTS();
-		for (uint32 g = 0; g < ng; g++)
+		if (ic.meta->root == InvalidBlockNumber)
 		{
-			BloofiGeometry geom;
-			uint32		nlive;
-
-			if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
-				continue;		/* room 0; being emptied by VACUUM */
-			bloofi_group_geometry(index, meta, g, &geom);
-			nlive = bloofi_read_header(index, meta->groups[g].start, g).nlive;
-			nleaves += nlive;
-			room[g] = (int64) geom.cap - nlive;
-			if (room[g] > 0)
+			bloofi_insert_one(&ic, &tids[todo[0]], filters[todo[0]]);
+			todo[0] = todo[--ntodo];
+			continue;
+		}
+		if (rounds++ >= 2)
+		{
+			/* the tree keeps changing shape (small nodes): one descent per leaf */
+			for (int t = 0; t < ntodo; t++)
 			{
-				sums[g] = palloc(geom.filter_bytes);
-				bloofi_read_summary(index, meta->groups[g].start, &geom, g, sums[g]);
+				CHECK_FOR_INTERRUPTS();
+				bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
 			}
+			break;
 		}
 		for (int t = 0; t < ntodo; t++)
 		{
-			int			i = todo[t];
-			int			best;
-			size_t		nwords = bs_words_for_bits(meta->m);
+			BloofiPathStep p[BLOOFI_MAX_HEIGHT];
+			int			d;
+			BloofiNode	B;
 
-			for (uint32 g = 0; g < ng; g++)
+			bloofi_descend(&ic, filters[todo[t]], p, &d, &B);
+			which[t] = -1;
+			for (int j = 0; j < ntarget && which[t] < 0; j++)
+				if (nodes[j].start == B.start)
+					which[t] = j;
+			if (which[t] < 0)
 			{
-				dist[g] = UINT64_MAX;
-				if (room[g] > 0)
-				{
-					BsPairCounts c = bs_pair_counts(sums[g], filters[i], nwords);
-
-					dist[g] = c.a + c.b - 2 * c.and;
-				}
-			}
-			best = bloofi_choose_closest(dist, (int) ng);
-			assign[i] = best;
-			if (best < 0)
-				unplaced = true;
-			else
-			{
-				room[best]--;
-				bs_or(sums[best], filters[i], nwords);
+				which[t] = ntarget;
+				nodes[ntarget] = B;
+				depths[ntarget] = d;
+				memcpy(paths[ntarget], p, sizeof(BloofiPathStep) * d);
+				ntarget++;
 			}
 		}
-
-		/* each group's batch, under its header lock */
-		for (uint32 g = 0; g < ng; g++)
+		/* a batch per bottom node; after a structural change the descents are stale */
+		for (int j = 0; j < ntarget && !changed; j++)
 		{
-			BloofiGeometry geom;
-			BlockNumber start = meta->groups[g].start;
-			Buffer		hdrbuf;
-			int			nb = 0,
-						placed;
+			int			nb = 0;
 
 			for (int t = 0; t < ntodo; t++)
-				if (assign[todo[t]] == (int) g)
+				if (which[t] == j)
 				{
-					btids[nb] = tids[todo[t]];
-					bfilters[nb] = filters[todo[t]];
-					nb++;
+					bt[nb] = tids[todo[t]];
+					bf[nb++] = filters[todo[t]];
 				}
-			if (nb == 0)
-				continue;
-			bloofi_group_geometry(index, meta, g, &geom);
-			hdrbuf = ReadBuffer(index, start);
-			LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_check_page(index, BufferGetPage(hdrbuf), start, BLOOFI_PAGE_TID, g);
-			/* retired by a VACUUM since we read the directory: go elsewhere */
-			if (bloofi_group_flags(index, g) & BLOOFI_GROUP_RETIRED)
-				placed = 0;
-			else
-				placed = bloofi_group_add(index, g, start, &geom, hdrbuf, nb, btids, bfilters);
-			UnlockReleaseBuffer(hdrbuf);
-			/* the ones that did not fit (concurrent inserts) stay to do */
-			for (int t = 0, seen = 0; t < ntodo; t++)
-				if (assign[todo[t]] == (int) g)
-				{
-					if (seen++ < placed)
-						assign[todo[t]] = -2;	/* done */
-					else
-						assign[todo[t]] = -1;
-				}
+			if (!bloofi_add_to_bottom(&ic, paths[j], depths[j], &nodes[j], nb, bt, bf))
+			{
+				for (int i = 0; i < nb; i++)
+					bloofi_insert_one(&ic, &bt[i], bf[i]);
+				changed = true;
+			}
+			for (int t = 0; t < ntodo; t++)
+				if (which[t] == j)
+					done[t] = true;
 		}
 		for (int t = 0; t < ntodo; t++)
-			if (assign[todo[t]] != -2)
+			if (!done[t])
 				todo[left++] = todo[t];
-		if (unplaced && left > 0)
-			bloofi_create_group(index, ng, bloofi_next_capacity(nleaves + left, meta->order));
 		ntodo = left;
+		pfree(paths);
+		pfree(depths);
+		pfree(nodes);
+		pfree(which);
+		pfree(done);
+		pfree(bt);
+		pfree(bf);
 	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
 }
 
 /*
- * bloofi_refill_leaves: set again the bits of n leaves already in group g at
- * slots[i] (filters[i]).  Redo of a pending-list flush that a crash
- * interrupted: the flush wrote a leaf's TID in one WAL record and its slice
- * bits in later ones, so a TID found in a group may have only part of its
- * bits; the flushing chain still holds the whole filter.
+ * bloofi_refill_leaves: set again the bits of n leaves already in bottom
+ * node `node` at slots[i] (filters[i]), and along its path.  Redo of a
+ * pending-list flush that a crash interrupted: the flush wrote a leaf's TID
+ * in one WAL record and its bits in later ones; the flushing chain still
+ * holds the whole filter.  Caller holds the tree lock.
  */
 void
-bloofi_refill_leaves(Relation index, uint32 g, int n, const uint32 *slots,
+bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slots,
 					 const uint8 *const *filters)
 {
 	BloofiMetaData *meta = bloofi_read_meta(index);
-	BlockNumber start = meta->groups[g].start;
-	BloofiGeometry geom;
-	Buffer		hdrbuf;
+	BloofiNode	B;
+	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
+	int			depth;
+	uint8	   *orf = palloc0(8 * bs_words_for_bits(meta->m));
 
-	bloofi_group_geometry(index, meta, g, &geom);
-	hdrbuf = ReadBuffer(index, start);
-	LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_check_page(index, BufferGetPage(hdrbuf), start, BLOOFI_PAGE_TID, g);
-	bloofi_group_set_bits(index, g, start, &geom, n, slots, filters);
-	UnlockReleaseBuffer(hdrbuf);
+	bloofi_node_read(index, meta, node, &B);
+	bloofi_node_set_bits(index, &B, n, slots, filters);
+	for (int i = 0; i < n; i++)
+		bs_or(orf, filters[i], bs_words_for_bits(meta->m));
+	if (bloofi_find_path(index, meta, node, path, &depth))
+		bloofi_propagate(index, meta, path, depth, orf);
+	pfree(orf);
 }
 
 bool
@@ -437,7 +719,9 @@ bloofi_insert(Relation index, Datum *values, bool *isnull,
 	{
 		const uint8 *f = v.bits;
 
-		bloofi_place_leaves(index, 1, ht_ctid, &f);
+		bloofi_tree_lock(index);
+		bloofi_insert_leaves(index, 1, ht_ctid, &f);
+		bloofi_tree_unlock(index);
 	}
 
 	MemoryContextSwitchTo(old);

@@ -39,68 +39,126 @@ bloofi_count_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *ar
 		n[1]++;
 }
 
+typedef struct StatsAcc
+{
+	int64		inner;
+	int64		bottom;
+	int64		leaves;
+	int64		slots;
+	int64		free_slots;
+	double		fill;			/* sum over bottom nodes of their value's fill */
+} StatsAcc;
+
+static void
+bloofi_stats_walk(Relation index, const BloofiMetaData *meta, BlockNumber start, StatsAcc *a,
+				  int depth)
+{
+	BloofiNode	X;
+	ItemPointerData *tids;
+
+	CHECK_FOR_INTERRUPTS();
+	if (depth >= BLOOFI_MAX_HEIGHT)
+		return;
+	bloofi_node_read(index, meta, start, &X);
+	a->slots += X.cap;
+	a->free_slots += X.cap - X.nlive;
+	if (X.level == 0)
+	{
+		uint8	   *val = palloc(X.geom.filter_bytes);
+
+		a->bottom++;
+		a->leaves += X.nlive;
+		bloofi_node_read_summary(index, &X, val);
+		a->fill += (double) bs_popcount(val, X.geom.filter_bytes / 8) / meta->m;
+		pfree(val);
+		return;
+	}
+	a->inner++;
+	tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
+	bloofi_node_read_tids(index, &X, X.nused, tids);
+	for (uint32 s = 0; s < X.nused; s++)
+		if (ItemPointerIsValid(&tids[s]))
+			bloofi_stats_walk(index, meta, ItemPointerGetBlockNumber(&tids[s]), a, depth + 1);
+	pfree(tids);
+}
+
+/* length of a chain of nodes (retired or free) */
+static int64
+bloofi_chain_length(Relation index, const BloofiMetaData *meta, BlockNumber head)
+{
+	int64		n = 0;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	while (head != InvalidBlockNumber && n < nblocks)
+	{
+		BloofiNode	X;
+
+		bloofi_node_read(index, meta, head, &X);
+		head = X.next;
+		n++;
+	}
+	return n;
+}
+
 Datum
 bloofi_stats(PG_FUNCTION_ARGS)
 {
 	Relation	index = bloofi_open_index(PG_GETARG_OID(0), AccessShareLock);
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	TupleDesc	tupdesc;
-	Datum		values[14];
-	bool		nulls[14] = {0};
+	Datum		values[18];
+	bool		nulls[18] = {0};
 	int64		pend[2] = {0, 0};	/* pending entries, of which in a flushing chain */
 	int64		pending;
-	int32		empty = 0;
-	int64		leaves = 0,
-				slots = 0,
-				used = 0;
-	double		fill = 0;
+	StatsAcc	a;
+	double		root_fill = -1;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-
-	for (uint32 g = 0; g < meta->ngroups; g++)
+	memset(&a, 0, sizeof(a));
+	if (meta->root != InvalidBlockNumber)
 	{
-		BloofiGeometry geom;
-		BloofiPageOpaqueData op;
-		uint8	   *summary;
+		BloofiNode	R;
+		uint8	   *val;
 
-		bloofi_group_geometry(index, meta, g, &geom);
-		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
-			empty++;
-		op = bloofi_read_header(index, meta->groups[g].start, g);
-		leaves += op.nlive;
-		used += op.nused;
-		slots += geom.cap;
-		summary = palloc0(geom.filter_bytes);
-		bloofi_read_summary(index, meta->groups[g].start, &geom, g, summary);
-		fill += (double) bs_popcount(summary, geom.filter_bytes / 8) / meta->m;
-		pfree(summary);
+		bloofi_stats_walk(index, meta, meta->root, &a, 0);
+		bloofi_node_read(index, meta, meta->root, &R);
+		val = palloc(R.geom.filter_bytes);
+		bloofi_node_read_summary(index, &R, val);
+		root_fill = (double) bs_popcount(val, R.geom.filter_bytes / 8) / meta->m;
 	}
-
 	bloofi_pending_visit(index, meta, bloofi_count_visit, pend);
 	pending = pend[0];
-	values[0] = Int32GetDatum(meta->ngroups > 0 ? 2 : pending > 0 ? 1 : 0);	/* root -> group -> leaf */
-	values[1] = Int64GetDatum((meta->ngroups + pending > 0 ? 1 : 0) + (int64) meta->ngroups + leaves + pending);
-	values[2] = Int64GetDatum(leaves + pending);
+	/* levels: the nodes' (meta->height) plus the leaves' */
+	values[0] = Int32GetDatum((int32) meta->height + (a.leaves + pending > 0 ? 1 : 0));
+	values[1] = Int64GetDatum(a.inner + a.bottom + a.leaves + pending);
+	values[2] = Int64GetDatum(a.leaves + pending);
 	values[3] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index));
-	values[4] = Int32GetDatum((int32) meta->ngroups);
-	values[5] = Int32GetDatum((int32) meta->order);
-	values[6] = Int64GetDatum(slots);
-	values[7] = Int64GetDatum(used - leaves);
+	values[4] = Int64GetDatum(a.inner);
+	values[5] = Int64GetDatum(a.bottom);
+	values[6] = Int32GetDatum((int32) meta->order);
+	values[7] = Int32GetDatum((int32) meta->leaf_cap);
+	values[8] = Int64GetDatum(a.slots);
+	values[9] = Int64GetDatum(a.free_slots);
 	if (meta->have_params)
 	{
-		values[8] = Int64GetDatum((int64) meta->m);
-		values[9] = Int32GetDatum((int32) meta->k);
+		values[10] = Int64GetDatum((int64) meta->m);
+		values[11] = Int32GetDatum((int32) meta->k);
 	}
 	else
-		nulls[8] = nulls[9] = true;
-	if (meta->ngroups > 0)
-		values[10] = Float8GetDatum(fill / meta->ngroups);
+		nulls[10] = nulls[11] = true;
+	if (a.bottom > 0)
+		values[12] = Float8GetDatum(a.fill / a.bottom);
 	else
-		nulls[10] = true;
-	values[11] = Int64GetDatum(pending);
-	values[12] = Int32GetDatum(empty);
-	values[13] = Int64GetDatum(pend[1]);
+		nulls[12] = true;
+	if (root_fill >= 0)
+		values[13] = Float8GetDatum(root_fill);
+	else
+		nulls[13] = true;
+	values[14] = Int64GetDatum(pending);
+	values[15] = Int64GetDatum(pend[1]);
+	values[16] = Int64GetDatum(bloofi_chain_length(index, meta, meta->retired_head));
+	values[17] = Int64GetDatum(bloofi_chain_length(index, meta, meta->freenode_head));
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -110,24 +168,32 @@ bloofi_stats(PG_FUNCTION_ARGS)
 typedef struct CheckEntry
 {
 	ItemPointerData tid;		/* hash key */
-	uint32		group;
-	uint32		slot;
-	uint32		count;			/* bits set in the stored leaf */
-	uint64		digest;			/* bloofi_filter_digest of the stored leaf */
-	int			seen;
+	uint32		count;			/* bits set in the heap filter */
+	uint64		digest;			/* bloofi_filter_digest of the heap filter */
+	int			in_tree;
+	int			in_active;
+	int			in_flushing;
 } CheckEntry;
 
 typedef struct CheckState
 {
 	Relation	index;
 	BloofiMetaData *meta;
-	HTAB	   *map;
-	uint8	  **summaries;
-	int64		live;
-	uint32		npending_seen;
+	HTAB	   *live;			/* live heap tuples */
+	HTAB	   *nodes;			/* node first blocks seen (each once) */
+	uint32		fbytes;
+	size_t		nwords;
 	uint32		nactive;
-	bool	   *stale;			/* per group: summary has bits no leaf has */
 } CheckState;
+
+/* what the walk returns for a subtree */
+typedef struct CheckSub
+{
+	uint8	   *value;			/* stored value of the node */
+	uint8	   *or_live;		/* OR of its live leaves */
+	bool		suspect;		/* holds a leaf that is dead or in the flushing chain */
+	int			height;			/* levels of nodes below, itself included */
+} CheckSub;
 
 static void
 bloofi_check_callback(Relation index, ItemPointer tid, Datum *values,
@@ -140,188 +206,209 @@ bloofi_check_callback(Relation index, ItemPointer tid, Datum *values,
 
 	if (isnull[0] || !tupleIsAlive)
 		return;
-	cs->live++;
-	e = hash_search(cs->map, tid, HASH_FIND, NULL);
-	if (e == NULL)
-		CORRUPT(index, "Live heap tuple (%u,%u) has a filter but no leaf in the index.",
-				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
-	if (e->seen++ > 0)
-		CORRUPT(index, "Heap tuple (%u,%u) was reported twice.",
-				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
 	bf_view_datum(values[0], &v);
 	bloofi_params(cs->meta, &ip);
 	if (!cs->meta->have_params || !bs_params_equal(&ip, &v.p))
 		CORRUPT(index, "Heap tuple (%u,%u) has a filter with parameters %s, the index %s.",
 				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 				bf_params_string(&v.p), cs->meta->have_params ? bf_params_string(&ip) : "none");
-	if (e->count != bs_popcount(v.bits, v.nwords) ||
-		e->digest != bloofi_filter_digest(v.bits, v.p.m))
-		CORRUPT(index, "Leaf of heap tuple (%u,%u) (group %d, slot %u) differs from its filter: %u bits stored, %lu in the heap.",
-				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
-				(int) e->group, e->slot, e->count, (unsigned long) bs_popcount(v.bits, v.nwords));
-	if (e->group != UINT32_MAX &&
-		!bs_is_subset(v.bits, cs->summaries[e->group], v.nwords))
-		CORRUPT(index, "Summary of group %u is not the OR of its leaves: it lacks bits of the leaf of heap tuple (%u,%u) (slot %u).",
-				e->group, ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
-				e->slot);
+	e = hash_search(cs->live, tid, HASH_ENTER, NULL);
+	e->count = (uint32) bs_popcount(v.bits, v.nwords);
+	e->digest = bloofi_filter_digest(v.bits, v.p.m);
+	e->in_tree = e->in_active = e->in_flushing = 0;
 }
 
-/* check one group's pages, leaves and summary; enter its TIDs into the map */
-static void
-bloofi_check_group(CheckState *cs, uint32 g, BlockNumber nblocks, BlockNumber *prev_end)
-{
-	Relation	index = cs->index;
-	BloofiMetaData *meta = cs->meta;
-	BloofiGeometry geom;
-	BlockNumber start = meta->groups[g].start;
-	BloofiPageOpaqueData op;
-	ItemPointerData *tids;
-	uint64	   *valid,
-			   *none;
-	uint32	   *count;
-	uint64	   *digest;
-	uint8	   *orv,
-			   *page;
-	uint32		nvalid = 0;
-
-	bloofi_group_geometry(index, meta, g, &geom);
-	if (meta->groups[g].cap > meta->order)
-		CORRUPT(index, "Group %u has capacity %u, above the order %u.", g,
-				meta->groups[g].cap, meta->order);
-	if (start < *prev_end || start + geom.total_pages > nblocks)
-		CORRUPT(index, "Group %u spans blocks %u..%u, overlapping block %u or beyond the %u blocks of the index.",
-				g, start, start + geom.total_pages - 1, *prev_end, nblocks);
-	*prev_end = start + geom.total_pages;
-
-	op = bloofi_read_header(index, start, g);
-	if (op.nused > geom.cap || op.nlive > op.nused)
-		CORRUPT(index, "Group %u has %u live leaves and %u used slots for a capacity of %u.",
-				g, op.nlive, op.nused, geom.cap);
-	if ((meta->groups[g].flags & BLOOFI_GROUP_EMPTY) &&
-		(!(meta->groups[g].flags & BLOOFI_GROUP_RETIRED) || op.nused != 0))
-		CORRUPT(index, "Group %u is marked empty (flags %u) but has %u used slots.",
-				g, meta->groups[g].flags, op.nused);
-
-	tids = palloc0(sizeof(ItemPointerData) * geom.cap);
-	bloofi_read_tids(index, start, &geom, geom.cap, tids);
-	valid = palloc0(sizeof(uint64) * geom.slice_words);
-	none = palloc0(sizeof(uint64) * geom.slice_words);
-	for (uint32 s = 0; s < geom.cap; s++)
-		if (ItemPointerIsValid(&tids[s]))
-		{
-			if (s >= op.nused)
-				CORRUPT(index, "Group %u slot %u holds a TID above the high-water mark %u.",
-						g, s, op.nused);
-			valid[s / 64] |= UINT64CONST(1) << (s % 64);
-			nvalid++;
-		}
-	if (nvalid != op.nlive)
-		CORRUPT(index, "Group %u counts %u live leaves but holds %u TIDs.", g, op.nlive, nvalid);
-
-	/* every page of the group, and the leaves as count + digest */
-	count = palloc0(sizeof(uint32) * geom.cap);
-	digest = palloc0(sizeof(uint64) * geom.cap);
-	orv = palloc0(geom.filter_bytes);
-	page = palloc(BLCKSZ);
-	for (uint32 p = 0; p < geom.total_pages; p++)
-	{
-		Buffer		buf = ReadBuffer(index, start + p);
-		uint16		kind = p < geom.tid_pages ? BLOOFI_PAGE_TID :
-			p < geom.tid_pages + geom.summary_pages ? BLOOFI_PAGE_SUMMARY : BLOOFI_PAGE_SLICE;
-
-		CHECK_FOR_INTERRUPTS();
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), start + p, kind, g);
-		memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
-		UnlockReleaseBuffer(buf);
-		if (kind == BLOOFI_PAGE_SLICE)
-		{
-			uint32		sp = p - geom.tid_pages - geom.summary_pages;
-			uint32		j0 = bloofi_slice_page_first(&geom, sp);
-			uint32		n = bloofi_slice_page_count(&geom, sp);
-
-			bloofi_column_digest(page, geom.slice_words, j0, n, geom.cap, count, digest);
-			bloofi_clear_and_summarise(page, geom.slice_words, j0, n, none, valid, orv);
-		}
-	}
-	for (uint32 s = 0; s < geom.cap; s++)
-	{
-		if (!ItemPointerIsValid(&tids[s]))
-		{
-			if (count[s] != 0)
-				CORRUPT(index, "Group %u slot %u is free but has %u bits set.", g, s, count[s]);
-			continue;
-		}
-		{
-			bool		found;
-			CheckEntry *e = hash_search(cs->map, &tids[s], HASH_ENTER, &found);
-
-			if (found)
-			{
-				/* a leaf being moved out of a retired group may be in both */
-				if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
-					continue;	/* keep the other copy */
-				if (!(meta->groups[e->group].flags & BLOOFI_GROUP_RETIRED))
-					CORRUPT(index, "Heap TID (%u,%u) is in the index twice: group %u slot %u and group %u slot %u.",
-							ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
-							e->group, e->slot, g, s);
-				/* else this copy replaces the retired one */
-			}
-			e->group = g;
-			e->slot = s;
-			e->count = count[s];
-			e->digest = digest[s];
-			e->seen = 0;
-		}
-	}
-	cs->summaries[g] = palloc0(geom.filter_bytes);
-	bloofi_read_summary(index, start, &geom, g, cs->summaries[g]);
-	/*
-	 * Extra summary bits are legitimate only while a VACUUM that a crash
-	 * interrupted is to be redone (dead leaves still hold their TIDs): decided
-	 * after the heap scan, once the dead TIDs are known.
-	 */
-	cs->stale[g] = !bs_is_subset(cs->summaries[g], orv, geom.filter_bytes / 8);
-	pfree(tids);
-	pfree(valid);
-	pfree(none);
-	pfree(count);
-	pfree(digest);
-	pfree(orv);
-	pfree(page);
-}
-
-/* pending entries into the map; a TID may also be in a group only in the flushing chain */
 static void
 bloofi_check_pending_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
 {
 	CheckState *cs = (CheckState *) arg;
-	bool		found;
 	CheckEntry *e;
 
 	if (!ItemPointerIsValid(tid))
 		CORRUPT(cs->index, "A pending entry has an invalid heap TID.");
-	e = hash_search(cs->map, tid, HASH_ENTER, &found);
-	if (found)
-	{
-		if (flushing && e->group != UINT32_MAX)
-			goto replace;		/* a flush a crash interrupted: the group's copy
-								 * may be half written until the next flush
-								 * completes it; the chain holds the filter */
-		if (e->group != UINT32_MAX && (cs->meta->groups[e->group].flags & BLOOFI_GROUP_RETIRED))
-			goto replace;		/* moved out of a retired group: keep the pending copy */
-		CORRUPT(cs->index, "Heap TID (%u,%u) is in the index twice (pending list and %s).",
-				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
-				e->group == UINT32_MAX ? "pending list" : "a group");
-	}
-replace:
-	e->group = UINT32_MAX;
-	e->slot = cs->npending_seen++;
-	e->count = (uint32) bs_popcount(filter, bs_words_for_bits(cs->meta->m));
-	e->digest = bloofi_filter_digest(filter, cs->meta->m);
-	e->seen = 0;
 	if (!flushing)
 		cs->nactive++;
+	e = hash_search(cs->live, tid, HASH_FIND, NULL);
+	if (e == NULL)
+		return;					/* dead: VACUUM removes it */
+	if (e->count != bs_popcount(filter, cs->nwords) ||
+		e->digest != bloofi_filter_digest(filter, cs->meta->m))
+		CORRUPT(cs->index, "Pending entry of heap tuple (%u,%u) differs from its filter.",
+				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
+	if (flushing)
+		e->in_flushing++;
+	else
+		e->in_active++;
+}
+
+static bool
+bloofi_check_exact(const CheckSub *sub)
+{
+	return !sub->suspect;
+}
+
+/* verify the subtree at start (reached from a node of level parent_level) */
+static void
+bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth,
+				  CheckSub *out)
+{
+	Relation	index = cs->index;
+	BloofiNode	X;
+	ItemPointerData *tids;
+	uint8	   *orcols = palloc0(cs->fbytes);
+	uint32		nvalid = 0;
+	bool		found;
+
+	CHECK_FOR_INTERRUPTS();
+	if (depth >= BLOOFI_MAX_HEIGHT)
+		CORRUPT(index, "The tree is deeper than %d levels.", BLOOFI_MAX_HEIGHT);
+	hash_search(cs->nodes, &start, HASH_ENTER, &found);
+	if (found)
+		CORRUPT(index, "Node at block %u is reached twice.", start);
+	bloofi_node_read(index, cs->meta, start, &X);
+	if (X.flags & (BLOOFI_NODE_RETIRED | BLOOFI_NODE_FREE))
+		CORRUPT(index, "Node at block %u is in the tree but flagged %s.", start,
+				(X.flags & BLOOFI_NODE_FREE) ? "free" : "retired");
+	if (parent_level >= 0 && X.level != parent_level - 1)
+		CORRUPT(index, "Node at block %u has level %u under a node of level %d.", start,
+				X.level, parent_level);
+	if (start + X.geom.total_pages > RelationGetNumberOfBlocks(index))
+		CORRUPT(index, "Node at block %u extends beyond the end of the index.", start);
+
+	out->value = palloc(cs->fbytes);
+	out->or_live = palloc0(cs->fbytes);
+	out->suspect = false;
+	out->height = X.level + 1;
+	bloofi_node_read_summary(index, &X, out->value);
+	tids = palloc0(sizeof(ItemPointerData) * X.cap);
+	bloofi_node_read_tids(index, &X, X.cap, tids);
+	for (uint32 s = 0; s < X.cap; s++)
+		if (ItemPointerIsValid(&tids[s]))
+		{
+			if (s >= X.nused)
+				CORRUPT(index, "Node at block %u holds a child in slot %u above its high-water mark %u.",
+						start, s, X.nused);
+			nvalid++;
+		}
+	if (nvalid != X.nlive)
+		CORRUPT(index, "Node at block %u counts %u children but holds %u.", start, X.nlive, nvalid);
+	if (X.level > 0 && nvalid == 0)
+		CORRUPT(index, "Inner node at block %u has no child.", start);
+
+	if (X.level == 0)
+	{
+		uint32	   *count = palloc0(sizeof(uint32) * X.cap);
+		uint64	   *digest = palloc0(sizeof(uint64) * X.cap);
+		uint64	   *valid = palloc0(sizeof(uint64) * X.geom.slice_words);
+		uint64	   *live = palloc0(sizeof(uint64) * X.geom.slice_words);
+		uint64	   *none = palloc0(sizeof(uint64) * X.geom.slice_words);
+		uint8	   *page = palloc(BLOOFI_PAGE_BYTES);
+
+		for (uint32 s = 0; s < X.nused; s++)
+		{
+			CheckEntry *e;
+
+			if (!ItemPointerIsValid(&tids[s]))
+				continue;
+			valid[s / 64] |= UINT64CONST(1) << (s % 64);
+			e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
+			if (e == NULL)
+				out->suspect = true;	/* a dead leaf, removed by the next VACUUM */
+			else
+			{
+				live[s / 64] |= UINT64CONST(1) << (s % 64);
+				if (e->in_flushing)
+					out->suspect = true;
+			}
+		}
+		for (uint32 sp = 0; sp < X.geom.slice_pages; sp++)
+		{
+			BlockNumber blk = start + X.geom.tid_pages + X.geom.summary_pages + sp;
+			Buffer		buf = ReadBuffer(index, blk);
+			uint32		j0 = bloofi_slice_page_first(&X.geom, sp);
+			uint32		n = bloofi_slice_page_count(&X.geom, sp);
+			uint8	   *copy2;
+
+			CHECK_FOR_INTERRUPTS();
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, start);
+			memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+			UnlockReleaseBuffer(buf);
+			bloofi_column_digest(page, X.geom.slice_bytes, j0, n, X.cap, count, digest);
+			copy2 = palloc(BLOOFI_PAGE_BYTES);
+			memcpy(copy2, page, BLOOFI_PAGE_BYTES);
+			bloofi_clear_and_summarise(page, X.geom.slice_bytes, j0, n, none, valid, orcols);
+			bloofi_clear_and_summarise(copy2, X.geom.slice_bytes, j0, n, none, live, out->or_live);
+			pfree(copy2);
+		}
+		for (uint32 s = 0; s < X.nused; s++)
+		{
+			CheckEntry *e;
+
+			if (!ItemPointerIsValid(&tids[s]))
+				continue;
+			e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
+			if (e == NULL)
+				continue;
+			e->in_tree++;
+			if ((e->count != count[s] || e->digest != digest[s]) && !e->in_flushing)
+				CORRUPT(index, "Leaf of heap tuple (%u,%u) (node %u, slot %u) differs from its filter: %u bits stored, %u in the heap.",
+						ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
+						start, s, count[s], e->count);
+		}
+		if (X.nlive > cs->meta->leaf_cap)
+			CORRUPT(index, "Bottom node at block %u has %u leaves, above leaf_capacity %u.",
+					start, X.nlive, cs->meta->leaf_cap);
+	}
+	else
+	{
+		bool	   *want = palloc0(sizeof(bool) * Max(X.nused, 1));
+		uint8	   *cols = palloc_extended((Size) Max(X.nused, 1) * cs->fbytes, MCXT_ALLOC_HUGE);
+		int			childh = -1;
+
+		for (uint32 s = 0; s < X.nused; s++)
+			want[s] = ItemPointerIsValid(&tids[s]);
+		bloofi_node_read_columns(index, &X, X.nused, want, cols);
+		for (uint32 s = 0; s < X.nused; s++)
+		{
+			CheckSub	sub;
+			const uint8 *col = cols + (size_t) s * cs->fbytes;
+
+			if (!want[s])
+				continue;
+			if (ItemPointerGetOffsetNumber(&tids[s]) != 1)
+				CORRUPT(index, "Inner node at block %u has a malformed child reference in slot %u.",
+						start, s);
+			bloofi_check_node(cs, ItemPointerGetBlockNumber(&tids[s]), X.level, depth + 1, &sub);
+			if (childh >= 0 && sub.height != childh)
+				CORRUPT(index, "Inner node at block %u has children of different heights.", start);
+			childh = sub.height;
+			bs_or(orcols, col, cs->nwords);
+			bs_or(out->or_live, sub.or_live, cs->nwords);
+			out->suspect |= sub.suspect;
+			if (!bs_is_subset(col, sub.value, cs->nwords))
+				CORRUPT(index, "Column %u of node %u has bits that its child's value (node %u) lacks.",
+						s, start, ItemPointerGetBlockNumber(&tids[s]));
+			if (!bs_is_subset(sub.or_live, col, cs->nwords))
+				CORRUPT(index, "Column %u of node %u lacks bits of live leaves below it (a lookup could miss them).",
+						s, start);
+			if (bloofi_check_exact(&sub) && memcmp(col, sub.value, cs->fbytes) != 0)
+				CORRUPT(index, "Column %u of node %u is not the value of its child (node %u).",
+						s, start, ItemPointerGetBlockNumber(&tids[s]));
+		}
+	}
+	/* a value contains its columns, and is exactly their OR after any complete write */
+	if (!bs_is_subset(orcols, out->value, cs->nwords))
+		CORRUPT(index, "Value of node %u lacks bits of its children (it is not the OR of its children).",
+				start);
+	if (!out->suspect && memcmp(orcols, out->value, cs->fbytes) != 0)
+		CORRUPT(index, "Value of node %u has bits that none of its children has (it is not the OR of its children).",
+				start);
+	/* fan-out: at most 2d children unless the value is saturated (no-split rule) */
+	if (X.nlive > 2 * cs->meta->order &&
+		!bloofi_summary_saturated(out->value, cs->meta->m, cs->meta->k))
+		CORRUPT(index, "Node at block %u has %u children, more than 2d = %u, and an unsaturated value.",
+				start, X.nlive, 2 * cs->meta->order);
 }
 
 Datum
@@ -333,9 +420,9 @@ bloofi_check(PG_FUNCTION_ARGS)
 				index;
 	CheckState	cs;
 	HASHCTL		ctl;
-	BlockNumber nblocks,
-				prev_end = BLOOFI_METAPAGE_BLKNO + 1;
 	IndexInfo  *indexInfo;
+	HASH_SEQ_STATUS hs;
+	CheckEntry *e;
 
 	if (!OidIsValid(heapoid))
 		ereport(ERROR,
@@ -348,46 +435,57 @@ bloofi_check(PG_FUNCTION_ARGS)
 	memset(&cs, 0, sizeof(cs));
 	cs.index = index;
 	cs.meta = bloofi_read_meta(index);
-	if (cs.meta->order < BLOOFI_MIN_ORDER || cs.meta->order > BLOOFI_MAX_ORDER ||
-		cs.meta->order % BLOOFI_SLOT_QUANTUM != 0)
+	if (cs.meta->order < BLOOFI_MIN_ORDER || cs.meta->order > BLOOFI_MAX_ORDER)
 		CORRUPT(index, "Metapage order %u is out of bounds.", cs.meta->order);
-	if (!cs.meta->have_params && cs.meta->ngroups > 0)
-		CORRUPT(index, "Metapage has %u groups but no filter parameters.", cs.meta->ngroups);
+	if (!cs.meta->have_params && cs.meta->root != InvalidBlockNumber)
+		CORRUPT(index, "Metapage has a root but no filter parameters.");
+	cs.nwords = bs_words_for_bits(cs.meta->m);
+	cs.fbytes = (uint32) (8 * cs.nwords);
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(ItemPointerData);
 	ctl.entrysize = sizeof(CheckEntry);
 	ctl.hcxt = CurrentMemoryContext;
-	cs.map = hash_create("bloofi check", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	cs.summaries = palloc0(sizeof(uint8 *) * Max(cs.meta->ngroups, 1));
-	cs.stale = palloc0(sizeof(bool) * Max(cs.meta->ngroups, 1));
+	cs.live = hash_create("bloofi check live", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(BlockNumber);
+	ctl.entrysize = sizeof(BlockNumber);
+	ctl.hcxt = CurrentMemoryContext;
+	cs.nodes = hash_create("bloofi check nodes", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 
-	nblocks = RelationGetNumberOfBlocks(index);
-	for (uint32 g = 0; g < cs.meta->ngroups; g++)
-		bloofi_check_group(&cs, g, nblocks, &prev_end);
-
-	bloofi_pending_visit(index, cs.meta, bloofi_check_pending_visit, &cs);
-	if (cs.nactive != cs.meta->npending)
-		CORRUPT(index, "Metapage counts %u pending entries, the pending list holds %u.",
-				cs.meta->npending, cs.nactive);
-
+	/* 1. the live heap tuples; 2. the pending list; 3. the tree */
 	indexInfo = BuildIndexInfo(index);
 	table_index_build_scan(heap, index, indexInfo, true, false,
 						   bloofi_check_callback, (void *) &cs, NULL);
-
-	/* a stale summary needs a dead leaf (an interrupted VACUUM) in its group */
+	if (cs.meta->have_params)
+		bloofi_pending_visit(index, cs.meta, bloofi_check_pending_visit, &cs);
+	if (cs.nactive != cs.meta->npending)
+		CORRUPT(index, "Metapage counts %u pending entries, the pending list holds %u.",
+				cs.meta->npending, cs.nactive);
+	if (cs.meta->root != InvalidBlockNumber)
 	{
-		bool	   *has_dead = palloc0(sizeof(bool) * Max(cs.meta->ngroups, 1));
-		HASH_SEQ_STATUS hs;
-		CheckEntry *e;
+		CheckSub	root;
 
-		hash_seq_init(&hs, cs.map);
-		while ((e = hash_seq_search(&hs)) != NULL)
-			if (e->seen == 0 && e->group != UINT32_MAX)
-				has_dead[e->group] = true;
-		for (uint32 g = 0; g < cs.meta->ngroups; g++)
-			if (cs.stale[g] && !has_dead[g] &&
-				!(cs.meta->groups[g].flags & BLOOFI_GROUP_RETIRED))
-				CORRUPT(index, "Summary of group %u has bits that none of its leaves has (it is not the OR of its leaves).", g);
+		bloofi_check_node(&cs, cs.meta->root, -1, 0, &root);
+		if (root.height != (int) cs.meta->height)
+			CORRUPT(index, "Metapage height %u, the tree has %d levels of nodes.",
+					cs.meta->height, root.height);
+	}
+	else if (cs.meta->height != 0)
+		CORRUPT(index, "Metapage height %u without a root.", cs.meta->height);
+
+	/* every live tuple exactly once (a flushing entry may also be in the tree) */
+	hash_seq_init(&hs, cs.live);
+	while ((e = hash_seq_search(&hs)) != NULL)
+	{
+		int			places = e->in_tree + e->in_active;
+
+		if (places == 0 && e->in_flushing == 0)
+			CORRUPT(index, "Live heap tuple (%u,%u) has a filter but no leaf in the index.",
+					ItemPointerGetBlockNumber(&e->tid), ItemPointerGetOffsetNumber(&e->tid));
+		if (places > 1 || e->in_flushing > 1)
+			CORRUPT(index, "Heap TID (%u,%u) is in the index %d times.",
+					ItemPointerGetBlockNumber(&e->tid), ItemPointerGetOffsetNumber(&e->tid),
+					places + e->in_flushing);
 	}
 
 	relation_close(index, AccessShareLock);

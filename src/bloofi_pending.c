@@ -7,28 +7,28 @@
  * GIN's fastupdate, an insert only appends (TID, filter bits) to the tail of
  * a chain of pending pages: one WAL record of the metapage and one or two
  * pending pages.  When BLOOFI_PENDING_FLUSH entries have accumulated (and at
- * every VACUUM), the chain is moved into the groups in one batch, which
- * touches each slice page of a group once for the whole batch.
+ * every VACUUM), the chain is moved into the tree in one batch, which
+ * touches each slice page of a bottom node once for the whole batch.
  *
  * Metapage fields: pending_head/tail/npending (the active chain, appended to
  * under the metapage's exclusive lock), flushing_head (a chain being moved
  * into the groups) and free_head (recycled pending pages).
  *
- * Flush protocol (one flusher at a time: a heavyweight lock on the metapage
- * block, taken conditionally by inserters and unconditionally by VACUUM):
+ * Flush protocol (one flusher at a time: the tree lock of bloofi_insert.c,
+ * taken conditionally by inserters and unconditionally by VACUUM):
  *   1. metapage X: the active chain becomes the flushing chain, the active
  *      chain restarts empty;                                    (one record)
- *   2. its entries are placed into groups (bloofi_place_leaves), so they are
- *      for a while both in the flushing chain and in groups;
+ *   2. its entries are inserted into the tree (bloofi_insert_leaves), so they
+ *      are for a while both in the flushing chain and in the tree;
  *   3. metapage X: the flushing chain joins the free list.      (one record)
  * A crash between 1 and 3 leaves flushing_head set: the next flush redoes
- * step 2 for it: a TID already in a group gets its bits set again in its
- * slot (a leaf's TID and its slice bits are separate WAL records, so it may
- * be half written), the others are placed; no leaf is lost, placed twice or
- * left with missing bits.  Readers scan the chains BEFORE re-reading the directory and
- * scanning the groups: an entry that left a chain they read late was placed
- * in a group (possibly a new one) before, so they find it there; duplicates
- * are harmless in a TID bitmap.  Lock order: metapage, then pending pages;
+ * step 2 for it: a TID already in the tree gets its bits set again in its
+ * slot and along its path (a leaf's TID and its bits are separate WAL
+ * records, so it may be half written), the others are inserted; no leaf is
+ * lost, placed twice or left with missing bits.  Readers scan the chains
+ * BEFORE re-reading the root and searching the tree: an entry that left a
+ * chain they read late was inserted before, so they find it there;
+ * duplicates are harmless in a TID bitmap.  Lock order: metapage, then pending pages;
  * readers hold one share lock at a time.
  */
 #include "postgres.h"
@@ -271,8 +271,8 @@ bloofi_pending_flush(Relation index, bool wait)
 				old;
 
 	if (wait)
-		LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
-	else if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
+		bloofi_tree_lock(index);
+	else if (!bloofi_tree_trylock(index))
 		return;
 
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi flush context",
@@ -318,11 +318,12 @@ bloofi_pending_flush(Relation index, bool wait)
 		 * their slice bits (TIDs and bits are separate WAL records), so their
 		 * bits are set again in place; the others are placed as usual.
 		 */
-		/* the TIDs already in some group, with their slots */
-		HTAB	   *have = bloofi_group_tids(index, meta, "bloofi group tids");
-		BloofiGroupSlot **found = palloc(sizeof(BloofiGroupSlot *) * Max(pc.n, 1));
+		/* the TIDs already in the tree, with their bottom node and slot */
+		HTAB	   *have = bloofi_tree_tids(index, meta, "bloofi tree tids");
+		BloofiLeafSlot **found = palloc(sizeof(BloofiLeafSlot *) * Max(pc.n, 1));
 		uint32	   *slots = palloc(sizeof(uint32) * Max(pc.n, 1));
 		const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc.n, 1));
+		bool	   *done = palloc0(sizeof(bool) * Max(pc.n, 1));
 
 		for (int i = 0; i < pc.n; i++)
 		{
@@ -333,18 +334,21 @@ bloofi_pending_flush(Relation index, bool wait)
 				filters[out++] = pc.bits + (size_t) i * pc.fbytes;
 			}
 		}
-		for (uint32 g = 0; g < meta->ngroups; g++)
+		/* per bottom node, the leaves to complete */
+		for (int i = 0; i < pc.n; i++)
 		{
 			int			nr = 0;
 
-			for (int i = 0; i < pc.n; i++)
-				if (found[i] && found[i]->group == g)
+			if (!found[i] || done[i])
+				continue;
+			for (int j = i; j < pc.n; j++)
+				if (found[j] && !done[j] && found[j]->node == found[i]->node)
 				{
-					slots[nr] = found[i]->slot;
-					refill[nr++] = pc.bits + (size_t) i * pc.fbytes;
+					slots[nr] = found[j]->slot;
+					refill[nr++] = pc.bits + (size_t) j * pc.fbytes;
+					done[j] = true;
 				}
-			if (nr > 0)
-				bloofi_refill_leaves(index, g, nr, slots, refill);
+			bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
 		}
 	}
 	else
@@ -354,7 +358,7 @@ bloofi_pending_flush(Relation index, bool wait)
 			filters[out++] = pc.bits + (size_t) i * pc.fbytes;
 		}
 	for (int i = 0; i < out; i += 1024)
-		bloofi_place_leaves(index, Min(1024, out - i), pc.tids + i, filters + i);
+		bloofi_insert_leaves(index, Min(1024, out - i), pc.tids + i, filters + i);
 
 	/* 3. the chain joins the free list */
 	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
@@ -396,5 +400,5 @@ bloofi_pending_flush(Relation index, bool wait)
 done:
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
-	UnlockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+	bloofi_tree_unlock(index);
 }

@@ -3,13 +3,15 @@
  *    Bloofi lookups: `f @> elem` as a bitmap scan.
  *
  * A lookup hashes each element once into its k positions (several ANDed
- * quals simply add positions), then visits every group of the directory:
- * the group's summary is tested first (the paper's pruning: if one position
- * is 0 in the OR of the group's leaves, no leaf matches), otherwise the
- * slices of the positions are ANDed word by word, stopping as soon as the
- * result is empty, and the TIDs of the surviving slots are returned.  Matches
- * are lossy (recheck): see the protocol in bloofi_insert.c.  The readers'
- * side of that protocol: one share lock at a time.
+ * quals simply add positions) and searches the tree as the paper's
+ * Algorithm 1 does: test the root's value, then at every node visited test
+ * all its children's values, and descend into the children that match.  A
+ * node's children are tested together: the AND of the node's slices at the
+ * positions (word by word, stopping as soon as it is empty) leaves the
+ * matching slots; each counts as one filter checked per child, as the paper
+ * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
+ * (recheck).  Readers' side of the protocol in bloofi_insert.c: no
+ * heavyweight lock, one buffer share lock at a time.
  */
 #include "postgres.h"
 
@@ -78,11 +80,11 @@ bloofi_walk_page(Relation index, BlockNumber start, uint32 rel, Buffer *buf, uin
 	return (const uint8 *) PageGetContents(BufferGetPage(*buf));
 }
 
-/* true when every position is set in the group's summary */
+/* true when every position is set in the node's value */
 static bool
-bloofi_summary_passes(Relation index, BlockNumber start, const BloofiGeometry *geom,
-					  const uint32 *pos, uint32 npos)
+bloofi_value_passes(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos)
 {
+	const BloofiGeometry *geom = &node->geom;
 	Buffer		buf = InvalidBuffer;
 	uint32		cur = InvalidBlockNumber;
 	bool		pass = true;
@@ -90,7 +92,7 @@ bloofi_summary_passes(Relation index, BlockNumber start, const BloofiGeometry *g
 	for (uint32 i = 0; i < npos && pass; i++)
 	{
 		uint32		byte = pos[i] / 8;
-		const uint8 *data = bloofi_walk_page(index, start,
+		const uint8 *data = bloofi_walk_page(index, node->start,
 											 bloofi_summary_page(geom, byte),
 											 &buf, &cur);
 
@@ -102,86 +104,83 @@ bloofi_summary_passes(Relation index, BlockNumber start, const BloofiGeometry *g
 }
 
 /*
- * Search every group for leaves having all npos positions (sorted, distinct)
- * set; cb(tid) for each match with a TID.  With st->counts the group
- * headers are read, so that nodes_checked counts the used slots and
- * leaves_seen the live leaves (bloofi_probe); without, a lookup skips them.
+ * Test the children of node against the positions: acc (node->geom.slice_words
+ * words) gets the matching slots among the first nused.  Returns false when
+ * none matches.
+ */
+static bool
+bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
+				  uint64 *acc)
+{
+	const BloofiGeometry *geom = &node->geom;
+	uint32		nwords = (node->nused + 63) / 64;
+	Buffer		buf = InvalidBuffer;
+	uint32		cur = InvalidBlockNumber;
+	bool		any = nwords > 0;
+
+	bloofi_acc_init(acc, geom->slice_words, node->nused);
+	for (uint32 i = 0; i < npos && any; i++)
+	{
+		const uint8 *data = bloofi_walk_page(index, node->start,
+											 bloofi_slice_page(geom, pos[i]), &buf, &cur);
+
+		any = bloofi_and_slice(acc, data + bloofi_slice_offset(geom, pos[i]), nwords,
+							   geom->slice_bytes);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+	return any;
+}
+
+/*
+ * Search the tree for leaves having all npos positions (sorted, distinct)
+ * set; cb(tid) for each match.  st counts the filters checked (the root's
+ * value, then the live children of every node visited), the matches and the
+ * leaves of the bottom nodes visited.
  */
 void
 bloofi_search(Relation index, const BloofiMetaData *meta,
 			  const uint32 *pos, uint32 npos,
 			  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st)
 {
+	BlockNumber *stack;
+	uint32		nstack = 0,
+				stackcap = 64;
 	uint64	   *acc = NULL;
 	uint32		acc_words = 0;
+	BloofiNode	root;
 
-	for (uint32 g = 0; g < meta->ngroups; g++)
+	if (meta->root == InvalidBlockNumber)
+		return;
+	bloofi_node_read(index, meta, meta->root, &root);
+	st->nodes_checked++;
+	if (!bloofi_value_passes(index, &root, pos, npos))
+		return;
+	stack = palloc(sizeof(BlockNumber) * stackcap);
+	stack[nstack++] = meta->root;
+	while (nstack > 0)
 	{
-		BloofiGeometry geom;
-		BlockNumber start = meta->groups[g].start;
-		Buffer		buf;
-		uint32		nused;
+		BloofiNode	X;
+		Buffer		buf = InvalidBuffer;
 		uint32		cur = InvalidBlockNumber;
-		bool		any = true;
+		uint32		nwords;
 
 		CHECK_FOR_INTERRUPTS();
-		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
-			continue;			/* merged away by VACUUM: no leaf */
-		bloofi_group_geometry(index, meta, g, &geom);
-
-		if (st->counts)
+		bloofi_node_read(index, meta, stack[--nstack], &X);
+		st->nodes_checked += X.nlive;
+		if (X.level == 0)
+			st->leaves_seen += X.nlive;
+		if (acc_words < X.geom.slice_words)
 		{
-			/* the header: leaves for the statistics, fewer words to AND */
-			BloofiPageOpaqueData op = bloofi_read_header(index, start, g);
-
-			nused = Min(op.nused, geom.cap);
-			st->leaves_seen += op.nlive;
-			if (nused == 0)
-				continue;
-		}
-		else
-		{
-			/*
-			 * A plain lookup skips the header: slots at or above the
-			 * high-water mark have no bits set and no TID, so ANDing the
-			 * whole capacity gives the same matches for one page read less.
-			 */
-			nused = geom.cap;
-		}
-
-		if (!(meta->groups[g].flags & BLOOFI_GROUP_SATURATED))
-		{
-			st->nodes_checked++;
-			if (!bloofi_summary_passes(index, start, &geom, pos, npos))
-				continue;
-		}
-		st->nodes_checked += nused;	/* without counts: capacity, an upper bound */
-
-		if (acc_words < geom.slice_words)
-		{
-			acc_words = geom.slice_words;
+			acc_words = X.geom.slice_words;
 			acc = acc ? repalloc(acc, acc_words * sizeof(uint64)) : palloc(acc_words * sizeof(uint64));
 		}
-		bloofi_acc_init(acc, (nused + 63) / 64, nused);
-		buf = InvalidBuffer;
-		for (uint32 i = 0; i < npos && any; i++)
-		{
-			const uint8 *data = bloofi_walk_page(index, start,
-												 bloofi_slice_page(&geom, pos[i]),
-												 &buf, &cur);
-
-			any = bloofi_and_slice(acc, data + bloofi_slice_offset(&geom, pos[i]),
-								   (nused + 63) / 64);
-		}
-		if (BufferIsValid(buf))
-			UnlockReleaseBuffer(buf);
-		if (!any)
+		if (!bloofi_node_match(index, &X, pos, npos, acc))
 			continue;
 
-		/* the TIDs of the matching slots, one tid page at a time */
-		cur = InvalidBlockNumber;
-		buf = InvalidBuffer;
-		for (uint32 w = 0; w < (nused + 63) / 64; w++)
+		/* the children of the matching slots, one tid page at a time */
+		nwords = (X.nused + 63) / 64;
+		for (uint32 w = 0; w < nwords; w++)
 		{
 			uint64		word = acc[w];
 
@@ -192,9 +191,20 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 
 				word &= word - 1;
 				tid = ((const ItemPointerData *)
-					   bloofi_walk_page(index, start, slot / geom.tids_per_page,
-										&buf, &cur))[slot % geom.tids_per_page];
-				if (ItemPointerIsValid(&tid))
+					   bloofi_walk_page(index, X.start, slot / X.geom.tids_per_page,
+										&buf, &cur))[slot % X.geom.tids_per_page];
+				if (!ItemPointerIsValid(&tid))
+					continue;
+				if (X.level > 0)
+				{
+					if (nstack == stackcap)
+					{
+						stackcap *= 2;
+						stack = repalloc(stack, sizeof(BlockNumber) * stackcap);
+					}
+					stack[nstack++] = ItemPointerGetBlockNumber(&tid);
+				}
+				else
 				{
 					st->matches++;
 					if (cb)
@@ -205,92 +215,83 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		if (BufferIsValid(buf))
 			UnlockReleaseBuffer(buf);
 	}
+	pfree(stack);
 	if (acc)
 		pfree(acc);
 }
 
 /*
- * Estimate how many leaves contain all npos positions from a sample of about
- * max_leaves leaves spread evenly over every group: in each group the same
- * fraction of 64-leaf words is tested, at a stride, so a build sorted by
- * similarity (neighbouring leaves alike) does not bias the sample.  Adds to
- * *matches the leaves matched and to *seen the live leaves sampled.
+ * Estimate how many leaves contain all npos positions from about max_leaves
+ * leaves: random root-to-bottom descents (children chosen uniformly), each
+ * weighted by the product of the fan-outs on its path (an unbiased estimate
+ * of the totals whatever the tree's shape), testing the bottom node reached.
+ * Adds to *matches the estimated matching leaves and to *seen the estimated
+ * live leaves; their ratio is the selectivity.
  */
 void
 bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uint32 npos,
 			  int64 max_leaves, double *matches, double *seen)
 {
-	uint32	   *nused = palloc0(sizeof(uint32) * Max(meta->ngroups, 1));
-	uint32	   *nlive = palloc0(sizeof(uint32) * Max(meta->ngroups, 1));
-	double		total = 0,
-				frac;
+	uint64		rng = 0x9E3779B97F4A7C15ULL ^ meta->root;
+	int64		tested = 0;
+	double		sum_match = 0,
+				sum_live = 0;
+	int			draws = 0;
 
-	for (uint32 g = 0; g < meta->ngroups; g++)
-	{
-		BloofiPageOpaqueData op;
-
-		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
-			continue;
-		op = bloofi_read_header(index, meta->groups[g].start, g);
-		nused[g] = Min(op.nused, meta->groups[g].cap);
-		nlive[g] = Min(op.nlive, nused[g]);
-		total += nused[g];
-	}
-	if (total == 0)
+	if (meta->root == InvalidBlockNumber)
 		return;
-	frac = Min(1.0, (double) max_leaves / total);
-
-	for (uint32 g = 0; g < meta->ngroups; g++)
+	while (tested < max_leaves && draws < 64)
 	{
-		BloofiGeometry geom;
-		BlockNumber start = meta->groups[g].start;
-		uint32		nwords = (nused[g] + 63) / 64;
-		uint32		take,
-					stride;
-		uint64	   *acc;
-		double		slots = 0,
-					hits = 0;
-		Buffer		buf = InvalidBuffer;
-		uint32		cur = InvalidBlockNumber;
+		BlockNumber cur = meta->root;
+		double		weight = 1;
+		int			depth = 0;
 
-		if (nwords == 0)
-			continue;
-		bloofi_group_geometry(index, meta, g, &geom);
-		take = Max(1, (uint32) ceil(nwords * frac));
-		take = Min(take, nwords);
-		stride = nwords / take;
-		acc = palloc(sizeof(uint64) * take);
-		for (uint32 i = 0; i < take; i++)
+		draws++;
+		for (;;)
 		{
-			uint32		w = i * stride;
-			uint32		lo = w * 64;
-			uint32		n = Min(64, nused[g] - lo);
+			BloofiNode	X;
+			ItemPointerData *tids;
+			uint32		n = 0,
+						pick;
 
-			acc[i] = n == 64 ? ~UINT64CONST(0) : ((UINT64CONST(1) << n) - 1);
-			slots += n;
-		}
-		if ((meta->groups[g].flags & BLOOFI_GROUP_SATURATED) ||
-			bloofi_summary_passes(index, start, &geom, pos, npos))
-		{
-			for (uint32 p = 0; p < npos; p++)
+			CHECK_FOR_INTERRUPTS();
+			bloofi_node_read(index, meta, cur, &X);
+			if (X.level == 0 || depth++ >= BLOOFI_MAX_HEIGHT)
 			{
-				const uint8 *slice = bloofi_walk_page(index, start,
-													  bloofi_slice_page(&geom, pos[p]),
-													  &buf, &cur) +
-					bloofi_slice_offset(&geom, pos[p]);
+				uint64	   *acc = palloc(sizeof(uint64) * X.geom.slice_words);
+				double		hits = 0;
 
-				for (uint32 i = 0; i < take; i++)
-					acc[i] &= bs_load64le(slice + 8 * (size_t) (i * stride));
+				if (X.level == 0 && bloofi_node_match(index, &X, pos, npos, acc))
+					for (uint32 w = 0; w < (X.nused + 63) / 64; w++)
+						hits += __builtin_popcountll(acc[w]);
+				/* free slots have no bits: the matches are among the live leaves */
+				sum_match += weight * hits;
+				sum_live += weight * X.nlive;
+				tested += Max(X.nlive, 1);
+				pfree(acc);
+				break;
 			}
-			if (BufferIsValid(buf))
-				UnlockReleaseBuffer(buf);
-			for (uint32 i = 0; i < take; i++)
-				hits += __builtin_popcountll(acc[i]);
+			tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
+			bloofi_node_read_tids(index, &X, X.nused, tids);
+			for (uint32 s = 0; s < X.nused; s++)
+				if (ItemPointerIsValid(&tids[s]))
+					tids[n++] = tids[s];
+			if (n == 0)
+			{
+				pfree(tids);
+				break;
+			}
+			rng += 0x9E3779B97F4A7C15ULL;
+			pick = (uint32) (((rng ^ (rng >> 31)) * 0xBF58476D1CE4E5B9ULL >> 32) % n);
+			weight *= n;
+			cur = ItemPointerGetBlockNumber(&tids[pick]);
+			pfree(tids);
 		}
-		/* free and dead slots have no bits: scale the slots sampled to live leaves */
-		*seen += slots * nlive[g] / nused[g];
-		*matches += hits;
-		pfree(acc);
+	}
+	if (draws > 0)
+	{
+		*matches += sum_match / draws;
+		*seen += sum_live / draws;
 	}
 }
 
@@ -337,7 +338,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	npos = bloofi_sort_positions(pos, npos);
 	pgstat_count_index_scan(scan->indexRelation);
-	/* the pending chains first, then the groups of a fresh directory (bloofi_pending.c) */
+	/* the pending chains first, then the tree from a fresh root (bloofi_pending.c) */
 	bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
 	meta = bloofi_read_meta(scan->indexRelation);
 	bloofi_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);

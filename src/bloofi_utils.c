@@ -29,7 +29,7 @@ PG_FUNCTION_INFO_V1(bloofi_handler);
 
 static relopt_kind bloofi_relopt_kind;
 static bool bloofi_relopt_ready = false;
-static relopt_parse_elt bloofi_relopt_tab[2];
+static relopt_parse_elt bloofi_relopt_tab[3];
 
 /*
  * bloofi_init_reloptions: register the reloptions once per backend; called
@@ -42,18 +42,25 @@ bloofi_init_reloptions(void)
 		return;
 	bloofi_relopt_kind = add_reloption_kind();
 	add_int_reloption(bloofi_relopt_kind, "order",
-					  "Maximum number of leaves (filters) per bit-sliced group node",
+					  "Order d of the Bloofi tree: nodes have d..2d children",
 					  BLOOFI_DEFAULT_ORDER, BLOOFI_MIN_ORDER, BLOOFI_MAX_ORDER,
 					  AccessExclusiveLock);
 	bloofi_relopt_tab[0].optname = "order";
 	bloofi_relopt_tab[0].opttype = RELOPT_TYPE_INT;
 	bloofi_relopt_tab[0].offset = offsetof(BloofiOptions, order);
+	add_int_reloption(bloofi_relopt_kind, "leaf_capacity",
+					  "Most leaves of a bottom node that the no-split rule lets grow past 2d (its value is saturated)",
+					  BLOOFI_DEFAULT_LEAF_CAP, BLOOFI_MIN_LEAF_CAP, BLOOFI_MAX_CAP,
+					  AccessExclusiveLock);
+	bloofi_relopt_tab[1].optname = "leaf_capacity";
+	bloofi_relopt_tab[1].opttype = RELOPT_TYPE_INT;
+	bloofi_relopt_tab[1].offset = offsetof(BloofiOptions, leaf_capacity);
 	add_bool_reloption(bloofi_relopt_kind, "fastupdate",
-					   "Buffer inserts in a pending list moved into the groups in batches",
+					   "Buffer inserts in a pending list moved into the tree in batches",
 					   true, AccessExclusiveLock);
-	bloofi_relopt_tab[1].optname = "fastupdate";
-	bloofi_relopt_tab[1].opttype = RELOPT_TYPE_BOOL;
-	bloofi_relopt_tab[1].offset = offsetof(BloofiOptions, fastupdate);
+	bloofi_relopt_tab[2].optname = "fastupdate";
+	bloofi_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
+	bloofi_relopt_tab[2].offset = offsetof(BloofiOptions, fastupdate);
 	bloofi_relopt_ready = true;
 }
 
@@ -66,14 +73,23 @@ bloofi_options(Datum reloptions, bool validate)
 									  lengthof(bloofi_relopt_tab));
 }
 
-/* the order reloption rounded up to a multiple of 64 */
 int
 bloofi_get_order(Relation index)
 {
 	BloofiOptions *o = (BloofiOptions *) index->rd_options;
-	int			order = o ? o->order : BLOOFI_DEFAULT_ORDER;
 
-	return (int) bloofi_round_capacity((uint64) order, BLOOFI_MAX_ORDER);
+	return o ? o->order : BLOOFI_DEFAULT_ORDER;
+}
+
+/* the leaf_capacity reloption rounded up to a multiple of 8, at least 2d + 2 */
+int
+bloofi_get_leaf_cap(Relation index)
+{
+	BloofiOptions *o = (BloofiOptions *) index->rd_options;
+	int			cap = o ? o->leaf_capacity : BLOOFI_DEFAULT_LEAF_CAP;
+
+	cap = (int) bloofi_round_capacity((uint64) cap, BLOOFI_MAX_CAP);
+	return Max(cap, (int) bloofi_inner_cap(bloofi_get_order(index)));
 }
 
 bool
@@ -82,6 +98,29 @@ bloofi_get_fastupdate(Relation index)
 	BloofiOptions *o = (BloofiOptions *) index->rd_options;
 
 	return o ? o->fastupdate : true;
+}
+
+/*
+ * The tree lock: a heavyweight lock on the metapage's block number (as GIN
+ * locks its pending-list cleanup) serialising every writer of the tree:
+ * pending-list flushes, direct inserts and VACUUM.  Readers never take it.
+ */
+void
+bloofi_tree_lock(Relation index)
+{
+	LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+}
+
+bool
+bloofi_tree_trylock(Relation index)
+{
+	return ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+}
+
+void
+bloofi_tree_unlock(Relation index)
+{
+	UnlockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
 }
 
 Datum
@@ -181,18 +220,18 @@ bloofi_wal_flush(BloofiWal *w)
 
 /* ---- pages ---------------------------------------------------------------- */
 
-/* initialise a page of the given kind whose data area holds data_bytes bytes */
+/* initialise a page of the given kind (of node `node`) whose data area holds data_bytes bytes */
 void
-bloofi_init_page(Page page, uint16 kind, uint32 group, uint32 data_bytes)
+bloofi_init_page(Page page, uint16 kind, BlockNumber node, uint32 data_bytes)
 {
 	BloofiPageOpaque op;
 
 	PageInit(page, BLCKSZ, sizeof(BloofiPageOpaqueData));
 	op = BloofiPageGetOpaque(page);
-	op->group = group;
+	memset(op, 0, sizeof(*op));
+	op->node = node;
 	op->next = InvalidBlockNumber;
-	op->nused = 0;
-	op->nlive = 0;
+	op->xid = InvalidTransactionId;
 	op->kind = kind;
 	op->bloofi_page_id = BLOOFI_PAGE_ID;
 	Assert(data_bytes <= BLOOFI_PAGE_BYTES);
@@ -200,7 +239,7 @@ bloofi_init_page(Page page, uint16 kind, uint32 group, uint32 data_bytes)
 }
 
 void
-bloofi_init_meta_page(Page page, int order)
+bloofi_init_meta_page(Page page, int order, int leaf_cap)
 {
 	BloofiMetaData *meta;
 
@@ -210,10 +249,13 @@ bloofi_init_meta_page(Page page, int order)
 	meta->version = BLOOFI_VERSION;
 	meta->have_params = 0;
 	meta->order = order;
+	meta->leaf_cap = leaf_cap;
+	meta->root = InvalidBlockNumber;
+	meta->height = 0;
 	meta->pending_head = meta->pending_tail = InvalidBlockNumber;
 	meta->npending = 0;
 	meta->flushing_head = meta->free_head = InvalidBlockNumber;
-	meta->ngroups = 0;
+	meta->retired_head = meta->freenode_head = InvalidBlockNumber;
 }
 
 /* a new page at the end of the index, locked exclusively */
@@ -232,9 +274,9 @@ bloofi_new_buffer(Relation index)
 	return buf;
 }
 
-/* error unless page is an intact bloofi page of that kind and group */
+/* error unless page is an intact bloofi page of that kind belonging to node */
 void
-bloofi_check_page(Relation index, Page page, BlockNumber blkno, uint16 kind, uint32 group)
+bloofi_check_page(Relation index, Page page, BlockNumber blkno, uint16 kind, BlockNumber node)
 {
 	BloofiPageOpaque op;
 
@@ -245,12 +287,12 @@ bloofi_check_page(Relation index, Page page, BlockNumber blkno, uint16 kind, uin
 						RelationGetRelationName(index), blkno),
 				 errhint("Please REINDEX it.")));
 	op = BloofiPageGetOpaque(page);
-	if (op->bloofi_page_id != BLOOFI_PAGE_ID || op->kind != kind || op->group != group)
+	if (op->bloofi_page_id != BLOOFI_PAGE_ID || op->kind != kind || op->node != node)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" block %u is a page of kind %u of group %u, expected kind %u of group %u",
-						RelationGetRelationName(index), blkno, op->kind, op->group,
-						kind, group),
+				 errmsg("index \"%s\" block %u is a page of kind %u of node %u, expected kind %u of node %u",
+						RelationGetRelationName(index), blkno, op->kind, op->node,
+						kind, node),
 				 errhint("Please REINDEX it.")));
 }
 
@@ -268,12 +310,12 @@ bloofi_read_meta(Relation index)
 	memcpy(meta, BloofiPageGetMeta(page), BLOOFI_PAGE_BYTES);
 	UnlockReleaseBuffer(buf);
 	if (meta->magic != BLOOFI_MAGIC || meta->version != BLOOFI_VERSION ||
-		meta->ngroups > BLOOFI_MAX_GROUPS)
+		meta->height > BLOOFI_MAX_HEIGHT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has a corrupted metapage (magic %08x, version %u, %u groups)",
+				 errmsg("index \"%s\" has a corrupted metapage (magic %08x, version %u, height %u)",
 						RelationGetRelationName(index), meta->magic, meta->version,
-						meta->ngroups),
+						meta->height),
 				 errhint("Please REINDEX it.")));
 	return meta;
 }
@@ -285,20 +327,6 @@ bloofi_params(const BloofiMetaData *meta, BsParams *p)
 	p->k = (uint8) meta->k;
 	p->hash = (uint8) meta->hash;
 	p->seed = meta->seed;
-}
-
-void
-bloofi_group_geometry(Relation index, const BloofiMetaData *meta, uint32 g,
-					  BloofiGeometry *geom)
-{
-	if (g >= meta->ngroups ||
-		!bloofi_geometry(geom, meta->m, meta->groups[g].cap, BLOOFI_PAGE_BYTES))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has an invalid group %u (m %u, capacity %u)",
-						RelationGetRelationName(index), g, meta->m,
-						g < meta->ngroups ? meta->groups[g].cap : 0),
-				 errhint("Please REINDEX it.")));
 }
 
 /* a filter larger than a bloofi index can hold (m > BLOOFI_MAX_M) is an error */
@@ -332,130 +360,6 @@ bloofi_require_params(Relation index, const BloofiMetaData *meta, const BsParams
 				 errhint("All filters of one bloofi index must share m, k, seed and hash family; use a partial index per parameter set.")));
 }
 
-/*
- * Append a new empty group of cap slots, unless the directory no longer has
- * expected_ngroups groups (another backend created one meanwhile: the caller
- * looks again).  Takes the metapage lock exclusively (and the extension
- * lock); the caller must hold no other buffer lock.  All pages of the group
- * are WAL-logged as full images before the directory points to them, so a
- * crash leaves at worst unreferenced pages at the end of the index.
- */
-uint32
-bloofi_create_group(Relation index, uint32 expected_ngroups, uint32 cap)
-{
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	BloofiMetaData *meta;
-	BloofiGeometry geom;
-	BlockNumber start = InvalidBlockNumber;
-	BloofiWal	w;
-	uint32		g;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	meta = BloofiPageGetMeta(BufferGetPage(metabuf));
-	g = meta->ngroups;
-	if (g != expected_ngroups)
-	{
-		UnlockReleaseBuffer(metabuf);
-		return g;
-	}
-	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES))
-		elog(ERROR, "bloofi: invalid group geometry m=%u cap=%u", meta->m, cap);
-
-	/* an emptied group of sufficient capacity is revived rather than extending */
-	for (uint32 e = 0; e < g; e++)
-		if ((meta->groups[e].flags & BLOOFI_GROUP_EMPTY) && meta->groups[e].cap >= cap)
-		{
-			bloofi_wal_begin(&w, index);
-			meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
-			meta->groups[e].flags = 0;
-			meta->groups[e].move_xid = InvalidTransactionId;
-			bloofi_wal_flush(&w);
-			return g + 1;		/* the caller looks again */
-		}
-	if (g >= BLOOFI_MAX_GROUPS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloofi index \"%s\" cannot hold more than %u groups",
-						RelationGetRelationName(index), (unsigned) BLOOFI_MAX_GROUPS),
-				 errhint("REINDEX it with a larger \"order\" (now %u leaves per group).",
-						 meta->order)));
-
-	bloofi_wal_begin(&w, index);
-	for (uint32 i = 0; i < geom.total_pages; i++)
-	{
-		Buffer		buf = bloofi_new_buffer(index);
-		Page		page;
-		uint16		kind;
-		uint32		bytes;
-
-		if (i == 0)
-			start = BufferGetBlockNumber(buf);
-		else if (BufferGetBlockNumber(buf) != start + i)
-			elog(ERROR, "bloofi: index \"%s\" was extended concurrently",
-				 RelationGetRelationName(index));
-		if (i < geom.tid_pages)
-			kind = BLOOFI_PAGE_TID, bytes = BLOOFI_PAGE_BYTES;
-		else if (i < geom.tid_pages + geom.summary_pages)
-			kind = BLOOFI_PAGE_SUMMARY,
-				bytes = bloofi_summary_page_bytes(&geom, i - geom.tid_pages);
-		else
-			kind = BLOOFI_PAGE_SLICE, bytes = BLOOFI_PAGE_BYTES;
-		page = bloofi_wal_page(&w, buf, false, GENERIC_XLOG_FULL_IMAGE);
-		bloofi_init_page(page, kind, g, bytes);
-		if ((i & 63) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	bloofi_wal_flush(&w);
-
-	bloofi_wal_begin(&w, index);
-	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
-	meta->groups[g].start = start;
-	meta->groups[g].cap = cap;
-	meta->groups[g].flags = 0;
-	meta->groups[g].move_xid = InvalidTransactionId;
-	meta->ngroups = g + 1;
-	bloofi_wal_flush(&w);
-	return g + 1;
-}
-
-/* the current flags of group g (metapage share lock; callers may hold a group header) */
-uint32
-bloofi_group_flags(Relation index, uint32 g)
-{
-	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	BloofiMetaData *meta;
-	uint32		flags;
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	meta = BloofiPageGetMeta(BufferGetPage(buf));
-	flags = g < meta->ngroups ? meta->groups[g].flags : 0;
-	UnlockReleaseBuffer(buf);
-	return flags;
-}
-
-/*
- * OR flags into group g's directory entry and, when valid, set its move_xid
- * (metapage exclusive; no other lock held)
- */
-void
-bloofi_set_group_flags(Relation index, uint32 g, uint32 flags, TransactionId move_xid)
-{
-	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	BloofiMetaData *meta;
-	BloofiWal	w;
-
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_wal_begin(&w, index);
-	meta = BloofiPageGetMeta(bloofi_wal_page(&w, buf, false, 0));
-	if (g < meta->ngroups)
-	{
-		meta->groups[g].flags |= flags;
-		if (TransactionIdIsValid(move_xid))
-			meta->groups[g].move_xid = move_xid;
-	}
-	bloofi_wal_flush(&w);
-}
-
 /* fill^k > 1/2: testing the summary would not prune most lookups */
 bool
 bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k)
@@ -463,127 +367,6 @@ bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k)
 	double		fill = (double) bs_popcount(summary, bs_words_for_bits(m)) / m;
 
 	return pow(fill, k) > 0.5;
-}
-
-/* set or clear the SATURATED hint of group g (metapage exclusive; no other lock held) */
-void
-bloofi_set_group_saturated(Relation index, uint32 g, bool saturated)
-{
-	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	BloofiMetaData *meta;
-	BloofiWal	w;
-
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	meta = BloofiPageGetMeta(BufferGetPage(buf));
-	if (g >= meta->ngroups ||
-		((meta->groups[g].flags & BLOOFI_GROUP_SATURATED) != 0) == saturated)
-	{
-		UnlockReleaseBuffer(buf);
-		return;
-	}
-	bloofi_wal_begin(&w, index);
-	meta = BloofiPageGetMeta(bloofi_wal_page(&w, buf, false, 0));
-	if (saturated)
-		meta->groups[g].flags |= BLOOFI_GROUP_SATURATED;
-	else
-		meta->groups[g].flags &= ~BLOOFI_GROUP_SATURATED;
-	bloofi_wal_flush(&w);
-}
-
-/*
- * A copy of group g's header opaque (nused / nlive), read under a share lock
- * on its first tid page (checked to be g's header).
- */
-BloofiPageOpaqueData
-bloofi_read_header(Relation index, BlockNumber start, uint32 g)
-{
-	Buffer		buf = ReadBuffer(index, start);
-	BloofiPageOpaqueData op;
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, g);
-	op = *BloofiPageGetOpaque(BufferGetPage(buf));
-	UnlockReleaseBuffer(buf);
-	return op;
-}
-
-/*
- * Copy group g's summary (geom->filter_bytes) into summary: share locks, one
- * summary page at a time, each checked to be a summary page of g.
- */
-void
-bloofi_read_summary(Relation index, BlockNumber start, const BloofiGeometry *geom,
-					uint32 g, uint8 *summary)
-{
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
-	{
-		BlockNumber blk = start + geom->tid_pages + sp;
-		Buffer		buf = ReadBuffer(index, blk);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
-		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
-			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
-		UnlockReleaseBuffer(buf);
-	}
-}
-
-/* read the first nslots TIDs of a group (share locks, one page at a time) */
-void
-bloofi_read_tids(Relation index, BlockNumber start, const BloofiGeometry *geom,
-				 uint32 nslots, ItemPointerData *tids)
-{
-	for (uint32 tp = 0; tp * geom->tids_per_page < nslots; tp++)
-	{
-		Buffer		buf = ReadBuffer(index, start + tp);
-		uint32		first = tp * geom->tids_per_page;
-		uint32		n = Min(geom->tids_per_page, nslots - first);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		memcpy(tids + first, PageGetContents(BufferGetPage(buf)),
-			   (size_t) n * sizeof(ItemPointerData));
-		UnlockReleaseBuffer(buf);
-	}
-}
-
-/*
- * A hash table, in CurrentMemoryContext, of the TIDs in the groups that are
- * not retired (leaves of retired groups are being moved out by VACUUM), each
- * with the group and slot where it sits.  Reads the tid pages with share
- * locks, one page at a time (bloofi_read_tids).
- */
-HTAB *
-bloofi_group_tids(Relation index, const BloofiMetaData *meta, const char *name)
-{
-	HASHCTL		ctl;
-	HTAB	   *h;
-
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(ItemPointerData);
-	ctl.entrysize = sizeof(BloofiGroupSlot);
-	ctl.hcxt = CurrentMemoryContext;
-	h = hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (uint32 g = 0; g < meta->ngroups; g++)
-	{
-		BloofiGeometry geom;
-		ItemPointerData *tids;
-
-		if (meta->groups[g].flags & BLOOFI_GROUP_RETIRED)
-			continue;			/* leaves there are moved out by VACUUM */
-		bloofi_group_geometry(index, meta, g, &geom);
-		tids = palloc(sizeof(ItemPointerData) * geom.cap);
-		bloofi_read_tids(index, meta->groups[g].start, &geom, geom.cap, tids);
-		for (uint32 s = 0; s < geom.cap; s++)
-			if (ItemPointerIsValid(&tids[s]))
-			{
-				BloofiGroupSlot *e = hash_search(h, &tids[s], HASH_ENTER, NULL);
-
-				e->group = g;
-				e->slot = s;
-			}
-		pfree(tids);
-	}
-	return h;
 }
 
 /* ---- elements -------------------------------------------------------------- */

@@ -1,192 +1,289 @@
 /*
  * bloofi_vacuum.c
- *    VACUUM for Bloofi: remove dead leaves and recompute the ORs above them.
+ *    VACUUM for Bloofi: remove dead leaves, recompute every value, merge or
+ *    redistribute underfull nodes (the paper's delete, section 3.2, done in
+ *    bulk), free retired nodes.
  *
- * For each group holding a dead leaf (heap TID reported dead by VACUUM),
- * under the group's header lock (protocol in bloofi_insert.c): one pass over
- * the slice pages clears the dead leaves' bits and computes the new summary
- * (bit j = some live leaf has bit j, read off slice j), then the summary is
- * rewritten and the dead TIDs cleared; the high-water mark drops below
- * trailing free slots.  Freed slots are reused by later inserts, so pruning
- * does not decay: a summary is always exactly the OR of its live leaves
- * after VACUUM.  Before that, VACUUM moves the pending list into the groups
- * (bloofi_pending.c).
+ * Everything runs under the tree lock (protocol in bloofi_insert.c), after
+ * the pending list has been moved into the tree.
  *
- * Then (amvacuumcleanup) it merges underfull groups, so that lookups, which
- * read k slices per group however full it is, do not keep visiting groups
- * emptied by deletes: a group with fewer live leaves than a quarter of its
- * capacity (not the newest one), whose leaves the other groups have room
- * for, is RETIRED (no leaf is placed there any more: inserters re-check the
- * flag under the group's header lock) and its live leaves are copied out
- * (through the pending list, or placed directly); the next XID is recorded
- * in its directory entry.  It is cleared (like dead leaves) and marked EMPTY
- * by a later VACUUM, once the oldest snapshot of the cluster is newer than
- * that XID: a lookup that started before the copy could otherwise read the
- * pending list before the copy arrived and this group after it was cleared,
- * and miss the leaf.  Lookups skip EMPTY groups; a new group reuses one.  A
- * crash at any point leaves a leaf in both places at worst (harmless for
- * lookups, accepted by bloofi_check for a retired group); the next VACUUM
- * copies what is missing and postpones the clear again.  (On a hot standby,
- * whose snapshots the primary does not see unless hot_standby_feedback is
- * on, a single lookup spanning two merging VACUUMs could still miss a moved
- * leaf: GenericXLog records raise no recovery conflict.)
+ * ambulkdelete, in two passes over the tree:
+ *   1. compute (read only, post-order): for each bottom node its dead leaves
+ *      (VACUUM's callback) and its new value, the OR of its live leaves read
+ *      off the slices; for each inner node the OR of its children's new
+ *      values.  So every value becomes exactly the OR of its children again
+ *      (also repairing what a crash left over-approximated), and pruning
+ *      does not decay with deletes.
+ *   2. write (pre-order: a parent before its children): each node's columns
+ *      first (a bottom node's dead leaves' bits, an inner node's columns set
+ *      to its children's new values), then its value, then (bottom) the dead
+ *      TIDs.  Values only shrink here, and top-down, so at every moment a
+ *      value contains its columns and a column is contained in its child's
+ *      value; readers never miss a live leaf.  Only pages that change are
+ *      written.
+ *
+ * amvacuumcleanup: merges.  Post-order, a child with fewer than d children
+ * (leaves) is merged with its closest sibling into one new node when the
+ * two fit in one (at most 2d children, or more for a saturated value), else
+ * their children are redistributed over two new nodes; an empty bottom node
+ * is just unlinked.  New nodes replace the old ones in one record of the
+ * parent (bloofi_insert.c, protocol 3b) and the old ones are retired.  A
+ * root left with a single child is replaced by that child.  Retired nodes
+ * that no snapshot can still reach are freed for reuse (bloofi_node.c).
  */
 #include "postgres.h"
 
-#include "access/transam.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/procarray.h"
-#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "bloofi.h"
+#include "bloofi_tree.h"
 
-/* the dead leaves of one group, removed; returns live leaves left */
-static uint32
-bloofi_vacuum_group(Relation index, const BloofiMetaData *meta, uint32 g,
-					IndexBulkDeleteCallback callback, void *callback_state,
-					double *removed)
+typedef struct VacNode
 {
-	BloofiGeometry geom;
-	BlockNumber start = meta->groups[g].start;
-	Buffer		hdrbuf;
-	BloofiPageOpaque op;
+	BloofiNode	node;
+	uint8	   *newval;
+	uint64	   *dead;			/* bottom: dead slots */
+	uint32		ndead;
+	uint32		nlive;			/* bottom: live leaves after */
+	uint32		newused;		/* bottom: high-water mark after */
+	uint32		nchild;			/* inner: children (indexes in the array) */
+	uint32	   *child_slot;
+	int		   *child_idx;
+} VacNode;
+
+typedef struct VacState
+{
+	Relation	index;
+	BloofiMetaData *meta;
+	IndexBulkDeleteCallback callback;
+	void	   *callback_state;
+	VacNode    *nodes;			/* pre-order */
+	int			n;
+	int			cap;
+	uint32		fbytes;
+} VacState;
+
+/* pass 1 for the subtree at start: returns its index in vs->nodes */
+static int
+bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
+{
+	Relation	index = vs->index;
+	VacNode    *vn;
+	int			me;
 	ItemPointerData *tids;
-	uint64	   *dead,
-			   *live;
-	uint8	   *summary;
-	uint32		nused,
-				nlive = 0,
-				ndead = 0,
-				newused = 0;
+	BloofiNode	X;
+
+	vacuum_delay_point();
+	if (depth >= BLOOFI_MAX_HEIGHT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is deeper than %d levels",
+						RelationGetRelationName(index), BLOOFI_MAX_HEIGHT),
+				 errhint("Please REINDEX it.")));
+	bloofi_node_read(index, vs->meta, start, &X);
+	if (vs->n == vs->cap)
+	{
+		vs->cap *= 2;
+		vs->nodes = repalloc_huge(vs->nodes, sizeof(VacNode) * vs->cap);
+	}
+	me = vs->n++;
+	vn = &vs->nodes[me];
+	memset(vn, 0, sizeof(*vn));
+	vn->node = X;
+	vn->newval = palloc0(vs->fbytes);
+	tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
+	bloofi_node_read_tids(index, &X, X.nused, tids);
+
+	if (X.level == 0)
+	{
+		uint64	   *live = palloc0(sizeof(uint64) * X.geom.slice_words);
+		uint8	   *copy = palloc(BLOOFI_PAGE_BYTES);
+
+		vn->dead = palloc0(sizeof(uint64) * X.geom.slice_words);
+		for (uint32 s = 0; s < X.nused; s++)
+		{
+			if (!ItemPointerIsValid(&tids[s]))
+				continue;
+			if (vs->callback && vs->callback(&tids[s], vs->callback_state))
+			{
+				vn->dead[s / 64] |= UINT64CONST(1) << (s % 64);
+				vn->ndead++;
+			}
+			else
+			{
+				live[s / 64] |= UINT64CONST(1) << (s % 64);
+				vn->nlive++;
+				vn->newused = s + 1;
+			}
+		}
+		/* the OR of the live leaves, read off the slices (on a copy) */
+		for (uint32 sp = 0; sp < X.geom.slice_pages && vn->nlive > 0; sp++)
+		{
+			BlockNumber blk = X.start + X.geom.tid_pages + X.geom.summary_pages + sp;
+			Buffer		buf = ReadBuffer(index, blk);
+
+			if ((sp & 15) == 0)
+				vacuum_delay_point();
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X.start);
+			memcpy(copy, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+			UnlockReleaseBuffer(buf);
+			bloofi_clear_and_summarise(copy, X.geom.slice_bytes,
+									   bloofi_slice_page_first(&X.geom, sp),
+									   bloofi_slice_page_count(&X.geom, sp),
+									   vn->dead, live, vn->newval);
+		}
+		pfree(live);
+		pfree(copy);
+	}
+	else
+	{
+		uint32		nchild = 0;
+
+		vn->child_slot = palloc(sizeof(uint32) * Max(X.nused, 1));
+		vn->child_idx = palloc(sizeof(int) * Max(X.nused, 1));
+		for (uint32 s = 0; s < X.nused; s++)
+		{
+			int			ci;
+
+			if (!ItemPointerIsValid(&tids[s]))
+				continue;
+			ci = bloofi_vac_compute(vs, ItemPointerGetBlockNumber(&tids[s]), depth + 1);
+			vn = &vs->nodes[me];	/* (the array may have moved) */
+			vn->child_slot[nchild] = s;
+			vn->child_idx[nchild] = ci;
+			nchild++;
+			bs_or(vn->newval, vs->nodes[ci].newval, vs->fbytes / 8);
+		}
+		vn->nchild = nchild;
+	}
+	pfree(tids);
+	return me;
+}
+
+/* pass 2 for one node (its parent done already) */
+static void
+bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
+{
+	Relation	index = vs->index;
+	BloofiNode *X = &vn->node;
 	BloofiWal	w;
 
-	bloofi_group_geometry(index, meta, g, &geom);
-	hdrbuf = ReadBuffer(index, start);
-	LockBuffer(hdrbuf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_check_page(index, BufferGetPage(hdrbuf), start, BLOOFI_PAGE_TID, g);
-	op = BloofiPageGetOpaque(BufferGetPage(hdrbuf));
-	nused = Min(op->nused, geom.cap);
-
-	tids = palloc0(sizeof(ItemPointerData) * geom.cap);
-	dead = palloc0(sizeof(uint64) * geom.slice_words);
-	live = palloc0(sizeof(uint64) * geom.slice_words);
-	memcpy(tids, PageGetContents(BufferGetPage(hdrbuf)),
-		   sizeof(ItemPointerData) * Min(nused, geom.tids_per_page));
-	for (uint32 tp = 1; tp * geom.tids_per_page < nused; tp++)
+	vacuum_delay_point();
+	if (X->level > 0)
 	{
-		Buffer		buf = ReadBuffer(index, start + tp);
-		uint32		first = tp * geom.tids_per_page;
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), start + tp, BLOOFI_PAGE_TID, g);
-		memcpy(tids + first, PageGetContents(BufferGetPage(buf)),
-			   sizeof(ItemPointerData) * Min(geom.tids_per_page, nused - first));
-		UnlockReleaseBuffer(buf);
+		/* columns = the children's new values (only changed pages are written) */
+		for (uint32 c = 0; c < vn->nchild; c++)
+			bloofi_node_put_column(index, X, vn->child_slot[c], vs->nodes[vn->child_idx[c]].newval);
+		bloofi_node_write_summary(index, X, vn->newval);
+		return;
 	}
 
-	for (uint32 s = 0; s < nused; s++)
+	/* bottom: the dead leaves' bits, the value, then the dead TIDs */
+	if (vn->ndead > 0)
 	{
-		if (!ItemPointerIsValid(&tids[s]))
-			continue;
-		if (callback(&tids[s], callback_state))
+		uint64	   *none = palloc0(sizeof(uint64) * X->geom.slice_words);
+		uint8	   *scratch = palloc0(vs->fbytes);
+
+		bloofi_wal_begin(&w, index);
+		for (uint32 sp = 0; sp < X->geom.slice_pages; sp++)
 		{
-			dead[s / 64] |= UINT64CONST(1) << (s % 64);
-			ndead++;
-		}
-		else
-		{
-			live[s / 64] |= UINT64CONST(1) << (s % 64);
-			nlive++;
-			newused = s + 1;
-		}
-	}
-	if (ndead == 0)
-	{
-		UnlockReleaseBuffer(hdrbuf);
-		return nlive;
-	}
+			BlockNumber blk = X->start + X->geom.tid_pages + X->geom.summary_pages + sp;
+			Buffer		buf = ReadBuffer(index, blk);
+			Page		page;
 
-	/* 1. clear the dead columns, computing the new summary on the way */
-	summary = palloc0(geom.filter_bytes);
-	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom.slice_pages; sp++)
-	{
-		BlockNumber blk = start + geom.tid_pages + geom.summary_pages + sp;
-		Buffer		buf = ReadBuffer(index, blk);
-		Page		page;
-
-		vacuum_delay_point();
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, g);
-		page = bloofi_wal_page(&w, buf, false, 0);
-		bloofi_clear_and_summarise((uint8 *) PageGetContents(page), geom.slice_words,
-								   bloofi_slice_page_first(&geom, sp),
-								   bloofi_slice_page_count(&geom, sp), dead, live, summary);
-	}
-	bloofi_wal_flush(&w);
-
-	/* 2. the recomputed summary */
-	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom.summary_pages; sp++)
-	{
-		BlockNumber blk = start + geom.tid_pages + sp;
-		Buffer		buf = ReadBuffer(index, blk);
-		Page		page;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, g);
-		page = bloofi_wal_page(&w, buf, false, 0);
-		memcpy(PageGetContents(page), summary + (size_t) sp * geom.summary_bytes_per_page,
-			   bloofi_summary_page_bytes(&geom, sp));
-	}
-	bloofi_wal_flush(&w);
-
-	/* 3. the dead TIDs and the header counts */
-	bloofi_wal_begin(&w, index);
-	for (uint32 tp = 0; tp * geom.tids_per_page < nused; tp++)
-	{
-		uint32		first = tp * geom.tids_per_page;
-		uint32		n = Min(geom.tids_per_page, nused - first);
-		bool		touch = (tp == 0);
-		ItemPointerData *pt;
-		Page		page;
-		Buffer		buf;
-
-		for (uint32 i = 0; i < n && !touch; i++)
-			if ((dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
-				touch = true;
-		if (!touch)
-			continue;
-		if (tp == 0)
-			buf = hdrbuf;
-		else
-		{
-			buf = ReadBuffer(index, start + tp);
+			if ((sp & 15) == 0)
+				vacuum_delay_point();
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_check_page(index, BufferGetPage(buf), start + tp, BLOOFI_PAGE_TID, g);
+			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X->start);
+			page = bloofi_wal_page(&w, buf, false, 0);
+			bloofi_clear_and_summarise((uint8 *) PageGetContents(page), X->geom.slice_bytes,
+									   bloofi_slice_page_first(&X->geom, sp),
+									   bloofi_slice_page_count(&X->geom, sp),
+									   vn->dead, none, scratch);
 		}
-		page = bloofi_wal_page(&w, buf, tp == 0, 0);
-		pt = (ItemPointerData *) PageGetContents(page);
-		for (uint32 i = 0; i < n; i++)
-			if ((dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
-				ItemPointerSetInvalid(&pt[i]);
-		if (tp == 0)
+		bloofi_wal_flush(&w);
+		pfree(none);
+		pfree(scratch);
+	}
+	bloofi_node_write_summary(index, X, vn->newval);
+	if (vn->ndead > 0)
+	{
+		bloofi_wal_begin(&w, index);
+		for (uint32 tp = 0; tp * X->geom.tids_per_page < X->nused; tp++)
 		{
-			op = BloofiPageGetOpaque(page);
-			op->nlive = nlive;
-			/* trailing free slots below the old mark are dropped */
-			op->nused = newused;
+			uint32		first = tp * X->geom.tids_per_page;
+			uint32		n = Min(X->geom.tids_per_page, X->nused - first);
+			bool		touch = (tp == 0);
+			ItemPointerData *pt;
+			Buffer		buf;
+			Page		page;
+
+			for (uint32 i = 0; i < n && !touch; i++)
+				if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
+					touch = true;
+			if (!touch)
+				continue;
+			buf = ReadBuffer(index, X->start + tp);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			bloofi_check_page(index, BufferGetPage(buf), X->start + tp, BLOOFI_PAGE_TID, X->start);
+			page = bloofi_wal_page(&w, buf, false, 0);
+			pt = (ItemPointerData *) PageGetContents(page);
+			for (uint32 i = 0; i < n; i++)
+				if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
+					ItemPointerSetInvalid(&pt[i]);
+			if (tp == 0)
+			{
+				BloofiPageOpaque op = BloofiPageGetOpaque(page);
+
+				op->nlive = vn->nlive;
+				op->nused = vn->newused;	/* trailing free slots are dropped */
+			}
+		}
+		bloofi_wal_flush(&w);
+		*removed += vn->ndead;
+	}
+}
+
+/*
+ * Both passes over the whole tree; returns the live leaves.  callback NULL:
+ * no leaf is dead (values recomputed only).
+ */
+static double
+bloofi_vac_tree(Relation index, IndexBulkDeleteCallback callback, void *callback_state,
+				double *removed)
+{
+	VacState	vs;
+	double		live = 0;
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi vacuum",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+
+	memset(&vs, 0, sizeof(vs));
+	vs.index = index;
+	vs.meta = bloofi_read_meta(index);
+	vs.callback = callback;
+	vs.callback_state = callback_state;
+	vs.cap = 64;
+	vs.nodes = palloc(sizeof(VacNode) * vs.cap);
+	vs.fbytes = 8 * bs_words_for_bits(vs.meta->m);
+	if (vs.meta->root != InvalidBlockNumber)
+	{
+		bloofi_vac_compute(&vs, vs.meta->root, 0);
+		for (int i = 0; i < vs.n; i++)
+		{
+			bloofi_vac_write(&vs, &vs.nodes[i], removed);
+			if (vs.nodes[i].node.level == 0)
+				live += vs.nodes[i].nlive;
 		}
 	}
-	bloofi_wal_flush(&w);
-	UnlockReleaseBuffer(hdrbuf);
-	*removed += ndead;
-	/* the exact summary decides whether lookups should test it */
-	bloofi_set_group_saturated(index, g, bloofi_summary_saturated(summary, meta->m, meta->k));
-	return nlive;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	return live;
 }
 
 IndexBulkDeleteResult *
@@ -194,200 +291,274 @@ bloofi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				  IndexBulkDeleteCallback callback, void *callback_state)
 {
 	Relation	index = info->index;
-	BloofiMetaData *meta = bloofi_read_meta(index);
-	double		live = 0;
 
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-	/* pending entries into the groups first, where dead ones are removed */
+	bloofi_tree_lock(index);
+	/* pending entries into the tree first, where dead ones are removed */
 	bloofi_pending_flush(index, true);
-	meta = bloofi_read_meta(index);
-	for (uint32 g = 0; g < meta->ngroups; g++)
-		live += bloofi_vacuum_group(index, meta, g, callback, callback_state,
-									&stats->tuples_removed);
-	stats->num_index_tuples = live;
+	stats->num_index_tuples = bloofi_vac_tree(index, callback, callback_state,
+											  &stats->tuples_removed);
+	bloofi_tree_unlock(index);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	return stats;
 }
 
-static bool
-bloofi_merge_all_cb(ItemPointer itemptr, void *state)
+/* ---- merges ------------------------------------------------------------- */
+
+typedef struct MergeCtx
 {
-	return true;
-}
+	Relation	index;
+	BloofiMetaData *meta;
+	uint32		d;
+	uint32		fbytes;
+	size_t		nwords;
+	int			merges;
+} MergeCtx;
 
-static void
-bloofi_collect_tid(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+/* the valid children of X with their values; returns how many */
+static int
+bloofi_merge_children(MergeCtx *mc, const BloofiNode *X, ItemPointerData *tids,
+					  uint8 *vals, uint32 *slots)
 {
-	bool		found;
-	BloofiGroupSlot *e = hash_search((HTAB *) arg, tid, HASH_ENTER, &found);
+	ItemPointerData *all = palloc(sizeof(ItemPointerData) * Max(X->nused, 1));
+	bool	   *want = palloc0(sizeof(bool) * Max(X->nused, 1));
+	uint8	   *cols = palloc_extended((Size) Max(X->nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
+	int			n = 0;
 
-	if (!found)
-		e->group = e->slot = PG_UINT32_MAX; /* in the pending list, no slot */
-}
-
-/* the TIDs in non-retired groups and in the pending list */
-static HTAB *
-bloofi_tids_elsewhere(Relation index, const BloofiMetaData *meta)
-{
-	HTAB	   *h = bloofi_group_tids(index, meta, "bloofi tids elsewhere");
-
-	bloofi_pending_visit(index, meta, bloofi_collect_tid, h);
-	return h;
+	bloofi_node_read_tids(mc->index, X, X->nused, all);
+	for (uint32 s = 0; s < X->nused; s++)
+		want[s] = ItemPointerIsValid(&all[s]);
+	bloofi_node_read_columns(mc->index, X, X->nused, want, cols);
+	for (uint32 s = 0; s < X->nused; s++)
+		if (want[s])
+		{
+			tids[n] = all[s];
+			if (vals)
+				memcpy(vals + (size_t) n * mc->fbytes, cols + (size_t) s * mc->fbytes, mc->fbytes);
+			slots[n] = s;
+			n++;
+		}
+	pfree(all);
+	pfree(want);
+	pfree(cols);
+	return n;
 }
 
 /*
- * Copy the live leaves of retired group g that are not elsewhere yet to the
- * other groups; returns how many.  g is frozen (retired, and one VACUUM at a
- * time), so its leaves are read without holding its header, and no lock of
- * g is held while copying.
+ * Replace children in slots olds[0..nold) of X by nnew new nodes (values
+ * newvals) in free slots: columns first, then one record switching the
+ * slots, then the vacated columns cleared; the old children are retired.
  */
-static uint32
-bloofi_merge_copy(Relation index, uint32 g)
+static void
+bloofi_merge_switch(MergeCtx *mc, BloofiNode *X, int nold, const uint32 *olds,
+					const BlockNumber *oldstart, int nnew, const BlockNumber *news,
+					uint8 *const *newvals)
 {
-	BloofiMetaData *meta = bloofi_read_meta(index);
-	BloofiGeometry geom;
-	BlockNumber start = meta->groups[g].start;
-	HTAB	   *elsewhere = bloofi_tids_elsewhere(index, meta);
-	ItemPointerData *tids,
-			   *mtids;
-	int32	   *idx;
-	uint64	   *movemask;
-	uint8	   *filters;
-	const uint8 **fptr;
-	uint32		nmove = 0;
+	uint32		slots[4];
+	ItemPointerData tids[4];
+	uint32		freeslots[2];
+	int			nf = 0;
+	ItemPointerData *all = palloc(sizeof(ItemPointerData) * X->cap);
+	uint8	   *zero = palloc0(mc->fbytes);
+	int			k = 0;
 
-	bloofi_group_geometry(index, meta, g, &geom);
-	tids = palloc0(sizeof(ItemPointerData) * geom.cap);
-	bloofi_read_tids(index, start, &geom, geom.cap, tids);
-	idx = palloc(sizeof(int32) * geom.cap);
-	movemask = palloc0(sizeof(uint64) * geom.slice_words);
-	mtids = palloc(sizeof(ItemPointerData) * geom.cap);
-	for (uint32 s = 0; s < geom.cap; s++)
+	bloofi_node_read_tids(mc->index, X, X->cap, all);
+	for (uint32 s = 0; s < X->cap && nf < nnew; s++)
+		if (s >= X->nused || !ItemPointerIsValid(&all[s]))
+			freeslots[nf++] = s;
+	Assert(nf == nnew);
+	for (int i = 0; i < nnew; i++)
+		bloofi_node_put_column(mc->index, X, freeslots[i], newvals[i]);
+	for (int i = 0; i < nold; i++)
 	{
-		idx[s] = -1;
-		if (ItemPointerIsValid(&tids[s]) && !hash_search(elsewhere, &tids[s], HASH_FIND, NULL))
-		{
-			idx[s] = (int32) nmove;
-			mtids[nmove++] = tids[s];
-			movemask[s / 64] |= UINT64CONST(1) << (s % 64);
-		}
+		slots[k] = olds[i];
+		ItemPointerSetInvalid(&tids[k++]);
 	}
-
-	/* the moved leaves' filters, read back from the slices (work ~ set bits) */
-	filters = palloc_extended((Size) Max(nmove, 1) * geom.filter_bytes,
-							  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	fptr = palloc(sizeof(uint8 *) * Max(nmove, 1));
-	for (uint32 i = 0; i < nmove; i++)
-		fptr[i] = filters + (size_t) i * geom.filter_bytes;
-	for (uint32 sp = 0; sp < geom.slice_pages && nmove > 0; sp++)
+	for (int i = 0; i < nnew; i++)
 	{
-		BlockNumber blk = start + geom.tid_pages + geom.summary_pages + sp;
-		Buffer		buf = ReadBuffer(index, blk);
-		uint32		j0 = bloofi_slice_page_first(&geom, sp);
-		uint32		n = bloofi_slice_page_count(&geom, sp);
-		const uint8 *data;
+		slots[k] = freeslots[i];
+		bloofi_child_ref(&tids[k++], news[i]);
+	}
+	{
+		/* one record: the header page holds every slot of an inner node */
+		Buffer		buf = ReadBuffer(mc->index, X->start);
+		BloofiWal	w;
+		Page		page;
+		BloofiPageOpaque op;
+		ItemPointerData *pt;
 
-		vacuum_delay_point();
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, g);
-		data = (const uint8 *) PageGetContents(BufferGetPage(buf));
-		for (uint32 i = 0; i < n; i++)
-			for (uint32 w = 0; w < geom.slice_words; w++)
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(mc->index, BufferGetPage(buf), X->start, BLOOFI_PAGE_TID, X->start);
+		bloofi_wal_begin(&w, mc->index);
+		page = bloofi_wal_page(&w, buf, false, 0);
+		op = BloofiPageGetOpaque(page);
+		pt = (ItemPointerData *) PageGetContents(page);
+		for (int i = 0; i < k; i++)
+		{
+			if (ItemPointerIsValid(&pt[slots[i]]) && !ItemPointerIsValid(&tids[i]))
+				op->nlive--;
+			else if (!ItemPointerIsValid(&pt[slots[i]]) && ItemPointerIsValid(&tids[i]))
+				op->nlive++;
+			pt[slots[i]] = tids[i];
+			if (ItemPointerIsValid(&tids[i]) && slots[i] >= op->nused)
+				op->nused = slots[i] + 1;
+		}
+		X->nused = op->nused;
+		X->nlive = op->nlive;
+		bloofi_wal_flush(&w);
+	}
+	for (int i = 0; i < nold; i++)
+	{
+		bloofi_node_put_column(mc->index, X, olds[i], zero);
+		bloofi_node_retire(mc->index, oldstart[i]);
+	}
+	pfree(all);
+	pfree(zero);
+}
+
+/* merge or redistribute X's underfull children (post-order over the subtree) */
+static void
+bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
+{
+	BloofiNode	X;
+	ItemPointerData *tids;
+	uint8	   *vals;
+	uint32	   *slots;
+	int			n;
+	bool		again = true;
+
+	vacuum_delay_point();
+	bloofi_node_read(mc->index, mc->meta, start, &X);
+	if (X.level == 0 || depth >= BLOOFI_MAX_HEIGHT)
+		return;
+	tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
+	slots = palloc(sizeof(uint32) * Max(X.nused, 1));
+	n = bloofi_merge_children(mc, &X, tids, NULL, slots);
+	for (int i = 0; i < n; i++)
+		bloofi_merge_node(mc, ItemPointerGetBlockNumber(&tids[i]), depth + 1);
+	pfree(tids);
+	pfree(slots);
+
+	/* one merge at a time, re-reading X, until no child is underfull */
+	while (again)
+	{
+		BloofiNode *kids;
+		int			u = -1,
+					sib = -1;
+		uint64		best = UINT64_MAX;
+
+		again = false;
+		bloofi_node_read(mc->index, mc->meta, start, &X);
+		tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
+		slots = palloc(sizeof(uint32) * Max(X.nused, 1));
+		vals = palloc_extended((Size) Max(X.nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
+		n = bloofi_merge_children(mc, &X, tids, vals, slots);
+		if (n < 2 || X.cap - X.nlive < 2)
+			break;
+		kids = palloc(sizeof(BloofiNode) * n);
+		for (int i = 0; i < n; i++)
+		{
+			bloofi_node_read(mc->index, mc->meta, ItemPointerGetBlockNumber(&tids[i]), &kids[i]);
+			if (u < 0 && kids[i].nlive < mc->d)
+				u = i;
+		}
+		if (u < 0)
+			break;
+		if (kids[u].nlive == 0)
+		{
+			/* an empty child is just unlinked */
+			BlockNumber os = kids[u].start;
+
+			bloofi_merge_switch(mc, &X, 1, &slots[u], &os, 0, NULL, NULL);
+			mc->merges++;
+			again = true;
+			continue;
+		}
+		for (int i = 0; i < n; i++)
+			if (i != u)
 			{
-				uint64		v = bs_load64le(data + (size_t) i * geom.slice_bytes + 8 * w) & movemask[w];
+				uint64		h = bloofi_tree_hamming(vals + (size_t) u * mc->fbytes,
+													vals + (size_t) i * mc->fbytes, mc->nwords);
 
-				while (v)
+				if (h < best)
 				{
-					uint32		slot = w * 64 + (uint32) __builtin_ctzll(v);
-
-					v &= v - 1;
-					bs_bit_set(filters + (size_t) idx[slot] * geom.filter_bytes, j0 + i);
+					best = h;
+					sib = i;
 				}
 			}
-		UnlockReleaseBuffer(buf);
-	}
-
-	/* moved first (a crash now leaves them in both places), then cleared here */
-	if (nmove > 0)
-	{
-		if (bloofi_get_fastupdate(index) && bloofi_pending_usable(meta))
 		{
-			for (uint32 i = 0; i < nmove; i++)
-				bloofi_pending_insert(index, &mtids[i], fptr[i]);
-		}
-		else
-			bloofi_place_leaves(index, (int) nmove, mtids, fptr);
-	}
-	return nmove;
-}
+			BloofiNode *A = &kids[u],
+					   *B = &kids[sib];
+			int			na,
+						nb,
+						nc;
+			ItemPointerData *ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
+			uint8	   *cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes,
+											 MCXT_ALLOC_HUGE);
+			uint32	   *cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
+			const uint8 **cp;
+			uint8	   *value = palloc0(mc->fbytes);
+			uint32		limit;
+			uint32		olds[2] = {slots[u], slots[sib]};
+			BlockNumber oldstart[2] = {A->start, B->start};
+			BlockNumber news[2];
+			uint8	   *newvals[2];
 
-/* clear retired group g (all its leaves are elsewhere) and mark it EMPTY */
-static void
-bloofi_merge_finish(Relation index, uint32 g)
-{
-	BloofiMetaData *meta = bloofi_read_meta(index);
-	double		dummy = 0;
-
-	if (bloofi_vacuum_group(index, meta, g, bloofi_merge_all_cb, NULL, &dummy) == 0)
-		bloofi_set_group_flags(index, g, BLOOFI_GROUP_EMPTY, InvalidTransactionId);
-}
-
-/* merge underfull groups (see the top of the file); at most a few per VACUUM */
-static void
-bloofi_merge_underfull(Relation index)
-{
-	BloofiMetaData *meta = bloofi_read_meta(index);
-	uint32	   *nlive = palloc0(sizeof(uint32) * Max(meta->ngroups, 1));
-	int64		room = 0;
-	int			last = -1,
-				merges = 0;
-
-	for (uint32 g = 0; g < meta->ngroups; g++)
-	{
-		if (meta->groups[g].flags & BLOOFI_GROUP_EMPTY)
-			continue;
-		nlive[g] = bloofi_read_header(index, meta->groups[g].start, g).nlive;
-		if (!(meta->groups[g].flags & BLOOFI_GROUP_RETIRED))
-		{
-			room += (int64) meta->groups[g].cap - nlive[g];
-			last = (int) g;
-		}
-	}
-	for (uint32 g = 0; g < meta->ngroups && merges < 4; g++)
-	{
-		uint32		flags = meta->groups[g].flags;
-		TransactionId xid = meta->groups[g].move_xid;
-
-		if (flags & BLOOFI_GROUP_EMPTY)
-			continue;
-		if (!(flags & BLOOFI_GROUP_RETIRED))
-		{
-			int64		own = (int64) meta->groups[g].cap - nlive[g];
-
-			if ((int) g == last || (int64) nlive[g] * 4 >= meta->groups[g].cap ||
-				room - own < nlive[g])
-				continue;
-			room -= own + nlive[g];
-			bloofi_set_group_flags(index, g, BLOOFI_GROUP_RETIRED, InvalidTransactionId);
-			xid = InvalidTransactionId;
-		}
-		merges++;
-		if (TransactionIdIsValid(xid) &&
-			TransactionIdPrecedes(xid, GetOldestNonRemovableTransactionId(NULL)))
-		{
-			/* no scan older than the copy is left: clear, unless something was missing */
-			if (bloofi_merge_copy(index, g) == 0)
+			na = bloofi_merge_children(mc, A, ct, cv, cs);
+			nb = bloofi_merge_children(mc, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
+			nc = na + nb;
+			cp = palloc(sizeof(uint8 *) * nc);
+			for (int i = 0; i < nc; i++)
 			{
-				bloofi_merge_finish(index, g);
-				continue;
+				cp[i] = cv + (size_t) i * mc->fbytes;
+				bs_or(value, cp[i], mc->nwords);
 			}
+			limit = bloofi_tree_unsplittable(value, mc->meta->m, (int) mc->meta->k,
+											 BLOOFI_NOSPLIT_SATURATED) ?
+				(A->level == 0 ? mc->meta->leaf_cap : BLOOFI_MAX_CAP - 2) : 2 * mc->d;
+			newvals[0] = palloc(mc->fbytes);
+			newvals[1] = palloc(mc->fbytes);
+			if ((uint32) nc <= limit)
+			{
+				uint32		cap = bloofi_round_capacity((uint64) Max((uint32) nc + 2, 2 * mc->d + 2),
+														BLOOFI_MAX_CAP);
+
+				news[0] = bloofi_node_write(mc->index, mc->meta, A->level, cap, nc, ct, cp,
+											newvals[0], true);
+				bloofi_merge_switch(mc, &X, 2, olds, oldstart, 1, news, newvals);
+			}
+			else
+			{
+				/* redistribute: two nodes of at least d children */
+				uint8	   *side = palloc(nc);
+				uint64	   *scratch = palloc(sizeof(uint64) * 2 * mc->nwords);
+				ItemPointerData *st[2];
+				const uint8 **sv[2];
+				int			cnt[2] = {0, 0};
+
+				bloofi_tree_split_choice(cp, nc, Min((int) mc->d, nc / 2), mc->nwords, side, scratch);
+				for (int s = 0; s < 2; s++)
+				{
+					st[s] = palloc(sizeof(ItemPointerData) * nc);
+					sv[s] = palloc(sizeof(uint8 *) * nc);
+				}
+				for (int i = 0; i < nc; i++)
+				{
+					st[side[i]][cnt[side[i]]] = ct[i];
+					sv[side[i]][cnt[side[i]]++] = cp[i];
+				}
+				for (int s = 0; s < 2; s++)
+					news[s] = bloofi_node_write(mc->index, mc->meta, A->level,
+												bloofi_round_capacity((uint64) Max((uint32) cnt[s] + 2, 2 * mc->d + 2),
+																	  BLOOFI_MAX_CAP),
+												cnt[s], st[s], sv[s], newvals[s], true);
+				bloofi_merge_switch(mc, &X, 2, olds, oldstart, 2, news, newvals);
+			}
+			mc->merges++;
+			/* a redistribution leaves both with >= d: the loop ends when none is short */
+			again = true;
 		}
-		else if (TransactionIdIsValid(xid))
-			continue;			/* copied; wait for older scans to end */
-		else
-			bloofi_merge_copy(index, g);
-		bloofi_set_group_flags(index, g, 0, ReadNextTransactionId());
 	}
 }
 
@@ -395,30 +566,55 @@ IndexBulkDeleteResult *
 bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	Relation	index = info->index;
+	MergeCtx	mc;
+	MemoryContext tmp,
+				old;
 
 	if (info->analyze_only)
 		return stats;
+	bloofi_tree_lock(index);
 	if (stats == NULL)
 	{
-		BloofiMetaData *meta;
+		double		dummy = 0;
 
-		/* a VACUUM without dead rows still empties the pending list */
-		bloofi_pending_flush(index, true);
-		meta = bloofi_read_meta(index);
-
+		/* a VACUUM without dead rows still empties the pending list and recomputes */
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-		for (uint32 g = 0; g < meta->ngroups; g++)
+		bloofi_pending_flush(index, true);
+		stats->num_index_tuples = bloofi_vac_tree(index, NULL, NULL, &dummy);
+	}
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi merge", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+	bloofi_node_recycle(index);
+	memset(&mc, 0, sizeof(mc));
+	mc.index = index;
+	mc.meta = bloofi_read_meta(index);
+	mc.d = mc.meta->order;
+	mc.nwords = bs_words_for_bits(mc.meta->m);
+	mc.fbytes = (uint32) (8 * mc.nwords);
+	if (mc.meta->root != InvalidBlockNumber)
+	{
+		bloofi_merge_node(&mc, mc.meta->root, 0);
+		/* a root with one child gives way to it */
+		for (;;)
 		{
-			Buffer		buf = ReadBuffer(index, meta->groups[g].start);
+			BloofiNode	R;
+			ItemPointerData *tids;
+			uint32	   *slots;
 
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			bloofi_check_page(index, BufferGetPage(buf), meta->groups[g].start,
-							  BLOOFI_PAGE_TID, g);
-			stats->num_index_tuples += BloofiPageGetOpaque(BufferGetPage(buf))->nlive;
-			UnlockReleaseBuffer(buf);
+			mc.meta = bloofi_read_meta(index);
+			bloofi_node_read(index, mc.meta, mc.meta->root, &R);
+			if (R.level == 0 || R.nlive != 1)
+				break;
+			tids = palloc(sizeof(ItemPointerData) * Max(R.nused, 1));
+			slots = palloc(sizeof(uint32) * Max(R.nused, 1));
+			bloofi_merge_children(&mc, &R, tids, NULL, slots);
+			bloofi_set_root(index, ItemPointerGetBlockNumber(&tids[0]), mc.meta->height - 1);
+			bloofi_node_retire(index, R.start);
 		}
 	}
-	bloofi_merge_underfull(index);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	bloofi_tree_unlock(index);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	return stats;
 }

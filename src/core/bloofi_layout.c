@@ -30,7 +30,7 @@ bloofi_geometry(BloofiGeometry *g, uint32_t m, uint32_t cap, uint32_t page_bytes
 	g->summary_pages = (g->filter_bytes + g->summary_bytes_per_page - 1) /
 		g->summary_bytes_per_page;
 	g->slice_bytes = cap / 8;
-	g->slice_words = cap / 64;
+	g->slice_words = (cap + 63) / 64;
 	g->slices_per_page = page_bytes / g->slice_bytes;
 	g->slice_pages = (m + g->slices_per_page - 1) / g->slices_per_page;
 	g->total_pages = g->tid_pages + g->summary_pages + g->slice_pages;
@@ -58,7 +58,11 @@ bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp)
 uint32_t
 bloofi_round_capacity(uint64_t n, uint32_t max_cap)
 {
-	uint64_t	c = (n + BLOOFI_SLOT_QUANTUM - 1) / BLOOFI_SLOT_QUANTUM * BLOOFI_SLOT_QUANTUM;
+	uint64_t	c;
+
+	if (n > max_cap)
+		n = max_cap;			/* same result, and n + 7 cannot wrap */
+	c = (n + BLOOFI_SLOT_QUANTUM - 1) / BLOOFI_SLOT_QUANTUM * BLOOFI_SLOT_QUANTUM;
 
 	if (c < BLOOFI_SLOT_QUANTUM)
 		c = BLOOFI_SLOT_QUANTUM;
@@ -138,31 +142,27 @@ bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t n)
 }
 
 bool
-bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_words,
+bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_bytes,
 						   uint32_t j0, uint32_t nslices,
 						   const uint64_t *dead, const uint64_t *live,
 						   uint8_t *summary)
 {
 	bool		changed = false;
+	uint32_t	slice_words = (slice_bytes + 7) / 8;
 
 	for (uint32_t i = 0; i < nslices; i++)
 	{
-		uint8_t    *s = slice_page + (size_t) i * slice_words * 8;
+		uint8_t    *s = slice_page + (size_t) i * slice_bytes;
 		bool		any = false;
 
 		for (uint32_t w = 0; w < slice_words; w++)
 		{
-			uint64_t	v = bs_load64le(s + 8 * w);
+			uint64_t	v = bloofi_slice_word(s, w, slice_bytes);
 			uint64_t	nv = v & ~dead[w];
 
 			if (nv != v)
 			{
-				uint64_t	out = nv;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-				out = __builtin_bswap64(out);
-#endif
-				bs_store64(s + 8 * w, out);
+				bloofi_slice_store(s, w, slice_bytes, nv);
 				changed = true;
 			}
 			if (nv & live[w])
@@ -223,18 +223,20 @@ bloofi_similarity_key(const uint8_t *filter, uint32_t m)
  * the counts-only walk has no digest work.
  */
 static inline void
-bloofi_column_walk(const uint8_t *slice_page, uint32_t slice_words,
+bloofi_column_walk(const uint8_t *slice_page, uint32_t slice_bytes,
 				   uint32_t j0, uint32_t nslices, uint32_t nslots,
 				   uint32_t *count, uint64_t *digest)
 {
+	uint32_t	slice_words = (slice_bytes + 7) / 8;
+
 	for (uint32_t i = 0; i < nslices; i++)
 	{
-		const uint8_t *s = slice_page + (size_t) i * slice_words * 8;
+		const uint8_t *s = slice_page + (size_t) i * slice_bytes;
 		uint64_t	mix = digest ? bloofi_position_mix(j0 + i) : 0;
 
 		for (uint32_t w = 0; w < slice_words && w * 64 < nslots; w++)
 		{
-			uint64_t	v = bs_load64le(s + 8 * w);
+			uint64_t	v = bloofi_slice_word(s, w, slice_bytes);
 
 			while (v)
 			{
@@ -253,31 +255,60 @@ bloofi_column_walk(const uint8_t *slice_page, uint32_t slice_words,
 }
 
 void
-bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_words,
+bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_bytes,
 					 uint32_t nslices, uint32_t nslots, uint32_t *count)
 {
-	bloofi_column_walk(slice_page, slice_words, 0, nslices, nslots, count, NULL);
+	bloofi_column_walk(slice_page, slice_bytes, 0, nslices, nslots, count, NULL);
 }
 
 void
-bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words,
+bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_bytes,
 					 uint32_t j0, uint32_t nslices, uint32_t nslots,
 					 uint32_t *count, uint64_t *digest)
 {
-	bloofi_column_walk(slice_page, slice_words, j0, nslices, nslots, count, digest);
+	bloofi_column_walk(slice_page, slice_bytes, j0, nslices, nslots, count, digest);
 }
 
 bool
-bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords)
+bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords, uint32_t slice_bytes)
 {
 	uint64_t	any = 0;
 
 	for (uint32_t w = 0; w < nwords; w++)
 	{
-		acc[w] &= bs_load64le(slice + 8 * w);
+		acc[w] &= bloofi_slice_word(slice, w, slice_bytes);
 		any |= acc[w];
 	}
 	return any != 0;
+}
+
+void
+bloofi_get_column(const uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
+				  uint32_t nslices, uint32_t slot, uint8_t *filter)
+{
+	for (uint32_t i = 0; i < nslices; i++)
+		if ((slice_page[(size_t) i * slice_bytes + slot / 8] >> (slot % 8)) & 1)
+			bs_bit_set(filter, j0 + i);
+}
+
+uint32_t
+bloofi_put_column(uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
+				  uint32_t nslices, uint32_t slot, const uint8_t *filter)
+{
+	uint32_t	changed = 0;
+
+	for (uint32_t i = 0; i < nslices; i++)
+	{
+		uint8_t    *b = slice_page + (size_t) i * slice_bytes + slot / 8;
+		uint8_t		want = (uint8_t) (((filter[(j0 + i) / 8] >> ((j0 + i) % 8)) & 1) << (slot % 8));
+
+		if ((*b & (1u << (slot % 8))) != want)
+		{
+			*b = (uint8_t) ((*b & ~(1u << (slot % 8))) | want);
+			changed++;
+		}
+	}
+	return changed;
 }
 
 void

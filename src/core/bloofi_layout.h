@@ -37,8 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* slots per group are a multiple of this (one 64-bit word per slice) */
-#define BLOOFI_SLOT_QUANTUM		64
+#include "bs_bits.h"
+
+/* slots per node are a multiple of this (a slice is a whole number of bytes) */
+#define BLOOFI_SLOT_QUANTUM		8
 #define BLOOFI_TID_BYTES		6
 /* largest filter a bloofi index accepts, in bits (2 MB filters) */
 #define BLOOFI_MAX_M			(UINT32_C(1) << 24)
@@ -55,7 +57,7 @@ typedef struct BloofiGeometry
 	uint32_t	summary_bytes_per_page; /* multiple of 8 */
 	uint32_t	summary_pages;
 	uint32_t	slice_bytes;	/* cap / 8 */
-	uint32_t	slice_words;	/* cap / 64 */
+	uint32_t	slice_words;	/* ceil(cap / 64): 64-bit words covering a slice */
 	uint32_t	slices_per_page;
 	uint32_t	slice_pages;
 	uint32_t	total_pages;
@@ -64,7 +66,7 @@ typedef struct BloofiGeometry
 /*
  * Fill *g for filters of m bits and groups of cap slots on pages with
  * page_bytes usable bytes.  Returns false (leaving *g unspecified) when the
- * combination is impossible: cap not a positive multiple of 64, a slice
+ * combination is impossible: cap not a positive multiple of 8, a slice
  * larger than a page, or m out of 1..BLOOFI_MAX_M.
  */
 extern bool bloofi_geometry(BloofiGeometry *g, uint32_t m, uint32_t cap,
@@ -151,13 +153,13 @@ extern uint32_t bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t 
  * array) when slice i still has a bit of `live` set.  Returns true when a
  * bit was cleared.
  */
-extern bool bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_words,
+extern bool bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_bytes,
 									   uint32_t j0, uint32_t nslices,
 									   const uint64_t *dead, const uint64_t *live,
 									   uint8_t *summary);
 
 /* count[s] += bit s of each of the nslices slices (column popcounts) */
-extern void bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_words,
+extern void bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_bytes,
 								 uint32_t nslices, uint32_t nslots, uint32_t *count);
 
 /*
@@ -170,7 +172,7 @@ extern void bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_words
  */
 extern uint64_t bloofi_position_mix(uint32_t j);
 extern uint64_t bloofi_filter_digest(const uint8_t *filter, uint32_t m);
-extern void bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words,
+extern void bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_bytes,
 								 uint32_t j0, uint32_t nslices, uint32_t nslots,
 								 uint32_t *count, uint64_t *digest);
 
@@ -184,8 +186,51 @@ extern void bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_words
  */
 extern uint64_t bloofi_similarity_key(const uint8_t *filter, uint32_t m);
 
-/* acc &= slice over nwords words; returns true when acc is still non-zero */
-extern bool bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords);
+/*
+ * Word w (little-endian, bit s = slot 64w + s) of a slice of slice_bytes
+ * bytes; the bytes past the slice's end read as zero, so a slice narrower
+ * than a word (nodes of 8..56 slots) never sees its neighbour's bits.
+ */
+static inline uint64_t
+bloofi_slice_word(const uint8_t *slice, uint32_t w, uint32_t slice_bytes)
+{
+	uint32_t	left = slice_bytes > 8 * w ? slice_bytes - 8 * w : 0;
+	uint64_t	v = 0;
+
+	if (left >= 8)
+		return bs_load64le(slice + 8 * (size_t) w);
+	for (uint32_t i = 0; i < left; i++)
+		v |= (uint64_t) slice[8 * (size_t) w + i] << (8 * i);
+	return v;
+}
+
+/* store word w of a slice (only its bytes inside the slice) */
+static inline void
+bloofi_slice_store(uint8_t *slice, uint32_t w, uint32_t slice_bytes, uint64_t v)
+{
+	uint32_t	left = slice_bytes > 8 * w ? slice_bytes - 8 * w : 0;
+
+	for (uint32_t i = 0; i < left && i < 8; i++)
+		slice[8 * (size_t) w + i] = (uint8_t) (v >> (8 * i));
+}
+
+/*
+ * acc &= slice over nwords words (a slice of slice_bytes bytes); returns
+ * true when acc is still non-zero
+ */
+extern bool bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords,
+							 uint32_t slice_bytes);
+
+/* OR into filter (m bits) the bits of column `slot` in the nslices slices from j0 */
+extern void bloofi_get_column(const uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
+							  uint32_t nslices, uint32_t slot, uint8_t *filter);
+
+/*
+ * Make column `slot` of the nslices slices from j0 equal to bits j0.. of
+ * filter (set and clear); returns the number of bits changed
+ */
+extern uint32_t bloofi_put_column(uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
+								  uint32_t nslices, uint32_t slot, const uint8_t *filter);
 
 /* acc = first nslots bits set, the rest of the nwords words zero */
 extern void bloofi_acc_init(uint64_t *acc, uint32_t nwords, uint32_t nslots);

@@ -35,13 +35,14 @@ $$;
 
 CREATE FUNCTION bloofi_stats(index regclass,
     OUT height integer, OUT nodes bigint, OUT leaves bigint, OUT pages bigint,
-    OUT groups integer, OUT "order" integer, OUT slots bigint, OUT free_slots bigint,
-    OUT m bigint, OUT k integer, OUT avg_summary_fill float8, OUT pending bigint,
-    OUT empty_groups integer, OUT flushing bigint)
+    OUT inner_nodes bigint, OUT bottom_nodes bigint, OUT "order" integer,
+    OUT leaf_capacity integer, OUT slots bigint, OUT free_slots bigint,
+    OUT m bigint, OUT k integer, OUT avg_bottom_fill float8, OUT root_fill float8,
+    OUT pending bigint, OUT flushing bigint, OUT retired_nodes bigint, OUT free_nodes bigint)
     RETURNS record
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bloofi_stats(regclass) IS
-    'shape of a bloofi index: height, nodes (root + groups + leaves), leaves (in groups and pending), pages, groups, order, slots, free slots, m, k, mean fill of the group summaries, leaves in the pending list, groups emptied by VACUUM merges (skipped by lookups, reused by new groups), pending entries of a flush that was interrupted (finished by the next flush)';
+    'shape of a bloofi index: height (levels, leaves included), nodes (inner + bottom nodes + leaves, as the paper counts), leaves (in the tree and pending), pages, inner nodes, bottom nodes (whose children are leaves), order d, leaf_capacity, slots and free slots of the nodes, m, k, mean fill of the bottom nodes'' values, fill of the root''s value, leaves in the pending list, pending entries of a flush that was interrupted (finished by the next flush), nodes retired by splits and merges (freed by VACUUM once no scan can read them), free nodes (reused by new nodes)';
 
 CREATE FUNCTION bloofi_check(index regclass) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -60,7 +61,7 @@ BEGIN
                 LANGUAGE C STRICT VOLATILE PARALLEL SAFE ROWS 1$f$, elem);
         EXECUTE format($f$
             COMMENT ON FUNCTION bloofi_probe(regclass, %1$s) IS
-                'search cost of one lookup as the Bloofi paper counts it (filters tested: group summaries, plus the leaves of the groups whose summary matches) and the leaves matched'$f$, elem);
+                'search cost of one lookup as the Bloofi paper counts it (filters tested: the root''s value, then every child of every node visited, leaves included) and the leaves matched'$f$, elem);
     END LOOP;
 END
 $$;

@@ -1,0 +1,691 @@
+/*
+ * bloofi_node.c
+ *    Bloofi tree nodes on pages: reading, writing whole new nodes, updating
+ *    columns and summaries in place, retiring and recycling nodes, finding
+ *    paths.
+ *
+ * A node is a contiguous run of pages (layout in bloofi.h and
+ * src/core/bloofi_layout.h).  New nodes (splits, growth, merges, the build)
+ * are written whole before anything points to them; a node that a copy
+ * replaces is RETIRED, pushed on the metapage's retired chain with the next
+ * XID, and left unchanged, so that a lookup that read the old parent still
+ * finds every leaf that was there.  bloofi_node_recycle (VACUUM) moves a
+ * retired node to the free chain once the oldest snapshot of the cluster is
+ * newer than that XID, and bloofi_node_write reuses free nodes of the same
+ * size before extending the index.  Writers hold the tree lock
+ * (bloofi_insert.c); the chains also change under the metapage's exclusive
+ * buffer lock, as pending-list appends change the metapage concurrently.
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "bloofi.h"
+
+#define NODE_CORRUPT(index, blk, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("index \"%s\" has an invalid node at block %u", \
+					RelationGetRelationName(index), (blk)), \
+			 errdetail(__VA_ARGS__), \
+			 errhint("Please REINDEX it.")))
+
+/* slots of an inner node: 2d children plus two free slots for a replacement */
+uint32
+bloofi_inner_cap(uint32 order)
+{
+	return bloofi_round_capacity((uint64) 2 * order + 2, BLOOFI_MAX_CAP);
+}
+
+/*
+ * Read the header of the node starting at block start (share lock, checked
+ * to be a node header) and its geometry.
+ */
+void
+bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+				 BloofiNode *node)
+{
+	Buffer		buf;
+	BloofiPageOpaque op;
+
+	if (start == BLOOFI_METAPAGE_BLKNO || start >= RelationGetNumberOfBlocks(index))
+		NODE_CORRUPT(index, start, "A node reference points outside the index.");
+	buf = ReadBuffer(index, start);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
+	op = BloofiPageGetOpaque(BufferGetPage(buf));
+	node->start = start;
+	node->cap = op->cap;
+	node->nused = op->nused;
+	node->nlive = op->nlive;
+	node->level = op->level;
+	node->flags = op->flags;
+	node->xid = op->xid;
+	node->next = op->next;
+	UnlockReleaseBuffer(buf);
+	if (!bloofi_geometry(&node->geom, meta->m, node->cap, BLOOFI_PAGE_BYTES) ||
+		node->nused > node->cap || node->nlive > node->nused ||
+		node->level >= BLOOFI_MAX_HEIGHT)
+		NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
+					 node->cap, node->nused, node->nlive, node->level, meta->m);
+}
+
+/* copy the node's value (its summary, geom.filter_bytes) */
+void
+bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary)
+{
+	const BloofiGeometry *geom = &node->geom;
+
+	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	{
+		BlockNumber blk = node->start + geom->tid_pages + sp;
+		Buffer		buf = ReadBuffer(index, blk);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
+		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
+			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/* the first nslots child slots (share locks, one page at a time) */
+void
+bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
+					  ItemPointerData *tids)
+{
+	const BloofiGeometry *geom = &node->geom;
+
+	nslots = Min(nslots, geom->cap);
+	for (uint32 tp = 0; tp * geom->tids_per_page < nslots; tp++)
+	{
+		Buffer		buf = ReadBuffer(index, node->start + tp);
+		uint32		first = tp * geom->tids_per_page;
+		uint32		n = Min(geom->tids_per_page, nslots - first);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), node->start + tp, BLOOFI_PAGE_TID,
+						  node->start);
+		memcpy(tids + first, PageGetContents(BufferGetPage(buf)),
+			   (size_t) n * sizeof(ItemPointerData));
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * The values of the children in slots [0, nslots) for which want[slot] (all
+ * when want is NULL), read back from the slices into filters (nslots rows of
+ * geom.filter_bytes, zeroed here).  Work: one pass over the slice pages.
+ */
+void
+bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
+						 const bool *want, uint8 *filters)
+{
+	const BloofiGeometry *geom = &node->geom;
+	uint64	   *mask = palloc0(sizeof(uint64) * geom->slice_words);
+
+	nslots = Min(nslots, geom->cap);
+	memset(filters, 0, (size_t) nslots * geom->filter_bytes);
+	for (uint32 s = 0; s < nslots; s++)
+		if (want == NULL || want[s])
+			mask[s / 64] |= UINT64CONST(1) << (s % 64);
+	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
+	{
+		BlockNumber blk = node->start + geom->tid_pages + geom->summary_pages + sp;
+		Buffer		buf = ReadBuffer(index, blk);
+		uint32		j0 = bloofi_slice_page_first(geom, sp);
+		uint32		n = bloofi_slice_page_count(geom, sp);
+		const uint8 *data;
+
+		if ((sp & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, node->start);
+		data = (const uint8 *) PageGetContents(BufferGetPage(buf));
+		for (uint32 i = 0; i < n; i++)
+		{
+			const uint8 *slice = data + (size_t) i * geom->slice_bytes;
+
+			for (uint32 w = 0; w < geom->slice_words; w++)
+			{
+				uint64		v = bloofi_slice_word(slice, w, geom->slice_bytes) & mask[w];
+
+				while (v)
+				{
+					uint32		slot = w * 64 + (uint32) __builtin_ctzll(v);
+
+					v &= v - 1;
+					bs_bit_set(filters + (size_t) slot * geom->filter_bytes, j0 + i);
+				}
+			}
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(mask);
+}
+
+/*
+ * Take a FREE node of exactly npages pages off the free chain (metapage
+ * exclusive, and the predecessor's header): its first block, or
+ * InvalidBlockNumber when there is none.  A crash after this leaves the node
+ * in no chain (its pages are lost until REINDEX), never in two.
+ */
+static BlockNumber
+bloofi_take_free_node(Relation index, const BloofiMetaData *meta, uint32 npages)
+{
+	BlockNumber prev = InvalidBlockNumber;
+	BlockNumber cur = meta->freenode_head;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	for (BlockNumber steps = 0; cur != InvalidBlockNumber && steps < nblocks; steps++)
+	{
+		BloofiNode n;
+
+		bloofi_node_read(index, meta, cur, &n);
+		if (!(n.flags & BLOOFI_NODE_FREE))
+			NODE_CORRUPT(index, cur, "A node on the free chain is not free (flags %u).", n.flags);
+		if (n.geom.total_pages == npages)
+		{
+			BloofiWal	w;
+
+			bloofi_wal_begin(&w, index);
+			if (prev == InvalidBlockNumber)
+			{
+				Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+
+				LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+				BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0))->freenode_head = n.next;
+			}
+			else
+			{
+				Buffer		pbuf = ReadBuffer(index, prev);
+
+				LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
+				BloofiPageGetOpaque(bloofi_wal_page(&w, pbuf, false, 0))->next = n.next;
+			}
+			bloofi_wal_flush(&w);
+			return cur;
+		}
+		prev = cur;
+		cur = n.next;
+	}
+	return InvalidBlockNumber;
+}
+
+/*
+ * Write a new node of `cap` slots at `level` holding the n children tids[i]
+ * with values filters[i] (slots 0..n-1; an invalid tid leaves its slot
+ * free), and return its first block; its value (OR of the filters) is left
+ * in summary when not NULL.  The pages come from a free node of the same
+ * size or are appended (under the metapage lock, so they are contiguous).
+ * With wal, every page is logged as a full image; without (CREATE INDEX),
+ * the caller logs the whole relation at the end.
+ */
+BlockNumber
+bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint32 cap,
+				  uint32 n, const ItemPointerData *tids, const uint8 *const *filters,
+				  uint8 *summary, bool wal)
+{
+	BloofiGeometry geom;
+	uint8	   *orv;
+	uint32		nlive = 0;
+	BlockNumber start = InvalidBlockNumber;
+	Buffer		metabuf = InvalidBuffer;
+	bool		reuse;
+	BloofiWal	w;
+
+	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
+		elog(ERROR, "bloofi: invalid node geometry m=%u cap=%u n=%u", meta->m, cap, n);
+	orv = palloc0(geom.filter_bytes);
+	for (uint32 i = 0; i < n; i++)
+		if (ItemPointerIsValid(&tids[i]))
+		{
+			bs_or(orv, filters[i], geom.filter_bytes / 8);
+			nlive++;
+		}
+
+	if (wal)
+		start = bloofi_take_free_node(index, meta, geom.total_pages);
+	reuse = start != InvalidBlockNumber;
+	if (!reuse && wal)
+	{
+		/* appended pages are contiguous: extend under the metapage lock */
+		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	}
+
+	if (wal)
+		bloofi_wal_begin(&w, index);
+	for (uint32 p = 0; p < geom.total_pages; p++)
+	{
+		Buffer		buf;
+		Page		page;
+		uint8	   *data;
+
+		if ((p & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (reuse)
+		{
+			buf = ReadBuffer(index, start + p);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		}
+		else
+		{
+			buf = bloofi_new_buffer(index);
+			if (p == 0)
+				start = BufferGetBlockNumber(buf);
+			else if (BufferGetBlockNumber(buf) != start + p)
+				elog(ERROR, "bloofi: index \"%s\" was extended concurrently",
+					 RelationGetRelationName(index));
+		}
+		page = wal ? bloofi_wal_page(&w, buf, false, GENERIC_XLOG_FULL_IMAGE) : BufferGetPage(buf);
+		data = (uint8 *) PageGetContents(page);
+		if (p < geom.tid_pages)
+		{
+			uint32		first = p * geom.tids_per_page;
+			uint32		cnt = first < n ? Min(geom.tids_per_page, n - first) : 0;
+
+			bloofi_init_page(page, BLOOFI_PAGE_TID, start, BLOOFI_PAGE_BYTES);
+			memset(data, 0, BLOOFI_PAGE_BYTES);
+			if (cnt > 0)
+				memcpy(data, tids + first, (size_t) cnt * sizeof(ItemPointerData));
+			if (p == 0)
+			{
+				BloofiPageOpaque op = BloofiPageGetOpaque(page);
+
+				op->cap = cap;
+				op->nused = n;
+				op->nlive = nlive;
+				op->level = level;
+			}
+		}
+		else if (p < geom.tid_pages + geom.summary_pages)
+		{
+			uint32		sp = p - geom.tid_pages;
+			uint32		bytes = bloofi_summary_page_bytes(&geom, sp);
+
+			bloofi_init_page(page, BLOOFI_PAGE_SUMMARY, start, bytes);
+			memcpy(data, orv + (size_t) sp * geom.summary_bytes_per_page, bytes);
+		}
+		else
+		{
+			uint32		sp = p - geom.tid_pages - geom.summary_pages;
+			uint32		j0 = bloofi_slice_page_first(&geom, sp);
+			uint32		cnt = bloofi_slice_page_count(&geom, sp);
+
+			bloofi_init_page(page, BLOOFI_PAGE_SLICE, start, BLOOFI_PAGE_BYTES);
+			memset(data, 0, BLOOFI_PAGE_BYTES);
+			for (uint32 i = 0; i < n; i++)
+				if (ItemPointerIsValid(&tids[i]))
+					bloofi_set_column(data, geom.slice_bytes, j0, cnt, filters[i], i);
+		}
+		if (!wal)
+		{
+			MarkBufferDirty(buf);
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	if (wal)
+		bloofi_wal_flush(&w);
+	if (BufferIsValid(metabuf))
+		UnlockReleaseBuffer(metabuf);
+	if (summary)
+		memcpy(summary, orv, geom.filter_bytes);
+	pfree(orv);
+	return start;
+}
+
+/* OR filter into the node's value, logging only summary pages that change */
+void
+bloofi_node_or_value(Relation index, const BloofiNode *node, const uint8 *filter)
+{
+	const BloofiGeometry *geom = &node->geom;
+	BloofiWal	w;
+
+	bloofi_wal_begin(&w, index);
+	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	{
+		BlockNumber blk = node->start + geom->tid_pages + sp;
+		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
+		const uint8 *part = filter + (size_t) sp * geom->summary_bytes_per_page;
+		Buffer		buf = ReadBuffer(index, blk);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
+		if (bs_is_subset(part, (const uint8 *) PageGetContents(BufferGetPage(buf)), bytes / 8))
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		page = bloofi_wal_page(&w, buf, false, 0);
+		bs_or((uint8 *) PageGetContents(page), part, bytes / 8);
+	}
+	bloofi_wal_flush(&w);
+}
+
+/*
+ * OR the n filters into the node's value, then set their bits in the
+ * columns slots[i]: the value first, so that it always contains its columns
+ * (bloofi_check), and only pages that change are logged.  Setting bits is
+ * idempotent, so this also completes a leaf that a crash left half written.
+ */
+void
+bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32 *slots,
+					 const uint8 *const *filters)
+{
+	const BloofiGeometry *geom = &node->geom;
+	uint8	   *orall = palloc0(geom->filter_bytes);
+	uint8	   *probe = palloc(BLOOFI_PAGE_BYTES);
+	BloofiWal	w;
+
+	for (int i = 0; i < n; i++)
+		bs_or(orall, filters[i], geom->filter_bytes / 8);
+	bloofi_node_or_value(index, node, orall);
+	bloofi_wal_begin(&w, index);
+	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
+	{
+		uint32		j0 = bloofi_slice_page_first(geom, sp);
+		uint32		cnt = bloofi_slice_page_count(geom, sp);
+		BlockNumber blk = node->start + geom->tid_pages + geom->summary_pages + sp;
+		Buffer		buf;
+		Page		page;
+		bool		any = false;
+
+		if ((sp & 63) == 0)
+			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
+		if (bloofi_count_range(orall, j0, cnt) == 0)
+			continue;
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, node->start);
+		/* already all set (a redo): no record */
+		memcpy(probe, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+		for (int i = 0; i < n; i++)
+			bloofi_set_column(probe, geom->slice_bytes, j0, cnt, filters[i], slots[i]);
+		any = memcmp(probe, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES) != 0;
+		if (!any)
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		page = bloofi_wal_page(&w, buf, false, 0);
+		memcpy(PageGetContents(page), probe, BLOOFI_PAGE_BYTES);
+	}
+	bloofi_wal_flush(&w);
+	pfree(orall);
+	pfree(probe);
+}
+
+/* make column `slot` exactly filter (set and clear), logging pages that change */
+void
+bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
+					   const uint8 *filter)
+{
+	const BloofiGeometry *geom = &node->geom;
+	uint8	   *probe = palloc(BLOOFI_PAGE_BYTES);
+	BloofiWal	w;
+
+	bloofi_wal_begin(&w, index);
+	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
+	{
+		uint32		j0 = bloofi_slice_page_first(geom, sp);
+		uint32		cnt = bloofi_slice_page_count(geom, sp);
+		BlockNumber blk = node->start + geom->tid_pages + geom->summary_pages + sp;
+		Buffer		buf = ReadBuffer(index, blk);
+		Page		page;
+
+		if ((sp & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, node->start);
+		memcpy(probe, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+		if (bloofi_put_column(probe, geom->slice_bytes, j0, cnt, slot, filter) == 0)
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		page = bloofi_wal_page(&w, buf, false, 0);
+		memcpy(PageGetContents(page), probe, BLOOFI_PAGE_BYTES);
+	}
+	bloofi_wal_flush(&w);
+	pfree(probe);
+}
+
+/* rewrite the node's value exactly; returns true when it changed */
+bool
+bloofi_node_write_summary(Relation index, const BloofiNode *node, const uint8 *summary)
+{
+	const BloofiGeometry *geom = &node->geom;
+	BloofiWal	w;
+	bool		changed = false;
+
+	bloofi_wal_begin(&w, index);
+	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	{
+		BlockNumber blk = node->start + geom->tid_pages + sp;
+		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
+		const uint8 *part = summary + (size_t) sp * geom->summary_bytes_per_page;
+		Buffer		buf = ReadBuffer(index, blk);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
+		if (memcmp(PageGetContents(BufferGetPage(buf)), part, bytes) == 0)
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		page = bloofi_wal_page(&w, buf, false, 0);
+		memcpy(PageGetContents(page), part, bytes);
+		changed = true;
+	}
+	bloofi_wal_flush(&w);
+	return changed;
+}
+
+/*
+ * Retire the node at start (it has just been replaced by a copy): flag it,
+ * stamp it with the next XID and push it on the retired chain, in one record
+ * with the metapage.
+ */
+void
+bloofi_node_retire(Relation index, BlockNumber start)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	Buffer		buf = ReadBuffer(index, start);
+	BloofiMetaData *meta;
+	BloofiPageOpaque op;
+	BloofiWal	w;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
+	bloofi_wal_begin(&w, index);
+	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
+	op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
+	op->flags |= BLOOFI_NODE_RETIRED;
+	op->xid = ReadNextTransactionId();
+	op->next = meta->retired_head;
+	meta->retired_head = start;
+	bloofi_wal_flush(&w);
+}
+
+/*
+ * VACUUM: move every retired node that no running lookup can still reach
+ * (retired before the oldest snapshot of the cluster) to the free chain,
+ * one atomic record per node (metapage, predecessor, node).
+ */
+void
+bloofi_node_recycle(Relation index)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	TransactionId horizon = GetOldestNonRemovableTransactionId(NULL);
+	BlockNumber prev = InvalidBlockNumber;
+	BlockNumber cur = meta->retired_head;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	for (BlockNumber steps = 0; cur != InvalidBlockNumber && steps < nblocks; steps++)
+	{
+		BloofiNode n;
+
+		CHECK_FOR_INTERRUPTS();
+		bloofi_node_read(index, meta, cur, &n);
+		if (!(n.flags & BLOOFI_NODE_RETIRED))
+			NODE_CORRUPT(index, cur, "A node on the retired chain is not retired (flags %u).",
+						 n.flags);
+		if (TransactionIdIsValid(n.xid) && TransactionIdPrecedes(n.xid, horizon))
+		{
+			Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+			Buffer		pbuf = InvalidBuffer;
+			Buffer		buf = ReadBuffer(index, cur);
+			BloofiMetaData *wm;
+			BloofiPageOpaque op;
+			BloofiWal	w;
+
+			LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+			if (prev != InvalidBlockNumber)
+			{
+				pbuf = ReadBuffer(index, prev);
+				LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
+			}
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			bloofi_wal_begin(&w, index);
+			wm = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
+			if (BufferIsValid(pbuf))
+				BloofiPageGetOpaque(bloofi_wal_page(&w, pbuf, false, 0))->next = n.next;
+			else
+				wm->retired_head = n.next;
+			op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
+			op->flags = BLOOFI_NODE_FREE;
+			op->next = wm->freenode_head;
+			wm->freenode_head = cur;
+			bloofi_wal_flush(&w);
+			meta = bloofi_read_meta(index);
+			cur = n.next;		/* prev stays */
+			continue;
+		}
+		prev = cur;
+		cur = n.next;
+	}
+}
+
+/* point the metapage at a new root (one record) */
+void
+bloofi_set_root(Relation index, BlockNumber root, uint32 height)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	BloofiWal	w;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_wal_begin(&w, index);
+	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
+	meta->root = root;
+	meta->height = height;
+	bloofi_wal_flush(&w);
+}
+
+/* depth-first search for target below start; fills path[depth..] */
+static bool
+bloofi_find_below(Relation index, const BloofiMetaData *meta, BlockNumber start,
+				  BlockNumber target, BloofiPathStep *path, int depth, int *out)
+{
+	BloofiNode n;
+	ItemPointerData *tids;
+	bool		found = false;
+
+	CHECK_FOR_INTERRUPTS();
+	if (start == target)
+	{
+		*out = depth;
+		return true;
+	}
+	bloofi_node_read(index, meta, start, &n);
+	if (n.level == 0 || depth + 1 >= BLOOFI_MAX_HEIGHT)
+		return false;
+	tids = palloc(sizeof(ItemPointerData) * Max(n.nused, 1));
+	bloofi_node_read_tids(index, &n, n.nused, tids);
+	for (uint32 s = 0; s < n.nused && !found; s++)
+	{
+		if (!ItemPointerIsValid(&tids[s]))
+			continue;
+		path[depth].node = start;
+		path[depth].slot = s;
+		found = bloofi_find_below(index, meta, ItemPointerGetBlockNumber(&tids[s]), target,
+								  path, depth + 1, out);
+	}
+	pfree(tids);
+	return found;
+}
+
+/*
+ * The path from the root to node target: path[0..*depth) are (node, slot)
+ * steps, path[*depth - 1].node being target's parent (depth 0: target is the
+ * root).  Returns false when target is not in the tree.  Reads every inner
+ * node's slots in the worst case: for redo after a crash, not for lookups.
+ */
+bool
+bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
+				 BloofiPathStep *path, int *depth)
+{
+	if (meta->root == InvalidBlockNumber)
+		return false;
+	return bloofi_find_below(index, meta, meta->root, target, path, 0, depth);
+}
+
+static void
+bloofi_collect_tids(Relation index, const BloofiMetaData *meta, BlockNumber start, HTAB *h,
+					int depth)
+{
+	BloofiNode n;
+	ItemPointerData *tids;
+
+	CHECK_FOR_INTERRUPTS();
+	if (depth >= BLOOFI_MAX_HEIGHT)
+		NODE_CORRUPT(index, start, "The tree is deeper than %d levels.", BLOOFI_MAX_HEIGHT);
+	bloofi_node_read(index, meta, start, &n);
+	tids = palloc(sizeof(ItemPointerData) * Max(n.nused, 1));
+	bloofi_node_read_tids(index, &n, n.nused, tids);
+	for (uint32 s = 0; s < n.nused; s++)
+	{
+		if (!ItemPointerIsValid(&tids[s]))
+			continue;
+		if (n.level > 0)
+			bloofi_collect_tids(index, meta, ItemPointerGetBlockNumber(&tids[s]), h, depth + 1);
+		else
+		{
+			BloofiLeafSlot *e = hash_search(h, &tids[s], HASH_ENTER, NULL);
+
+			e->node = start;
+			e->slot = s;
+		}
+	}
+	pfree(tids);
+}
+
+/*
+ * A hash table, in CurrentMemoryContext, of the heap TIDs of the leaves
+ * reachable from the root, each with its bottom node and slot.
+ */
+HTAB *
+bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name)
+{
+	HASHCTL		ctl;
+	HTAB	   *h;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(ItemPointerData);
+	ctl.entrysize = sizeof(BloofiLeafSlot);
+	ctl.hcxt = CurrentMemoryContext;
+	h = hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	if (meta->root != InvalidBlockNumber)
+		bloofi_collect_tids(index, meta, meta->root, h, 0);
+	return h;
+}
