@@ -180,9 +180,12 @@ static BlockNumber
 bloofi_take_free_node(Relation index, const BloofiMetaData *meta, uint32 npages)
 {
 	BlockNumber prev = InvalidBlockNumber;
-	BlockNumber cur = meta->freenode_head;
+	BlockNumber cur;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 
+	/* the caller's copy of the metapage may predate the last change of the chain */
+	meta = bloofi_read_meta(index);
+	cur = meta->freenode_head;
 	for (BlockNumber steps = 0; cur != InvalidBlockNumber && steps < nblocks; steps++)
 	{
 		BloofiNode n;

@@ -373,12 +373,14 @@ bloofi_merge_switch(MergeCtx *mc, BloofiNode *X, int nold, const uint32 *olds,
 	for (int i = 0; i < nold; i++)
 	{
 		slots[k] = olds[i];
-		ItemPointerSetInvalid(&tids[k++]);
+		ItemPointerSetInvalid(&tids[k]);	/* (a macro: no k++ inside) */
+		k++;
 	}
 	for (int i = 0; i < nnew; i++)
 	{
 		slots[k] = freeslots[i];
-		bloofi_child_ref(&tids[k++], news[i]);
+		bloofi_child_ref(&tids[k], news[i]);
+		k++;
 	}
 	{
 		/* one record: the header page holds every slot of an inner node */

@@ -1,10 +1,10 @@
 # test/t/010_bloofi_crash.pl
 #   A bloofi index survives a crash in the middle of a write workload:
-#   pgbench clients insert (creating new groups), delete and VACUUM while the
+#   pgbench clients insert (splitting nodes), delete and VACUUM while the
 #   server is stopped with 'immediate' (no shutdown checkpoint), on two
 #   tables: t (default: inserts go to the pending list, flushed into the
-#   groups every 256 entries and by VACUUM) and u (fastupdate = off: inserts
-#   write the bit-sliced groups directly).  After
+#   tree every 256 entries and by VACUUM) and u (fastupdate = off: inserts
+#   write the tree directly).  After
 #   recovery, bloofi_check verifies every invariant against the table, and
 #   lookups through the index return exactly what a sequential scan returns
 #   for every probed element (so no committed row was lost).  Then a pending
@@ -28,10 +28,10 @@ $node->safe_psql('postgres', q{
 	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 2048, 5) $$;
 	CREATE TABLE t (id bigint, f bloomfilter);
 	INSERT INTO t SELECT i, mk(i) FROM generate_series(1, 3000) i;
-	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 512);
+	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 3);
 	CREATE TABLE u (id bigint, f bloomfilter);
 	INSERT INTO u SELECT i, mk(i) FROM generate_series(1, 3000) i;
-	CREATE INDEX u_f ON u USING bloofi (f) WITH (order = 512, fastupdate = off);
+	CREATE INDEX u_f ON u USING bloofi (f) WITH (order = 3, fastupdate = off);
 	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 200000, 89) x;
 	CHECKPOINT;
 });
@@ -62,7 +62,7 @@ sub compare_with_seqscan
 
 compare_with_seqscan($node, 'before the crash');
 
-# the write workload: inserts of new rows (new groups), deletes, VACUUM
+# the write workload: inserts of new rows (splits), deletes, VACUUM
 my $dir = PostgreSQL::Test::Utils::tempdir;
 open my $fh, '>', "$dir/ins.sql" or die;
 print $fh "\\set id random(3001, 15000)\nINSERT INTO t VALUES (:id, mk(:id));\nINSERT INTO u VALUES (:id, mk(:id));\n";
@@ -176,7 +176,7 @@ SKIP:
 		'lookups after the crash equal a sequential scan');
 	$node->safe_psql('postgres', 'VACUUM lf');
 	is($node->safe_psql('postgres', q{SELECT pending || ' ' || flushing || ' ' || leaves FROM bloofi_stats('lf_f')}),
-		'0 0 255', 'VACUUM finished the flush: 255 leaves in groups, none pending, none twice');
+		'0 0 255', 'VACUUM finished the flush: 255 leaves in the tree, none pending, none twice');
 	is($node->safe_psql('postgres', q{SELECT bloofi_check('lf_f')}), '',
 		'bloofi_check after the finished flush');
 	is($node->safe_psql('postgres', $lookups), $node->safe_psql('postgres', $truth),

@@ -1,8 +1,8 @@
 # test/t/011_bloofi_replica.pl
 #   A streaming standby replays a bloofi index (as contrib/bloom's
 #   t/001_wal.pl does): after each round of writes on the primary (build,
-#   inserts that create groups, deletes, VACUUM recomputing summaries,
-#   REINDEX, VACUUM merging underfull groups), the standby's lookups through the index equal the primary's
+#   inserts that split nodes, deletes, VACUUM recomputing values,
+#   REINDEX, VACUUM merging underfull nodes), the standby's lookups through the index equal the primary's
 #   and the standby's own sequential scan.
 use strict;
 use warnings;
@@ -45,7 +45,7 @@ $primary->safe_psql('postgres', q{
 	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 1536, 4) $$;
 	CREATE TABLE t (id bigint, f bloomfilter);
 	INSERT INTO t SELECT i, mk(i) FROM generate_series(1, 2000) i;
-	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 256);
+	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 3);
 	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 60000, 11) x;
 });
 check_replay('after build');
@@ -62,18 +62,21 @@ for my $round (1 .. 3)
 }
 $primary->safe_psql('postgres', 'REINDEX INDEX t_f');
 check_replay('after REINDEX');
-# 90% of the rows deleted: VACUUM merges underfull groups (moves leaves, empties groups)
+# 90% of the rows deleted: VACUUM merges underfull nodes (copies, retires the old ones)
+my $bottom_before = $primary->safe_psql('postgres', q{SELECT bottom_nodes FROM bloofi_stats('t_f')});
 $primary->safe_psql('postgres', 'DELETE FROM t WHERE id % 10 <> 0');
 $primary->safe_psql('postgres', 'VACUUM t');
 check_replay('after the merge copies');
 $primary->safe_psql('postgres', 'SELECT txid_current()');	# no snapshot older than the copies
 $primary->safe_psql('postgres', 'VACUUM t');
-cmp_ok($primary->safe_psql('postgres', q{SELECT empty_groups FROM bloofi_stats('t_f')}), '>', 0,
-	'VACUUM merged underfull groups');
+cmp_ok($primary->safe_psql('postgres', q{SELECT bottom_nodes FROM bloofi_stats('t_f')}), '<', $bottom_before / 2,
+	'VACUUM merged underfull nodes');
+cmp_ok($primary->safe_psql('postgres', q{SELECT free_nodes FROM bloofi_stats('t_f')}), '>', 0,
+	'VACUUM freed the retired nodes');
 check_replay('after merges');
 $primary->safe_psql('postgres', "INSERT INTO t SELECT i, mk(i) FROM generate_series(20001, 22000) i");
 $primary->safe_psql('postgres', 'VACUUM t');
-check_replay('after inserts into merged groups');
+check_replay('after inserts into merged nodes (reusing free ones)');
 is($primary->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '', 'bloofi_check on the primary');
 
 $standby->stop;

@@ -1,7 +1,7 @@
 # test/t/012_bloofi_pgbench.pl
 #   Concurrency: pgbench clients insert, delete, look up and VACUUM at the
-#   same time on one bloofi-indexed table (few, small groups so that writers
-#   collide on the same group headers and slice pages).  Then bloofi_check
+#   same time on one bloofi-indexed table (a small tree so that writers
+#   collide on the same nodes and slice pages).  Then bloofi_check
 #   verifies every invariant against the table and lookups through the index
 #   equal a sequential scan.  Lookups during the run check, in the same
 #   snapshot, that the index finds the row a client just inserted.
@@ -21,7 +21,7 @@ $node->safe_psql('postgres', q{
 	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 1024, 5) $$;
 	CREATE TABLE t (id bigint, f bloomfilter);
 	INSERT INTO t SELECT i, mk(i) FROM generate_series(1, 2000) i;
-	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 128);
+	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 2);
 	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 100000, 7) x;
 	-- insert a row and find it through the index in the same transaction
 	CREATE FUNCTION ins_and_find(rid bigint) RETURNS void LANGUAGE plpgsql AS $$
