@@ -54,7 +54,8 @@ bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 	Buffer		buf;
 	BloofiPageOpaque op;
 
-	if (start == BLOOFI_METAPAGE_BLKNO || start >= RelationGetNumberOfBlocks(index))
+	/* (a block past the end makes ReadBuffer fail: no size check on this hot path) */
+	if (start == BLOOFI_METAPAGE_BLKNO || start == InvalidBlockNumber)
 		NODE_CORRUPT(index, start, "A node reference points outside the index.");
 	buf = ReadBuffer(index, start);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);

@@ -13,10 +13,10 @@ CREATE INDEX pkg_deps_bloofi ON pkg USING bloofi (deps);
 CREATE INDEX pkg_dep_ids_gin ON pkg USING gin (dep_ids);
 ANALYZE pkg;
 SELECT bloofi_check('pkg_deps_bloofi') AS check_passed;
-SELECT height, nodes, leaves, groups, "order", pages,
+SELECT height, nodes, leaves, inner_nodes, bottom_nodes, "order", pages,
        pg_size_pretty(pg_relation_size('pkg_deps_bloofi')) AS bloofi_size,
        pg_size_pretty(pg_relation_size('pkg_dep_ids_gin')) AS gin_size,
-       round(avg_summary_fill::numeric, 3) AS summary_fill
+       round(avg_bottom_fill::numeric, 3) AS bottom_fill, round(root_fill::numeric, 3) AS root_fill
 FROM bloofi_stats('pkg_deps_bloofi');
 
 EXPLAIN (COSTS OFF)
