@@ -143,7 +143,7 @@ CREATE TABLE big (id int, f bloomfilter);
 INSERT INTO big
 SELECT i, bloom_from_array(ARRAY(SELECT 100 * i + j FROM generate_series(0, 99) j)::bigint[], 100992, 7)
 FROM generate_series(1, 300) i;
-CREATE INDEX big_f ON big USING bloofi (f);
+CREATE INDEX big_f ON big USING bloofi (f) WITH (order = 2);   -- the paper's d
 INSERT INTO big
 SELECT i, bloom_from_array(ARRAY(SELECT 100 * i + j FROM generate_series(0, 99) j)::bigint[], 100992, 7)
 FROM generate_series(301, 400) i;

@@ -87,7 +87,7 @@ BloofiPageGetOpaque(Page page)
 	((uint32) (BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(BloofiPageOpaqueData))))
 
 /* reloptions */
-#define BLOOFI_DEFAULT_ORDER	2
+#define BLOOFI_DEFAULT_ORDER	32
 #define BLOOFI_MIN_ORDER		2
 #define BLOOFI_MAX_ORDER		1000
 /* 8 * BLOOFI_PAGE_BYTES rounded down to 8: one slice fills a page */

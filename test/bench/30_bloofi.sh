@@ -16,9 +16,9 @@
 #   (b) order d at N = 100,000 (the dense filters of (a), where the no-split
 #       rule makes a few wide bottom nodes whatever d): lookup time, size and
 #       insert time (through the pending list, and direct), GIN's insert time
-#       next to it; (b') order d on the paper's configuration at N = 1,000
+#       next to it; (b') order d on the paper's configuration at N = 10,000
 #       (the paper's Fig 8): nodes checked, lookup time, size.  How the
-#       default d = 2 was chosen.
+#       default d = 32 was chosen.
 #   (c) iterative vs bulk build at N = 20,000 (same filters as (a)).
 #   (d) the paper's configuration (m = 100,992, k = 7, 100 elements, non-
 #       overlapping ranges, d = 2) for N = 100, 1,000, 10,000, built iteratively
@@ -30,7 +30,7 @@
 #       src/core/bloofi_tree.c (test/bench/bloofi_tree_bench.c), d = 2: a
 #       cross-check of the on-disk tree's figures.
 #   (e) filter size (paper's Fig 11): N = 1,000, m = 1,008 / 10,080 / 100,992,
-#       k = 7: nodes checked, lookup time vs a sequential scan.
+#       k = 7, d = 2: nodes checked, lookup time vs a sequential scan.
 #   (f) search time vs N (100, 1,000, 10,000) at the issue's sizing, vs a
 #       sequential scan (N = 100,000 is (a)).  In (e) and (f) the index is
 #       forced (enable_seqscan = off): at small N the planner rightly prefers
@@ -140,9 +140,8 @@ bs_psql -q -c "CREATE TABLE bb_ins AS SELECT * FROM bb WHERE id <= 2000" -c "DRO
 ins=$(bs_psql -c '\timing on' -c "INSERT INTO bb SELECT -id, f, a FROM bb_ins" | ms_of)
 gin_ins=$(awk -v a="$ins" 'BEGIN { printf "%.3f", a / 2000 }')
 bs_psql -q -c "DELETE FROM bb WHERE id < 0" -c "DROP INDEX bb_a" -c "VACUUM bb"
-printf '   %6s %7s %8s %10s %12s %16s %16s
-' order height bottom size_MB lookup_ms insert_pending insert_direct
-for d in 2 4 16; do
+printf '   %6s %7s %8s %10s %12s %16s %16s\n' order height bottom size_MB lookup_ms insert_pending insert_direct
+for d in 2 32; do
     bs_psql -q -c "SET maintenance_work_mem = '256MB'" -c "CREATE INDEX bb_f ON bb USING bloofi (f) WITH (\"order\" = $d)"
     read -r h g < <(bs_psql -Atc "SELECT height, bottom_nodes FROM bloofi_stats('bb_f')" | tr '|' ' ')
     sz=$(bs_psql -Atc "SELECT pg_relation_size('bb_f') >> 20")
@@ -157,20 +156,20 @@ done
 echo "   GIN insert (fastupdate on, default): $gin_ins ms/row"
 
 echo
-echo "-- (b') order d on the paper's configuration (m = 100,992, k = 7), N = 1,000, bulk build (Fig 8)"
+echo "-- (b') order d on the paper's configuration (m = 100,992, k = 7), N = 10,000, bulk build (Fig 8)"
 bs_psql -q <<SQL
 DROP TABLE IF EXISTS bo;
 CREATE TABLE bo (id int, f bloomfilter);
 INSERT INTO bo SELECT i, bloom_from_array(ARRAY(SELECT 100::bigint * i + j FROM generate_series(0, 99) j), 100992, 7)
-FROM generate_series(0, 999) i;
+FROM generate_series(0, 9999) i;
 VACUUM ANALYZE bo;
 SQL
 printf '   %6s %7s %14s %10s %12s\n' order height nodes_checked size_MB lookup_ms
-for d in 2 3 4 8; do
+for d in 2 4 8 16 32 64; do
     bs_psql -q -c "CREATE INDEX bo_f ON bo USING bloofi (f) WITH (\"order\" = $d)"
     nc=$(bs_psql -Atc "SELECT avg(p.nodes_checked) FROM generate_series(1, 200) s,
-                       LATERAL bloofi_probe('bo_f', (s * 7919 % 100000)::bigint) p")
-    px=(); for e in 1 2 3 4 5; do px+=("$((e * 12347 % 100000))"); done
+                       LATERAL bloofi_probe('bo_f', (s * 7919 % 1000000)::bigint) p")
+    px=(); for e in 1 2 3 4 5; do px+=("$((e * 123457 % 1000000))"); done
     mb=$(lookup_ms "SELECT count(*) FROM bo WHERE f @> %s::bigint" "-c enable_seqscan=off" "${px[@]}")
     printf '   %6s %7s %14.1f %10s %12.3f\n' "$d" "$(bs_psql -Atc "SELECT height FROM bloofi_stats('bo_f')")" \
         "$nc" "$(bs_psql -Atc "SELECT pg_relation_size('bo_f') >> 20")" "$mb"
@@ -208,11 +207,11 @@ for n in 100 1000 10000; do
         fill="INSERT INTO bp SELECT i, bloom_from_array(ARRAY(SELECT 100::bigint * i + j FROM generate_series(0, 99) j), 100992, 7)
               FROM generate_series(0, $n - 1) i"
         if [ $how = iterative ]; then
-            bs_psql -q -c "CREATE INDEX bp_f ON bp USING bloofi (f)"
+            bs_psql -q -c "CREATE INDEX bp_f ON bp USING bloofi (f) WITH (\"order\" = 2)"
             t=$(bs_psql -c '\timing on' -c "$fill" | ms_of)
         else
             bs_psql -q -c "$fill"
-            t=$(bs_psql -c '\timing on' -c "CREATE INDEX bp_f ON bp USING bloofi (f)" | ms_of)
+            t=$(bs_psql -c '\timing on' -c "CREATE INDEX bp_f ON bp USING bloofi (f) WITH (\"order\" = 2)" | ms_of)
         fi
         bs_psql -q -c "VACUUM ANALYZE bp"
         read -r nc mt < <(bs_psql -Atc "
@@ -269,7 +268,7 @@ CREATE TABLE bfs (id int, f bloomfilter);
 INSERT INTO bfs SELECT i, bloom_from_array(ARRAY(SELECT 100::bigint * i + j FROM generate_series(0, 99) j), $m, 7)
 FROM generate_series(0, 999) i;
 VACUUM ANALYZE bfs;
-CREATE INDEX bfs_f ON bfs USING bloofi (f);
+CREATE INDEX bfs_f ON bfs USING bloofi (f) WITH ("order" = 2);
 SQL
     nc=$(bs_psql -Atc "SELECT avg(p.nodes_checked) FROM generate_series(1, 100) s,
                        LATERAL bloofi_probe('bfs_f', (s * 997 % 100000)::bigint) p")
