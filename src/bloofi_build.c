@@ -149,6 +149,22 @@ bloofi_build_inner(BloofiBuildState *bs)
 		BlockNumber *cstart = bs->level_start;
 		uint8	   *cvals = bs->level_vals;
 
+		/*
+		 * Section 3.4 in bulk (as bloofi_tree_bulk_build): when every node of
+		 * this level is saturated, so is every node above (an OR only gains
+		 * bits) and none would be split: they all go under one wide root.
+		 */
+		if (parents > 1 && n + 2 <= BLOOFI_MAX_CAP)
+		{
+			bool		all = true;
+
+			for (int64 i = 0; i < n && all; i++)
+				all = bloofi_summary_saturated(cvals + (size_t) i * bs->fbytes,
+											   bs->params.m, bs->params.k);
+			if (all)
+				parents = 1;
+		}
+
 		bs->level_start = NULL;
 		bs->level_vals = NULL;
 		bs->level_n = bs->level_cap = 0;

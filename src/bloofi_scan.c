@@ -117,18 +117,39 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	Buffer		buf = InvalidBuffer;
 	uint32		cur = InvalidBlockNumber;
 	bool		any = nwords > 0;
+	uint32	   *idx = NULL;
+	uint32		nidx = 0;
 
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
 	for (uint32 i = 0; i < npos && any; i++)
 	{
 		const uint8 *data = bloofi_walk_page(index, node->start,
-											 bloofi_slice_page(geom, pos[i]), &buf, &cur);
+											 bloofi_slice_page(geom, pos[i]), &buf, &cur) +
+			bloofi_slice_offset(geom, pos[i]);
 
-		any = bloofi_and_slice(acc, data + bloofi_slice_offset(geom, pos[i]), nwords,
-							   geom->slice_bytes);
+		if (idx == NULL)
+		{
+			any = bloofi_and_slice(acc, data, nwords, geom->slice_bytes);
+			/*
+			 * A wide node after a few slices: most words are zero already,
+			 * so the rest of the AND visits only the others.
+			 */
+			if (any && nwords >= 256 && i == 3 && i + 1 < npos)
+			{
+				idx = palloc(sizeof(uint32) * nwords);
+				nidx = bloofi_nonzero_words(acc, nwords, idx);
+			}
+		}
+		else
+		{
+			nidx = bloofi_and_slice_sparse(acc, data, geom->slice_bytes, idx, nidx);
+			any = nidx > 0;
+		}
 	}
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);
+	if (idx)
+		pfree(idx);
 	return any;
 }
 
@@ -240,7 +261,7 @@ bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uin
 
 	if (meta->root == InvalidBlockNumber)
 		return;
-	while (tested < max_leaves && draws < 64)
+	while (tested < max_leaves && draws < 16)
 	{
 		BlockNumber cur = meta->root;
 		double		weight = 1;
@@ -258,16 +279,50 @@ bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos, uin
 			bloofi_node_read(index, meta, cur, &X);
 			if (X.level == 0 || depth++ >= BLOOFI_MAX_HEIGHT)
 			{
-				uint64	   *acc = palloc(sizeof(uint64) * X.geom.slice_words);
-				double		hits = 0;
+				/*
+				 * At most the leaves still wanted, as 64-leaf words taken at a
+				 * stride (a similarity-sorted node does not bias them): a
+				 * wide bottom node costs a few words per slice, not a lookup
+				 */
+				uint32		nwords = (X.nused + 63) / 64;
+				uint32		take = (uint32) Min((int64) nwords, (max_leaves - tested + 63) / 64);
+				uint32		stride;
+				uint64	   *acc;
+				double		hits = 0,
+							slots = 0;
+				Buffer		buf = InvalidBuffer;
+				uint32		cur = InvalidBlockNumber;
 
-				if (X.level == 0 && bloofi_node_match(index, &X, pos, npos, acc))
-					for (uint32 w = 0; w < (X.nused + 63) / 64; w++)
-						hits += __builtin_popcountll(acc[w]);
+				if (X.level != 0 || take == 0)
+					break;
+				stride = nwords / take;
+				acc = palloc(sizeof(uint64) * take);
+				for (uint32 i = 0; i < take; i++)
+				{
+					uint32		lo = i * stride * 64;
+					uint32		cnt = Min(64, X.nused - lo);
+
+					acc[i] = cnt == 64 ? ~UINT64CONST(0) : ((UINT64CONST(1) << cnt) - 1);
+					slots += cnt;
+				}
+				for (uint32 p = 0; p < npos; p++)
+				{
+					const uint8 *slice = bloofi_walk_page(index, X.start,
+														  bloofi_slice_page(&X.geom, pos[p]),
+														  &buf, &cur) +
+						bloofi_slice_offset(&X.geom, pos[p]);
+
+					for (uint32 i = 0; i < take; i++)
+						acc[i] &= bloofi_slice_word(slice, i * stride, X.geom.slice_bytes);
+				}
+				if (BufferIsValid(buf))
+					UnlockReleaseBuffer(buf);
+				for (uint32 i = 0; i < take; i++)
+					hits += __builtin_popcountll(acc[i]);
 				/* free slots have no bits: the matches are among the live leaves */
-				sum_match += weight * hits;
+				sum_match += weight * hits * X.nused / slots;
 				sum_live += weight * X.nlive;
-				tested += Max(X.nlive, 1);
+				tested += (int64) slots;
 				pfree(acc);
 				break;
 			}

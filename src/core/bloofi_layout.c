@@ -270,23 +270,68 @@ bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_bytes,
 }
 
 bool
-bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords, uint32_t slice_bytes)
+bloofi_and_slice(uint64_t *restrict acc, const uint8_t *restrict slice, uint32_t nwords,
+				 uint32_t slice_bytes)
 {
-	uint64_t	any = 0;
+	uint64_t	any = 0,
+				any1 = 0;
 	uint32_t	nfull = slice_bytes / 8 < nwords ? slice_bytes / 8 : nwords;
+	uint32_t	w = 0;
 
-	/* whole words: a branch-free loop the compiler vectorises */
-	for (uint32_t w = 0; w < nfull; w++)
+	/* whole words, two at a time with independent accumulators */
+	for (; w + 2 <= nfull; w += 2)
+	{
+		uint64_t	a = acc[w] & bs_load64le(slice + 8 * (size_t) w);
+		uint64_t	b = acc[w + 1] & bs_load64le(slice + 8 * (size_t) w + 8);
+
+		acc[w] = a;
+		acc[w + 1] = b;
+		any |= a;
+		any1 |= b;
+	}
+	any |= any1;
+	for (; w < nfull; w++)
 	{
 		acc[w] &= bs_load64le(slice + 8 * (size_t) w);
 		any |= acc[w];
 	}
-	for (uint32_t w = nfull; w < nwords; w++)
+	for (; w < nwords; w++)
 	{
 		acc[w] &= bloofi_slice_word(slice, w, slice_bytes);
 		any |= acc[w];
 	}
 	return any != 0;
+}
+
+uint32_t
+bloofi_nonzero_words(const uint64_t *acc, uint32_t nwords, uint32_t *idx)
+{
+	uint32_t	n = 0;
+
+	for (uint32_t w = 0; w < nwords; w++)
+	{
+		idx[n] = w;
+		n += acc[w] != 0;
+	}
+	return n;
+}
+
+uint32_t
+bloofi_and_slice_sparse(uint64_t *acc, const uint8_t *slice, uint32_t slice_bytes,
+						uint32_t *idx, uint32_t nidx)
+{
+	uint32_t	out = 0;
+
+	for (uint32_t i = 0; i < nidx; i++)
+	{
+		uint32_t	w = idx[i];
+		uint64_t	v = acc[w] & bloofi_slice_word(slice, w, slice_bytes);
+
+		acc[w] = v;
+		idx[out] = w;
+		out += v != 0;
+	}
+	return out;
 }
 
 void

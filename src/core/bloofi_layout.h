@@ -218,8 +218,18 @@ bloofi_slice_store(uint8_t *slice, uint32_t w, uint32_t slice_bytes, uint64_t v)
  * acc &= slice over nwords words (a slice of slice_bytes bytes); returns
  * true when acc is still non-zero
  */
-extern bool bloofi_and_slice(uint64_t *acc, const uint8_t *slice, uint32_t nwords,
-							 uint32_t slice_bytes);
+extern bool bloofi_and_slice(uint64_t *restrict acc, const uint8_t *restrict slice,
+							 uint32_t nwords, uint32_t slice_bytes);
+
+/*
+ * Sparse continuation of a long AND, once most words are zero: idx[] lists
+ * the nidx non-zero words of acc (bloofi_nonzero_words writes it and returns
+ * the count); bloofi_and_slice_sparse ANDs only those words with the slice
+ * and compacts idx to the words still non-zero, returning their count.
+ */
+extern uint32_t bloofi_nonzero_words(const uint64_t *acc, uint32_t nwords, uint32_t *idx);
+extern uint32_t bloofi_and_slice_sparse(uint64_t *acc, const uint8_t *slice,
+										uint32_t slice_bytes, uint32_t *idx, uint32_t nidx);
 
 /* OR into filter (m bits) the bits of column `slot` in the nslices slices from j0 */
 extern void bloofi_get_column(const uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
