@@ -2,7 +2,7 @@
  * bloofi_pending.c
  *    The pending list of a Bloofi index: cheap inserts, flushed in batches.
  *
- * Setting one leaf's bits in bit-sliced groups touches every slice page that
+ * Setting one leaf's bits in a wide bit-sliced node touches every slice page that
  * holds one of its ~m/2 set bits (hundreds to thousands of pages).  So, like
  * GIN's fastupdate, an insert only appends (TID, filter bits) to the tail of
  * a chain of pending pages: one WAL record of the metapage and one or two
@@ -12,7 +12,7 @@
  *
  * Metapage fields: pending_head/tail/npending (the active chain, appended to
  * under the metapage's exclusive lock), flushing_head (a chain being moved
- * into the groups) and free_head (recycled pending pages).
+ * into the tree) and free_head (recycled pending pages).
  *
  * Flush protocol (one flusher at a time: the tree lock of bloofi_insert.c,
  * taken conditionally by inserters and unconditionally by VACUUM):
@@ -253,7 +253,7 @@ bloofi_pending_collect(ItemPointer tid, const uint8 *filter, bool flushing, void
 }
 
 /*
- * Move the pending entries into the groups (protocol at the top).  With
+ * Move the pending entries into the tree (protocol at the top).  With
  * wait = false, returns at once when another backend is flushing.
  */
 void
@@ -302,7 +302,7 @@ bloofi_pending_flush(Relation index, bool wait)
 	head = BloofiPageGetMeta(BufferGetPage(metabuf))->flushing_head;
 	UnlockReleaseBuffer(metabuf);
 
-	/* 2. its entries into the groups */
+	/* 2. its entries into the tree */
 	meta = bloofi_read_meta(index);
 	pc.fbytes = 8 * bs_words_for_bits(meta->m);
 	pc.n = 0;
@@ -314,7 +314,7 @@ bloofi_pending_flush(Relation index, bool wait)
 	if (leftover)
 	{
 		/*
-		 * A crashed flush: entries whose TID reached a group may lack some of
+		 * A crashed flush: entries whose TID reached the tree may lack some of
 		 * their slice bits (TIDs and bits are separate WAL records), so their
 		 * bits are set again in place; the others are placed as usual.
 		 */

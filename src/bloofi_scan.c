@@ -63,7 +63,7 @@ bloofi_endscan(IndexScanDesc scan)
 /*
  * The contents of page start + rel under a share lock.  *buf / *cur hold the
  * page read last (InvalidBuffer / InvalidBlockNumber: none): kept when it is
- * the same page, else released first, so that a walk over a group's pages
+ * the same page, else released first, so that a walk over a node's pages
  * holds one lock at a time.  The caller releases *buf when it is done.
  */
 static const uint8 *

@@ -1,7 +1,7 @@
 /*
  * bloofi_utils.c
  *    Bloofi access method: handler, reloptions, page and metapage helpers,
- *    group creation, batched GenericXLog, element keys.
+ *    the tree lock, batched GenericXLog, element keys.
  */
 #include "postgres.h"
 
@@ -146,7 +146,7 @@ bloofi_handler(PG_FUNCTION_ARGS)
 	amroutine->amcanparallel = false;
 	amroutine->amcaninclude = false;
 	amroutine->amusemaintenanceworkmem = true;
-	/* VACUUM may flush the pending list (appending groups): not in parallel workers */
+	/* VACUUM may flush the pending list (writing nodes): not in parallel workers */
 	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
 	amroutine->amkeytype = InvalidOid;
 

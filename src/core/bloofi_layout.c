@@ -1,6 +1,6 @@
 /*
  * bloofi_layout.c
- *    Geometry of bit-sliced Bloofi groups and the bit work on their pages
+ *    Geometry of bit-sliced Bloofi nodes and the bit work on their pages
  *    (PostgreSQL-independent; see bloofi_layout.h for the layout).
  */
 #include "bloofi_layout.h"
@@ -71,15 +71,6 @@ bloofi_round_capacity(uint64_t n, uint32_t max_cap)
 	return (uint32_t) c;
 }
 
-uint32_t
-bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap)
-{
-	uint64_t	c = BLOOFI_SLOT_QUANTUM;
-
-	while (c < nleaves && c < max_cap)
-		c *= 2;
-	return bloofi_round_capacity(c, max_cap);
-}
 
 /* iterate the set bits of filter in [j0, j0 + n): calls visit(j) */
 #define FOR_EACH_SET_BIT(filter, j0, n, j, ...) \
@@ -400,13 +391,3 @@ bloofi_sort_positions(uint32_t *pos, uint32_t n)
 	return out;
 }
 
-int
-bloofi_choose_closest(const uint64_t *hamming, int ngroups)
-{
-	int			best = -1;
-
-	for (int i = 0; i < ngroups; i++)
-		if (hamming[i] != UINT64_MAX && (best < 0 || hamming[i] < hamming[best]))
-			best = i;
-	return best;
-}

@@ -1,34 +1,26 @@
 /*
  * bloofi_layout.h
- *    PostgreSQL-independent layout and search logic of the Bloofi index
- *    (bit-sliced leaf groups under OR summaries).
+ *    PostgreSQL-independent layout and bit work of a Bloofi tree node: a
+ *    bit-sliced matrix of its children's values.
  *
- * The index is a two-level Bloofi tree:
+ * A node of the index (src/bloofi*.c) has up to `cap` children (heap TIDs at
+ * the bottom level, child nodes above) and stores their values (m-bit
+ * filters, or ORs of filters) bit-sliced, position-major (BIGSI/COBS style):
+ * for every bit position j it stores one "slice" of cap bits, bit s of slice
+ * j being bit j of the child in slot s.  A lookup of an element with
+ * positions p_1..p_k ANDs the k slices p_1..p_k: the set bits of the result
+ * are the children that match, all tested at once (the paper's test of every
+ * child of a visited node).
  *
- *    root (the directory in the metapage)
- *      +-- group 0: summary = OR of its leaves  --> up to cap0 leaves
- *      +-- group 1: summary = OR of its leaves  --> up to cap1 leaves
- *      ...
- *
- * A group is one inner node of the paper's tree.  Its leaves (the rows'
- * filters) are stored bit-sliced, position-major (BIGSI/COBS style): for
- * every bit position j of the m-bit filters the group stores one "slice" of
- * cap bits, bit s of slice j being bit j of the leaf in slot s.  A lookup of an
- * element with positions p_1..p_k therefore tests the group's summary (k bits:
- * the Bloofi pruning step) and, when it passes, ANDs the k slices p_1..p_k:
- * the set bits of the result are the matching slots.  That reads k slices per
- * group instead of every leaf, which is what makes a lookup fast when the ORs
- * are nearly all ones (the pruning alone cannot help then).
- *
- * A group occupies a contiguous run of pages:
+ * A node occupies a contiguous run of pages:
  *
  *    [tid pages][summary pages][slice pages]
  *
- * tid pages hold cap 6-byte heap TIDs (slot s), the summary pages the m-bit
- * OR of the live leaves, the slice pages m slices of cap / 8 bytes, as many
- * whole slices per page as fit (a slice never straddles pages).  This file
- * computes that geometry and implements the bit work on page-sized buffers;
- * PostgreSQL pages, locks and WAL are in src/bloofi*.c.
+ * tid pages hold cap 6-byte slots, the summary pages the node's own m-bit
+ * value (the OR of its children), the slice pages m slices of cap / 8 bytes,
+ * as many whole slices per page as fit (a slice never straddles pages).  This
+ * file computes that geometry and implements the bit work on page-sized
+ * buffers; PostgreSQL pages, locks and WAL are in src/bloofi*.c.
  */
 #ifndef BLOOFI_LAYOUT_H
 #define BLOOFI_LAYOUT_H
@@ -45,7 +37,7 @@
 /* largest filter a bloofi index accepts, in bits (2 MB filters) */
 #define BLOOFI_MAX_M			(UINT32_C(1) << 24)
 
-/* where the pieces of one group live, relative to its first page */
+/* where the pieces of one node live, relative to its first page */
 typedef struct BloofiGeometry
 {
 	uint32_t	m;				/* filter bits */
@@ -64,7 +56,7 @@ typedef struct BloofiGeometry
 } BloofiGeometry;
 
 /*
- * Fill *g for filters of m bits and groups of cap slots on pages with
+ * Fill *g for filters of m bits and nodes of cap slots on pages with
  * page_bytes usable bytes.  Returns false (leaving *g unspecified) when the
  * combination is impossible: cap not a positive multiple of 8, a slice
  * larger than a page, or m out of 1..BLOOFI_MAX_M.
@@ -72,7 +64,7 @@ typedef struct BloofiGeometry
 extern bool bloofi_geometry(BloofiGeometry *g, uint32_t m, uint32_t cap,
 							uint32_t page_bytes);
 
-/* page index (relative to the group's first page) and byte offset of slice j */
+/* page index (relative to the node's first page) and byte offset of slice j */
 static inline uint32_t
 bloofi_slice_page(const BloofiGeometry *g, uint32_t j)
 {
@@ -111,17 +103,7 @@ bloofi_summary_offset(const BloofiGeometry *g, uint32_t byte)
 /* bytes of the summary stored on summary page sp (0-based among summary pages) */
 extern uint32_t bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp);
 
-/*
- * Capacity of the next group created by inserts: the smallest power-of-two
- * multiple of 64 that is at least the number of leaves already indexed,
- * clamped to [64, max_cap]: capacities double, so an index grown by inserts
- * has O(log N) groups until they reach max_cap.  Small indexes get small
- * groups (little wasted space), large ones large groups (few groups to visit
- * per lookup).
- */
-extern uint32_t bloofi_next_capacity(uint64_t nleaves, uint32_t max_cap);
-
-/* round n up to a multiple of 64, clamped to [64, max_cap] */
+/* round n up to a multiple of BLOOFI_SLOT_QUANTUM (8), clamped to [8, max_cap] */
 extern uint32_t bloofi_round_capacity(uint64_t n, uint32_t max_cap);
 
 /*
@@ -248,12 +230,5 @@ extern void bloofi_acc_init(uint64_t *acc, uint32_t nwords, uint32_t nslots);
 /* sort positions ascending and drop duplicates; returns the new count */
 extern uint32_t bloofi_sort_positions(uint32_t *pos, uint32_t n);
 
-/*
- * Insert choice (the paper's insert descent at our one inner level): among
- * ngroups candidate summaries, the index of the one at the smallest Hamming
- * distance from the new filter, given hamming[i] (UINT64_MAX = not a
- * candidate); ties go to the lowest index; -1 when there is no candidate.
- */
-extern int	bloofi_choose_closest(const uint64_t *hamming, int ngroups);
 
 #endif							/* BLOOFI_LAYOUT_H */

@@ -31,8 +31,10 @@
  *     allocates with malloc and aborts on out-of-memory, so it is for tests
  *     and tools, not for backend code.
  *
- * NOT YET the on-disk index: the bloofi access method (src/bloofi*.c) still
- * stores one inner level (the metapage directory over bit-sliced groups).
+ * The on-disk index (src/bloofi*.c) follows this specification on pages:
+ * it calls the decisions of layer 1 (closest child, split choice, no-split
+ * rule, bulk levels), and the benchmark compares its search cost with this
+ * tree's on the same filters (test/bench/30_bloofi.sh, parts (d), (d')).
  */
 #ifndef BLOOFI_TREE_H
 #define BLOOFI_TREE_H

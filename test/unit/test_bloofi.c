@@ -133,37 +133,6 @@ test_geometry(void)
 			break;
 		}
 	}
-
-	/* next: the smallest quantum * 2^i >= nleaves, clamped to [quantum, max_cap] */
-	CHECK(bloofi_next_capacity(0, 8192) == 8, "next 0 -> %u", bloofi_next_capacity(0, 8192));
-	CHECK(bloofi_next_capacity(1, 8192) == 8, "next 1");
-	CHECK(bloofi_next_capacity(8, 8192) == 8, "next 8");
-	CHECK(bloofi_next_capacity(9, 8192) == 16, "next 9");
-	CHECK(bloofi_next_capacity(33, 8192) == 64, "next 33");
-	CHECK(bloofi_next_capacity(64, 8192) == 64, "next 64");
-	CHECK(bloofi_next_capacity(65, 8192) == 128, "next 65");
-	CHECK(bloofi_next_capacity(1000, 8192) == 1024, "next 1000");
-	CHECK(bloofi_next_capacity(1000000, 8192) == 8192, "next clamps to max");
-	CHECK(bloofi_next_capacity(1000000, 640) == 640, "next clamps to a max that is no power of 2");
-	CHECK(bloofi_next_capacity(300, 640) == 512, "next 300, max 640");
-	CHECK(bloofi_next_capacity(513, 640) == 640, "next 513, max 640");
-	CHECK(bloofi_next_capacity(UINT64_MAX, 8192) == 8192, "next huge");
-	for (uint64_t n = 0; n < 3000; n++)
-	{
-		uint32_t	c = bloofi_next_capacity(n, 2048);
-		uint64_t	want = 8;
-
-		while (want < n)
-			want *= 2;
-		if (want > 2048)
-			want = 2048;
-		if (c != want)
-		{
-			CHECK(false, "next %llu -> %u, want %llu", (unsigned long long) n, c,
-				  (unsigned long long) want);
-			break;
-		}
-	}
 }
 
 /* ---- bloofi_slice_word / bloofi_slice_store ------------------------------- */
@@ -929,14 +898,10 @@ static void
 test_misc(void)
 {
 	uint32_t	pos[] = {9, 3, 3, 7, 9, 1};
-	uint64_t	ham[] = {UINT64_MAX, 7, 3, 3, UINT64_MAX};
-	uint64_t	none[] = {UINT64_MAX, UINT64_MAX};
 	uint64_t	acc[3];
 
 	CHECK(bloofi_sort_positions(pos, 6) == 4 && pos[0] == 1 && pos[1] == 3 && pos[2] == 7 &&
 		  pos[3] == 9, "sort + dedup");
-	CHECK(bloofi_choose_closest(ham, 5) == 2, "closest, first of ties");
-	CHECK(bloofi_choose_closest(none, 2) == -1, "no candidate");
 	bloofi_acc_init(acc, 3, 70);
 	CHECK(acc[0] == ~UINT64_C(0) && acc[1] == 63 && acc[2] == 0, "acc init");
 	bloofi_acc_init(acc, 1, 24);
@@ -945,9 +910,68 @@ test_misc(void)
 	CHECK(acc[0] == ~UINT64_C(0) && acc[1] == ~UINT64_C(0), "acc init, whole words");
 }
 
+/*
+ * A long AND continued sparsely (bloofi_nonzero_words, then
+ * bloofi_and_slice_sparse) gives the same words as the dense AND, for slices
+ * of whole and partial words.
+ */
+static void
+test_sparse_and(void)
+{
+	for (int round = 0; round < 200; round++)
+	{
+		uint32_t	nwords = 1 + (uint32_t) (rnd() % 300);
+		uint32_t	slice_bytes = 8 * nwords - (uint32_t) (rnd() % 8);
+		int			nslices = 1 + (int) (rnd() % 12);
+		int			switch_at = (int) (rnd() % nslices);
+		uint64_t   *dense = malloc(sizeof(uint64_t) * nwords);
+		uint64_t   *sparse = malloc(sizeof(uint64_t) * nwords);
+		uint32_t   *idx = malloc(sizeof(uint32_t) * nwords);
+		uint32_t	nidx = 0;
+		bool		ok = true;
+
+		for (uint32_t w = 0; w < nwords; w++)
+			dense[w] = sparse[w] = rnd() | rnd();
+		for (int i = 0; i < nslices; i++)
+		{
+			uint8_t    *slice = malloc(slice_bytes);	/* exact size: ASan sees overreads */
+
+			for (uint32_t b = 0; b < slice_bytes; b++)
+				slice[b] = (uint8_t) (rnd() & rnd());
+			bloofi_and_slice(dense, slice, nwords, slice_bytes);
+			if (i < switch_at)
+				bloofi_and_slice(sparse, slice, nwords, slice_bytes);
+			else
+			{
+				if (i == switch_at)
+					nidx = bloofi_nonzero_words(sparse, nwords, idx);
+				nidx = bloofi_and_slice_sparse(sparse, slice, slice_bytes, idx, nidx);
+				for (uint32_t j = 0; j < nidx; j++)
+					ok &= sparse[idx[j]] != 0 && (j == 0 || idx[j] > idx[j - 1]);
+			}
+			free(slice);
+		}
+		for (uint32_t w = 0; w < nwords; w++)
+			ok &= dense[w] == sparse[w];
+		{
+			uint32_t	nz = 0;
+
+			for (uint32_t w = 0; w < nwords; w++)
+				nz += dense[w] != 0;
+			ok &= nz == nidx;
+		}
+		CHECK(ok, "sparse AND continuation, round %d (%u words, %u bytes, switch at %d)",
+			  round, nwords, slice_bytes, switch_at);
+		free(dense);
+		free(sparse);
+		free(idx);
+	}
+}
+
 int
 main(void)
 {
+	test_sparse_and();
 	test_geometry();
 	test_slice_word_store();
 	test_slices_all_caps();
