@@ -28,7 +28,8 @@ CREATE INDEX bt_f ON bt USING bloofi (f) WITH (order = 4);
 ANALYZE bt;
 SELECT bloofi_check('bt_f');
 -- a tree of order 4: bottom nodes of d + 1 = 5 leaves (as a split leaves
--- them), inner nodes of 4..8 children, so height = 1 + ceil(log 540 / log 5)
+-- them), inner nodes of 4..8 children, and one wide root over the first
+-- level whose values are all saturated (no-split rule, section 3.4)
 SELECT height, nodes, leaves, inner_nodes, bottom_nodes, "order", m, k FROM bloofi_stats('bt_f');
 
 -- one probe table per element type; results through the index and through
