@@ -68,6 +68,9 @@
 #include "bloofi.h"
 #include "bloofi_tree.h"
 
+/* above this many children a split cuts in slot order (the choice is O(n^2)) */
+#define BLOOFI_SPLIT_CHOICE_MAX	512
+
 typedef struct InsertCtx
 {
 	Relation	index;
@@ -291,15 +294,18 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 	uint8	   *value = palloc0(ic->fbytes);
 	BlockNumber news[2];
 	uint8	   *newvals[2];
+	uint32		growcap = bloofi_cap_for(ic, X->level, Max((uint32) n * 2, X->cap));
 
 	for (int i = 0; i < n; i++)
 		bs_or(value, vals[i], ic->nwords);
+
 	newvals[0] = palloc(ic->fbytes);
 	newvals[1] = palloc(ic->fbytes);
-	if ((uint32) n <= bloofi_fanout_limit(ic, X->level, value))
+	/* grow (no split: saturated) only into a node left with room: else split */
+	if ((uint32) n <= bloofi_fanout_limit(ic, X->level, value) &&
+		growcap >= (uint32) n + Max(2, (uint32) n / 4))
 	{
-		news[0] = bloofi_node_write(ic->index, ic->meta, X->level,
-									bloofi_cap_for(ic, X->level, Max((uint32) n * 2, X->cap)),
+		news[0] = bloofi_node_write(ic->index, ic->meta, X->level, growcap,
 									n, tids, vals, newvals[0], true);
 		bloofi_replace(ic, path, depth, X, 1, news, newvals, f);
 	}
@@ -311,7 +317,18 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 		const uint8 **sv[2];
 		int			cnt[2] = {0, 0};
 
-		bloofi_tree_split_choice(vals, n, Min((int) ic->d, n / 2), ic->nwords, side, scratch);
+		if (n <= BLOOFI_SPLIT_CHOICE_MAX)
+			bloofi_tree_split_choice(vals, n, Min((int) ic->d, n / 2), ic->nwords, side, scratch);
+		else
+		{
+			/*
+			 * A wide (saturated) node: the similarity choice is quadratic,
+			 * and its halves prune nothing anyway; halves in slot order
+			 * keep what the build's similarity sort put together.
+			 */
+			for (int i = 0; i < n; i++)
+				side[i] = i >= n / 2;
+		}
 		for (int s = 0; s < 2; s++)
 		{
 			st[s] = palloc(sizeof(ItemPointerData) * n);

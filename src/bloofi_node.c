@@ -386,7 +386,6 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 {
 	const BloofiGeometry *geom = &node->geom;
 	uint8	   *orall = palloc0(geom->filter_bytes);
-	uint8	   *probe = palloc(BLOOFI_PAGE_BYTES);
 	BloofiWal	w;
 
 	for (int i = 0; i < n; i++)
@@ -409,22 +408,22 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, node->start);
-		/* already all set (a redo): no record */
-		memcpy(probe, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
-		for (int i = 0; i < n; i++)
-			bloofi_set_column(probe, geom->slice_bytes, j0, cnt, filters[i], slots[i]);
-		any = memcmp(probe, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES) != 0;
+		/* already all set (a redo, or bits shared with the column): no record */
+		for (int i = 0; i < n && !any; i++)
+			any = bloofi_column_missing((const uint8 *) PageGetContents(BufferGetPage(buf)),
+										geom->slice_bytes, j0, cnt, filters[i], slots[i]) > 0;
 		if (!any)
 		{
 			UnlockReleaseBuffer(buf);
 			continue;
 		}
 		page = bloofi_wal_page(&w, buf, false, 0);
-		memcpy(PageGetContents(page), probe, BLOOFI_PAGE_BYTES);
+		for (int i = 0; i < n; i++)
+			bloofi_set_column((uint8 *) PageGetContents(page), geom->slice_bytes, j0, cnt,
+							  filters[i], slots[i]);
 	}
 	bloofi_wal_flush(&w);
 	pfree(orall);
-	pfree(probe);
 }
 
 /* make column `slot` exactly filter (set and clear), logging pages that change */

@@ -131,13 +131,19 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 		{
 			any = bloofi_and_slice(acc, data, nwords, geom->slice_bytes);
 			/*
-			 * A wide node after a few slices: most words are zero already,
-			 * so the rest of the AND visits only the others.
+			 * A wide node after half of the slices (a word holds 64 leaves:
+			 * with half-full filters it is mostly zero after 7 or 8): when
+			 * most words are zero, the rest of the AND visits only the others.
 			 */
-			if (any && nwords >= 256 && i == 3 && i + 1 < npos)
+			if (any && nwords >= 256 && i >= 5 && i + 1 < npos && (i & 1))
 			{
 				idx = palloc(sizeof(uint32) * nwords);
 				nidx = bloofi_nonzero_words(acc, nwords, idx);
+				if (nidx * 3 > nwords)
+				{
+					pfree(idx);		/* not yet: try again two slices on */
+					idx = NULL;
+				}
 			}
 		}
 		else

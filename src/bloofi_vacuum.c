@@ -539,7 +539,11 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 				const uint8 **sv[2];
 				int			cnt[2] = {0, 0};
 
-				bloofi_tree_split_choice(cp, nc, Min((int) mc->d, nc / 2), mc->nwords, side, scratch);
+				if (nc <= 512)
+					bloofi_tree_split_choice(cp, nc, Min((int) mc->d, nc / 2), mc->nwords, side, scratch);
+				else
+					for (int i = 0; i < nc; i++)
+						side[i] = i >= nc / 2;	/* wide nodes: halves (the choice is O(n^2)) */
 				for (int s = 0; s < 2; s++)
 				{
 					st[s] = palloc(sizeof(ItemPointerData) * nc);

@@ -124,6 +124,18 @@ bloofi_set_column(uint8_t *slice_page, uint32_t slice_bytes,
 }
 
 uint32_t
+bloofi_column_missing(const uint8_t *slice_page, uint32_t slice_bytes,
+					  uint32_t j0, uint32_t nslices,
+					  const uint8_t *filter, uint32_t slot)
+{
+	uint32_t	n = 0;
+
+	FOR_EACH_SET_BIT(filter, j0, nslices, j,
+					 n += !((slice_page[(size_t) (j - j0) * slice_bytes + slot / 8] >> (slot % 8)) & 1));
+	return n;
+}
+
+uint32_t
 bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t n)
 {
 	uint32_t	c = 0;

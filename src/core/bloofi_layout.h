@@ -126,6 +126,15 @@ extern uint32_t bloofi_set_column(uint8_t *slice_page, uint32_t slice_bytes,
 								  uint32_t j0, uint32_t nslices,
 								  const uint8_t *filter, uint32_t slot);
 
+/*
+ * Number of bits of filter set in [j0, j0 + nslices) whose bit in column
+ * `slot` of the slices is still clear (0: bloofi_set_column would change
+ * nothing)
+ */
+extern uint32_t bloofi_column_missing(const uint8_t *slice_page, uint32_t slice_bytes,
+									  uint32_t j0, uint32_t nslices,
+									  const uint8_t *filter, uint32_t slot);
+
 /* number of bits of filter set in [j0, j0 + n) */
 extern uint32_t bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t n);
 
