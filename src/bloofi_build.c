@@ -98,6 +98,9 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 
 	if (cnt == 0)
 		return;
+	/* slices over half a page take a page each: room up to a page is free */
+	if (cap / 8 > BLOOFI_PAGE_BYTES / 2)
+		cap = BLOOFI_MAX_CAP;
 	for (uint32 i = 0; i < cnt; i++)
 		fp[i] = bs->arena + (size_t) i * bs->fbytes;
 	start = bloofi_node_write(bs->index, bs->meta, 0, Min(cap, BLOOFI_MAX_CAP), cnt, bs->tids,

@@ -339,9 +339,10 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 			st[side[i]][cnt[side[i]]] = tids[i];
 			sv[side[i]][cnt[side[i]]++] = vals[i];
 		}
+		/* each half with room to grow to the whole (splits stay rare) */
 		for (int s = 0; s < 2; s++)
 			news[s] = bloofi_node_write(ic->index, ic->meta, X->level,
-										bloofi_cap_for(ic, X->level, cnt[s]),
+										bloofi_cap_for(ic, X->level, 2 * (uint32) cnt[s]),
 										cnt[s], st[s], sv[s], newvals[s], true);
 		bloofi_replace(ic, path, depth, X, 2, news, newvals, f);
 	}
@@ -566,8 +567,8 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
  * Insert n leaves (tids[i], filters[i]); the caller holds the tree lock.
  * Leaves are batched by the bottom node their descent reaches, so a batch
  * touches each slice page of a node once; a batch that does not fit goes
- * one leaf at a time (splits, growth), after which the descents are redone,
- * at most twice: then every remaining leaf descends on its own.
+ * its first leaf alone (splits, growth), after which the descents are
+ * redone, at most four times: then every remaining leaf descends on its own.
  */
 void
 bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
@@ -610,7 +611,7 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 			todo[0] = todo[--ntodo];
 			continue;
 		}
-		if (rounds++ >= 2)
+		if (rounds++ >= 4)
 		{
 			/* the tree keeps changing shape (small nodes): one descent per leaf */
 			for (int t = 0; t < ntodo; t++)
@@ -653,9 +654,16 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 				}
 			if (!bloofi_add_to_bottom(&ic, paths[j], depths[j], &nodes[j], nb, bt, bf))
 			{
-				for (int i = 0; i < nb; i++)
-					bloofi_insert_one(&ic, &bt[i], bf[i]);
+				/* the first leaf the slow way (split, growth); the rest next round */
+				for (int t = 0; t < ntodo; t++)
+					if (which[t] == j)
+					{
+						bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
+						done[t] = true;
+						break;
+					}
 				changed = true;
+				continue;
 			}
 			for (int t = 0; t < ntodo; t++)
 				if (which[t] == j)
