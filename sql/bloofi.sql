@@ -282,6 +282,19 @@ SET enable_seqscan = off;
 SELECT count(*) FROM dense WHERE f @> 500010::bigint;
 RESET enable_seqscan;
 SELECT count(*) FROM dense WHERE bloom_contains(f, 500010::bigint);
+-- leaf_capacity bounds the growth: full wide nodes split (in halves) instead,
+-- at build and on inserts (fastupdate off: one leaf at a time)
+CREATE INDEX dense_f64 ON dense USING bloofi (f) WITH (leaf_capacity = 64, fastupdate = off);
+SELECT bottom_nodes >= 1000 / 64 AS bounded, leaves FROM bloofi_stats('dense_f64');
+INSERT INTO dense SELECT i, bloom_from_array(ARRAY(SELECT 1000 * i + j FROM generate_series(1, 40) j)::bigint[], 256, 4)
+FROM generate_series(1001, 1300) i;
+SELECT bottom_nodes >= 1300 / 64 AS bounded, leaves, retired_nodes > 0 AS split FROM bloofi_stats('dense_f64');
+SELECT bloofi_check('dense_f64');
+DROP INDEX dense_f;
+SET enable_seqscan = off;
+SELECT count(*) FROM dense WHERE f @> 1200010::bigint;
+RESET enable_seqscan;
+SELECT count(*) FROM dense WHERE bloom_contains(f, 1200010::bigint);
 DROP TABLE dense;
 
 -- errors

@@ -244,6 +244,12 @@ extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta,
 									 uint32 cap, uint32 n, const ItemPointerData *tids,
 									 const uint8 *const *filters, uint8 *summary, bool wal);
 extern void bloofi_node_or_value(Relation index, const BloofiNode *node, const uint8 *filter);
+/* above this many children a split cuts in slot order (the choice is O(n^2)) */
+#define BLOOFI_SPLIT_CHOICE_MAX	512
+extern void bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 level,
+									 int n, const ItemPointerData *tids,
+									 const uint8 *const *vals, BlockNumber *news,
+									 uint8 *const *newvals);
 extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
 								 const uint32 *slots, const uint8 *const *filters);
 extern void bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,

@@ -68,9 +68,6 @@
 #include "bloofi.h"
 #include "bloofi_tree.h"
 
-/* above this many children a split cuts in slot order (the choice is O(n^2)) */
-#define BLOOFI_SPLIT_CHOICE_MAX	512
-
 typedef struct InsertCtx
 {
 	Relation	index;
@@ -311,39 +308,7 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 	}
 	else
 	{
-		uint8	   *side = palloc(n);
-		uint64	   *scratch = palloc(sizeof(uint64) * 2 * ic->nwords);
-		ItemPointerData *st[2];
-		const uint8 **sv[2];
-		int			cnt[2] = {0, 0};
-
-		if (n <= BLOOFI_SPLIT_CHOICE_MAX)
-			bloofi_tree_split_choice(vals, n, Min((int) ic->d, n / 2), ic->nwords, side, scratch);
-		else
-		{
-			/*
-			 * A wide (saturated) node: the similarity choice is quadratic,
-			 * and its halves prune nothing anyway; halves in slot order
-			 * keep what the build's similarity sort put together.
-			 */
-			for (int i = 0; i < n; i++)
-				side[i] = i >= n / 2;
-		}
-		for (int s = 0; s < 2; s++)
-		{
-			st[s] = palloc(sizeof(ItemPointerData) * n);
-			sv[s] = palloc(sizeof(uint8 *) * n);
-		}
-		for (int i = 0; i < n; i++)
-		{
-			st[side[i]][cnt[side[i]]] = tids[i];
-			sv[side[i]][cnt[side[i]]++] = vals[i];
-		}
-		/* each half with room to grow to the whole (splits stay rare) */
-		for (int s = 0; s < 2; s++)
-			news[s] = bloofi_node_write(ic->index, ic->meta, X->level,
-										bloofi_cap_for(ic, X->level, 2 * (uint32) cnt[s]),
-										cnt[s], st[s], sv[s], newvals[s], true);
+		bloofi_node_write_halves(ic->index, ic->meta, X->level, n, tids, vals, news, newvals);
 		bloofi_replace(ic, path, depth, X, 2, news, newvals, f);
 	}
 }

@@ -27,6 +27,7 @@
 #include "utils/rel.h"
 
 #include "bloofi.h"
+#include "bloofi_tree.h"
 
 #define NODE_CORRUPT(index, blk, ...) \
 	ereport(ERROR, \
@@ -491,6 +492,59 @@ bloofi_node_write_summary(Relation index, const BloofiNode *node, const uint8 *s
 	}
 	bloofi_wal_flush(&w);
 	return changed;
+}
+
+/*
+ * Write the n children (tids[i], values vals[i]) of a node at `level` as two
+ * new nodes (a split, or VACUUM's redistribution): the paper's split choice
+ * (similar children together, each side at least min(d, n/2)) up to
+ * BLOOFI_SPLIT_CHOICE_MAX children; above that (a wide, saturated node, whose
+ * halves prune nothing anyway) halves in slot order, which keep what the
+ * build's similarity sort put together, in linear time.  Each new node gets
+ * room to grow to twice its children.  Fills news[] and newvals[] (values of
+ * the new nodes, caller-allocated).
+ */
+void
+bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 level,
+						 int n, const ItemPointerData *tids, const uint8 *const *vals,
+						 BlockNumber *news, uint8 *const *newvals)
+{
+	size_t		nwords = bs_words_for_bits(meta->m);
+	uint8	   *side = palloc(n);
+	ItemPointerData *st[2];
+	const uint8 **sv[2];
+	int			cnt[2] = {0, 0};
+
+	if (n <= BLOOFI_SPLIT_CHOICE_MAX)
+	{
+		uint64	   *scratch = palloc(sizeof(uint64) * 2 * nwords);
+
+		bloofi_tree_split_choice(vals, n, Min((int) meta->order, n / 2), nwords, side, scratch);
+		pfree(scratch);
+	}
+	else
+		for (int i = 0; i < n; i++)
+			side[i] = i >= n / 2;
+	for (int s = 0; s < 2; s++)
+	{
+		st[s] = palloc(sizeof(ItemPointerData) * n);
+		sv[s] = palloc(sizeof(uint8 *) * n);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		st[side[i]][cnt[side[i]]] = tids[i];
+		sv[side[i]][cnt[side[i]]++] = vals[i];
+	}
+	for (int s = 0; s < 2; s++)
+	{
+		uint32		cap = bloofi_round_capacity(Max(2 * (uint64) cnt[s], 2 * (uint64) meta->order + 2),
+												BLOOFI_MAX_CAP);
+
+		news[s] = bloofi_node_write(index, meta, level, cap, cnt[s], st[s], sv[s], newvals[s], true);
+		pfree(st[s]);
+		pfree(sv[s]);
+	}
+	pfree(side);
 }
 
 /*

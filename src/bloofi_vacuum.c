@@ -533,32 +533,7 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 			else
 			{
 				/* redistribute: two nodes of at least d children */
-				uint8	   *side = palloc(nc);
-				uint64	   *scratch = palloc(sizeof(uint64) * 2 * mc->nwords);
-				ItemPointerData *st[2];
-				const uint8 **sv[2];
-				int			cnt[2] = {0, 0};
-
-				if (nc <= 512)
-					bloofi_tree_split_choice(cp, nc, Min((int) mc->d, nc / 2), mc->nwords, side, scratch);
-				else
-					for (int i = 0; i < nc; i++)
-						side[i] = i >= nc / 2;	/* wide nodes: halves (the choice is O(n^2)) */
-				for (int s = 0; s < 2; s++)
-				{
-					st[s] = palloc(sizeof(ItemPointerData) * nc);
-					sv[s] = palloc(sizeof(uint8 *) * nc);
-				}
-				for (int i = 0; i < nc; i++)
-				{
-					st[side[i]][cnt[side[i]]] = ct[i];
-					sv[side[i]][cnt[side[i]]++] = cp[i];
-				}
-				for (int s = 0; s < 2; s++)
-					news[s] = bloofi_node_write(mc->index, mc->meta, A->level,
-												bloofi_round_capacity((uint64) Max((uint32) cnt[s] + 2, 2 * mc->d + 2),
-																	  BLOOFI_MAX_CAP),
-												cnt[s], st[s], sv[s], newvals[s], true);
+				bloofi_node_write_halves(mc->index, mc->meta, A->level, nc, ct, cp, news, newvals);
 				bloofi_merge_switch(mc, &X, 2, olds, oldstart, 2, news, newvals);
 			}
 			mc->merges++;
