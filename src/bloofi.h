@@ -223,6 +223,7 @@ extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 extern bool bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k);
 extern int	bloofi_get_order(Relation index);
 extern int	bloofi_get_leaf_cap(Relation index);
+extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
 extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);

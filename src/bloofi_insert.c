@@ -550,7 +550,7 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 	ic.index = index;
 	ic.meta = bloofi_read_meta(index);
 	ic.d = ic.meta->order;
-	ic.leaf_cap = ic.meta->leaf_cap;
+	ic.leaf_cap = bloofi_effective_leaf_cap(ic.meta);
 	ic.nwords = bs_words_for_bits(ic.meta->m);
 	ic.fbytes = (uint32) (8 * ic.nwords);
 	for (int i = 0; i < n; i++)

@@ -92,6 +92,22 @@ bloofi_get_leaf_cap(Relation index)
 	return Max(cap, (int) bloofi_inner_cap(bloofi_get_order(index)));
 }
 
+/*
+ * The most leaves a bottom node may grow to now: leaf_capacity, and no more
+ * than half of maintenance_work_mem holds as filters (a split or growth
+ * reads a node's children into memory, as the build buffers a node), at
+ * least an inner node's capacity.
+ */
+uint32
+bloofi_effective_leaf_cap(const BloofiMetaData *meta)
+{
+	uint64		fbytes = 8 * bs_words_for_bits(Max(meta->m, 1));
+	uint64		by_mem = (uint64) maintenance_work_mem * 512 / (fbytes + sizeof(ItemPointerData));
+	uint64		cap = Min((uint64) meta->leaf_cap, by_mem);
+
+	return Max((uint32) cap, bloofi_inner_cap(meta->order));
+}
+
 bool
 bloofi_get_fastupdate(Relation index)
 {

@@ -518,7 +518,7 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 			}
 			limit = bloofi_tree_unsplittable(value, mc->meta->m, (int) mc->meta->k,
 											 BLOOFI_NOSPLIT_SATURATED) ?
-				(A->level == 0 ? mc->meta->leaf_cap : BLOOFI_MAX_CAP - 2) : 2 * mc->d;
+				(A->level == 0 ? bloofi_effective_leaf_cap(mc->meta) : BLOOFI_MAX_CAP - 2) : 2 * mc->d;
 			newvals[0] = palloc(mc->fbytes);
 			newvals[1] = palloc(mc->fbytes);
 			if ((uint32) nc <= limit)
