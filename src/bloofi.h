@@ -76,6 +76,13 @@ typedef BloofiPageOpaqueData *BloofiPageOpaque;
  */
 #define BLOOFI_NODE_RETIRED		0x01
 #define BLOOFI_NODE_FREE		0x02
+/*
+ * A hint: the node's value was saturated (fill^k > 1/2) when last written
+ * whole or recomputed by VACUUM.  A lookup does not test such a root's value
+ * (it would prune less than half of the lookups: section 3.4's point); a
+ * stale hint only costs or saves that one test, never a match.
+ */
+#define BLOOFI_NODE_SATURATED	0x04
 
 /* (a function, not a macro: its argument is evaluated once) */
 static inline BloofiPageOpaque
@@ -258,6 +265,7 @@ extern void bloofi_node_put_column(Relation index, const BloofiNode *node, uint3
 extern bool bloofi_node_write_summary(Relation index, const BloofiNode *node,
 									  const uint8 *summary);
 extern void bloofi_node_retire(Relation index, BlockNumber start);
+extern void bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated);
 extern void bloofi_node_recycle(Relation index);
 extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height);
 extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,

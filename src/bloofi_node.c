@@ -308,6 +308,8 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 				op->nused = n;
 				op->nlive = nlive;
 				op->level = level;
+				if (bloofi_summary_saturated(orv, meta->m, meta->k))
+					op->flags |= BLOOFI_NODE_SATURATED;
 			}
 		}
 		else if (p < geom.tid_pages + geom.summary_pages)
@@ -571,6 +573,28 @@ bloofi_node_retire(Relation index, BlockNumber start)
 	op->xid = ReadNextTransactionId();
 	op->next = meta->retired_head;
 	meta->retired_head = start;
+	bloofi_wal_flush(&w);
+}
+
+/* set or clear the SATURATED hint of a node (one record, only when it changes) */
+void
+bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated)
+{
+	Buffer		buf;
+	BloofiPageOpaque op;
+	BloofiWal	w;
+
+	if (((node->flags & BLOOFI_NODE_SATURATED) != 0) == saturated)
+		return;
+	buf = ReadBuffer(index, node->start);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_check_page(index, BufferGetPage(buf), node->start, BLOOFI_PAGE_TID, node->start);
+	bloofi_wal_begin(&w, index);
+	op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
+	if (saturated)
+		op->flags |= BLOOFI_NODE_SATURATED;
+	else
+		op->flags &= ~BLOOFI_NODE_SATURATED;
 	bloofi_wal_flush(&w);
 }
 

@@ -162,8 +162,9 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 /*
  * Search the tree for leaves having all npos positions (sorted, distinct)
  * set; cb(tid) for each match.  st counts the filters checked (the root's
- * value, then the live children of every node visited), the matches and the
- * leaves of the bottom nodes visited.
+ * value unless its SATURATED hint says testing it would prune little, then
+ * the live children of every node visited), the matches and the leaves of
+ * the bottom nodes visited.
  */
 void
 bloofi_search(Relation index, const BloofiMetaData *meta,
@@ -180,9 +181,13 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 	if (meta->root == InvalidBlockNumber)
 		return;
 	bloofi_node_read(index, meta, meta->root, &root);
-	st->nodes_checked++;
-	if (!bloofi_value_passes(index, &root, pos, npos))
-		return;
+	/* a saturated root's value would prune little: not tested (section 3.4) */
+	if (!(root.flags & BLOOFI_NODE_SATURATED))
+	{
+		st->nodes_checked++;
+		if (!bloofi_value_passes(index, &root, pos, npos))
+			return;
+	}
 	stack = palloc(sizeof(BlockNumber) * stackcap);
 	stack[nstack++] = meta->root;
 	while (nstack > 0)

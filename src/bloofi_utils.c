@@ -318,12 +318,12 @@ bloofi_read_meta(Relation index)
 {
 	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	Page		page;
-	BloofiMetaData *meta = palloc(BLOOFI_PAGE_BYTES);
+	BloofiMetaData *meta = palloc(sizeof(BloofiMetaData));
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	bloofi_check_page(index, page, BLOOFI_METAPAGE_BLKNO, BLOOFI_PAGE_META, 0);
-	memcpy(meta, BloofiPageGetMeta(page), BLOOFI_PAGE_BYTES);
+	memcpy(meta, BloofiPageGetMeta(page), sizeof(BloofiMetaData));
 	UnlockReleaseBuffer(buf);
 	if (meta->magic != BLOOFI_MAGIC || meta->version != BLOOFI_VERSION ||
 		meta->height > BLOOFI_MAX_HEIGHT)

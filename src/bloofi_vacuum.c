@@ -180,6 +180,8 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 		for (uint32 c = 0; c < vn->nchild; c++)
 			bloofi_node_put_column(index, X, vn->child_slot[c], vs->nodes[vn->child_idx[c]].newval);
 		bloofi_node_write_summary(index, X, vn->newval);
+		bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
+																	 vs->meta->k));
 		return;
 	}
 
@@ -211,6 +213,8 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 		pfree(scratch);
 	}
 	bloofi_node_write_summary(index, X, vn->newval);
+	bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
+																 vs->meta->k));
 	if (vn->ndead > 0)
 	{
 		bloofi_wal_begin(&w, index);

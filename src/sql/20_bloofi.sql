@@ -61,7 +61,7 @@ BEGIN
                 LANGUAGE C STRICT VOLATILE PARALLEL SAFE ROWS 1$f$, elem);
         EXECUTE format($f$
             COMMENT ON FUNCTION bloofi_probe(regclass, %1$s) IS
-                'search cost of one lookup as the Bloofi paper counts it (filters tested: the root''s value, then every child of every node visited, leaves included) and the leaves matched'$f$, elem);
+                'search cost of one lookup as the Bloofi paper counts it (filters tested: the root''s value unless it is saturated, then every child of every node visited, leaves included) and the leaves matched'$f$, elem);
     END LOOP;
 END
 $$;
