@@ -236,9 +236,11 @@ SELECT count(*) AS via_index FROM generate_series(1, 3000) x JOIN mg ON mg.f @> 
 SELECT count(*) AS moved_rows_found FROM generate_series(1, 900) x JOIN mg ON mg.f @> x::bigint AND mg.id = x;
 RESET enable_seqscan;
 SELECT count(*) AS via_seqscan FROM generate_series(1, 3000) x JOIN mg ON bloom_contains(mg.f, x::bigint);
--- through the pending list this time
+-- through the pending list this time; new nodes reuse the freed ones
 ALTER INDEX mg_f SET (fastupdate = on);
+CREATE TEMP TABLE mg_free AS SELECT free_nodes, pages FROM bloofi_stats('mg_f');
 INSERT INTO mg SELECT i, bloom_add(bloom_add(bloom_empty(1024, 4), i), -i) FROM generate_series(3001, 4500) i;
+SELECT s.free_nodes < f.free_nodes AS reused FROM bloofi_stats('mg_f') s, mg_free f;
 DELETE FROM mg WHERE id BETWEEN 1000 AND 2400 AND id % 10 <> 0;
 VACUUM mg;
 SELECT bloofi_check('mg_f');
