@@ -36,6 +36,11 @@ include $(PGXS)
 $(DATA_built): $(SQL_PARTS)
 	cat $^ > $@
 
+# PGXS tracks no header dependencies: rebuild every object when a header
+# changes (a stale object compiled against an old struct layout is silent)
+HEADERS     = $(wildcard src/*.h src/core/*.h)
+$(OBJS) $(OBJS:.o=.bc): $(HEADERS)
+
 # ---- unit tests of the core: plain C, no server ------------------------------
 UNIT_CC     ?= $(CC)
 UNIT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11

@@ -189,7 +189,6 @@ typedef struct BloofiPathStep
 /* what the search reports (bloofi_probe) */
 typedef struct BloofiSearchStats
 {
-	bool		counts;			/* unused (kept for callers) */
 	int64		nodes_checked;	/* node values tested: the root's, then every
 								 * child of every node visited */
 	int64		matches;		/* leaves (with a TID) whose bits all match */
@@ -240,7 +239,8 @@ extern bool bloofi_tree_trylock(Relation index);
 extern void bloofi_tree_unlock(Relation index);
 
 /* bloofi_node.c: one node's pages */
-extern uint32 bloofi_inner_cap(uint32 order);
+extern uint32 bloofi_node_cap(uint32 order, uint64 want);
+extern uint32 bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val);
 extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 							 BloofiNode *node);
 extern void bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary);
@@ -248,10 +248,13 @@ extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32
 								  ItemPointerData *tids);
 extern void bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
 									 const bool *want, uint8 *filters);
+extern int	bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
+								 uint8 *vals, uint32 *slots);
 extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level,
 									 uint32 cap, uint32 n, const ItemPointerData *tids,
 									 const uint8 *const *filters, uint8 *summary, bool wal);
-extern void bloofi_node_or_value(Relation index, const BloofiNode *node, const uint8 *filter);
+extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
+									 const uint8 *value, bool exact);
 /* above this many children a split cuts in slot order (the choice is O(n^2)) */
 #define BLOOFI_SPLIT_CHOICE_MAX	512
 extern void bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 level,
@@ -262,14 +265,16 @@ extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
 								 const uint32 *slots, const uint8 *const *filters);
 extern void bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
 								   const uint8 *filter);
-extern bool bloofi_node_write_summary(Relation index, const BloofiNode *node,
-									  const uint8 *summary);
 extern void bloofi_node_retire(Relation index, BlockNumber start);
 extern void bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated);
 extern void bloofi_node_recycle(Relation index);
 extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height);
 extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
 							 BloofiPathStep *path, int *depth);
+typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
+								   const ItemPointerData *slots, void *arg);
+extern void bloofi_tree_walk(Relation index, const BloofiMetaData *meta,
+							 BloofiNodeVisitor visit, void *arg);
 extern HTAB *bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_insert.c: leaves into the tree (caller holds the tree lock) */

@@ -92,8 +92,7 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 {
 	const uint8 **fp = palloc(sizeof(uint8 *) * cnt);
 	uint8	   *val = palloc(bs->fbytes);
-	uint32		cap = bloofi_round_capacity((uint64) Max(cnt + 2, 2 * bs->meta->order + 2),
-											BLOOFI_MAX_CAP);
+	uint32		cap = bloofi_node_cap(bs->meta->order, (uint64) cnt + 2);
 	BlockNumber start;
 
 	if (cnt == 0)
@@ -103,7 +102,7 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 		cap = BLOOFI_MAX_CAP;
 	for (uint32 i = 0; i < cnt; i++)
 		fp[i] = bs->arena + (size_t) i * bs->fbytes;
-	start = bloofi_node_write(bs->index, bs->meta, 0, Min(cap, BLOOFI_MAX_CAP), cnt, bs->tids,
+	start = bloofi_node_write(bs->index, bs->meta, 0, cap, cnt, bs->tids,
 							  fp, val, false);
 	bloofi_level_append(bs, start, val);
 	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);
@@ -180,8 +179,7 @@ bloofi_build_inner(BloofiBuildState *bs)
 			ItemPointerData *refs = palloc(sizeof(ItemPointerData) * cnt);
 			const uint8 **vp = palloc(sizeof(uint8 *) * cnt);
 			uint8	   *val = palloc(bs->fbytes);
-			uint32		cap = bloofi_round_capacity((uint64) Max(cnt + 2, 2 * d + 2),
-													BLOOFI_MAX_CAP);
+			uint32		cap = bloofi_node_cap(d, (uint64) cnt + 2);
 			BlockNumber start;
 
 			CHECK_FOR_INTERRUPTS();
@@ -220,8 +218,6 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 	bf_view_datum(values[0], &v);
 	if (!bs->meta->have_params)
 	{
-		uint64		per_mem;
-
 		bloofi_require_max_m(v.p.m);
 		bs->params = v.p;
 		bs->meta->have_params = 1;
@@ -229,11 +225,12 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bs->meta->k = v.p.k;
 		bs->meta->hash = v.p.hash;
 		bs->meta->seed = v.p.seed;
-		/* half of maintenance_work_mem for the sort, half for one bottom node's buffer */
-		per_mem = (uint64) maintenance_work_mem * 512 / (v.nwords * 8 + sizeof(ItemPointerData));
+		/*
+		 * half of maintenance_work_mem for the sort, half for one bottom
+		 * node's buffer: the bound inserts also grow nodes to (two slots kept free)
+		 */
 		bs->fbytes = v.nwords * 8;
-		bs->build_cap = Min(bs->meta->leaf_cap - 2, (uint32) Min(per_mem, (uint64) BLOOFI_MAX_CAP - 2));
-		bs->build_cap = Max(bs->build_cap, 2 * bs->meta->order + 1);
+		bs->build_cap = Max(bloofi_effective_leaf_cap(bs->meta) - 2, 2 * bs->meta->order + 1);
 		MemoryContextSwitchTo(old);
 		bs->arena = palloc_extended((Size) bs->build_cap * v.nwords * 8, MCXT_ALLOC_HUGE);
 		bs->tids = palloc((Size) bs->build_cap * sizeof(ItemPointerData));

@@ -167,7 +167,7 @@ bloofi_contsel(PG_FUNCTION_ARGS)
 			BsHasher	h;
 			uint32		pos[BS_MAX_K];
 			uint32		npos;
-			BloofiSearchStats st = {true, 0, 0, 0};
+			BloofiSearchStats st = {0, 0, 0};
 			double		matches,
 						seen;
 

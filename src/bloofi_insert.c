@@ -73,7 +73,6 @@ typedef struct InsertCtx
 	Relation	index;
 	BloofiMetaData *meta;
 	uint32		d;
-	uint32		leaf_cap;
 	uint32		fbytes;
 	size_t		nwords;
 } InsertCtx;
@@ -223,54 +222,15 @@ bloofi_propagate(Relation index, const BloofiMetaData *meta, const BloofiPathSte
 	}
 }
 
-/* the valid children of X: refs/TIDs and values (palloc'd); returns their number */
+/* the live children of X: refs/TIDs and values (palloc'd); returns their number */
 static int
-bloofi_node_children(InsertCtx *ic, const BloofiNode *X, ItemPointerData **tids_out,
-					 uint8 **vals_out, uint32 **slots_out)
+bloofi_children_alloc(InsertCtx *ic, const BloofiNode *X, ItemPointerData **tids_out,
+					  uint8 **vals_out, uint32 **slots_out)
 {
-	ItemPointerData *tids = palloc(sizeof(ItemPointerData) * Max(X->nused, 1));
-	uint8	   *cols = palloc_extended((Size) Max(X->nused, 1) * ic->fbytes, MCXT_ALLOC_HUGE);
-	bool	   *want = palloc0(sizeof(bool) * Max(X->nused, 1));
-	uint32	   *slots = palloc(sizeof(uint32) * Max(X->nused, 1));
-	int			n = 0;
-
-	bloofi_node_read_tids(ic->index, X, X->nused, tids);
-	for (uint32 s = 0; s < X->nused; s++)
-		want[s] = ItemPointerIsValid(&tids[s]);
-	bloofi_node_read_columns(ic->index, X, X->nused, want, cols);
-	for (uint32 s = 0; s < X->nused; s++)
-		if (want[s])
-		{
-			tids[n] = tids[s];
-			if ((uint32) n != s)
-				memcpy(cols + (size_t) n * ic->fbytes, cols + (size_t) s * ic->fbytes, ic->fbytes);
-			slots[n] = s;
-			n++;
-		}
-	*tids_out = tids;
-	*vals_out = cols;
-	if (slots_out)
-		*slots_out = slots;
-	return n;
-}
-
-/* most children a node at `level` with value val may have */
-static uint32
-bloofi_fanout_limit(InsertCtx *ic, uint16 level, const uint8 *val)
-{
-	if (bloofi_tree_unsplittable(val, ic->meta->m, (int) ic->meta->k, BLOOFI_NOSPLIT_SATURATED))
-		return level == 0 ? ic->leaf_cap : BLOOFI_MAX_CAP - 2;
-	return 2 * ic->d;
-}
-
-/* capacity for a node that gets n children now */
-static uint32
-bloofi_cap_for(InsertCtx *ic, uint16 level, uint32 n)
-{
-	uint32		cap = bloofi_inner_cap(ic->d);
-	uint32		want = bloofi_round_capacity((uint64) n + 2, BLOOFI_MAX_CAP);
-
-	return Max(cap, want);
+	*tids_out = palloc(sizeof(ItemPointerData) * Max(X->nused, 1));
+	*vals_out = palloc_extended((Size) Max(X->nused, 1) * ic->fbytes, MCXT_ALLOC_HUGE);
+	*slots_out = palloc(sizeof(uint32) * Max(X->nused, 1));
+	return bloofi_node_children(ic->index, X, *tids_out, *vals_out, *slots_out);
 }
 
 static void bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth,
@@ -291,7 +251,7 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 	uint8	   *value = palloc0(ic->fbytes);
 	BlockNumber news[2];
 	uint8	   *newvals[2];
-	uint32		growcap = bloofi_cap_for(ic, X->level, Max((uint32) n * 2, X->cap));
+	uint32		growcap = bloofi_node_cap(ic->d, Max((uint64) n * 2, X->cap) + 2);
 
 	for (int i = 0; i < n; i++)
 		bs_or(value, vals[i], ic->nwords);
@@ -299,7 +259,7 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 	newvals[0] = palloc(ic->fbytes);
 	newvals[1] = palloc(ic->fbytes);
 	/* grow (no split: saturated) only into a node left with room: else split */
-	if ((uint32) n <= bloofi_fanout_limit(ic, X->level, value) &&
+	if ((uint32) n <= bloofi_fanout_limit(ic->meta, X->level, value) &&
 		growcap >= (uint32) n + Max(2, (uint32) n / 4))
 	{
 		news[0] = bloofi_node_write(ic->index, ic->meta, X->level, growcap,
@@ -342,7 +302,7 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 			bloofi_child_ref(&refs[0], news[0]);
 			bloofi_child_ref(&refs[1], news[1]);
 			root = bloofi_node_write(index, ic->meta, old->level + 1,
-									 bloofi_inner_cap(ic->d), 2, refs,
+									 bloofi_node_cap(ic->d, 0), 2, refs,
 									 (const uint8 *const *) newvals, NULL, true);
 			bloofi_set_root(index, root, ic->meta->height + 1);
 		}
@@ -356,14 +316,14 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	pval = palloc(ic->fbytes);
 	bloofi_node_read_summary(index, &P, pval);
 	bs_or(pval, f, ic->nwords);
-	if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic, P.level, pval) &&
+	if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
 		bloofi_free_slots(index, &P, nnew, free_slots) == nnew)
 	{
 		uint32		slots[3];
 		ItemPointerData tids[3];
 
 		/* the parent's value, the new columns (unreferenced yet), then the switch */
-		bloofi_node_or_value(index, &P, f);
+		bloofi_node_update_value(index, &P, f, false);
 		for (int i = 0; i < nnew; i++)
 			bloofi_node_put_column(index, &P, free_slots[i], newvals[i]);
 		slots[0] = s;
@@ -392,7 +352,7 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 		ItemPointerData *ptids;
 		uint8	   *pvals;
 		uint32	   *pslots;
-		int			pn = bloofi_node_children(ic, &P, &ptids, &pvals, &pslots);
+		int			pn = bloofi_children_alloc(ic, &P, &ptids, &pvals, &pslots);
 		ItemPointerData *ctids = palloc(sizeof(ItemPointerData) * (pn + 2));
 		const uint8 **cvals = palloc(sizeof(uint8 *) * (pn + 2));
 		int			cn = 0;
@@ -446,7 +406,7 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
 		if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
 			elog(ERROR, "bloofi: tree of index \"%s\" deeper than %d levels",
 				 RelationGetRelationName(ic->index), BLOOFI_MAX_HEIGHT);
-		n = bloofi_node_children(ic, &X, &tids, &vals, &slots);
+		n = bloofi_children_alloc(ic, &X, &tids, &vals, &slots);
 		if (n == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -481,7 +441,7 @@ bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode 
 	for (int i = 0; i < n; i++)
 		bs_or(orf, filters[i], ic->nwords);
 	bs_or(val, orf, ic->nwords);
-	if (B->nlive + n > bloofi_fanout_limit(ic, 0, val) ||
+	if (B->nlive + n > bloofi_fanout_limit(ic->meta, 0, val) ||
 		bloofi_free_slots(ic->index, B, n, slots) < n)
 		return false;
 	/* TIDs and counts, the node's value and slices, then the ancestors */
@@ -502,7 +462,7 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 	if (ic->meta->root == InvalidBlockNumber)
 	{
 		BlockNumber root = bloofi_node_write(ic->index, ic->meta, 0,
-											 bloofi_inner_cap(ic->d), 1, tid, &f, NULL, true);
+											 bloofi_node_cap(ic->d, 0), 1, tid, &f, NULL, true);
 
 		bloofi_set_root(ic->index, root, 1);
 		ic->meta = bloofi_read_meta(ic->index);
@@ -513,7 +473,8 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 	{
 		ItemPointerData *ctids;
 		uint8	   *cvals;
-		int			cn = bloofi_node_children(ic, &B, &ctids, &cvals, NULL);
+		uint32	   *cslots;
+		int			cn = bloofi_children_alloc(ic, &B, &ctids, &cvals, &cslots);
 		ItemPointerData *t = palloc(sizeof(ItemPointerData) * (cn + 1));
 		const uint8 **v = palloc(sizeof(uint8 *) * (cn + 1));
 
@@ -550,7 +511,6 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 	ic.index = index;
 	ic.meta = bloofi_read_meta(index);
 	ic.d = ic.meta->order;
-	ic.leaf_cap = bloofi_effective_leaf_cap(ic.meta);
 	ic.nwords = bs_words_for_bits(ic.meta->m);
 	ic.fbytes = (uint32) (8 * ic.nwords);
 	for (int i = 0; i < n; i++)

@@ -50,36 +50,25 @@ typedef struct StatsAcc
 } StatsAcc;
 
 static void
-bloofi_stats_walk(Relation index, const BloofiMetaData *meta, BlockNumber start, StatsAcc *a,
-				  int depth)
+bloofi_stats_visit(Relation index, const BloofiNode *node, const ItemPointerData *slots,
+				   void *arg)
 {
-	BloofiNode	X;
-	ItemPointerData *tids;
+	StatsAcc   *a = (StatsAcc *) arg;
 
-	CHECK_FOR_INTERRUPTS();
-	if (depth >= BLOOFI_MAX_HEIGHT)
-		return;
-	bloofi_node_read(index, meta, start, &X);
-	a->slots += X.cap;
-	a->free_slots += X.cap - X.nlive;
-	if (X.level == 0)
+	a->slots += node->cap;
+	a->free_slots += node->cap - node->nlive;
+	if (node->level == 0)
 	{
-		uint8	   *val = palloc(X.geom.filter_bytes);
+		uint8	   *val = palloc(node->geom.filter_bytes);
 
 		a->bottom++;
-		a->leaves += X.nlive;
-		bloofi_node_read_summary(index, &X, val);
-		a->fill += (double) bs_popcount(val, X.geom.filter_bytes / 8) / meta->m;
+		a->leaves += node->nlive;
+		bloofi_node_read_summary(index, node, val);
+		a->fill += (double) bs_popcount(val, node->geom.filter_bytes / 8) / node->geom.m;
 		pfree(val);
-		return;
 	}
-	a->inner++;
-	tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
-	bloofi_node_read_tids(index, &X, X.nused, tids);
-	for (uint32 s = 0; s < X.nused; s++)
-		if (ItemPointerIsValid(&tids[s]))
-			bloofi_stats_walk(index, meta, ItemPointerGetBlockNumber(&tids[s]), a, depth + 1);
-	pfree(tids);
+	else
+		a->inner++;
 }
 
 /* length of a chain of nodes (retired or free) */
@@ -121,7 +110,7 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		BloofiNode	R;
 		uint8	   *val;
 
-		bloofi_stats_walk(index, meta, meta->root, &a, 0);
+		bloofi_tree_walk(index, meta, bloofi_stats_visit, &a);
 		bloofi_node_read(index, meta, meta->root, &R);
 		val = palloc(R.geom.filter_bytes);
 		bloofi_node_read_summary(index, &R, val);
@@ -502,7 +491,7 @@ bloofi_probe(PG_FUNCTION_ARGS)
 	Relation	index = bloofi_open_index(PG_GETARG_OID(0), AccessShareLock);
 	Oid			elemtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
 	BloofiMetaData *meta = bloofi_read_meta(index);
-	BloofiSearchStats st = {true, 0, 0, 0};
+	BloofiSearchStats st = {0, 0, 0};
 	Datum		values[2];
 	bool		nulls[2] = {0};
 

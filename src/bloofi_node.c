@@ -37,11 +37,30 @@
 			 errdetail(__VA_ARGS__), \
 			 errhint("Please REINDEX it.")))
 
-/* slots of an inner node: 2d children plus two free slots for a replacement */
+/*
+ * Slots of a new node that must hold `want` slots: at least 2d children plus
+ * two free slots (a replacement switches children into free slots), rounded
+ * to the slot quantum, at most BLOOFI_MAX_CAP.  bloofi_node_cap(d, 0) is an
+ * inner node's capacity.
+ */
 uint32
-bloofi_inner_cap(uint32 order)
+bloofi_node_cap(uint32 order, uint64 want)
 {
-	return bloofi_round_capacity((uint64) 2 * order + 2, BLOOFI_MAX_CAP);
+	return bloofi_round_capacity(Max(want, (uint64) 2 * order + 2), BLOOFI_MAX_CAP);
+}
+
+/*
+ * The most children a node at `level` whose value is val may have: 2d,
+ * unless the value is saturated (the no-split rule, section 3.4): then a
+ * bottom node may grow to bloofi_effective_leaf_cap, an inner node to the
+ * largest node.
+ */
+uint32
+bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val)
+{
+	if (bloofi_tree_unsplittable(val, meta->m, (int) meta->k, BLOOFI_NOSPLIT_SATURATED))
+		return level == 0 ? bloofi_effective_leaf_cap(meta) : BLOOFI_MAX_CAP - 2;
+	return 2 * meta->order;
 }
 
 /*
@@ -150,26 +169,42 @@ bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, node->start);
 		data = (const uint8 *) PageGetContents(BufferGetPage(buf));
-		for (uint32 i = 0; i < n; i++)
-		{
-			const uint8 *slice = data + (size_t) i * geom->slice_bytes;
-
-			for (uint32 w = 0; w < geom->slice_words; w++)
-			{
-				uint64		v = bloofi_slice_word(slice, w, geom->slice_bytes) & mask[w];
-
-				while (v)
-				{
-					uint32		slot = w * 64 + (uint32) __builtin_ctzll(v);
-
-					v &= v - 1;
-					bs_bit_set(filters + (size_t) slot * geom->filter_bytes, j0 + i);
-				}
-			}
-		}
+		bloofi_get_columns(data, geom->slice_bytes, j0, n, mask, filters, geom->filter_bytes);
 		UnlockReleaseBuffer(buf);
 	}
 	pfree(mask);
+}
+
+/*
+ * The live children of X, compacted: tids[i] and slots[i] (arrays of
+ * X->nused entries), and, when vals is not NULL, their values in vals row i
+ * (X->nused rows of geom.filter_bytes, read back from the slices; without
+ * vals the slices are not read).  Returns how many.
+ */
+int
+bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids, uint8 *vals,
+					 uint32 *slots)
+{
+	uint32		fbytes = X->geom.filter_bytes;
+	bool	   *want = palloc0(sizeof(bool) * Max(X->nused, 1));
+	int			n = 0;
+
+	bloofi_node_read_tids(index, X, X->nused, tids);
+	for (uint32 s = 0; s < X->nused; s++)
+		want[s] = ItemPointerIsValid(&tids[s]);
+	if (vals)
+		bloofi_node_read_columns(index, X, X->nused, want, vals);
+	for (uint32 s = 0; s < X->nused; s++)
+		if (want[s])
+		{
+			tids[n] = tids[s];
+			if (vals && (uint32) n != s)
+				memcpy(vals + (size_t) n * fbytes, vals + (size_t) s * fbytes, fbytes);
+			slots[n] = s;
+			n++;
+		}
+	pfree(want);
+	return n;
 }
 
 /*
@@ -348,9 +383,13 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 	return start;
 }
 
-/* OR filter into the node's value, logging only summary pages that change */
+/*
+ * Update the node's value from `value` (geom.filter_bytes): OR it in, or
+ * with exact, replace the value by it.  Only summary pages that change are
+ * written (GenericXLog).
+ */
 void
-bloofi_node_or_value(Relation index, const BloofiNode *node, const uint8 *filter)
+bloofi_node_update_value(Relation index, const BloofiNode *node, const uint8 *value, bool exact)
 {
 	const BloofiGeometry *geom = &node->geom;
 	BloofiWal	w;
@@ -360,19 +399,24 @@ bloofi_node_or_value(Relation index, const BloofiNode *node, const uint8 *filter
 	{
 		BlockNumber blk = node->start + geom->tid_pages + sp;
 		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		const uint8 *part = filter + (size_t) sp * geom->summary_bytes_per_page;
+		const uint8 *part = value + (size_t) sp * geom->summary_bytes_per_page;
 		Buffer		buf = ReadBuffer(index, blk);
-		Page		page;
+		const uint8 *cur;
+		uint8	   *data;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
-		if (bs_is_subset(part, (const uint8 *) PageGetContents(BufferGetPage(buf)), bytes / 8))
+		cur = (const uint8 *) PageGetContents(BufferGetPage(buf));
+		if (exact ? memcmp(cur, part, bytes) == 0 : bs_is_subset(part, cur, bytes / 8))
 		{
 			UnlockReleaseBuffer(buf);
 			continue;
 		}
-		page = bloofi_wal_page(&w, buf, false, 0);
-		bs_or((uint8 *) PageGetContents(page), part, bytes / 8);
+		data = (uint8 *) PageGetContents(bloofi_wal_page(&w, buf, false, 0));
+		if (exact)
+			memcpy(data, part, bytes);
+		else
+			bs_or(data, part, bytes / 8);
 	}
 	bloofi_wal_flush(&w);
 }
@@ -393,7 +437,7 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 
 	for (int i = 0; i < n; i++)
 		bs_or(orall, filters[i], geom->filter_bytes / 8);
-	bloofi_node_or_value(index, node, orall);
+	bloofi_node_update_value(index, node, orall, false);
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
@@ -464,38 +508,6 @@ bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
 	pfree(probe);
 }
 
-/* rewrite the node's value exactly; returns true when it changed */
-bool
-bloofi_node_write_summary(Relation index, const BloofiNode *node, const uint8 *summary)
-{
-	const BloofiGeometry *geom = &node->geom;
-	BloofiWal	w;
-	bool		changed = false;
-
-	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
-	{
-		BlockNumber blk = node->start + geom->tid_pages + sp;
-		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		const uint8 *part = summary + (size_t) sp * geom->summary_bytes_per_page;
-		Buffer		buf = ReadBuffer(index, blk);
-		Page		page;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
-		if (memcmp(PageGetContents(BufferGetPage(buf)), part, bytes) == 0)
-		{
-			UnlockReleaseBuffer(buf);
-			continue;
-		}
-		page = bloofi_wal_page(&w, buf, false, 0);
-		memcpy(PageGetContents(page), part, bytes);
-		changed = true;
-	}
-	bloofi_wal_flush(&w);
-	return changed;
-}
-
 /*
  * Write the n children (tids[i], values vals[i]) of a node at `level` as two
  * new nodes (a split, or VACUUM's redistribution): the paper's split choice
@@ -539,8 +551,7 @@ bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 leve
 	}
 	for (int s = 0; s < 2; s++)
 	{
-		uint32		cap = bloofi_round_capacity(Max(2 * (uint64) cnt[s], 2 * (uint64) meta->order + 2),
-												BLOOFI_MAX_CAP);
+		uint32		cap = bloofi_node_cap(meta->order, 2 * (uint64) cnt[s]);
 
 		news[s] = bloofi_node_write(index, meta, level, cap, cnt[s], st[s], sv[s], newvals[s], true);
 		pfree(st[s]);
@@ -721,11 +732,12 @@ bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
 	return bloofi_find_below(index, meta, meta->root, target, path, 0, depth);
 }
 
+/* bloofi_tree_walk below start (depth levels under the root) */
 static void
-bloofi_collect_tids(Relation index, const BloofiMetaData *meta, BlockNumber start, HTAB *h,
-					int depth)
+bloofi_walk_below(Relation index, const BloofiMetaData *meta, BlockNumber start, int depth,
+				  BloofiNodeVisitor visit, void *arg)
 {
-	BloofiNode n;
+	BloofiNode	n;
 	ItemPointerData *tids;
 
 	CHECK_FOR_INTERRUPTS();
@@ -734,21 +746,40 @@ bloofi_collect_tids(Relation index, const BloofiMetaData *meta, BlockNumber star
 	bloofi_node_read(index, meta, start, &n);
 	tids = palloc(sizeof(ItemPointerData) * Max(n.nused, 1));
 	bloofi_node_read_tids(index, &n, n.nused, tids);
-	for (uint32 s = 0; s < n.nused; s++)
-	{
-		if (!ItemPointerIsValid(&tids[s]))
-			continue;
-		if (n.level > 0)
-			bloofi_collect_tids(index, meta, ItemPointerGetBlockNumber(&tids[s]), h, depth + 1);
-		else
-		{
-			BloofiLeafSlot *e = hash_search(h, &tids[s], HASH_ENTER, NULL);
+	visit(index, &n, tids, arg);
+	if (n.level > 0)
+		for (uint32 s = 0; s < n.nused; s++)
+			if (ItemPointerIsValid(&tids[s]))
+				bloofi_walk_below(index, meta, ItemPointerGetBlockNumber(&tids[s]), depth + 1,
+								  visit, arg);
+	pfree(tids);
+}
 
-			e->node = start;
+/*
+ * Visit every node reachable from the root, parents before children:
+ * visit(index, node, its nused slots, arg).  Share locks, one page at a time.
+ */
+void
+bloofi_tree_walk(Relation index, const BloofiMetaData *meta, BloofiNodeVisitor visit, void *arg)
+{
+	if (meta->root != InvalidBlockNumber)
+		bloofi_walk_below(index, meta, meta->root, 0, visit, arg);
+}
+
+static void
+bloofi_collect_tids(Relation index, const BloofiNode *node, const ItemPointerData *tids,
+					void *arg)
+{
+	if (node->level > 0)
+		return;
+	for (uint32 s = 0; s < node->nused; s++)
+		if (ItemPointerIsValid(&tids[s]))
+		{
+			BloofiLeafSlot *e = hash_search((HTAB *) arg, &tids[s], HASH_ENTER, NULL);
+
+			e->node = node->start;
 			e->slot = s;
 		}
-	}
-	pfree(tids);
 }
 
 /*
@@ -766,7 +797,6 @@ bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name)
 	ctl.entrysize = sizeof(BloofiLeafSlot);
 	ctl.hcxt = CurrentMemoryContext;
 	h = hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	if (meta->root != InvalidBlockNumber)
-		bloofi_collect_tids(index, meta, meta->root, h, 0);
+	bloofi_tree_walk(index, meta, bloofi_collect_tids, h);
 	return h;
 }

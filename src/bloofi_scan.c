@@ -373,7 +373,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	BloofiScanOpaqueData *so = (BloofiScanOpaqueData *) scan->opaque;
 	MemoryContext old = MemoryContextSwitchTo(so->ctx);
 	BloofiMetaData *meta = bloofi_read_meta(scan->indexRelation);
-	BloofiSearchStats st = {false, 0, 0, 0};
+	BloofiSearchStats st = {0, 0, 0};
 	BsParams	p;
 	BsHasher	h;
 	uint32	   *pos;

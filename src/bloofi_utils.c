@@ -5,8 +5,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "access/reloptions.h"
 #include "access/relation.h"
 #include "catalog/index.h"
@@ -24,6 +22,7 @@
 #include "utils/uuid.h"
 
 #include "bloofi.h"
+#include "bloofi_tree.h"
 
 PG_FUNCTION_INFO_V1(bloofi_handler);
 
@@ -89,7 +88,7 @@ bloofi_get_leaf_cap(Relation index)
 	int			cap = o ? o->leaf_capacity : BLOOFI_DEFAULT_LEAF_CAP;
 
 	cap = (int) bloofi_round_capacity((uint64) cap, BLOOFI_MAX_CAP);
-	return Max(cap, (int) bloofi_inner_cap(bloofi_get_order(index)));
+	return Max(cap, (int) bloofi_node_cap(bloofi_get_order(index), 0));
 }
 
 /*
@@ -105,7 +104,7 @@ bloofi_effective_leaf_cap(const BloofiMetaData *meta)
 	uint64		by_mem = (uint64) maintenance_work_mem * 512 / (fbytes + sizeof(ItemPointerData));
 	uint64		cap = Min((uint64) meta->leaf_cap, by_mem);
 
-	return Max((uint32) cap, bloofi_inner_cap(meta->order));
+	return Max((uint32) cap, bloofi_node_cap(meta->order, 0));
 }
 
 bool
@@ -380,9 +379,7 @@ bloofi_require_params(Relation index, const BloofiMetaData *meta, const BsParams
 bool
 bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k)
 {
-	double		fill = (double) bs_popcount(summary, bs_words_for_bits(m)) / m;
-
-	return pow(fill, k) > 0.5;
+	return bloofi_tree_saturated(summary, m, (int) k);
 }
 
 /* ---- elements -------------------------------------------------------------- */

@@ -179,7 +179,7 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 		/* columns = the children's new values (only changed pages are written) */
 		for (uint32 c = 0; c < vn->nchild; c++)
 			bloofi_node_put_column(index, X, vn->child_slot[c], vs->nodes[vn->child_idx[c]].newval);
-		bloofi_node_write_summary(index, X, vn->newval);
+		bloofi_node_update_value(index, X, vn->newval, true);
 		bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
 																	 vs->meta->k));
 		return;
@@ -212,7 +212,7 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 		pfree(none);
 		pfree(scratch);
 	}
-	bloofi_node_write_summary(index, X, vn->newval);
+	bloofi_node_update_value(index, X, vn->newval, true);
 	bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
 																 vs->meta->k));
 	if (vn->ndead > 0)
@@ -317,37 +317,7 @@ typedef struct MergeCtx
 	uint32		d;
 	uint32		fbytes;
 	size_t		nwords;
-	int			merges;
 } MergeCtx;
-
-/* the valid children of X with their values; returns how many */
-static int
-bloofi_merge_children(MergeCtx *mc, const BloofiNode *X, ItemPointerData *tids,
-					  uint8 *vals, uint32 *slots)
-{
-	ItemPointerData *all = palloc(sizeof(ItemPointerData) * Max(X->nused, 1));
-	bool	   *want = palloc0(sizeof(bool) * Max(X->nused, 1));
-	uint8	   *cols = palloc_extended((Size) Max(X->nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
-	int			n = 0;
-
-	bloofi_node_read_tids(mc->index, X, X->nused, all);
-	for (uint32 s = 0; s < X->nused; s++)
-		want[s] = ItemPointerIsValid(&all[s]);
-	bloofi_node_read_columns(mc->index, X, X->nused, want, cols);
-	for (uint32 s = 0; s < X->nused; s++)
-		if (want[s])
-		{
-			tids[n] = all[s];
-			if (vals)
-				memcpy(vals + (size_t) n * mc->fbytes, cols + (size_t) s * mc->fbytes, mc->fbytes);
-			slots[n] = s;
-			n++;
-		}
-	pfree(all);
-	pfree(want);
-	pfree(cols);
-	return n;
-}
 
 /*
  * Replace children in slots olds[0..nold) of X by nnew new nodes (values
@@ -440,7 +410,7 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 		return;
 	tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
 	slots = palloc(sizeof(uint32) * Max(X.nused, 1));
-	n = bloofi_merge_children(mc, &X, tids, NULL, slots);
+	n = bloofi_node_children(mc->index, &X, tids, NULL, slots);
 	for (int i = 0; i < n; i++)
 		bloofi_merge_node(mc, ItemPointerGetBlockNumber(&tids[i]), depth + 1);
 	pfree(tids);
@@ -459,7 +429,7 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 		tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
 		slots = palloc(sizeof(uint32) * Max(X.nused, 1));
 		vals = palloc_extended((Size) Max(X.nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
-		n = bloofi_merge_children(mc, &X, tids, vals, slots);
+		n = bloofi_node_children(mc->index, &X, tids, vals, slots);
 		if (n < 2 || X.cap - X.nlive < 2)
 			break;
 		kids = palloc(sizeof(BloofiNode) * n);
@@ -477,7 +447,6 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 			BlockNumber os = kids[u].start;
 
 			bloofi_merge_switch(mc, &X, 1, &slots[u], &os, 0, NULL, NULL);
-			mc->merges++;
 			again = true;
 			continue;
 		}
@@ -511,8 +480,8 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 			BlockNumber news[2];
 			uint8	   *newvals[2];
 
-			na = bloofi_merge_children(mc, A, ct, cv, cs);
-			nb = bloofi_merge_children(mc, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
+			na = bloofi_node_children(mc->index, A, ct, cv, cs);
+			nb = bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
 			nc = na + nb;
 			cp = palloc(sizeof(uint8 *) * nc);
 			for (int i = 0; i < nc; i++)
@@ -520,15 +489,12 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 				cp[i] = cv + (size_t) i * mc->fbytes;
 				bs_or(value, cp[i], mc->nwords);
 			}
-			limit = bloofi_tree_unsplittable(value, mc->meta->m, (int) mc->meta->k,
-											 BLOOFI_NOSPLIT_SATURATED) ?
-				(A->level == 0 ? bloofi_effective_leaf_cap(mc->meta) : BLOOFI_MAX_CAP - 2) : 2 * mc->d;
+			limit = bloofi_fanout_limit(mc->meta, A->level, value);
 			newvals[0] = palloc(mc->fbytes);
 			newvals[1] = palloc(mc->fbytes);
 			if ((uint32) nc <= limit)
 			{
-				uint32		cap = bloofi_round_capacity((uint64) Max((uint32) nc + 2, 2 * mc->d + 2),
-														BLOOFI_MAX_CAP);
+				uint32		cap = bloofi_node_cap(mc->d, (uint64) nc + 2);
 
 				news[0] = bloofi_node_write(mc->index, mc->meta, A->level, cap, nc, ct, cp,
 											newvals[0], true);
@@ -540,7 +506,6 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 				bloofi_node_write_halves(mc->index, mc->meta, A->level, nc, ct, cp, news, newvals);
 				bloofi_merge_switch(mc, &X, 2, olds, oldstart, 2, news, newvals);
 			}
-			mc->merges++;
 			/* a redistribution leaves both with >= d: the loop ends when none is short */
 			again = true;
 		}
@@ -592,7 +557,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 				break;
 			tids = palloc(sizeof(ItemPointerData) * Max(R.nused, 1));
 			slots = palloc(sizeof(uint32) * Max(R.nused, 1));
-			bloofi_merge_children(&mc, &R, tids, NULL, slots);
+			bloofi_node_children(index, &R, tids, NULL, slots);
 			bloofi_set_root(index, ItemPointerGetBlockNumber(&tids[0]), mc.meta->height - 1);
 			bloofi_node_retire(index, R.start);
 		}

@@ -95,22 +95,6 @@ bloofi_round_capacity(uint64_t n, uint32_t max_cap)
 		} \
 	} while (0)
 
-void
-bloofi_transpose(uint8_t *slice_page, uint32_t slice_bytes,
-				 uint32_t j0, uint32_t nslices,
-				 const uint8_t *leaves, uint32_t filter_bytes,
-				 uint32_t nleaves, uint32_t first_slot)
-{
-	for (uint32_t i = 0; i < nleaves; i++)
-	{
-		const uint8_t *f = leaves + (size_t) i * filter_bytes;
-		uint32_t	slot = first_slot + i;
-
-		FOR_EACH_SET_BIT(f, j0, nslices, j,
-						 bs_bit_set(slice_page + (size_t) (j - j0) * slice_bytes, slot));
-	}
-}
-
 uint32_t
 bloofi_set_column(uint8_t *slice_page, uint32_t slice_bytes,
 				  uint32_t j0, uint32_t nslices,
@@ -219,23 +203,17 @@ bloofi_similarity_key(const uint8_t *filter, uint32_t m)
 	return ((uint64_t) h1 << 32) | h2;
 }
 
-/*
- * For each slot < nslots: count[slot] += its bits in the nslices slices of
- * slice_page (positions j0 ..), and, when digest is not NULL, digest[slot] +=
- * the mix of each of those positions.  Inlined with a constant digest, so
- * the counts-only walk has no digest work.
- */
-static inline void
-bloofi_column_walk(const uint8_t *slice_page, uint32_t slice_bytes,
-				   uint32_t j0, uint32_t nslices, uint32_t nslots,
-				   uint32_t *count, uint64_t *digest)
+void
+bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_bytes,
+					 uint32_t j0, uint32_t nslices, uint32_t nslots,
+					 uint32_t *count, uint64_t *digest)
 {
 	uint32_t	slice_words = (slice_bytes + 7) / 8;
 
 	for (uint32_t i = 0; i < nslices; i++)
 	{
 		const uint8_t *s = slice_page + (size_t) i * slice_bytes;
-		uint64_t	mix = digest ? bloofi_position_mix(j0 + i) : 0;
+		uint64_t	mix = bloofi_position_mix(j0 + i);
 
 		for (uint32_t w = 0; w < slice_words && w * 64 < nslots; w++)
 		{
@@ -249,27 +227,11 @@ bloofi_column_walk(const uint8_t *slice_page, uint32_t slice_bytes,
 				if (slot < nslots)
 				{
 					count[slot]++;
-					if (digest)
-						digest[slot] += mix;
+					digest[slot] += mix;
 				}
 			}
 		}
 	}
-}
-
-void
-bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_bytes,
-					 uint32_t nslices, uint32_t nslots, uint32_t *count)
-{
-	bloofi_column_walk(slice_page, slice_bytes, 0, nslices, nslots, count, NULL);
-}
-
-void
-bloofi_column_digest(const uint8_t *slice_page, uint32_t slice_bytes,
-					 uint32_t j0, uint32_t nslices, uint32_t nslots,
-					 uint32_t *count, uint64_t *digest)
-{
-	bloofi_column_walk(slice_page, slice_bytes, j0, nslices, nslots, count, digest);
 }
 
 bool
@@ -338,12 +300,29 @@ bloofi_and_slice_sparse(uint64_t *acc, const uint8_t *slice, uint32_t slice_byte
 }
 
 void
-bloofi_get_column(const uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
-				  uint32_t nslices, uint32_t slot, uint8_t *filter)
+bloofi_get_columns(const uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
+				   uint32_t nslices, const uint64_t *mask, uint8_t *filters,
+				   uint32_t filter_bytes)
 {
+	uint32_t	slice_words = (slice_bytes + 7) / 8;
+
 	for (uint32_t i = 0; i < nslices; i++)
-		if ((slice_page[(size_t) i * slice_bytes + slot / 8] >> (slot % 8)) & 1)
-			bs_bit_set(filter, j0 + i);
+	{
+		const uint8_t *slice = slice_page + (size_t) i * slice_bytes;
+
+		for (uint32_t w = 0; w < slice_words; w++)
+		{
+			uint64_t	v = bloofi_slice_word(slice, w, slice_bytes) & mask[w];
+
+			while (v)
+			{
+				uint32_t	slot = w * 64 + (uint32_t) __builtin_ctzll(v);
+
+				v &= v - 1;
+				bs_bit_set(filters + (size_t) slot * filter_bytes, j0 + i);
+			}
+		}
+	}
 }
 
 uint32_t

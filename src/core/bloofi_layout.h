@@ -107,17 +107,6 @@ extern uint32_t bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp);
 extern uint32_t bloofi_round_capacity(uint64_t n, uint32_t max_cap);
 
 /*
- * Transpose: write into slice_page (slices_per_page slices of slice_bytes,
- * zero-initialised by the caller) the bits [j0, j0 + nslices) of the nleaves
- * leaf filters stored row-major in leaves (leaf i at leaves + i * filter_bytes),
- * leaf i going to slot first_slot + i.  Work is proportional to the set bits.
- */
-extern void bloofi_transpose(uint8_t *slice_page, uint32_t slice_bytes,
-							 uint32_t j0, uint32_t nslices,
-							 const uint8_t *leaves, uint32_t filter_bytes,
-							 uint32_t nleaves, uint32_t first_slot);
-
-/*
  * Set, in the slices [j0, j0 + nslices) of slice_page, bit `slot` for every
  * bit of filter (filter_bytes bytes) set in that range.  Returns the number
  * of bits set (0 means the page need not change).
@@ -148,10 +137,6 @@ extern bool bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_bytes
 									   uint32_t j0, uint32_t nslices,
 									   const uint64_t *dead, const uint64_t *live,
 									   uint8_t *summary);
-
-/* count[s] += bit s of each of the nslices slices (column popcounts) */
-extern void bloofi_column_counts(const uint8_t *slice_page, uint32_t slice_bytes,
-								 uint32_t nslices, uint32_t nslots, uint32_t *count);
 
 /*
  * Order-independent digest of a set of bit positions: the sum of a 64-bit
@@ -222,9 +207,14 @@ extern uint32_t bloofi_nonzero_words(const uint64_t *acc, uint32_t nwords, uint3
 extern uint32_t bloofi_and_slice_sparse(uint64_t *acc, const uint8_t *slice,
 										uint32_t slice_bytes, uint32_t *idx, uint32_t nidx);
 
-/* OR into filter (m bits) the bits of column `slot` in the nslices slices from j0 */
-extern void bloofi_get_column(const uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
-							  uint32_t nslices, uint32_t slot, uint8_t *filter);
+/*
+ * For every slot s whose bit is set in mask (ceil(slice_bytes / 8) words),
+ * OR the bits of column s of the nslices slices from j0 into filters row s
+ * (filters + s * filter_bytes): the children's values read back from slices
+ */
+extern void bloofi_get_columns(const uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
+							   uint32_t nslices, const uint64_t *mask, uint8_t *filters,
+							   uint32_t filter_bytes);
 
 /*
  * Make column `slot` of the nslices slices from j0 equal to bits j0.. of

@@ -31,6 +31,17 @@ rnd(void)
 	return unit_splitmix64(&rng_state);
 }
 
+/* count[s] += bits of column s < nslots (bloofi_column_digest, digests dropped) */
+static void
+column_counts(const uint8_t *page, uint32_t slice_bytes, uint32_t nslices, uint32_t nslots,
+			  uint32_t *count)
+{
+	uint64_t   *dg = calloc(nslots ? nslots : 1, sizeof(uint64_t));
+
+	bloofi_column_digest(page, slice_bytes, 0, nslices, nslots, count, dg);
+	free(dg);
+}
+
 static void
 test_geometry(void)
 {
@@ -418,16 +429,19 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 			bs_bit_set(leaves + (size_t) (cap - 1) * fb, j);
 		}
 
-	/* bulk: two calls (slots 0..split-1, split..) per page; one column at a time in group2/3 */
+	/* leaves split..nleaves-1 first, then 0..split-1, in group; in order in group2/3 */
 	bad = 0;
 	for (uint32_t sp = 0; sp < g.slice_pages; sp++)
 	{
 		uint32_t	j0 = bloofi_slice_page_first(&g, sp),
 					n = bloofi_slice_page_count(&g, sp);
 
-		bloofi_transpose(group[sp], g.slice_bytes, j0, n, leaves, fb, split, 0);
-		bloofi_transpose(group[sp], g.slice_bytes, j0, n, leaves + (size_t) split * fb, fb,
-						 nleaves - split, split);
+		for (uint32_t i = 0; i < nleaves; i++)
+		{
+			uint32_t	slot = (split + i) % (nleaves ? nleaves : 1);
+
+			bloofi_set_column(group[sp], g.slice_bytes, j0, n, leaves + (size_t) slot * fb, slot);
+		}
 		for (uint32_t i = 0; i < nleaves; i++)
 		{
 			const uint8_t *f = leaves + (size_t) i * fb;
@@ -439,28 +453,30 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 	}
 	CHECK(bad == 0, "cap %u: set_column / put_column into zeros return the bits set "
 		  "(%d set_column, %d put_column wrong)", cap, bad % 1000, bad / 1000);
-	CHECK(pages_equal(&g, group, group2), "cap %u: transpose == column sets", cap);
-	CHECK(pages_equal(&g, group, group3), "cap %u: transpose == column puts", cap);
+	CHECK(pages_equal(&g, group, group2), "cap %u: column sets in any order agree", cap);
+	CHECK(pages_equal(&g, group, group3), "cap %u: column sets == column puts", cap);
 	bad = pages_vs_model(&g, group, leaves, nleaves, NULL);
 	CHECK(bad == 0, "cap %u: slice bit = leaf bit (%d wrong)", cap, bad);
 
-	/* get_column gives back every leaf, and nothing for the empty slots */
+	/* get_columns gives back every leaf, and nothing for the empty slots */
 	{
-		uint8_t    *f = malloc(fb);
+		uint8_t    *f = calloc(cap, fb);
+		uint64_t   *mask = calloc(nw, sizeof(uint64_t));
 
+		for (uint32_t s = 0; s < cap; s++)
+			mask[s / 64] |= UINT64_C(1) << (s % 64);
+		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
+			bloofi_get_columns(group[sp], g.slice_bytes, bloofi_slice_page_first(&g, sp),
+							   bloofi_slice_page_count(&g, sp), mask, f, fb);
 		bad = 0;
 		for (uint32_t s = 0; s < cap; s++)
-		{
-			memset(f, 0, fb);
-			for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-				bloofi_get_column(group[sp], g.slice_bytes, bloofi_slice_page_first(&g, sp),
-								  bloofi_slice_page_count(&g, sp), s, f);
 			for (uint32_t j = 0; j < 8 * fb; j++)
-				if (bs_bit_test(f, j) != (j < m && model_bit(leaves, fb, nleaves, NULL, s, j)))
+				if (bs_bit_test(f + (size_t) s * fb, j) !=
+					(j < m && model_bit(leaves, fb, nleaves, NULL, s, j)))
 					bad++;
-		}
-		CHECK(bad == 0, "cap %u: get_column == leaf (%d wrong)", cap, bad);
+		CHECK(bad == 0, "cap %u: get_columns == leaves (%d wrong)", cap, bad);
 		free(f);
+		free(mask);
 	}
 
 	/* search: AND of k slices == testing every leaf */
@@ -561,10 +577,10 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 		bad = 0;
 		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
 		{
-			bloofi_column_counts(group[sp], g.slice_bytes, bloofi_slice_page_count(&g, sp),
-								 nleaves, cnt);
-			bloofi_column_counts(group[sp], g.slice_bytes, bloofi_slice_page_count(&g, sp),
-								 wide, cnt_wide);
+			column_counts(group[sp], g.slice_bytes, bloofi_slice_page_count(&g, sp),
+						  nleaves, cnt);
+			column_counts(group[sp], g.slice_bytes, bloofi_slice_page_count(&g, sp),
+						  wide, cnt_wide);
 		}
 		for (uint32_t s = 0; s < wide; s++)
 		{
@@ -585,8 +601,8 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 
 			bad = 0;
 			for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-				bloofi_column_counts(group[sp], g.slice_bytes, bloofi_slice_page_count(&g, sp),
-									 half, cnt_half);
+				column_counts(group[sp], g.slice_bytes, bloofi_slice_page_count(&g, sp),
+							  half, cnt_half);
 			for (uint32_t s = 0; s < wide; s++)
 				if (cnt_half[s] != (s < half ? cnt[s] : 0))
 					bad++;
@@ -770,7 +786,7 @@ test_slices_all_caps(void)
 }
 
 /*
- * bloofi_get_column / bloofi_put_column on random pages (every bit of every
+ * bloofi_get_columns (one slot) / bloofi_put_column on random pages (every bit of every
  * slice random), random slots and ranges, against bit-by-bit models
  */
 static void
@@ -808,8 +824,24 @@ test_get_put_column(void)
 		memcpy(before, page, pb);
 		memcpy(fbefore, filter, fb);
 
-		/* get: filter |= column, in j0 .. j0 + nslices - 1 */
-		bloofi_get_column(page, slice_bytes, j0, nslices, slot, filter);
+		/*
+		 * get: row `slot` |= column, in j0 .. j0 + nslices - 1 (a one-slot
+		 * mask: the other rows stay zero)
+		 */
+		{
+			uint32_t	nrows = 8 * slice_bytes;
+			uint8_t    *rows = calloc(nrows, fb);
+			uint64_t	mask[4] = {0, 0, 0, 0};
+
+			mask[slot / 64] |= UINT64_C(1) << (slot % 64);
+			memcpy(rows + (size_t) slot * fb, filter, fb);
+			bloofi_get_columns(page, slice_bytes, j0, nslices, mask, rows, fb);
+			memcpy(filter, rows + (size_t) slot * fb, fb);
+			for (uint32_t r = 0; r < nrows; r++)
+				for (uint32_t b = 0; b < fb && r != slot; b++)
+					bad_get += rows[(size_t) r * fb + b] != 0;
+			free(rows);
+		}
 		if (memcmp(page, before, pb) != 0)
 			bad_get++;
 		for (uint32_t j = 0; j < 8 * fb; j++)
