@@ -154,7 +154,7 @@ bloofi_tree_split_choice(const uint8_t *const *vals, int n, int min_side,
 }
 
 int64_t
-bloofi_tree_level_parents(int64_t n, int d)
+bloofi_tree_level_parents_by(int64_t n, int d, int64_t fanout)
 {
 	int64_t		lo,
 				hi,
@@ -165,9 +165,15 @@ bloofi_tree_level_parents(int64_t n, int d)
 	/* sizes d..2d: between ceil(n / 2d) and floor(n / d) parents (n > 2d: not empty) */
 	lo = (n + 2 * (int64_t) d - 1) / (2 * (int64_t) d);
 	hi = n / d;
-	/* aim at BLOOFI_TREE_BULK_FANOUT(d) children each, rounded to nearest */
-	want = (2 * n + BLOOFI_TREE_BULK_FANOUT(d)) / (2 * BLOOFI_TREE_BULK_FANOUT(d));
+	/* aim at fanout children each, rounded to nearest */
+	want = (2 * n + fanout) / (2 * fanout);
 	return want < lo ? lo : want > hi ? hi : want;
+}
+
+int64_t
+bloofi_tree_level_parents(int64_t n, int d)
+{
+	return bloofi_tree_level_parents_by(n, d, BLOOFI_TREE_BULK_FANOUT(d));
 }
 
 int64_t
@@ -175,6 +181,217 @@ bloofi_tree_level_run(int64_t n, int64_t parents, int64_t p)
 {
 	/* parent p takes [p*n/parents, (p+1)*n/parents) */
 	return p * n / parents;
+}
+
+double
+bloofi_tree_value_fp(const uint8_t *val, uint32_t m, int k)
+{
+	return pow((double) bs_popcount(val, bs_words_for_bits(m)) / m, k);
+}
+
+void
+bloofi_tree_cost_parent(const BloofiSubtreeCost *child, int64_t n, double parent_fp,
+						BloofiSubtreeCost *parent)
+{
+	double		leaves = 0,
+				absent = 0,
+				present = 0;
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		leaves += child[i].leaves;
+		absent += child[i].absent;
+	}
+	/* the true child's own subtree, plus every other child's absent cost */
+	for (int64_t i = 0; i < n; i++)
+		present += child[i].leaves * (child[i].present + absent - child[i].absent);
+	parent->leaves = leaves;
+	parent->absent = parent_fp * (double) n + absent;
+	parent->present = (double) n + (leaves > 0 ? present / leaves : 0);
+}
+
+void
+bloofi_tree_cost_leaves(int64_t n, double parent_fp, BloofiSubtreeCost *parent)
+{
+	/* bloofi_tree_cost_parent over n leaves (1, 0, 0) */
+	parent->leaves = (double) n;
+	parent->absent = parent_fp * (double) n;
+	parent->present = (double) n;
+}
+
+/* the parents a level of n nodes may get in a plan: fan-outs d + 1 and d (at least 2) */
+#define PLAN_FANOUTS 2
+static int64_t
+plan_fanout(int d, int i)
+{
+	return i == 0 ? BLOOFI_TREE_BULK_FANOUT(d) : (d >= 2 ? d : 2);
+}
+
+size_t
+bloofi_tree_level_plan_work(int64_t n, uint32_t m)
+{
+	size_t		fb = 8 * bs_words_for_bits(m);
+	size_t		per = fb + sizeof(BloofiSubtreeCost) + sizeof(uint8_t *);
+
+	/* two ping-pong levels of at most n / 2 + 2 nodes, and the root's value */
+	return 2 * ((size_t) n / 2 + 2) * per + fb;
+}
+
+typedef struct PlanSpace
+{
+	uint32_t	m;
+	int			k;
+	int			d;
+	BloofiSplitRule rule;
+	int64_t		max_fanout;
+	size_t		nwords;
+	uint8_t    *vals[2];		/* ping-pong levels: values, costs, pointers */
+	BloofiSubtreeCost *cost[2];
+	const uint8_t **ptr[2];
+	uint8_t    *rootval;		/* OR of the whole level */
+} PlanSpace;
+
+/*
+ * The np parents of a level (values vals[0..n), costs cost[]) into level
+ * buffer `to` of the plan space: their values, costs and pointers; and the
+ * root value (OR of everything) into ps->rootval.
+ */
+static void
+plan_parents(PlanSpace *ps, const uint8_t *const *vals, const BloofiSubtreeCost *cost,
+			 int64_t n, int64_t np, int to)
+{
+	size_t		fb = 8 * ps->nwords;
+
+	memset(ps->rootval, 0, fb);
+	for (int64_t p = 0; p < np; p++)
+	{
+		int64_t		lo = bloofi_tree_level_run(n, np, p);
+		int64_t		hi = bloofi_tree_level_run(n, np, p + 1);
+		uint8_t    *runval = ps->vals[to] + (size_t) p * fb;
+
+		memset(runval, 0, fb);
+		for (int64_t i = lo; i < hi; i++)
+			bs_or(runval, vals[i], ps->nwords);
+		bs_or(ps->rootval, runval, ps->nwords);
+		bloofi_tree_cost_parent(cost + lo, hi - lo, bloofi_tree_value_fp(runval, ps->m, ps->k),
+								&ps->cost[to][p]);
+		ps->ptr[to][p] = runval;
+	}
+}
+
+/* a wide root over n nodes whose OR is ps->rootval: allowed, and its cost */
+static bool
+plan_wide(const PlanSpace *ps, const BloofiSubtreeCost *cost, int64_t n, BloofiSubtreeCost *wide)
+{
+	if (ps->rule == BLOOFI_SPLIT_ALWAYS || n > ps->max_fanout ||
+		!bloofi_tree_unsplittable(ps->rootval, ps->m, ps->k, ps->rule))
+		return false;
+	bloofi_tree_cost_parent(cost, n, bloofi_tree_value_fp(ps->rootval, ps->m, ps->k), wide);
+	return true;
+}
+
+/*
+ * The root's cost (present) when the tree above the level in buffer `at`
+ * (n nodes) is completed with one fan-out (plan_fanout(d, f)) at every
+ * level, and a wide root once it checks no more nodes than a root over the
+ * next level would.
+ */
+static double
+plan_complete(PlanSpace *ps, int64_t n, int at, int f)
+{
+	for (;;)
+	{
+		int64_t		np = bloofi_tree_level_parents_by(n, ps->d, plan_fanout(ps->d, f));
+		BloofiSubtreeCost wide,
+					above;
+
+		if (n == 1)
+			return ps->cost[at][0].present;
+		plan_parents(ps, ps->ptr[at], ps->cost[at], n, np, 1 - at);
+		if (np == 1)
+			return ps->cost[1 - at][0].present;
+		if (plan_wide(ps, ps->cost[at], n, &wide))
+		{
+			bloofi_tree_cost_parent(ps->cost[1 - at], np, 1.0, &above);
+			if (wide.present <= above.present)
+				return wide.present;
+		}
+		n = np;
+		at = 1 - at;
+	}
+}
+
+int64_t
+bloofi_tree_level_plan(const uint8_t *const *vals, const BloofiSubtreeCost *cost, int64_t n,
+					   int d, uint32_t m, int k, BloofiSplitRule rule, int64_t max_fanout,
+					   BloofiSubtreeCost *pcost, void *work)
+{
+	PlanSpace	ps;
+	size_t		fb = 8 * bs_words_for_bits(m);
+	size_t		slots = (size_t) n / 2 + 2;
+	uint8_t    *w = work;
+	int64_t		best_np = -1;
+	double		best = 0;
+	BloofiSubtreeCost wide;
+
+	ps.m = m;
+	ps.k = k;
+	ps.d = d;
+	ps.rule = rule;
+	ps.max_fanout = max_fanout;
+	ps.nwords = bs_words_for_bits(m);
+	for (int i = 0; i < 2; i++)
+	{
+		ps.vals[i] = w;
+		w += slots * fb;
+		ps.cost[i] = (BloofiSubtreeCost *) w;
+		w += slots * sizeof(BloofiSubtreeCost);
+		ps.ptr[i] = (const uint8_t **) w;
+		w += slots * sizeof(uint8_t *);
+	}
+	ps.rootval = w;
+
+	if (n <= 2 * (int64_t) d)
+	{
+		plan_parents(&ps, vals, cost, n, 1, 0);
+		pcost[0] = ps.cost[0][0];
+		return 1;
+	}
+
+	/*
+	 * Each fan-out in turn, the tree above it completed with each fan-out;
+	 * and a wide root over this level.  Ties go to fan-out d + 1 (what the
+	 * paper's bulk build leaves), then to the wide root.
+	 */
+	for (int f = 0; f < PLAN_FANOUTS; f++)
+	{
+		int64_t		np = bloofi_tree_level_parents_by(n, d, plan_fanout(d, f));
+
+		if (f > 0 && plan_fanout(d, f) == plan_fanout(d, 0))
+			continue;
+		for (int g = 0; g < PLAN_FANOUTS; g++)
+		{
+			double		c;
+
+			if (g > 0 && plan_fanout(d, g) == plan_fanout(d, 0))
+				continue;
+			plan_parents(&ps, vals, cost, n, np, 0);
+			c = plan_complete(&ps, np, 0, g);
+			if (best_np < 0 || c < best * (1 - 1e-9))
+			{
+				best = c;
+				best_np = np;
+			}
+		}
+	}
+	if (plan_wide(&ps, cost, n, &wide) && wide.present <= best)
+	{
+		pcost[0] = wide;
+		return 1;
+	}
+	plan_parents(&ps, vals, cost, n, best_np, 0);
+	memcpy(pcost, ps.cost[0], sizeof(BloofiSubtreeCost) * (size_t) best_np);
+	return best_np;
 }
 
 /* ---- in-memory reference tree ------------------------------------------ */
@@ -528,6 +745,10 @@ bloofi_tree_bulk_build(BloofiTree *t, const uint8_t *filters, const int64_t *ids
 {
 	int32_t    *level;
 	int64_t		nlevel = n;
+	BloofiSubtreeCost *cost,
+			   *pcost;
+	const uint8_t **vals;
+	void	   *work;
 
 	if (n <= 0)
 		return;
@@ -544,25 +765,22 @@ bloofi_tree_bulk_build(BloofiTree *t, const uint8_t *filters, const int64_t *ids
 	}
 	t->nleaves += n;
 
+	cost = xmalloc(sizeof(BloofiSubtreeCost) * (size_t) n);
+	pcost = xmalloc(sizeof(BloofiSubtreeCost) * (size_t) n);
+	vals = xmalloc(sizeof(uint8_t *) * (size_t) n);
+	work = xmalloc(bloofi_tree_level_plan_work(n, t->m));
+	for (int64_t i = 0; i < n; i++)
+		cost[i] = (BloofiSubtreeCost) {1, 0, 0};	/* a leaf */
+
 	while (nlevel > 1)
 	{
-		int64_t		parents = bloofi_tree_level_parents(nlevel, t->d);
+		int64_t		parents;
+		BloofiSubtreeCost *swap;
 
-		/*
-		 * Section 3.4 in bulk: when the rule exempts every node of this level
-		 * from splitting, it would exempt every node above them too (an OR
-		 * only gains bits), so they all go under one (wide) root.
-		 */
-		if (t->rule != BLOOFI_SPLIT_ALWAYS && parents > 1)
-		{
-			bool		all = true;
-
-			for (int64_t i = 0; i < nlevel && all; i++)
-				all = bloofi_tree_unsplittable(t->nodes[level[i]].val, t->m, t->k, t->rule);
-			if (all)
-				parents = 1;
-		}
-
+		for (int64_t i = 0; i < nlevel; i++)
+			vals[i] = t->nodes[level[i]].val;
+		parents = bloofi_tree_level_plan(vals, cost, nlevel, t->d, t->m, t->k, t->rule,
+										 INT64_MAX, pcost, work);
 		for (int64_t p = 0; p < parents; p++)
 		{
 			int64_t		lo = bloofi_tree_level_run(nlevel, parents, p);
@@ -574,8 +792,15 @@ bloofi_tree_bulk_build(BloofiTree *t, const uint8_t *filters, const int64_t *ids
 			tree_recompute(t, q);
 			level[p] = q;		/* p <= lo: no overwrite of an unread entry */
 		}
+		swap = cost;
+		cost = pcost;
+		pcost = swap;
 		nlevel = parents;
 	}
+	free(vals);
+	free(work);
+	free(cost);
+	free(pcost);
 	t->root = level[0];
 	free(level);
 }

@@ -16,6 +16,7 @@
  *       bloofi_tree_must_split     overflow rule with the no-split heuristic
  *       bloofi_tree_split_choice   which children go to the new sibling
  *       bloofi_tree_level_parents  bottom-up bulk build: parents per level
+ *       bloofi_tree_level_plan     ... chosen by a search-cost model
  *
  *  2. BloofiTree, an in-memory Bloofi tree of order d (every node except the
  *     root has d..2d children, the root 2..2d; a node that the split rule
@@ -104,7 +105,8 @@ extern void bloofi_tree_split_choice(const uint8_t *const *vals, int n, int min_
  * order d: 1 when n <= 2d, else about n / (d + 1) (the shape of the paper's
  * bulk build, which inserts next to the rightmost leaf, so that splits leave
  * d + 1 children behind; d + 1 children also beat 2d in the benchmark:
- * 22.5 vs 23.9 nodes checked at N = 1,000, 104.2 vs 108.8 at N = 10,000),
+ * 22.5 vs 23.9 nodes checked at N = 1,000, 104.2 vs 108.8 at N = 10,000,
+ * before bloofi_tree_level_plan chose between d + 1 and d per level),
  * clamped so that every parent gets d..2d children.  Each parent takes a run
  * of consecutive nodes, sizes differing by at most one;
  * bloofi_tree_level_run gives the first node of parent p.
@@ -114,6 +116,68 @@ extern void bloofi_tree_split_choice(const uint8_t *const *vals, int n, int min_
 #endif
 extern int64_t bloofi_tree_level_parents(int64_t n, int d);
 extern int64_t bloofi_tree_level_run(int64_t n, int64_t parents, int64_t p);
+
+/*
+ * The search-cost model that places the bulk build's root.  Lookups are of
+ * elements held by one leaf (the paper's search cost); a node value passes
+ * an element it does not hold with probability fp = fill^k
+ * (bloofi_tree_value_fp), and a child's pass, given its parent passed, with
+ * fp(child) / fp(parent) (a child passing implies its parent passing).
+ * Per subtree:
+ *   leaves   leaves under it (a leaf: 1)
+ *   absent   nodes checked below it for an element no leaf of it holds,
+ *            times its own pass probability: fp * nchild + sum of the
+ *            children's absent (a leaf: 0)
+ *   present  nodes checked below it for an element of one of its leaves,
+ *            averaged over its leaves: nchild + the true child's present +
+ *            the other children's absent (a leaf: 0)
+ * A root over a level costs 1 (its own value, unless saturated) + the
+ * present of the parent of that level.  The paper's trees put the root where
+ * B+-tree splits happen to leave it, or (section 3.4) over a saturated level;
+ * the model puts it where lookups check fewest nodes: at the paper's
+ * N = 10,000, over 41 subtrees of ~243 leaves rather than 14 of ~729.
+ */
+typedef struct BloofiSubtreeCost
+{
+	double		leaves;
+	double		absent;
+	double		present;
+} BloofiSubtreeCost;
+
+/* fill^k of an m-bit value (fill = popcount / m) */
+extern double bloofi_tree_value_fp(const uint8_t *val, uint32_t m, int k);
+
+/* the cost of a parent (value's pass probability parent_fp) of n >= 1 subtrees */
+extern void bloofi_tree_cost_parent(const BloofiSubtreeCost *child, int64_t n,
+									double parent_fp, BloofiSubtreeCost *parent);
+
+/* the cost of a parent (pass probability parent_fp) of n leaves */
+extern void bloofi_tree_cost_leaves(int64_t n, double parent_fp, BloofiSubtreeCost *parent);
+
+/* parents of n nodes with about `fanout` children each, clamped to d..2d */
+extern int64_t bloofi_tree_level_parents_by(int64_t n, int d, int64_t fanout);
+
+/*
+ * Bulk build, one level of n >= 2 nodes (values vals[i] of m bits, costs
+ * cost[i]) of a tree of order d: how many parents it gets, and their costs
+ * in pcost[] (room for n; parent p takes the run that bloofi_tree_level_run
+ * gives).  The model compares, for lookups of present elements: fan-out
+ * d + 1 and fan-out d (at least 2), each with the tree above it completed
+ * with either fan-out at every level (and a wide root once it beats the
+ * next level),
+ * and one wide root over the whole level, allowed when n <= max_fanout and
+ * the rule would never split that root (section 3.4 in bulk).  Never worse,
+ * by the model, than fan-out d + 1 all the way; at the paper's N = 10,000
+ * the lower levels get d + 1 and the upper ones d, where siblings' false
+ * positives make narrow nodes pay.  work: bloofi_tree_level_plan_work(n, m)
+ * bytes, 8-byte aligned.
+ */
+extern size_t bloofi_tree_level_plan_work(int64_t n, uint32_t m);
+extern int64_t bloofi_tree_level_plan(const uint8_t *const *vals,
+									  const BloofiSubtreeCost *cost, int64_t n, int d,
+									  uint32_t m, int k, BloofiSplitRule rule,
+									  int64_t max_fanout, BloofiSubtreeCost *pcost,
+									  void *work);
 
 /* ---- in-memory reference tree ------------------------------------------ */
 
@@ -163,7 +227,8 @@ extern void bloofi_tree_delete(BloofiTree *t, int32_t leaf);
 /*
  * Build an empty tree bottom-up from n filters (row-major, nwords words
  * each) in the given order (similar filters next to each other give good
- * pruning): consecutive runs of d..2d nodes get a parent, level by level.
+ * pruning): consecutive runs of d..2d nodes get a parent, level by level,
+ * as bloofi_tree_level_plan decides (fan-out d + 1 or d, or a wide root).
  * leaf_index[i] (if not NULL) receives the node index of filter i.
  */
 extern void bloofi_tree_bulk_build(BloofiTree *t, const uint8_t *filters,
