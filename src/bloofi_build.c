@@ -12,8 +12,10 @@
  * leaves behind) unless its first 2d + 1 leaves have a saturated OR, in
  * which case the no-split rule (section 3.4, bloofi_insert.c) lets it grow
  * to leaf_capacity (or what maintenance_work_mem buffers).  Each level above
- * is built from runs of d..2d consecutive nodes (bloofi_tree_level_parents),
- * up to a single root.  Every node is written whole (bloofi_node_write): its
+ * is built from runs of d + 1 or d consecutive nodes up to a single root,
+ * which may be a wide, saturated one (section 3.4 in bulk): at every level
+ * bloofi_tree_level_plan picks what the search-cost model of bloofi_tree.h
+ * says makes lookups check fewest nodes.  Every node is written whole (bloofi_node_write): its
  * TIDs or child references, its value and its slices, transposed in work
  * proportional to the set bits.  The sort gets half of maintenance_work_mem,
  * the bottom node's buffer the other half.
@@ -58,6 +60,7 @@ typedef struct BloofiBuildState
 	/* the bottom level written so far: first blocks and values */
 	BlockNumber *level_start;
 	uint8	   *level_vals;
+	BloofiSubtreeCost *level_cost;	/* the search-cost model's, per node */
 	uint32		level_n;
 	uint32		level_cap;
 	double		indtuples;
@@ -67,9 +70,10 @@ typedef struct BloofiBuildState
 	TupleTableSlot *inslot;
 } BloofiBuildState;
 
-/* append a written node to the level list */
+/* append a written node (first block, value, cost) to the level list */
 static void
-bloofi_level_append(BloofiBuildState *bs, BlockNumber start, const uint8 *val)
+bloofi_level_append(BloofiBuildState *bs, BlockNumber start, const uint8 *val,
+					const BloofiSubtreeCost *cost)
 {
 	if (bs->level_n == bs->level_cap)
 	{
@@ -80,9 +84,13 @@ bloofi_level_append(BloofiBuildState *bs, BlockNumber start, const uint8 *val)
 		bs->level_vals = bs->level_vals ?
 			repalloc_huge(bs->level_vals, (Size) bs->fbytes * bs->level_cap) :
 			palloc_extended((Size) bs->fbytes * bs->level_cap, MCXT_ALLOC_HUGE);
+		bs->level_cost = bs->level_cost ?
+			repalloc_huge(bs->level_cost, sizeof(BloofiSubtreeCost) * bs->level_cap) :
+			palloc_extended(sizeof(BloofiSubtreeCost) * bs->level_cap, MCXT_ALLOC_HUGE);
 	}
 	bs->level_start[bs->level_n] = start;
 	memcpy(bs->level_vals + (size_t) bs->level_n * bs->fbytes, val, bs->fbytes);
+	bs->level_cost[bs->level_n] = *cost;
 	bs->level_n++;
 }
 
@@ -94,6 +102,7 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 	uint8	   *val = palloc(bs->fbytes);
 	uint32		cap = bloofi_node_cap(bs->meta->order, (uint64) cnt + 2);
 	BlockNumber start;
+	BloofiSubtreeCost cost;
 
 	if (cnt == 0)
 		return;
@@ -104,7 +113,8 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 		fp[i] = bs->arena + (size_t) i * bs->fbytes;
 	start = bloofi_node_write(bs->index, bs->meta, 0, cap, cnt, bs->tids,
 							  fp, val, false);
-	bloofi_level_append(bs, start, val);
+	bloofi_tree_cost_leaves(cnt, bloofi_tree_value_fp(val, bs->params.m, bs->params.k), &cost);
+	bloofi_level_append(bs, start, val, &cost);
 	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);
 	memmove(bs->tids, bs->tids + cnt, sizeof(ItemPointerData) * (bs->n - cnt));
 	bs->n -= cnt;
@@ -143,32 +153,35 @@ bloofi_build_inner(BloofiBuildState *bs)
 {
 	uint32		d = bs->meta->order;
 	uint16		level = 0;
+	void	   *work = palloc_extended(bloofi_tree_level_plan_work(Max(bs->level_n, 2),
+																   bs->params.m),
+									   MCXT_ALLOC_HUGE);
 
 	while (bs->level_n > 1)
 	{
 		int64		n = bs->level_n;
-		int64		parents = bloofi_tree_level_parents(n, (int) d);
 		BlockNumber *cstart = bs->level_start;
 		uint8	   *cvals = bs->level_vals;
+		BloofiSubtreeCost *ccost = bs->level_cost;
+		const uint8 **vp = palloc_extended(sizeof(uint8 *) * n, MCXT_ALLOC_HUGE);
+		BloofiSubtreeCost *pcost = palloc_extended(sizeof(BloofiSubtreeCost) * n,
+												   MCXT_ALLOC_HUGE);
+		int64		parents;
 
 		/*
-		 * Section 3.4 in bulk (as bloofi_tree_bulk_build): when every node of
-		 * this level is saturated, so is every node above (an OR only gains
-		 * bits) and none would be split: they all go under one wide root.
+		 * Runs of d + 1 or d nodes under new parents, or (section 3.4 in
+		 * bulk) one wide saturated root over the whole level: what the
+		 * search-cost model says checks fewest nodes per lookup.
 		 */
-		if (parents > 1 && n + 2 <= BLOOFI_MAX_CAP)
-		{
-			bool		all = true;
-
-			for (int64 i = 0; i < n && all; i++)
-				all = bloofi_summary_saturated(cvals + (size_t) i * bs->fbytes,
-											   bs->params.m, bs->params.k);
-			if (all)
-				parents = 1;
-		}
+		for (int64 i = 0; i < n; i++)
+			vp[i] = cvals + (size_t) i * bs->fbytes;
+		parents = bloofi_tree_level_plan(vp, ccost, n, (int) d, bs->params.m, bs->params.k,
+										 BLOOFI_NOSPLIT_SATURATED, BLOOFI_MAX_CAP - 2,
+										 pcost, work);
 
 		bs->level_start = NULL;
 		bs->level_vals = NULL;
+		bs->level_cost = NULL;
 		bs->level_n = bs->level_cap = 0;
 		level++;
 		for (int64 p = 0; p < parents; p++)
@@ -177,31 +190,31 @@ bloofi_build_inner(BloofiBuildState *bs)
 			int64		hi = bloofi_tree_level_run(n, parents, p + 1);
 			uint32		cnt = (uint32) (hi - lo);
 			ItemPointerData *refs = palloc(sizeof(ItemPointerData) * cnt);
-			const uint8 **vp = palloc(sizeof(uint8 *) * cnt);
 			uint8	   *val = palloc(bs->fbytes);
 			uint32		cap = bloofi_node_cap(d, (uint64) cnt + 2);
 			BlockNumber start;
 
 			CHECK_FOR_INTERRUPTS();
 			for (uint32 i = 0; i < cnt; i++)
-			{
 				bloofi_child_ref(&refs[i], cstart[lo + i]);
-				vp[i] = cvals + (size_t) (lo + i) * bs->fbytes;
-			}
-			start = bloofi_node_write(bs->index, bs->meta, level, cap, cnt, refs, vp, val, false);
-			bloofi_level_append(bs, start, val);
+			start = bloofi_node_write(bs->index, bs->meta, level, cap, cnt, refs, vp + lo,
+									  val, false);
+			bloofi_level_append(bs, start, val, &pcost[p]);
 			pfree(refs);
-			pfree(vp);
 			pfree(val);
 		}
+		pfree(vp);
+		pfree(pcost);
 		pfree(cstart);
 		pfree(cvals);
+		pfree(ccost);
 	}
 	if (bs->level_n == 1)
 	{
 		bs->meta->root = bs->level_start[0];
 		bs->meta->height = level + 1;
 	}
+	pfree(work);
 }
 
 static void

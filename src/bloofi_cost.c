@@ -4,9 +4,11 @@
  *    estimator for `filter @> elem` / `elem <@ filter`.
  *
  * Cost: a lookup reads the root's value, then at each node it visits its
- * header and up to (k * quals) slice pages; it visits about one node per
- * level for each match (and at least one path), so height * (1 + matches)
- * nodes at most, plus the tid pages of the matches; each page is charged
+ * header and up to (k * quals) slice pages (the root's as they are, the
+ * others' as a node of order d has them); it visits about one node per
+ * level below the root for each match (and at least one path), so
+ * (height - 1) * (1 + matches) nodes at most, plus the tid pages of the
+ * matches; each page is charged
  * random_page_cost (as GIN charges its entry pages), the AND of slices
  * cpu_operator_cost per 64-bit word.
  *
@@ -61,14 +63,22 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	if (meta->root != InvalidBlockNumber)
 	{
 		BloofiNode	root;
+		BloofiGeometry node;
 		double		visited;
+		double		kq = (double) meta->k * nquals;
 
+		/* the root, as it is (a wide root is larger than the nodes below it) */
 		bloofi_node_read(irel, meta, meta->root, &root);
-		visited = Min((double) meta->height * (1 + costs.numIndexTuples),
+		pages += 1 + 1 + Min(kq, (double) root.geom.slice_pages);
+		words += kq * root.geom.slice_words;
+		/* the other nodes visited, as nodes of order d */
+		if (!bloofi_geometry(&node, meta->m, bloofi_node_cap(meta->order, 0), BLOOFI_PAGE_BYTES))
+			node = root.geom;
+		visited = Min((double) (meta->height - 1) * (1 + costs.numIndexTuples),
 					  Max(costs.numIndexTuples, 1) + meta->height * 2.0 * meta->order);
-		pages += 1 + visited * (1 + Min((double) meta->k * nquals, (double) root.geom.slice_pages));
-		words += visited * meta->k * nquals * root.geom.slice_words;
-		pages += costs.numIndexTuples / root.geom.tids_per_page;
+		pages += visited * (1 + Min(kq, (double) node.slice_pages));
+		words += visited * kq * node.slice_words;
+		pages += costs.numIndexTuples / node.tids_per_page;
 	}
 	if (meta->have_params && bloofi_pending_usable(meta))
 	{
