@@ -23,9 +23,15 @@
 #   (d) the paper's configuration (m = 100,992, k = 7, 100 elements, non-
 #       overlapping ranges, d = 2) for N = 100, 1,000, 10,000, built iteratively
 #       (the paper's default: INSERTs into the indexed table) and in bulk
-#       (CREATE INDEX): average nodes checked per lookup (bloofi_probe, 200
-#       present elements) next to the paper's figures, and lookup time vs a
-#       sequential scan at N = 10,000.
+#       (CREATE INDEX): average nodes checked per lookup (bloofi_probe, 1,000
+#       present elements, as the paper averages) next to the paper's figures,
+#       and lookup time vs a sequential scan at N = 10,000.  The paper states
+#       one number (103.16 at N = 10,000, iterative) and plots the rest (Fig
+#       5); those are the authors' Java code (github.com/lemire/bloofi at
+#       f08504a, TestAC with the paper's defaults, which reproduces 103.16),
+#       run on this machine: the lowest of its per-invocation means (5 runs
+#       of 10,000 lookups each; it draws new hash keys per invocation), see
+#       README "Bloofi > the paper's figures".
 #  (d') the same filters and lookups through the in-memory reference tree of
 #       src/core/bloofi_tree.c (test/bench/bloofi_tree_bench.c), d = 2: a
 #       cross-check of the on-disk tree's figures.
@@ -198,11 +204,17 @@ bs_psql -q -c "DROP TABLE bb_it, bb_bk, bb_ins, bb"
 echo
 echo "-- (d) the paper's configuration: m = 100,992, k = 7, 100 elements, non-overlapping ranges, d = 2"
 printf '   %8s %10s %7s %14s %16s %12s %9s\n' N build height nodes_checked paper matches/lookup build_s
-for n in 100 1000 10000; do
-    case $n in
-        100) paper="~9 (ideal)" ;; 1000) paper="~21 (ideal)" ;; 10000) paper="103.16" ;;
+# the paper's figures (see above): iterative, bulk
+paper_figure() {
+    case "$1 $2" in
+        "100 iterative") echo 14.26 ;; "100 bulk") echo 13.85 ;;
+        "1000 iterative") echo 24.48 ;; "1000 bulk") echo 21.64 ;;
+        "10000 iterative") echo 103.16 ;; "10000 bulk") echo 84.12 ;;
     esac
+}
+for n in 100 1000 10000; do
     for how in iterative bulk; do
+        paper=$(paper_figure "$n" "$how")
         bs_psql -q -c "DROP TABLE IF EXISTS bp" -c "CREATE TABLE bp (id int, f bloomfilter)"
         fill="INSERT INTO bp SELECT i, bloom_from_array(ARRAY(SELECT 100::bigint * i + j FROM generate_series(0, 99) j), 100992, 7)
               FROM generate_series(0, $n - 1) i"
@@ -216,7 +228,7 @@ for n in 100 1000 10000; do
         bs_psql -q -c "VACUUM ANALYZE bp"
         read -r nc mt < <(bs_psql -Atc "
             SELECT avg(p.nodes_checked), avg(p.matches)
-            FROM generate_series(1, 200) s, LATERAL bloofi_probe('bp_f', (s * 7919 % ($n * 100))::bigint) p" | tr '|' ' ')
+            FROM generate_series(1, 1000) s, LATERAL bloofi_probe('bp_f', (s * 7919 % ($n * 100))::bigint) p" | tr '|' ' ')
         printf '   %8s %10s %7s %14.1f %16s %12.2f %9.1f\n' "$n" "$how" \
             "$(bs_psql -Atc "SELECT height FROM bloofi_stats('bp_f')")" "$nc" "$paper" "$mt" \
             "$(awk -v a="$t" 'BEGIN { print a / 1000 }')"
@@ -234,26 +246,29 @@ r_p=$(awk -v a="$ms_ps" -v b="$ms_pb" 'BEGIN { printf "%.0f", a / b }')
 printf '   N = 10,000 lookup: bloofi %.3f ms, seqscan %.1f ms: ratio %s (>= 100)\n' "$ms_pb" "$ms_ps" "$r_p"
 for how in iterative bulk; do
     eval "v1=\$nc_1000_$how; v2=\$nc_10000_$how"
-    results+=("(d) paper config nodes checked, N=1000, $how|$v1|<= ~21|$(verdict "$v1" "<=" 21)")
-    results+=("(d) paper config nodes checked, N=10000, $how|$v2|<= 103.16|$(verdict "$v2" "<=" 103.16)")
+    p1=$(paper_figure 1000 "$how"); p2=$(paper_figure 10000 "$how")
+    results+=("(d) paper config nodes checked, N=1000, $how|$v1|<= $p1|$(verdict "$v1" "<=" "$p1")")
+    results+=("(d) paper config nodes checked, N=10000, $how|$v2|<= $p2|$(verdict "$v2" "<=" "$p2")")
 done
 results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(verdict "$r_p" ">=" 100)")
 bs_psql -q -c "DROP TABLE bp"
 
 # The in-memory reference tree (src/core/bloofi_tree.c) on the same filters
-# and lookups: the executable specification the on-disk index follows.
+# and lookups: the executable specification the on-disk index follows, a
+# cross-check, no target (it always tests the root's value, as the authors'
+# code does; the index skips a saturated root's; its bulk build plans the
+# bottom level too, the index's streams it in nodes of d + 1).
 echo
-echo "-- (d') the same configuration through the in-memory reference tree (src/core/bloofi_tree.c, d = 2)"
+echo "-- (d') the same configuration through the in-memory reference tree (src/core/bloofi_tree.c, d = 2; cross-check, no target)"
 mkdir -p test/bench/bin
 # shellcheck disable=SC2046
 "$("$PG_CONFIG" --cc | awk '{print $1}')" $("$PG_CONFIG" --cflags) -fPIC -Isrc/core \
     -o test/bench/bin/bloofi_tree_bench test/bench/bloofi_tree_bench.c src/core/*.c -lm
 printf '   %8s %10s %10s %14s %16s %7s %12s %9s\n' N build split_rule nodes_checked paper height inner_nodes build_ms
 for n in 1000 10000; do
-    case $n in 1000) paper="~21 (ideal)" ;; 10000) paper="103.16" ;; esac
     while read -r how rule nc h inner mt bms; do
+        paper=$(paper_figure "$n" "$how")
         printf '   %8s %10s %10s %14.2f %16s %7s %12s %9s\n' "$n" "$how" "$rule" "$nc" "$paper" "$h" "$inner" "$bms"
-        results+=("(d') tree logic (in memory) nodes checked, N=$n, $how, $rule|$nc|<= ${paper%% *}|$(verdict "$nc" "<=" "${paper//[^0-9.]/}")")
     done < <(test/bench/bin/bloofi_tree_bench "$n" 2)
 done
 

@@ -7,7 +7,7 @@
  *    "nonrandom" data), order d, iterative build (inserts in id order) and
  *    bulk build (bottom-up from the filters sorted by bloofi_similarity_key,
  *    as CREATE INDEX sorts them).  Lookups: the elements s * 7919 mod 100 N
- *    for s = 1..200, as 30_bloofi.sh (d) probes the index.  Every lookup must
+ *    for s = 1..1000, as 30_bloofi.sh (d) probes the index.  Every lookup must
  *    find the filter that holds its element (checked; exit 1 otherwise).
  *
  *    bloofi_tree_bench N [d [m [k]]]
@@ -95,7 +95,7 @@ main(int argc, char **argv)
 		BloofiTree	t;
 		int64_t		checked = 0,
 					matches = 0;
-		const int	lookups = 200;
+		const int	lookups = 1000;
 		double		t0 = now_ms(),
 					build_ms;
 		const char *err;
