@@ -176,6 +176,13 @@ typedef struct BloofiNode
 	BloofiGeometry geom;
 } BloofiNode;
 
+/* the block of a node's slice page sp (slice pages follow its TID and value pages) */
+static inline BlockNumber
+bloofi_slice_block(const BloofiNode *node, uint32 sp)
+{
+	return node->start + node->geom.tid_pages + node->geom.summary_pages + sp;
+}
+
 /* the tallest tree we descend (d >= 2: 2^64 leaves need fewer levels) */
 #define BLOOFI_MAX_HEIGHT		64
 

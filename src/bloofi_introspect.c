@@ -312,7 +312,7 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 		}
 		for (uint32 sp = 0; sp < X.geom.slice_pages; sp++)
 		{
-			BlockNumber blk = start + X.geom.tid_pages + X.geom.summary_pages + sp;
+			BlockNumber blk = bloofi_slice_block(&X, sp);
 			Buffer		buf = ReadBuffer(index, blk);
 			uint32		j0 = bloofi_slice_page_first(&X.geom, sp);
 			uint32		n = bloofi_slice_page_count(&X.geom, sp);

@@ -158,7 +158,7 @@ bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
 			mask[s / 64] |= UINT64CONST(1) << (s % 64);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
-		BlockNumber blk = node->start + geom->tid_pages + geom->summary_pages + sp;
+		BlockNumber blk = bloofi_slice_block(node, sp);
 		Buffer		buf = ReadBuffer(index, blk);
 		uint32		j0 = bloofi_slice_page_first(geom, sp);
 		uint32		n = bloofi_slice_page_count(geom, sp);
@@ -443,7 +443,7 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 	{
 		uint32		j0 = bloofi_slice_page_first(geom, sp);
 		uint32		cnt = bloofi_slice_page_count(geom, sp);
-		BlockNumber blk = node->start + geom->tid_pages + geom->summary_pages + sp;
+		BlockNumber blk = bloofi_slice_block(node, sp);
 		Buffer		buf;
 		Page		page;
 		bool		any = false;
@@ -487,7 +487,7 @@ bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
 	{
 		uint32		j0 = bloofi_slice_page_first(geom, sp);
 		uint32		cnt = bloofi_slice_page_count(geom, sp);
-		BlockNumber blk = node->start + geom->tid_pages + geom->summary_pages + sp;
+		BlockNumber blk = bloofi_slice_block(node, sp);
 		Buffer		buf = ReadBuffer(index, blk);
 		Page		page;
 

@@ -123,7 +123,7 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 		/* the OR of the live leaves, read off the slices (on a copy) */
 		for (uint32 sp = 0; sp < X.geom.slice_pages && vn->nlive > 0; sp++)
 		{
-			BlockNumber blk = X.start + X.geom.tid_pages + X.geom.summary_pages + sp;
+			BlockNumber blk = bloofi_slice_block(&X, sp);
 			Buffer		buf = ReadBuffer(index, blk);
 
 			if ((sp & 15) == 0)
@@ -194,7 +194,7 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 		bloofi_wal_begin(&w, index);
 		for (uint32 sp = 0; sp < X->geom.slice_pages; sp++)
 		{
-			BlockNumber blk = X->start + X->geom.tid_pages + X->geom.summary_pages + sp;
+			BlockNumber blk = bloofi_slice_block(X, sp);
 			Buffer		buf = ReadBuffer(index, blk);
 			Page		page;
 

@@ -227,14 +227,21 @@ plan_fanout(int d, int i)
 	return i == 0 ? BLOOFI_TREE_BULK_FANOUT(d) : (d >= 2 ? d : 2);
 }
 
+/* slots of the plan's level buffers: a candidate level, then two for the levels above it */
+static size_t
+plan_slots(int64_t n, int buf)
+{
+	/* a fan-out of at least 2 at most halves a level (plus rounding) */
+	return buf == 0 ? (size_t) n / 2 + 2 : (size_t) n / 4 + 2;
+}
+
 size_t
 bloofi_tree_level_plan_work(int64_t n, uint32_t m)
 {
 	size_t		fb = 8 * bs_words_for_bits(m);
 	size_t		per = fb + sizeof(BloofiSubtreeCost) + sizeof(uint8_t *);
 
-	/* two ping-pong levels of at most n / 2 + 2 nodes, and the root's value */
-	return 2 * ((size_t) n / 2 + 2) * per + fb;
+	return (plan_slots(n, 0) + 2 * plan_slots(n, 1)) * per + fb;
 }
 
 typedef struct PlanSpace
@@ -245,10 +252,11 @@ typedef struct PlanSpace
 	BloofiSplitRule rule;
 	int64_t		max_fanout;
 	size_t		nwords;
-	uint8_t    *vals[2];		/* ping-pong levels: values, costs, pointers */
-	BloofiSubtreeCost *cost[2];
-	const uint8_t **ptr[2];
-	uint8_t    *rootval;		/* OR of the whole level */
+	/* level buffers: 0 a candidate level, 1 and 2 the levels above it in turn */
+	uint8_t    *vals[3];
+	BloofiSubtreeCost *cost[3];
+	const uint8_t **ptr[3];
+	uint8_t    *rootval;		/* OR of a whole level (the same at every level) */
 } PlanSpace;
 
 /*
@@ -291,33 +299,33 @@ plan_wide(const PlanSpace *ps, const BloofiSubtreeCost *cost, int64_t n, BloofiS
 }
 
 /*
- * The root's cost (present) when the tree above the level in buffer `at`
- * (n nodes) is completed with one fan-out (plan_fanout(d, f)) at every
- * level, and a wide root once it checks no more nodes than a root over the
- * next level would.
+ * The root's cost (present) when the tree above the candidate level (buffer
+ * 0, n nodes, left intact) is completed with one fan-out (plan_fanout(d, f))
+ * at every level, and a wide root once it checks no more nodes than a root
+ * over the next level would.
  */
 static double
-plan_complete(PlanSpace *ps, int64_t n, int at, int f)
+plan_complete(PlanSpace *ps, int64_t n, int f)
 {
-	for (;;)
+	for (int at = 0;; at = at == 1 ? 2 : 1)
 	{
 		int64_t		np = bloofi_tree_level_parents_by(n, ps->d, plan_fanout(ps->d, f));
+		int			to = at == 1 ? 2 : 1;
 		BloofiSubtreeCost wide,
 					above;
 
 		if (n == 1)
 			return ps->cost[at][0].present;
-		plan_parents(ps, ps->ptr[at], ps->cost[at], n, np, 1 - at);
+		plan_parents(ps, ps->ptr[at], ps->cost[at], n, np, to);
 		if (np == 1)
-			return ps->cost[1 - at][0].present;
+			return ps->cost[to][0].present;
 		if (plan_wide(ps, ps->cost[at], n, &wide))
 		{
-			bloofi_tree_cost_parent(ps->cost[1 - at], np, 1.0, &above);
+			bloofi_tree_cost_parent(ps->cost[to], np, 1.0, &above);
 			if (wide.present <= above.present)
 				return wide.present;
 		}
 		n = np;
-		at = 1 - at;
 	}
 }
 
@@ -328,7 +336,6 @@ bloofi_tree_level_plan(const uint8_t *const *vals, const BloofiSubtreeCost *cost
 {
 	PlanSpace	ps;
 	size_t		fb = 8 * bs_words_for_bits(m);
-	size_t		slots = (size_t) n / 2 + 2;
 	uint8_t    *w = work;
 	int64_t		best_np = -1;
 	double		best = 0;
@@ -340,8 +347,10 @@ bloofi_tree_level_plan(const uint8_t *const *vals, const BloofiSubtreeCost *cost
 	ps.rule = rule;
 	ps.max_fanout = max_fanout;
 	ps.nwords = bs_words_for_bits(m);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 	{
+		size_t		slots = plan_slots(n, i);
+
 		ps.vals[i] = w;
 		w += slots * fb;
 		ps.cost[i] = (BloofiSubtreeCost *) w;
@@ -369,18 +378,19 @@ bloofi_tree_level_plan(const uint8_t *const *vals, const BloofiSubtreeCost *cost
 
 		if (f > 0 && plan_fanout(d, f) == plan_fanout(d, 0))
 			continue;
+		plan_parents(&ps, vals, cost, n, np, 0);
 		for (int g = 0; g < PLAN_FANOUTS; g++)
 		{
 			double		c;
 
 			if (g > 0 && plan_fanout(d, g) == plan_fanout(d, 0))
 				continue;
-			plan_parents(&ps, vals, cost, n, np, 0);
-			c = plan_complete(&ps, np, 0, g);
+			c = plan_complete(&ps, np, g);
 			if (best_np < 0 || c < best * (1 - 1e-9))
 			{
 				best = c;
 				best_np = np;
+				memcpy(pcost, ps.cost[0], sizeof(BloofiSubtreeCost) * (size_t) np);
 			}
 		}
 	}
@@ -389,8 +399,6 @@ bloofi_tree_level_plan(const uint8_t *const *vals, const BloofiSubtreeCost *cost
 		pcost[0] = wide;
 		return 1;
 	}
-	plan_parents(&ps, vals, cost, n, best_np, 0);
-	memcpy(pcost, ps.cost[0], sizeof(BloofiSubtreeCost) * (size_t) best_np);
 	return best_np;
 }
 
