@@ -6,19 +6,25 @@
 #   make bench                  benchmarks (test/bench/; needs an installed extension)
 #
 # Sources are picked up by wildcard: src/core/*.c is the PostgreSQL-independent
-# core, src/*.c the PostgreSQL glue, src/sql/*.sql the install script in parts
-# (concatenated in name order into bloomsample--$(EXTVERSION).sql).
+# core, src/*.c the PostgreSQL glue, src/sql/[0-9][0-9]_*.sql the install script
+# of the current version in parts (concatenated in name order into
+# bloomsample--$(EXTVERSION).sql).  Released versions' install scripts
+# (src/sql/bloomsample--X.sql, frozen) and the upgrade scripts
+# (src/sql/bloomsample--X--Y.sql) are installed as they are: every change to the
+# parts goes into the upgrade script of the unreleased version too, and
+# test/t/003_upgrade.pl checks that an upgraded 1.0 has the objects of a fresh install.
 
 EXTENSION   = bloomsample
-EXTVERSION  = 1.0
+EXTVERSION  = 1.1
 MODULE_big  = bloomsample
 
 CORE_SRCS   = $(sort $(wildcard src/core/*.c))
 GLUE_SRCS   = $(sort $(wildcard src/*.c))
 OBJS        = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-SQL_PARTS   = $(sort $(wildcard src/sql/*.sql))
+SQL_PARTS   = $(sort $(wildcard src/sql/[0-9][0-9]_*.sql))
 DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
+DATA        = $(wildcard src/sql/$(EXTENSION)--*.sql)
 
 REGRESS     = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=.

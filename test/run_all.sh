@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LANG=C.UTF-8
-PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
 bash test/install_deps.sh
 

@@ -1,5 +1,6 @@
 -- bloomsample install script, part 1: the bloomfilter type (API.md sections 1-4).
--- The parts in src/sql/ are concatenated in name order into bloomsample--1.0.sql.
+-- The parts src/sql/[0-9][0-9]_*.sql are concatenated in name order into the install
+-- script of the current version (Makefile: EXTVERSION); changes also go into the upgrade script.
 
 \echo Use "CREATE EXTENSION bloomsample" to load this file. \quit
 
