@@ -174,9 +174,9 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	if (strncmp(p, "hash=", 5) != 0)
 		syntax_error(str, psprintf("Expected \"hash=\" at position %d.", (int) (p - str) + 1));
 	p += 5;
+	/* the family name runs to the next comma (names are lowercase, as output) */
 	hname = p;
-	while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
-		p++;
+	p += strcspn(p, ",");
 	family = -1;
 	for (int i = 0; i < BS_NUM_HASH_FAMILIES; i++)
 	{
@@ -190,7 +190,8 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
 				 errdetail("Unknown hash family \"%.*s\".", (int) Min(p - hname, 32), hname),
-				 errhint("Use 'xxh3' or 'linear'.")));
+				 errhint("%s", bf_hash_family_hint(pnstrdup(hname, p - hname),
+												 "Use 'xxh3' or 'linear'."))));
 	params.hash = (uint8) family;
 	if (*p++ != ',')
 		syntax_error(str, "Expected \",\" after the hash family.");

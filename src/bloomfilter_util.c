@@ -154,12 +154,28 @@ bf_make_params(int64 m, int64 k, int64 seed, const char *hash)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown bloomfilter hash family \"%s\"", hash),
-				 errhint("Use 'xxh3' (the default) or 'linear'.")));
+				 errhint("%s", bf_hash_family_hint(hash, "Use 'xxh3' (the default) or 'linear'."))));
 	p.m = (uint32) m;
 	p.k = (uint8) k;
 	p.hash = (uint8) family;
 	p.seed = (int32) seed;
 	return p;
+}
+
+/*
+ * bf_hash_family_hint: the HINT for an unknown family name, otherwise when
+ * none fits better.  Names are case-sensitive, lowercase (as bloom_hash and
+ * the text form write them, so the parameters a tree or an aggregate records
+ * compare as written): a name that differs from one only in case is pointed
+ * at it.
+ */
+const char *
+bf_hash_family_hint(const char *name, const char *otherwise)
+{
+	for (int i = 0; i < BS_NUM_HASH_FAMILIES; i++)
+		if (pg_strcasecmp(name, bs_hash_family_name(i)) == 0)
+			return psprintf("Hash family names are lowercase: use '%s'.", bs_hash_family_name(i));
+	return otherwise;
 }
 
 /* bf_hash_family_arg: the family named by a text argument (error if unknown) */

@@ -45,6 +45,15 @@ extern void bst_cache_set_generation(const char *name, int64 generation);
 /* forget the cached tree (it is being changed by this backend) */
 extern void bst_cache_forget(const char *name);
 
+/*
+ * Error (54000) unless a tree of `bytes` fits bloomsample.bst_memory_limit;
+ * the message names the tree, says the size in MB (rounded up) and, with
+ * extending, that an extension would take it there.  detail (or NULL) goes
+ * before the limit in the DETAIL.
+ */
+extern void bst_check_memory(const char *name, uint64 bytes, bool extending,
+							 const char *detail);
+
 /* error unless q has the tree's parameters */
 extern void bst_check_query(const BstTree *t, const char *name, const BloomView *q);
 

@@ -138,12 +138,8 @@ tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
 static bool
 index_fits(const BstTree *t)
 {
-	if (t->index)
-		return true;
-	if (bst_tree_nids(t) > UINT32_MAX - 1)
-		return false;
-	return bst_tree_bytes(t) + 2 * bst_index_bytes(bst_tree_nids(t), t->p.m) <=
-		bst_memory_limit_bytes();
+	return t->index != NULL ||
+		bst_index_fits(bst_tree_bytes(t), bst_tree_nids(t), t->p.m, bst_memory_limit_bytes());
 }
 
 static void
@@ -154,7 +150,7 @@ index_needed(const BstTree *t, const char *name)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the index of BloomSampleTree \"%s\" would exceed bloomsample.bst_memory_limit", name),
 				 errdetail("It needs about " UINT64_FORMAT " MB next to the tree's " UINT64_FORMAT " MB.",
-						   2 * bst_index_bytes(bst_tree_nids(t), t->p.m) >> 20,
+						   bst_index_build_bytes(bst_tree_nids(t), t->p.m) >> 20,
 						   bst_tree_bytes(t) >> 20),
 				 errhint("Raise bloomsample.bst_memory_limit or use the 'tree' or 'descent' method.")));
 }
@@ -191,6 +187,13 @@ bst_plan_sql(PG_FUNCTION_ARGS)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("hash count k = %d is out of range", k),
 						errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
+	if (bst_plan_target_fp((double) n, (double) M, acc) >= 1.0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("accuracy %g needs no filter for n = " INT64_FORMAT " in namespace_size " INT64_FORMAT,
+							   acc, n, M),
+						errdetail("Even a filter that reports every id as a member reaches accuracy n / namespace_size = %g.",
+								  (double) n / (double) M),
+						errhint("Ask for an accuracy above %g.", (double) n / (double) M)));
 	bst_plan_full((double) n, (uint64) M, acc, k, bst_memory_limit_bytes(), &pl);
 	if (pl.m > (int64) BS_MAX_M)
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -251,14 +254,8 @@ bst_full_depth(PG_FUNCTION_ARGS)
 	}
 	depth = bst_plan_depth((uint64) M, p.m, p.k, leaf, bst_memory_limit_bytes());
 	bytes = bst_full_tree_bytes((uint64) M, p.m, depth);
-	if (bytes > bst_memory_limit_bytes())
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory",
-						text_to_cstring(PG_GETARG_TEXT_PP(0)), (bytes + (1 << 20) - 1) >> 20),
-				 errdetail("%d levels of %u-bit filters; bloomsample.bst_memory_limit is %d MB.",
-						   depth + 1, p.m, bst_memory_limit_mb),
-				 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
+	bst_check_memory(text_to_cstring(PG_GETARG_TEXT_PP(0)), bytes, false,
+					 psprintf("%d level%s of %u-bit filters", depth + 1, depth == 0 ? "" : "s", p.m));
 	PG_RETURN_INT32(depth);
 }
 
@@ -290,20 +287,23 @@ bst_collect_ids(PG_FUNCTION_ARGS)
 				 errmsg("source_query must be a query that returns rows"),
 				 errdetail("source_query was: %s", sql)));
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	/* the result's shape is known before any row is computed: check it first */
+	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1 ||
+		TupleDescAttr(portal->tupDesc, 0)->atttypid != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("source_query must return exactly one bigint column"),
+				 portal->tupDesc == NULL || portal->tupDesc->natts == 0 ?
+				 errdetail("It returns no columns.") :
+				 errdetail("It returns %d column(s), the first of type %s.",
+						   portal->tupDesc->natts,
+						   format_type_be(TupleDescAttr(portal->tupDesc, 0)->atttypid)),
+				 errhint("Cast the id column to bigint: SELECT id::bigint FROM ...")));
 	for (;;)
 	{
 		SPI_cursor_fetch(portal, true, 10000);
 		if (SPI_processed == 0)
 			break;
-		if (SPI_tuptable->tupdesc->natts != 1 ||
-			SPI_gettypeid(SPI_tuptable->tupdesc, 1) != INT8OID)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("source_query must return exactly one bigint column"),
-					 errdetail("It returns %d column(s), the first of type %s.",
-							   SPI_tuptable->tupdesc->natts,
-							   format_type_be(SPI_gettypeid(SPI_tuptable->tupdesc, 1))),
-					 errhint("Cast the id column to bigint: SELECT id::bigint FROM ...")));
 		for (uint64 r = 0; r < SPI_processed; r++)
 		{
 			bool		isnull;
@@ -391,9 +391,7 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 	ids = array_ids(a, &n, "bst_create_pruned");
 	p = bf_make_params(PG_GETARG_INT32(2), PG_GETARG_INT32(3), PG_GETARG_INT32(4),
 					   text_to_cstring(PG_GETARG_TEXT_PP(5)));
-	if (PG_ARGISNULL(6))
-		leaf = bst_plan_leaf_size(p.m, p.k);
-	else
+	if (!PG_ARGISNULL(6))
 	{
 		leaf = PG_GETARG_INT64(6);
 		if (leaf < 1 || leaf > (INT64CONST(1) << 62))
@@ -403,31 +401,12 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 					 errdetail("leaf_size must be between 1 and 2^62.")));
 	}
 	if (PG_ARGISNULL(6))
-	{
-		bits = bst_pruned_leaf_bits(ids, (size_t) n, leaf);
-		/* lower the depth (wider leaves) until the tree fits */
-		while (bits < 62 &&
-			   (uint64) bst_pruned_count_nodes(ids, n, bits) *
-			   (sizeof(BstNode) + 8 * bs_words_for_bits(p.m)) >
-			   Min(bst_memory_limit_bytes(), BST_AUTO_TREE_BYTES))
-			bits++;
-	}
+		bits = bst_plan_pruned_leaf_bits(ids, (size_t) n, p.m, p.k, bst_memory_limit_bytes());
 	else
-	{
 		/* an explicit leaf_size is the span of a leaf, rounded up to a power of two */
-		bits = 0;
-		while (bits < 62 && (INT64CONST(1) << bits) < leaf)
-			bits++;
-	}
-	bytes = (uint64) bst_pruned_count_nodes(ids, n, bits) *
-		(sizeof(BstNode) + 8 * bs_words_for_bits(p.m)) + (uint64) n * 8;
-	if (bytes > bst_memory_limit_bytes())
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory",
-						text_to_cstring(PG_GETARG_TEXT_PP(0)), (bytes + (1 << 20) - 1) >> 20),
-				 errdetail("bloomsample.bst_memory_limit is %d MB.", bst_memory_limit_mb),
-				 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
+		bits = bst_leaf_bits_for_span(leaf);
+	bytes = bst_pruned_tree_bytes(ids, (size_t) n, bits, p.m);
+	bst_check_memory(text_to_cstring(PG_GETARG_TEXT_PP(0)), bytes, false, NULL);
 	PG_RETURN_INT64(INT64CONST(1) << bits);
 }
 
@@ -539,19 +518,8 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 			copy[nnew++] = x;
 	}
 	nnew = bst_sort_unique(copy, nnew);
-	{
-		uint64		grow = (uint64) bst_extend_new_nodes(t, copy, nnew) *
-			(sizeof(BstNode) + t->nbytes) + (uint64) nnew * sizeof(int64);
-
-		if (bst_tree_bytes(t) + grow > bst_memory_limit_bytes())
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("extending BloomSampleTree \"%s\" would take it to " UINT64_FORMAT " MB of memory",
-							name, (bst_tree_bytes(t) + grow + (1 << 20) - 1) >> 20),
-					 errdetail("%zu new ids; bloomsample.bst_memory_limit is %d MB.", nnew,
-							   bst_memory_limit_mb),
-					 errhint("Raise bloomsample.bst_memory_limit, or re-create the tree with a larger leaf_size.")));
-	}
+	bst_check_memory(name, bst_extended_tree_bytes(t, copy, nnew), true,
+					 psprintf("%zu new ids", nnew));
 	/* the cached tree changes before the catalog: mark it stale until then */
 	bst_cache_set_generation(name, PG_INT64_MIN);
 	rc = bst_tree_extend(t, copy, nnew, &added);

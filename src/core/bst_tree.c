@@ -41,32 +41,69 @@ const BstAlloc bst_alloc_malloc = {malloc_alloc, malloc_realloc, malloc_free, NU
  * ---------------------------------------------------------------------------
  */
 uint64_t
-bst_full_tree_bytes(uint64_t M, uint32_t m, int depth)
+bst_node_bytes(uint32_t m)
 {
-	uint64_t	nnodes = (UINT64_C(2) << depth) - 1;
-
-	(void) M;
-	return sizeof(BstTree) + nnodes * (sizeof(BstNode) + 8 * bs_words_for_bits(m));
+	return sizeof(BstNode) + 8 * bs_words_for_bits(m);
 }
 
 uint64_t
-bst_pruned_tree_bytes(uint64_t nids, uint32_t m, int depth)
+bst_tree_bytes_for(uint32_t m, uint64_t nnodes, uint64_t nids)
 {
-	/* at most one path of depth + 1 nodes per id, at most 2^(depth+1) - 1 nodes */
-	uint64_t	bynodes = depth >= 62 ? UINT64_MAX : (UINT64_C(2) << depth) - 1;
-	uint64_t	byids = nids * (uint64_t) (depth + 1);
-	uint64_t	nnodes = bynodes < byids ? bynodes : byids;
+	return sizeof(BstTree) + nnodes * bst_node_bytes(m) + nids * sizeof(int64_t);
+}
 
-	if (nnodes == 0)
-		nnodes = 1;
-	return sizeof(BstTree) + nnodes * (sizeof(BstNode) + 8 * bs_words_for_bits(m)) +
-		nids * sizeof(int64_t);
+uint64_t
+bst_full_tree_bytes(uint64_t M, uint32_t m, int depth)
+{
+	(void) M;
+	return bst_tree_bytes_for(m, (UINT64_C(2) << depth) - 1, 0);
+}
+
+uint64_t
+bst_pruned_tree_bytes(const int64_t *ids, size_t nids, int leaf_bits, uint32_t m)
+{
+	return bst_tree_bytes_for(m, (uint64_t) bst_pruned_count_nodes(ids, nids, leaf_bits),
+							  nids);
+}
+
+uint64_t
+bst_extended_tree_bytes(const BstTree *t, const int64_t *nw, size_t n)
+{
+	uint64_t	nodes = (uint64_t) t->nnodes + (uint64_t) bst_extend_new_nodes(t, nw, n),
+				nids = t->nids + n;
+
+	/* the index is dropped by an extension */
+	return bst_tree_bytes_for(t->p.m,
+							  nodes > (uint64_t) t->cap_nodes ? nodes : (uint64_t) t->cap_nodes,
+							  nids > t->cap_ids ? nids : t->cap_ids);
+}
+
+/* entries of the index's per-id arrays (one even for no ids) */
+static uint64_t
+index_entries(uint64_t nids)
+{
+	return nids ? nids : 1;
 }
 
 uint64_t
 bst_index_bytes(uint64_t nids, uint32_t m)
 {
-	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + nids * 8;
+	/* start[m + 1], off[N] and pos1[N], 32-bit each */
+	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + 2 * 4 * index_entries(nids);
+}
+
+uint64_t
+bst_index_build_bytes(uint64_t nids, uint32_t m)
+{
+	/* and the first and second positions of every id while it is built */
+	return bst_index_bytes(nids, m) + 2 * 4 * index_entries(nids);
+}
+
+bool
+bst_index_fits(uint64_t tree_bytes, uint64_t nids, uint32_t m, uint64_t limit)
+{
+	return nids <= UINT32_MAX - 1 &&
+		tree_bytes + bst_index_build_bytes(nids, m) <= limit;
 }
 
 uint64_t
@@ -80,9 +117,7 @@ bst_tree_nids(const BstTree *t)
 uint64_t
 bst_tree_bytes(const BstTree *t)
 {
-	uint64_t	b = sizeof(BstTree) +
-		(uint64_t) t->cap_nodes * (sizeof(BstNode) + t->nbytes) +
-		(uint64_t) t->cap_ids * sizeof(int64_t);
+	uint64_t	b = bst_tree_bytes_for(t->p.m, (uint64_t) t->cap_nodes, t->cap_ids);
 
 	if (t->index)
 		b += bst_index_bytes(t->index->nentries, t->p.m);
@@ -192,34 +227,32 @@ tree_new(const BsParams *p, const BstAlloc *alloc, BstKind kind)
 	return t;
 }
 
-/* grow node storage to hold at least need nodes */
+/*
+ * Grow node storage to hold exactly need nodes (no-op when it holds that
+ * many): capacities are never rounded up, so bst_tree_bytes and the size
+ * functions above agree with what is allocated.
+ */
 static int
 reserve_nodes(BstTree *t, int64_t need)
 {
-	int64_t		cap = t->cap_nodes;
 	BstNode    *nn;
 	uint8_t    *nb;
 
-	if (need <= cap)
+	if (need <= t->cap_nodes)
 		return BST_OK;
 	if (need > INT32_MAX)
 		return BST_ETOOBIG;
-	cap = cap ? cap : 16;
-	while (cap < need)
-		cap *= 2;
-	if (cap > INT32_MAX)
-		cap = INT32_MAX;
-	nn = t->nodes ? t->alloc.realloc(t->alloc.ctx, t->nodes, (size_t) cap * sizeof(BstNode))
-		: TALLOC(t, (size_t) cap * sizeof(BstNode));
+	nn = t->nodes ? t->alloc.realloc(t->alloc.ctx, t->nodes, (size_t) need * sizeof(BstNode))
+		: TALLOC(t, (size_t) need * sizeof(BstNode));
 	if (!nn)
 		return BST_ENOMEM;
 	t->nodes = nn;
-	nb = t->bits ? t->alloc.realloc(t->alloc.ctx, t->bits, (size_t) cap * t->nbytes)
-		: TALLOC(t, (size_t) cap * t->nbytes);
+	nb = t->bits ? t->alloc.realloc(t->alloc.ctx, t->bits, (size_t) need * t->nbytes)
+		: TALLOC(t, (size_t) need * t->nbytes);
 	if (!nb)
 		return BST_ENOMEM;
 	t->bits = nb;
-	t->cap_nodes = (int32_t) cap;
+	t->cap_nodes = (int32_t) need;
 	return BST_OK;
 }
 
@@ -441,6 +474,16 @@ count_pruned_nodes(const int64_t *ids, size_t i0, size_t i1, int64_t lo,
 	return n;
 }
 
+int
+bst_leaf_bits_for_span(int64_t span)
+{
+	int			bits = 0;
+
+	while (bits < 62 && (INT64_C(1) << bits) < span)
+		bits++;
+	return bits;
+}
+
 int64_t
 bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_bits)
 {
@@ -522,15 +565,17 @@ bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 	t->leaf_bits = leaf_bits;
 	t->leaf_size = INT64_C(1) << leaf_bits;
 	t->root_bits = leaf_bits;
-	t->cap_ids = nids ? nids : 16;
-	t->ids = TALLOC(t, t->cap_ids * sizeof(int64_t));
-	if (!t->ids)
-	{
-		bst_tree_free(t);
-		return BST_ENOMEM;
-	}
+	t->cap_ids = nids;
 	if (nids)
+	{
+		t->ids = TALLOC(t, nids * sizeof(int64_t));
+		if (!t->ids)
+		{
+			bst_tree_free(t);
+			return BST_ENOMEM;
+		}
 		memcpy(t->ids, ids, nids * sizeof(int64_t));
+	}
 	t->nids = nids;
 	if (nids > 0)
 	{
@@ -621,6 +666,12 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 		return BST_ETOOBIG;
 	}
 
+	/* node storage for exactly the nodes the new ids create, reserved once */
+	if ((rc = reserve_nodes(t, (int64_t) t->nnodes + bst_extend_new_nodes(t, nw, nnew))) != BST_OK)
+	{
+		TFREE(t, nw);
+		return rc;
+	}
 	for (size_t i = 0; i < nnew; i++)
 	{
 		int64_t		x = nw[i];
@@ -629,8 +680,8 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 
 		if ((i & 0xFFF) == 0)
 			BST_CHECK_INTERRUPTS();
-		/* room for every root growth (<= 63) and one path (<= 64) */
-		if ((rc = reserve_nodes(t, (int64_t) t->nnodes + 2 * 64 + 2)) != BST_OK)
+		/* the nodes x creates (already reserved: this only guards the bound) */
+		if ((rc = reserve_nodes(t, (int64_t) t->nnodes + bst_extend_new_nodes(t, &x, 1))) != BST_OK)
 		{
 			TFREE(t, nw);
 			return rc;
@@ -680,12 +731,11 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 	/* merge the new ids into the sorted id array */
 	if (t->nids + nnew > t->cap_ids)
 	{
-		size_t		cap = t->cap_ids ? t->cap_ids : 16;
+		size_t		cap = t->nids + nnew;
 		int64_t    *ni;
 
-		while (cap < t->nids + nnew)
-			cap *= 2;
-		ni = t->alloc.realloc(t->alloc.ctx, t->ids, cap * sizeof(int64_t));
+		ni = t->ids ? t->alloc.realloc(t->alloc.ctx, t->ids, cap * sizeof(int64_t))
+			: TALLOC(t, cap * sizeof(int64_t));
 		if (!ni)
 		{
 			TFREE(t, nw);
