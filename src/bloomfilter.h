@@ -63,6 +63,19 @@ typedef struct BfDetoastCache
 	struct varlena *value;		/* detoasted copy, in the cache's context */
 } BfDetoastCache;
 
+/*
+ * An element as the hashing scheme reads it (API.md, section 1): int2, int4
+ * and int8 as one int64 (42::int4 and 42::int8 are the same element), text,
+ * varchar and bytea as their bytes, uuid as its 16 bytes.
+ */
+typedef struct BfElem
+{
+	bool		is_int;
+	int64		i;				/* is_int */
+	const void *data;			/* otherwise: the bytes (into the value) */
+	size_t		len;
+} BfElem;
+
 #define DatumGetBloomFilterP(X)		((BloomFilter *) PG_DETOAST_DATUM(X))
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
 
@@ -79,7 +92,9 @@ extern const char *bf_hash_family_hint(const char *name, const char *otherwise);
 extern void bf_check_compatible(const BsParams *a, const BsParams *b,
 								const char *what);
 extern char *bf_params_string(const BsParams *p);
-extern BsKey bf_key_varlena(const BsHasher *h, struct varlena *elem);
+extern BfElem bf_elem(Datum value, Oid typid);
+extern BsKey bf_elem_key(const BsHasher *h, const BfElem *e);
+extern BsKey bf_datum_key(const BsHasher *h, Datum value, Oid typid);
 
 /* bloomfilter_io.c */
 extern BloomFilter *bf_from_bytes(const BsParams *p, const uint8 *bytes,

@@ -6,7 +6,9 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/uuid.h"
 
 #include "bloomfilter.h"
 
@@ -209,9 +211,67 @@ bf_check_compatible(const BsParams *a, const BsParams *b, const char *what)
 				 errhint("Filters combine only when m, k, seed and hash family are all equal.")));
 }
 
-/* bf_key_varlena: the key of a text/varchar/bytea element (its bytes) */
-BsKey
-bf_key_varlena(const BsHasher *h, struct varlena *elem)
+/*
+ * bf_elem: the element `value` of type typid, reduced to what the hashing
+ * scheme reads (a varlena is detoasted when needed; data points into it, or
+ * into the Datum's uuid).  The one encoding of elements: the bloomfilter
+ * type's functions, its aggregates and the Bloofi index all go through it.
+ * Any other type is an error.
+ */
+BfElem
+bf_elem(Datum value, Oid typid)
 {
-	return bs_key_bytes(h, VARDATA_ANY(elem), VARSIZE_ANY_EXHDR(elem));
+	BfElem		e = {false, 0, NULL, 0};
+
+	switch (typid)
+	{
+		case INT8OID:
+			e.is_int = true;
+			e.i = DatumGetInt64(value);
+			break;
+		case INT4OID:
+			e.is_int = true;
+			e.i = DatumGetInt32(value);
+			break;
+		case INT2OID:
+			e.is_int = true;
+			e.i = DatumGetInt16(value);
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+			{
+				struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
+
+				e.data = VARDATA_ANY(v);
+				e.len = VARSIZE_ANY_EXHDR(v);
+			}
+			break;
+		case UUIDOID:
+			e.data = DatumGetUUIDP(value)->data;
+			e.len = UUID_LEN;
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("a bloomfilter element cannot be of type %s", format_type_be(typid)),
+					 errhint("Elements are smallint, integer, bigint, text, varchar, bytea or uuid.")));
+	}
+	return e;
+}
+
+/* bf_elem_key: the key of an element (hashed once; gives all k positions) */
+BsKey
+bf_elem_key(const BsHasher *h, const BfElem *e)
+{
+	return e->is_int ? bs_key_int64(h, e->i) : bs_key_bytes(h, e->data, e->len);
+}
+
+/* bf_datum_key: the key of the element `value` of type typid */
+BsKey
+bf_datum_key(const BsHasher *h, Datum value, Oid typid)
+{
+	BfElem		e = bf_elem(value, typid);
+
+	return bf_elem_key(h, &e);
 }
