@@ -201,7 +201,8 @@ bst_hashinvert(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t hi,
 				x += step;
 			}
 		}
-		bst_sort_ids(out->v + first_out, out->n - first_out);
+		if (out->n > first_out)
+			bst_sort_ids(out->v + first_out, out->n - first_out);
 	}
 	else
 	{

@@ -92,7 +92,8 @@ bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out, BstStats *st)
 			}
 		}
 	}
-	bst_sort_ids(out->v + first, out->n - first);
+	if (out->n > first)
+		bst_sort_ids(out->v + first, out->n - first);
 	if (st)
 	{
 		st->memberships += examined;

@@ -140,7 +140,9 @@ cmp_int64(const void *a, const void *b)
 void
 bst_sort_ids(int64_t *ids, size_t n)
 {
-	qsort(ids, n, sizeof(int64_t), cmp_int64);
+	/* qsort's array must not be NULL, even when empty */
+	if (n > 1)
+		qsort(ids, n, sizeof(int64_t), cmp_int64);
 }
 
 size_t

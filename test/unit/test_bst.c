@@ -550,6 +550,54 @@ test_plan(void)
 	CHECK(pl.m < 0, "bst_plan_full reports no plan");
 }
 
+/*
+ * Empty results: an empty query filter, n = 0 and an empty generated set give
+ * no ids and leave the output vector unallocated (found by the sanitizer run:
+ * the empty result was sorted through qsort(NULL, 0))
+ */
+static void
+test_empty_results(void)
+{
+	BsParams	p = {.m = 4000, .k = 3, .hash = BS_HASH_LINEAR, .seed = 7};
+	BsHasher	h;
+	BstTree    *t;
+	BstRng		rng;
+	BstIdVec	out;
+	uint8_t    *q = calloc(bs_words_for_bits(p.m), 8);
+	bool		unset;
+	int			rc;
+
+	bs_hasher_init(&h, &p);
+	bst_rng_seed(&rng, 3);
+	rc = bst_build_full(&p, 1000, 21000, 6, false, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK, "build");
+	for (int method = BST_SAMPLE_AUTO; method <= BST_SAMPLE_ENUMERATE; method++)
+	{
+		bst_vec_init(&out, &bst_alloc_malloc);
+		rc = bst_sample(t, q, 10, (BstSampleMethod) method, true, &rng, &bst_alloc_malloc,
+						&out, NULL, NULL);
+		CHECK(rc == BST_OK && out.n == 0 && out.v == NULL, "empty filter: no samples (method %d)", method);
+		rc = bst_sample(t, q, 0, (BstSampleMethod) method, true, &rng, &bst_alloc_malloc,
+						&out, NULL, NULL);
+		CHECK(rc == BST_OK && out.n == 0, "n = 0: no samples (method %d)", method);
+	}
+	rc = bst_reconstruct_tree(t, q, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: nothing reconstructed (tree)");
+	rc = bst_reconstruct_index(t, q, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: nothing reconstructed (index)");
+	rc = bst_dictionary_attack(&h, q, 0, 5000, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: dictionary attack");
+	rc = bst_dictionary_sample(&h, q, 0, 5000, 10, &rng, &bst_alloc_malloc, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: dictionary sample");
+	rc = bst_hashinvert(&h, q, 0, 5000, &bst_alloc_malloc, &out, NULL, &unset);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: HashInvert");
+	rc = bst_gen_clustered(0, 100, 0, 0.1, &rng, &bst_alloc_malloc, &out);
+	CHECK(rc == BST_OK && out.n == 0 && out.v == NULL, "empty clustered set");
+	bst_vec_free(&out);
+	bst_tree_free(t);
+	free(q);
+}
+
 /* ---- memory accounting against a counting allocator -------------------- */
 
 /* live and peak bytes handed out (each block carries its size in a header) */
@@ -804,6 +852,7 @@ main(void)
 	test_full();
 	test_pruned();
 	test_memory();
+	test_empty_results();
 	bench_default();
 	return UNIT_DONE();
 }
