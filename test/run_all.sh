@@ -2,7 +2,10 @@
 # Runs every test of bloomsample on this machine: installs the build and test
 # dependencies (Debian packages), builds with -Werror, runs the core's unit
 # tests (also under ASan/UBSan), then pg_regress and the TAP tests against a
-# throwaway cluster that pg_regress / PostgreSQL::Test::Cluster start and stop.
+# throwaway cluster that pg_regress / PostgreSQL::Test::Cluster start and stop,
+# a fixed-seed sqlsmith run (test/fuzz/run.sh) and pg_regress plus a short
+# fuzz run with the extension built under ASan/UBSan (test/sanitize/run.sh).
+# docs/testing.md describes each step.
 #
 #   sudo bash test/run_all.sh        (or as root: bash test/run_all.sh)
 #
@@ -40,4 +43,8 @@ if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG in
     done
     exit 1
 fi
+echo "== fuzzing: sqlsmith, fixed seed, 2 minutes"
+FUZZ_SEEDS=1 FUZZ_SECONDS=120 PG_CONFIG=$PG_CONFIG bash test/fuzz/run.sh
+echo "== the extension under ASan/UBSan: pg_regress and 1 minute of fuzzing"
+SANITIZE_FUZZ_SECONDS=60 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
 echo "== all tests passed"
