@@ -109,6 +109,29 @@ FROM pg_temp.mem('pr1'), pg_temp.agrees('pr1');
 SELECT bst_drop('pr1');
 
 -- ---------------------------------------------------------------------------
+-- results are bounded by bloomsample.bst_memory_limit: a saturated filter
+-- matches every id of its namespace
+-- ---------------------------------------------------------------------------
+CREATE TEMP TABLE sat AS
+SELECT bloom_from_array(ARRAY(SELECT generate_series(1, 1000)::bigint), 64, 1) AS q;
+SELECT bloom_popcount(q) = 64 AS saturated FROM sat;
+SELECT bst_create('sat', 0, 200000, 64, 1, 0, 'xxh3', 50000);
+SET bloomsample.bst_memory_limit = '1MB';
+SELECT * FROM pg_temp.err($$SELECT count(*) FROM sat, bloom_dictionary_attack(sat.q, 0, 4611686018427387904)$$);
+SELECT * FROM pg_temp.err($$SELECT count(*) FROM sat, bst_reconstruct('sat', sat.q)$$);
+-- sampling without the index draws from every positive: bounded alike (the
+-- tree is rebuilt, and under this limit without its index)
+SELECT _bst_forget('sat');
+SELECT * FROM pg_temp.err($$SELECT count(*) FROM sat, bst_sample('sat', sat.q, 5)$$);
+SELECT index_bytes FROM bst_info('sat');
+RESET bloomsample.bst_memory_limit;
+-- within the limit: every id
+SELECT count(*) FROM sat, bloom_dictionary_attack(sat.q, 0, 200000);
+SELECT count(*) FROM sat, bst_reconstruct('sat', sat.q);
+SELECT count(*) FROM sat, bst_sample('sat', sat.q, 5);
+SELECT bst_drop('sat');
+
+-- ---------------------------------------------------------------------------
 -- hash family names: case-sensitive, lowercase as output; the error names
 -- the value
 -- ---------------------------------------------------------------------------

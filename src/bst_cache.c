@@ -170,9 +170,23 @@ bst_report(int rc, const char *what, uint64 bytes)
 				 errmsg("out of memory while %s", what),
 				 bytes ? errdetail("About " UINT64_FORMAT " MB were needed.",
 								   (bytes + (1 << 20) - 1) >> 20) : 0));
+	if (rc == BST_ELIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("more than " UINT64_FORMAT " ids while %s",
+						bst_memory_limit_bytes() / sizeof(int64), what),
+				 errdetail("At 8 bytes an id, a result of that many ids exceeds bloomsample.bst_memory_limit (%d MB).",
+						   bst_memory_limit_mb),
+				 errhint("Narrow the namespace, use a sparser query filter, or raise bloomsample.bst_memory_limit.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("size limit exceeded while %s", what)));
+}
+
+void
+bst_result_init(BstIdVec *out, const BstAlloc *scratch)
+{
+	bst_vec_init_max(out, scratch, (size_t) (bst_memory_limit_bytes() / sizeof(int64)));
 }
 
 /* (inside SPI) the extension's schema, looked up once per backend */

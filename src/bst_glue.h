@@ -57,8 +57,17 @@ extern void bst_check_memory(const char *name, uint64 bytes, bool extending,
 /* error unless q has the tree's parameters */
 extern void bst_check_query(const BstTree *t, const char *name, const BloomView *q);
 
-/* ereport for a core result code other than BST_OK */
+/*
+ * ereport for a core result code other than BST_OK; what names the work
+ * ("running the dictionary attack"), BST_ELIMIT says its result was too large
+ */
 extern void bst_report(int rc, const char *what, uint64 bytes);
+
+/*
+ * An empty result vector in scratch that holds at most
+ * bloomsample.bst_memory_limit of ids (BST_ELIMIT beyond)
+ */
+extern void bst_result_init(BstIdVec *out, const BstAlloc *scratch);
 
 /* a fresh random generator (seeded from bloomsample.bst_random_seed or randomly) */
 extern void bst_rng_init(BstRng *rng);

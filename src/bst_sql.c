@@ -623,7 +623,7 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 	if (method == BST_SAMPLE_ENUMERATE)
 		index_needed(t, name);
 	bst_rng_init(&rng);
-	bst_vec_init(out, &scratch);
+	bst_result_init(out, &scratch);
 	rc = bst_sample(t, q.bits, n, method, fits, &rng, &scratch, out, st, NULL);
 	bst_report(rc, "sampling", 0);
 }
@@ -654,7 +654,7 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 		index_needed(t, name);
 	use_index = bst_reconstruct_method == BST_RECON_INDEX ||
 		(bst_reconstruct_method == BST_RECON_AUTO && index_fits(t));
-	bst_vec_init(out, &scratch);
+	bst_result_init(out, &scratch);
 	if (use_index)
 		rc = bst_reconstruct_index(t, q.bits, out, st);
 	else
@@ -701,7 +701,7 @@ bloom_dictionary_attack(PG_FUNCTION_ARGS)
 	BstIdVec	out;
 
 	baseline_args(fcinfo, &q, &lo, &hi, &h);
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	bst_report(bst_dictionary_attack(&h, q.bits, lo, hi, &out, NULL), "running the dictionary attack", 0);
 	return return_ids(fcinfo, out.v, out.n);
 }
@@ -721,7 +721,7 @@ bloom_dictionary_sample(PG_FUNCTION_ARGS)
 	baseline_args(fcinfo, &q, &lo, &hi, &h);
 	check_n(n);
 	bst_rng_init(&rng);
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	bst_report(bst_dictionary_sample(&h, q.bits, lo, hi, n, &rng, &scratch, &out, NULL),
 			   "sampling by dictionary attack", (uint64) n * 8);
 	return return_ids(fcinfo, out.v, out.n);
@@ -753,7 +753,7 @@ bloom_hashinvert(PG_FUNCTION_ARGS)
 				 errmsg("bloom_hashinvert over a dense filter needs a bitmap of " UINT64_FORMAT " MB",
 						(((uint64) hi - (uint64) lo) / 8) >> 20),
 				 errhint("Narrow [lo, hi) or raise bloomsample.bst_memory_limit.")));
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	rc = bst_hashinvert(&h, q.bits, lo, hi, &scratch, &out, NULL, &unset);
 	bst_report(rc, "running HashInvert", 0);
 	return return_ids(fcinfo, out.v, out.n);
@@ -788,7 +788,7 @@ bst_clustered_ids(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("clustering p = %g must be in [0, 1)", p)));
 	bst_rng_seed(&rng, (uint64) seed);
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	bst_report(bst_gen_clustered(lo, hi, n, p, &rng, &scratch, &out),
 			   "generating a clustered set", (uint64) (hi - lo) * 17);
 	return return_ids(fcinfo, out.v, out.n);

@@ -40,6 +40,7 @@
 #define BST_OK			0
 #define BST_ENOMEM		1		/* allocation failed */
 #define BST_ETOOBIG		2		/* size limit of the representation exceeded */
+#define BST_ELIMIT		3		/* a result vector reached its caller's limit */
 
 /* allocator: alloc returns NULL on failure; realloc too (old block kept) */
 typedef struct BstAlloc

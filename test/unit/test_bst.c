@@ -598,6 +598,53 @@ test_empty_results(void)
 	free(q);
 }
 
+/*
+ * Result vectors with a limit: a saturated filter matches every id, and no
+ * result (nor the positives a sample is drawn from) grows past the limit
+ */
+static void
+test_result_limit(void)
+{
+	BsParams	p = {.m = 64, .k = 1, .hash = BS_HASH_XXH3, .seed = 0};
+	BsHasher	h;
+	BstTree    *t;
+	BstRng		rng;
+	BstIdVec	out;
+	uint8_t    *q = malloc(8);
+	int			rc;
+
+	memset(q, 0xff, 8);
+	bs_hasher_init(&h, &p);
+	bst_rng_seed(&rng, 5);
+	bst_vec_init_max(&out, &bst_alloc_malloc, 1000);
+	for (int i = 0; i < 1000; i++)
+		rc = bst_vec_push(&out, i);
+	CHECK(rc == BST_OK && out.n == 1000 && out.cap == 1000, "up to the limit (cap %zu)", out.cap);
+	CHECK(bst_vec_push(&out, 1000) == BST_ELIMIT && out.n == 1000, "past the limit");
+	bst_vec_free(&out);
+
+	bst_vec_init_max(&out, &bst_alloc_malloc, 5000);
+	rc = bst_dictionary_attack(&h, q, 0, INT64_C(1) << 40, &out, NULL);
+	CHECK(rc == BST_ELIMIT && out.n == 5000, "dictionary attack of a saturated filter stops at 5000");
+	bst_vec_free(&out);
+
+	rc = bst_build_full(&p, 0, 100000, 4, false, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK, "build");
+	bst_vec_init_max(&out, &bst_alloc_malloc, 5000);
+	CHECK(bst_reconstruct_tree(t, q, &out, NULL) == BST_ELIMIT, "tree reconstruction stops");
+	bst_vec_free(&out);
+	bst_vec_init_max(&out, &bst_alloc_malloc, 5000);
+	CHECK(bst_sample(t, q, 10, BST_SAMPLE_AUTO, false, &rng, &bst_alloc_malloc, &out, NULL, NULL) ==
+		  BST_ELIMIT, "sampling from the positives stops collecting them");
+	bst_vec_free(&out);
+	bst_vec_init_max(&out, &bst_alloc_malloc, 200000);
+	CHECK(bst_reconstruct_index(t, q, &out, NULL) == BST_OK && out.n == 100000,
+		  "within the limit: every id");
+	bst_vec_free(&out);
+	bst_tree_free(t);
+	free(q);
+}
+
 /* ---- memory accounting against a counting allocator -------------------- */
 
 /* live and peak bytes handed out (each block carries its size in a header) */
@@ -853,6 +900,7 @@ main(void)
 	test_pruned();
 	test_memory();
 	test_empty_results();
+	test_result_limit();
 	bench_default();
 	return UNIT_DONE();
 }
