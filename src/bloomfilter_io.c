@@ -225,22 +225,27 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 {
 	BloomView	v;
 	static const char hex[] = "0123456789abcdef";
+	char		head[96];
+	int			hlen;
 	size_t		nbytes;
-	StringInfoData buf;
+	char	   *out,
+			   *o;
 
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
 	nbytes = ((size_t) v.p.m + 7) / 8;
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
-					 v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
-	enlargeStringInfo(&buf, (int) (2 * nbytes + 1));
+	hlen = snprintf(head, sizeof(head), "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
+					v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
+	/* exactly the text's size: a StringInfo would round 512 MB up to 1 GB */
+	out = palloc(hlen + 2 * nbytes + 1);
+	memcpy(out, head, hlen);
+	o = out + hlen;
 	for (size_t i = 0; i < nbytes; i++)
 	{
-		buf.data[buf.len++] = hex[v.bits[i] >> 4];
-		buf.data[buf.len++] = hex[v.bits[i] & 15];
+		*o++ = hex[v.bits[i] >> 4];
+		*o++ = hex[v.bits[i] & 15];
 	}
-	buf.data[buf.len] = '\0';
-	PG_RETURN_CSTRING(buf.data);
+	*o = '\0';
+	PG_RETURN_CSTRING(out);
 }
 
 /* ---- binary form ------------------------------------------------------ */
