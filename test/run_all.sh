@@ -43,8 +43,9 @@ if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG in
     done
     exit 1
 fi
-echo "== fuzzing: sqlsmith, fixed seed, 2 minutes"
-FUZZ_SEEDS=1 FUZZ_SECONDS=120 PG_CONFIG=$PG_CONFIG bash test/fuzz/run.sh
-echo "== the extension under ASan/UBSan: pg_regress and 1 minute of fuzzing"
-SANITIZE_FUZZ_SECONDS=60 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
+echo "== fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
+FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
+    bash test/fuzz/run.sh
+echo "== the extension under ASan/UBSan: pg_regress, then fuzzing (45 s of each fuzzer)"
+SANITIZE_FUZZ_SECONDS=45 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
 echo "== all tests passed"

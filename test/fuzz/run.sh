@@ -3,26 +3,38 @@
 #
 # Starts a throwaway cluster of its own (initdb in a scratch directory, a unix
 # socket there, no TCP), loads test/fuzz/setup.sql into database bs_fuzz (every
-# kind of object of the extension, owned by the role bs_fuzzer), then runs
-# sqlsmith as bs_fuzzer once per seed, each run bounded by a query count and a
-# wall-clock limit, with a view named pg_proc first on its search_path so that
-# it draws the extension's routines.  Each statement runs under
-# statement_timeout (sqlsmith rolls every statement back).
+# kind of object of the extension, owned by the role bs_fuzzer) and
+# test/fuzz/calls.sql, then for each seed, as bs_fuzzer:
+#   1. sqlsmith, bounded by a query count and a wall-clock limit, with a view
+#      named pg_proc first on its search_path so that it draws the
+#      extension's routines (it rolls every statement back);
+#   2. statements from fuzzgen.calls(seed): each calls one function of the
+#      extension with edge values of its argument types.
+# Each statement runs under statement_timeout.
 #
 # It fails on a crash and nothing else: a backend killed by a signal, a PANIC,
 # an assertion failure (TRAP), a sanitizer report, an error about corrupt data
-# (SQLSTATE XX001 or XX002), a server that stops answering, or a Bloofi index
-# that bloofi_check finds broken after the run.  Ordinary errors (bad input,
-# timeouts, permissions) are expected by the thousands; internal errors (XX000)
-# are listed, not failed on.
+# (SQLSTATE XX001 or XX002), a server that stops answering, a Bloofi index
+# that bloofi_check finds broken after the run, or what a watchdog sees while
+# sqlsmith runs: a statement still running long after its statement_timeout
+# (a loop without CHECK_FOR_INTERRUPTS) or a backend whose peak memory passed
+# FUZZ_RSS_MB (an unbounded allocation); it logs the statement and ends that
+# backend.  Ordinary errors (bad input, timeouts, permissions) are expected by
+# the thousands; internal errors (XX000) are listed, not failed on.
 #
 # Settings (environment):
 #   PG_CONFIG        the PostgreSQL to use (its bindir)
 #   FUZZ_SEEDS       space-separated sqlsmith seeds          (default "1")
 #   FUZZ_QUERIES     most queries per seed                   (default 20000)
-#   FUZZ_SECONDS     wall-clock limit per seed               (default 150)
+#   FUZZ_SECONDS     wall-clock limit of sqlsmith per seed   (default 150)
+#   FUZZ_CALLS       edge calls per seed                     (default 3000)
+#   FUZZ_CALL_SECONDS wall-clock limit of the edge calls     (default 60)
 #   FUZZ_PORT        port of the throwaway cluster           (default 54330)
 #   FUZZ_TIMEOUT     statement_timeout of each query         (default 2s)
+#   FUZZ_HANG_SECONDS a statement running longer is a hang   (default 30)
+#   FUZZ_RSS_MB      a backend peaking above this is a leak  (default 3000;
+#                    one statement on the largest filters, 256 MB each, may
+#                    legitimately peak at 2.3 GB: a union and its text form)
 #   FUZZ_KEEP=1      keep the scratch directory (logs, data)
 #   FUZZ_ENV         extra environment for the server, e.g. LD_PRELOAD=... (the
 #                    sanitizer run: test/sanitize/run.sh)
@@ -38,6 +50,10 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-150}
 FUZZ_PORT=${FUZZ_PORT:-54330}
 FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-2s}
 FUZZ_ENV=${FUZZ_ENV:-}
+FUZZ_CALLS=${FUZZ_CALLS:-3000}
+FUZZ_CALL_SECONDS=${FUZZ_CALL_SECONDS:-60}
+FUZZ_HANG_SECONDS=${FUZZ_HANG_SECONDS:-30}
+FUZZ_RSS_MB=${FUZZ_RSS_MB:-3000}
 BIN=$("$PG_CONFIG" --bindir)
 
 command -v sqlsmith >/dev/null || { echo "fuzz: sqlsmith is not installed (apt-get install sqlsmith)" >&2; exit 2; }
@@ -72,12 +88,37 @@ EOF
 
 PSQL=("$BIN/psql" -X -q -h "$W" -p "$FUZZ_PORT" -U postgres -v ON_ERROR_STOP=1)
 "${PSQL[@]}" -d postgres -c "CREATE ROLE bs_fuzzer LOGIN" -c "CREATE DATABASE bs_fuzz"
-"${PSQL[@]}" -d bs_fuzz -f test/fuzz/setup.sql >"$W/setup.log" 2>&1 || { cat "$W/setup.log"; exit 1; }
+for f in setup calls; do
+    "${PSQL[@]}" -d bs_fuzz -f "test/fuzz/$f.sql" >>"$W/setup.log" 2>&1 || { cat "$W/setup.log"; exit 1; }
+done
 echo "fuzz: cluster in $W, $(
     "${PSQL[@]}" -d bs_fuzz -Atc "SELECT count(*) FROM smith.pg_proc") routines to draw from"
 
+# the watchdog: statements running far past their timeout, backends peaking
+# past FUZZ_RSS_MB; each is logged with its statement and its backend ended
+watchdog() {
+    while sleep 2; do
+        "${PSQL[@]}" -d postgres -AtF $'\t' -c "
+            SELECT pid, floor(extract(epoch FROM now() - query_start)),
+                   translate(left(query, 4000), E'\\n\\t\\r', '   ')
+            FROM pg_stat_activity WHERE usename = 'bs_fuzzer' AND state = 'active'" 2>/dev/null |
+        while IFS=$'\t' read -r pid secs query; do
+            hwm=$(awk '/^VmHWM/{print int($2 / 1024)}' "/proc/$pid/status" 2>/dev/null || echo 0)
+            why=""
+            [ "${secs:-0}" -gt "$FUZZ_HANG_SECONDS" ] && why="running for $secs s (statement_timeout $FUZZ_TIMEOUT)"
+            [ "${hwm:-0}" -gt "$FUZZ_RSS_MB" ] && why="peak memory $hwm MB"
+            if [ -n "$why" ]; then
+                printf 'backend %s: %s: %s\n' "$pid" "$why" "$query" >>"$W/watchdog.log"
+                "${PSQL[@]}" -d postgres -Atc "SELECT pg_terminate_backend($pid)" >/dev/null 2>&1 || true
+            fi
+        done
+    done
+}
+
 fail=0
 for seed in $FUZZ_SEEDS; do
+    watchdog &
+    wpid=$!
     log="$W/sqlsmith.$seed.log"
     start=$(date +%s)
     rc=0
@@ -85,15 +126,39 @@ for seed in $FUZZ_SEEDS; do
         --max-queries="$FUZZ_QUERIES" \
         --target="host=$W port=$FUZZ_PORT user=bs_fuzzer dbname=bs_fuzz options='-c search_path=smith,pg_catalog,fuzz,public -c statement_timeout=$FUZZ_TIMEOUT'" \
         >"$log" 2>&1 || rc=$?
-    queries=$(grep -o 'queries: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || true)
-    echo "fuzz: seed $seed: $(( $(date +%s) - start )) s, sqlsmith exit $rc, ${queries:-0} queries"
-    if [ "${queries:-0}" -lt 100 ]; then
-        echo "fuzz: FAIL: sqlsmith ran fewer than 100 queries; its log ends:"
+    # one character per query in sqlsmith's progress lines ('.' ok, 'e' error, ...)
+    queries=$(grep -E '^[.a-zA-Z]+$' "$log" | tr -d '\n' | wc -c)
+    echo "fuzz: seed $seed: sqlsmith: $(( $(date +%s) - start )) s, exit $rc, $queries queries"
+    if [ "$queries" -lt 20 ]; then
+        echo "fuzz: FAIL: sqlsmith ran fewer than 20 queries; its log ends:"
         tail -5 "$log"
         fail=1
     fi
-    # sqlsmith's own summary: the errors it met, most frequent first
-    tail -n 25 "$log" | grep -E '^[0-9]+\s' | head -8 | sed 's/^/    /' || true
+    # the edge calls of this seed, generated deterministically, run one by one;
+    # each is preceded by a marker, so that after a lost connection (a crash,
+    # or the watchdog ending a backend) the run goes on after that statement
+    "${PSQL[@]}" -d bs_fuzz -Atc "SELECT fuzzgen.calls($seed, $FUZZ_CALLS)" |
+        awk '{ print "\\echo @" NR; print }' >"$W/calls.$seed.sql"
+    start=$(date +%s)
+    next=1
+    : >"$W/calls.$seed.progress"
+    while [ "$next" -le "$FUZZ_CALLS" ]; do
+        left=$(( start + FUZZ_CALL_SECONDS - $(date +%s) ))
+        [ "$left" -gt 0 ] || break
+        crc=0
+        tail -n +$(( 2 * next - 1 )) "$W/calls.$seed.sql" |
+            timeout --kill-after=10 "$left" "$BIN/psql" -X -q -h "$W" -p "$FUZZ_PORT" -U bs_fuzzer \
+                -d bs_fuzz -o /dev/null -f - >>"$W/calls.$seed.progress" 2>>"$W/calls.$seed.log" || crc=$?
+        last=$(grep -o '^@[0-9]*' "$W/calls.$seed.progress" | tail -1 | tr -d @)
+        [ "$crc" = 2 ] && [ "${last:-0}" -ge "$next" ] || break
+        echo "fuzz: seed $seed: the connection was lost at edge call $last, going on after it"
+        next=$(( last + 1 ))
+    done
+    last=$(grep -o '^@[0-9]*' "$W/calls.$seed.progress" | tail -1 | tr -d @)
+    echo "fuzz: seed $seed: edge calls: $(( $(date +%s) - start )) s, ${last:-0} of $FUZZ_CALLS run," \
+        "$(grep -c 'ERROR:' "$W/calls.$seed.log" || true) errors"
+    kill "$wpid" 2>/dev/null || true
+    wait "$wpid" 2>/dev/null || true
     if ! "${PSQL[@]}" -d bs_fuzz -Atc "SELECT 1" >/dev/null 2>&1; then
         echo "fuzz: FAIL: the server stopped answering after seed $seed"
         fail=1
@@ -121,10 +186,17 @@ if grep -E "$crash_re" "$W/server.log" >/dev/null; then
     grep -A1 'terminated by signal' "$W/server.log" | grep 'Failed process' | head -5 || true
     fail=1
 fi
-internal=$(grep -c ' XX000 ' "$W/server.log" || true)
+if [ -s "$W/watchdog.log" ]; then
+    echo "fuzz: FAIL: the watchdog saw:"
+    cut -c1-3000 "$W/watchdog.log" | head -20
+    fail=1
+fi
+# internal errors (elog-style, XX000) and out-of-memory errors (53200): listed
+internal=$(grep -cE ' (XX000|53200) ' "$W/server.log" || true)
 if [ "$internal" != 0 ]; then
-    echo "fuzz: note: $internal internal errors (XX000), by message:"
-    grep ' XX000 ' "$W/server.log" | sed 's/.* XX000 *//' | sort | uniq -c | sort -rn | head -10
+    echo "fuzz: note: $internal internal (XX000) or out-of-memory (53200) errors, by message:"
+    grep -E ' (XX000|53200) ' "$W/server.log" | sed -E 's/.* (XX000|53200) */\1 /' |
+        sort | uniq -c | sort -rn | head -10
 fi
 if [ $fail != 0 ]; then
     FUZZ_KEEP=1

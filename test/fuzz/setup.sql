@@ -205,7 +205,7 @@ DECLARE
     s text;
 BEGIN
     -- extends a copy of the tree, so that the shared trees stay as they are
-    PERFORM bst_create_pruned('fuzz_copy', format('SELECT unnest(ids) FROM bst_tree_ids WHERE name = %L', name),
+    PERFORM bst_create_pruned('fuzz_copy', format('SELECT unnest(ids) FROM bst_tree_ids WHERE name = %L', bst_extend_owned.name),
                               c.m, c.k, c.seed, c.hash, c.leaf_size)
     FROM bst_tree_catalog c WHERE c.name = bst_extend_owned.name AND c.kind = 'pruned';
     s := bst_extend('fuzz_copy', ids)::text;

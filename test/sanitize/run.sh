@@ -8,7 +8,8 @@
 # normal build installed in PG_CONFIG's directories is left alone), and the
 # server runs with the ASan runtime LD_PRELOADed.  Then:
 #   1. every pg_regress test (sql/*.sql) against a temporary instance;
-#   2. a short sqlsmith run (test/fuzz/run.sh) against the same build;
+#   2. a short fuzz run (test/fuzz/run.sh: sqlsmith and the edge calls)
+#      against the same build;
 # and the run fails if a sanitizer wrote any report, if a backend crashed, or
 # if a test failed.
 #
@@ -25,7 +26,8 @@
 #
 # Settings (environment): PG_CONFIG; SANITIZE_TESTS (pg_regress tests, default
 # all); SANITIZE_PORT (default 54340);
-# SANITIZE_FUZZ_SECONDS (default 60; 0 skips the fuzz run); SANITIZE_KEEP=1
+# SANITIZE_FUZZ_SECONDS (seconds of each fuzzer, sqlsmith and the edge calls;
+# default 60; 0 skips the fuzz run); SANITIZE_KEEP=1
 # keeps the scratch directory.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -100,7 +102,8 @@ fi
 
 # 2. a short fuzz run against the sanitized build
 if [ "$FUZZ_SECONDS" != 0 ] && [ $rc = 0 ]; then
-    PG_CONFIG="$SAN_PG_CONFIG" FUZZ_SECONDS="$FUZZ_SECONDS" FUZZ_PORT=$((PORT + 1)) \
+    PG_CONFIG="$SAN_PG_CONFIG" FUZZ_SECONDS="$FUZZ_SECONDS" FUZZ_CALL_SECONDS="$FUZZ_SECONDS" \
+        FUZZ_PORT=$((PORT + 1)) \
         FUZZ_ENV="$SAN_ENV" bash test/fuzz/run.sh || rc=$?
 fi
 
