@@ -132,6 +132,20 @@ SELECT count(*) FROM sat, bst_sample('sat', sat.q, 5);
 SELECT bst_drop('sat');
 
 -- ---------------------------------------------------------------------------
+-- negative ids: refused where ids are stored, reported as corrupt when read
+-- back from a catalog written around the functions
+-- ---------------------------------------------------------------------------
+SELECT bst_create_pruned('neg', 'SELECT x::bigint FROM generate_series(1, 100) x', 1024, 3);
+SELECT * FROM pg_temp.err($$SELECT _bst_store_ids('neg', '{5,-5}', 7)$$);
+BEGIN;
+INSERT INTO bst_tree_ids VALUES ('neg', 9, '{-3}');
+SELECT _bst_forget('neg');
+SELECT * FROM pg_temp.err($$SELECT * FROM bst_info('neg')$$);
+ROLLBACK;
+SELECT ids FROM bst_info('neg');
+SELECT bst_drop('neg');
+
+-- ---------------------------------------------------------------------------
 -- hash family names: case-sensitive, lowercase as output; the error names
 -- the value
 -- ---------------------------------------------------------------------------

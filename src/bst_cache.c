@@ -429,6 +429,12 @@ read_ids(const char *name, MemoryContext cxt, size_t *nids)
 		CHECK_FOR_INTERRUPTS();
 	}
 	*nids = bst_sort_unique(ids, n);
+	/* the functions that store ids reject negative ones */
+	if (*nids > 0 && ids[0] < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("ids of BloomSampleTree \"%s\" are corrupt", name),
+				 errdetail("It holds the negative id " INT64_FORMAT ".", ids[0])));
 	return ids;
 }
 

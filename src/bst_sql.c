@@ -448,6 +448,12 @@ bst_store_ids(PG_FUNCTION_ARGS)
 	int32		written = 0;
 
 	bst_init_gucs();
+	for (int i = 0; i < n; i++)
+		if (ids[i] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("_bst_store_ids: id " INT64_FORMAT " is negative", ids[i]),
+					 errdetail("A pruned tree holds ids in [0, 2^63).")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	plan = SPI_prepare(psprintf("INSERT INTO %s (name, chunk, ids) VALUES ($1, $2, $3)",
