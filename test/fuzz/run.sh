@@ -64,7 +64,9 @@ if [ "$(id -u)" = 0 ]; then
     chown postgres: "$W"
     AS=(runuser -u postgres --)
 fi
+wpid=""
 stop() {
+    [ -z "$wpid" ] || kill "$wpid" 2>/dev/null || true
     "${AS[@]}" "$BIN/pg_ctl" -D "$W/data" -m immediate stop >/dev/null 2>&1 || true
     if [ -z "${FUZZ_KEEP:-}" ]; then rm -rf "$W"; else echo "fuzz: kept $W"; fi
 }
