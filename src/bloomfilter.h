@@ -64,7 +64,7 @@ typedef struct BfDetoastCache
 } BfDetoastCache;
 
 /*
- * An element as the hashing scheme reads it (API.md, section 1): int2, int4
+ * An element as the hashing scheme reads it (docs/hashing.md): int2, int4
  * and int8 as one int64 (42::int4 and 42::int8 are the same element), text,
  * varchar and bytea as their bytes, uuid as its 16 bytes.
  */
