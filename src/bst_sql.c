@@ -378,7 +378,6 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 	int			n;
 	int64	   *ids;
 	BsParams	p;
-	int64		leaf;
 	int			bits;
 	uint64		bytes;
 
@@ -392,20 +391,20 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 	ids = array_ids(a, &n, "bst_create_pruned");
 	p = bf_make_params(PG_GETARG_INT32(2), PG_GETARG_INT32(3), PG_GETARG_INT32(4),
 					   text_to_cstring(PG_GETARG_TEXT_PP(5)));
-	if (!PG_ARGISNULL(6))
+	if (PG_ARGISNULL(6))
+		bits = bst_plan_pruned_leaf_bits(ids, (size_t) n, p.m, p.k, bst_memory_limit_bytes());
+	else
 	{
-		leaf = PG_GETARG_INT64(6);
+		int64		leaf = PG_GETARG_INT64(6);
+
 		if (leaf < 1 || leaf > (INT64CONST(1) << 62))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("leaf_size " INT64_FORMAT " is out of range", leaf),
 					 errdetail("leaf_size must be between 1 and 2^62.")));
-	}
-	if (PG_ARGISNULL(6))
-		bits = bst_plan_pruned_leaf_bits(ids, (size_t) n, p.m, p.k, bst_memory_limit_bytes());
-	else
 		/* an explicit leaf_size is the span of a leaf, rounded up to a power of two */
 		bits = bst_leaf_bits_for_span(leaf);
+	}
 	bytes = bst_pruned_tree_bytes(ids, (size_t) n, bits, p.m);
 	bst_check_memory(text_to_cstring(PG_GETARG_TEXT_PP(0)), bytes, false, NULL);
 	PG_RETURN_INT64(INT64CONST(1) << bits);
