@@ -511,6 +511,9 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 		size_t		lo = 0,
 					hi = t->nids;
 
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+
 		while (lo < hi)
 		{
 			size_t		mid = (lo + hi) / 2;

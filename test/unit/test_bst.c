@@ -480,6 +480,68 @@ test_pruned(void)
 	bst_tree_free(t);
 }
 
+static int
+cmp_ids(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+static int	sort_interrupts = 0;
+
+static void
+count_interrupt(void)
+{
+	sort_interrupts++;
+}
+
+/*
+ * bst_sort_ids (an introsort that checks for interrupts) against qsort on
+ * the inputs that break naive quicksorts: sorted, reversed, all equal, organ
+ * pipe, few distinct values, median-of-three killers, random; and the
+ * interrupt hook is called while a million ids are sorted.
+ */
+static void
+test_sort_patterns(void)
+{
+	size_t		sizes[] = {2, 17, 100, 1000, 65537, 1000000};
+	BstRng		rng;
+
+	bst_rng_seed(&rng, 7);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		size_t		n = sizes[si];
+		int64_t    *a = malloc(n * sizeof(int64_t)),
+				   *b = malloc(n * sizeof(int64_t));
+
+		for (int pat = 0; pat < 7; pat++)
+		{
+			for (size_t i = 0; i < n; i++)
+				a[i] = pat == 0 ? (int64_t) i :
+					pat == 1 ? (int64_t) (n - i) :
+					pat == 2 ? 42 :
+					pat == 3 ? (int64_t) (i < n / 2 ? i : n - i) :
+					pat == 4 ? (int64_t) (bst_rng_next(&rng) % 3) - 1 :
+					pat == 5 ? (int64_t) ((i % 2) ? i : n + i / 2) :
+					(int64_t) bst_rng_next(&rng);
+			memcpy(b, a, n * sizeof(int64_t));
+			qsort(b, n, sizeof(int64_t), cmp_ids);
+			sort_interrupts = 0;
+			bst_interrupt_hook = count_interrupt;
+			bst_sort_ids(a, n);
+			bst_interrupt_hook = NULL;
+			CHECK(memcmp(a, b, n * sizeof(int64_t)) == 0, "sort of %zu ids, pattern %d = qsort", n, pat);
+			if (n == 1000000)
+				CHECK(sort_interrupts > 0, "sorting 10^6 ids (pattern %d) checks for interrupts (%d)",
+					  pat, sort_interrupts);
+		}
+		free(a);
+		free(b);
+	}
+}
+
 /* bst_sort_ids and bst_sort_unique against an insertion sort, extremes included */
 static void
 test_sort(void)
@@ -519,6 +581,7 @@ test_sort(void)
 		  "bst_sort_unique gives the distinct sorted ids (%zu, oracle %zu)", nu, j + 1);
 	bst_sort_ids(a, 0);
 	CHECK(bst_sort_unique(a, 0) == 0, "empty input");
+	test_sort_patterns();
 }
 
 static void
