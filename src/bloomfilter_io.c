@@ -21,6 +21,7 @@
 
 #include "catalog/pg_type.h"
 #include "libpq/pqformat.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -214,7 +215,11 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 
 	bytes = palloc(nbytes);
 	for (size_t i = 0; i < nbytes; i++)
+	{
+		if ((i & 0xFFFFF) == 0xFFFFF)
+			CHECK_FOR_INTERRUPTS();
 		bytes[i] = (uint8) (hexval(p[2 * i]) << 4 | hexval(p[2 * i + 1]));
+	}
 	f = bf_from_bytes(&params, bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	pfree(bytes);
 	bf_enforce_typmod(&params, typmod);
@@ -242,6 +247,8 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 	o = out + hlen;
 	for (size_t i = 0; i < nbytes; i++)
 	{
+		if ((i & 0xFFFFF) == 0xFFFFF)
+			CHECK_FOR_INTERRUPTS();
 		*o++ = hex[v.bits[i] >> 4];
 		*o++ = hex[v.bits[i] & 15];
 	}

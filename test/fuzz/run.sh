@@ -31,7 +31,7 @@
 #   FUZZ_CALL_SECONDS wall-clock limit of the edge calls     (default 60)
 #   FUZZ_PORT        port of the throwaway cluster           (default 54330)
 #   FUZZ_TIMEOUT     statement_timeout of each query         (default 2s)
-#   FUZZ_HANG_SECONDS a statement running longer is a hang   (default 30)
+#   FUZZ_HANG_SECONDS a statement running longer is a hang   (default 60)
 #   FUZZ_RSS_MB      a backend peaking above this is a leak  (default 3000;
 #                    one statement on the largest filters, 256 MB each, may
 #                    legitimately peak at 2.3 GB: a union and its text form)
@@ -52,7 +52,7 @@ FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-2s}
 FUZZ_ENV=${FUZZ_ENV:-}
 FUZZ_CALLS=${FUZZ_CALLS:-3000}
 FUZZ_CALL_SECONDS=${FUZZ_CALL_SECONDS:-60}
-FUZZ_HANG_SECONDS=${FUZZ_HANG_SECONDS:-30}
+FUZZ_HANG_SECONDS=${FUZZ_HANG_SECONDS:-60}
 FUZZ_RSS_MB=${FUZZ_RSS_MB:-3000}
 BIN=$("$PG_CONFIG" --bindir)
 
