@@ -9,6 +9,9 @@
 #
 #   sudo bash test/run_all.sh        (or as root: bash test/run_all.sh)
 #
+# Ports of the throwaway clusters: REGRESS_PORT (54329), FUZZ_PORT (54330),
+# SANITIZE_PORT (54340 and the next one).
+#
 # initdb refuses to run as root, so the server-side tests run as the
 # 'postgres' user in a scratch copy of the tree (docs/architecture.md, developer's loop).
 set -euo pipefail
@@ -36,7 +39,7 @@ make -s PG_CONFIG=$PG_CONFIG unitcheck-sanitize
 echo "== pg_regress and TAP tests"
 mkdir -p "$W/.tmp" && chown -R postgres:postgres "$W"
 if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck \
-      EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=54329"; then
+      EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=${REGRESS_PORT:-54329}"; then
     cat regression.diffs 2>/dev/null | head -300 || true
     for f in tmp_check/log/regress_log_* tmp_check/log/*.log; do
         [ -f "$f" ] && { echo "---- $f"; tail -80 "$f"; }
