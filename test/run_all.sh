@@ -49,6 +49,6 @@ fi
 echo "== fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
 FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
     bash test/fuzz/run.sh
-echo "== the extension under ASan/UBSan: pg_regress, then fuzzing (45 s of each fuzzer)"
-SANITIZE_FUZZ_SECONDS=45 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
+echo "== the extension under ASan/UBSan: pg_regress, then fuzzing (30 s of each fuzzer)"
+SANITIZE_FUZZ_SECONDS=30 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
 echo "== all tests passed"
