@@ -125,4 +125,5 @@ if [ $rc != 0 ]; then
     echo "sanitize: FAILED"
     exit 1
 fi
-echo "sanitize: passed (pg_regress and fuzz under ASan/UBSan, no reports)"
+if [ "$FUZZ_SECONDS" = 0 ]; then what="pg_regress"; else what="pg_regress and fuzzing"; fi
+echo "sanitize: passed ($what under ASan/UBSan, no reports)"
