@@ -250,6 +250,26 @@ bltree_encode_level(const BlTreeLayout *L, const uint8_t *bits, int a,
 	return lc->nbytes;
 }
 
+uint64_t
+bltree_max_coded_bytes(const BlTreeLayout *L)
+{
+	uint64_t	n = 0;
+
+	for (int a = 0; a < L->p.d; a++)
+		n += bltree_level_max_bytes(L, a);
+	return n;
+}
+
+uint64_t
+bltree_encode(const BlTreeLayout *L, const uint8_t *bits, BlTreeLevelCode *lc, uint8_t *out)
+{
+	uint64_t	n = 0;
+
+	for (int a = 0; a < L->p.d; a++)
+		n += bltree_encode_level(L, bits, a, &lc[a], out + n);
+	return n;
+}
+
 /* ---- decoder ------------------------------------------------------------ */
 
 typedef struct RcDec

@@ -90,6 +90,16 @@ extern uint64_t bltree_level_max_bytes(const BlTreeLayout *L, int a);
 extern uint64_t bltree_encode_level(const BlTreeLayout *L, const uint8_t *bits, int a,
 									BlTreeLevelCode *lc, uint8_t *out);
 
+/* an upper bound of the bytes bltree_encode writes (all levels) */
+extern uint64_t bltree_max_coded_bytes(const BlTreeLayout *L);
+
+/*
+ * Code every level of a structurally valid array into out, one stream after
+ * the other (level 0 first); lc[a] describes level a.  Returns the total.
+ */
+extern uint64_t bltree_encode(const BlTreeLayout *L, const uint8_t *bits,
+							  BlTreeLevelCode *lc, uint8_t *out);
+
 /*
  * Decode level a from in[0 .. lc->nbytes) into bits (levels < a must already
  * be there; the whole of level a is overwritten).  lc->coded_bits is computed

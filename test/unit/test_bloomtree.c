@@ -631,6 +631,87 @@ test_coder_paper_config(void)
 	free(keys);
 }
 
+/* ---- vectors of the independent implementation (test/ref/bloomtree_ref.py) ---- */
+
+static const int64_t INTS[] = {-20, -13, -6, 1, 8, 15, 22, 29, 36, 43, 50, 57, 64, 71, 78, 85,
+92, 99, 106, 113, 120, 127, 134, 141, 148, 155, 162, 169, 176, 183, 190, 197};
+
+typedef struct VecParams
+{
+	int			d;
+	uint32_t	m[BLTREE_MAX_D];
+	uint8_t		k[BLTREE_MAX_D];
+	int32_t		seed;
+} VecParams;
+
+static BlTreeParams
+vec_params(VecParams v)
+{
+	return params(v.d, v.m, v.k, v.seed);
+}
+
+/* one element added to an empty tree gives exactly these bits */
+#define VECTOR_ONE(P, KEY, BITS, LEN) \
+	do { \
+		BlTreeParams p = vec_params(P); \
+		BlTreeLayout L; \
+		uint8_t    *bits; \
+		bltree_layout_init(&L, &p); \
+		bits = new_array(&L); \
+		bltree_insert(&L, bits, KEY); \
+		CHECK(memcmp(bits, BITS, LEN) == 0 && bltree_contains(&L, bits, KEY, NULL), \
+			  "vector: one element, d=%d m0=%u seed=%d, key %s", p.d, p.m[0], p.seed, #KEY); \
+		free(bits); \
+	} while (0)
+
+/*
+ * The INTS tree: its bits, and its binary form (8-byte header, 12 bytes per
+ * level: m, k, mode, prob0, nbytes big-endian, then the streams): every
+ * level's mode, probability and stream equal the reference coder's.
+ */
+static void
+vector_coded(VecParams vp, const char *want_bits, size_t nbits, const char *sent, size_t nsent)
+{
+	BlTreeParams p = vec_params(vp);
+	BlTreeLayout L;
+	uint8_t    *bits,
+			   *out;
+	BlTreeLevelCode lc[BLTREE_MAX_D];
+	uint64_t	total;
+	const uint8_t *s = (const uint8_t *) sent;
+	size_t		at = 8 + 12 * (size_t) p.d;
+	bool		same = true;
+
+	bltree_layout_init(&L, &p);
+	bits = new_array(&L);
+	for (size_t i = 0; i < sizeof(INTS) / sizeof(INTS[0]); i++)
+		bltree_insert(&L, bits, bltree_key_int64(&L, INTS[i]));
+	CHECK(memcmp(bits, want_bits, nbits) == 0, "vector: INTS tree bits, d=%d m0=%u", p.d, p.m[0]);
+	out = malloc(bltree_max_coded_bytes(&L) + 1);
+	total = bltree_encode(&L, bits, lc, out);
+	CHECK(at + total == nsent, "vector: coded size %zu vs %zu", (size_t) (at + total), nsent);
+	for (int a = 0; a < p.d && at + total == nsent; a++)
+	{
+		const uint8_t *h = s + 8 + 12 * a;
+		uint32_t	n = (uint32_t) h[8] << 24 | (uint32_t) h[9] << 16 | (uint32_t) h[10] << 8 | h[11];
+
+		same &= h[5] == lc[a].mode && (h[6] << 8 | h[7]) == lc[a].prob0 && n == lc[a].nbytes;
+	}
+	CHECK(same && at + total == nsent && memcmp(out, s + at, total) == 0,
+		  "vector: coded streams, d=%d m0=%u", p.d, p.m[0]);
+	free(bits);
+	free(out);
+}
+
+#define VECTOR_CODED(P, I, BITS, NBITS, SENT, NSENT) \
+	vector_coded(P, BITS, NBITS, SENT, NSENT)
+
+static void
+test_vectors(void)
+{
+#include "bloomtree_vectors.inc"
+}
+
 int
 main(void)
 {
@@ -644,5 +725,6 @@ main(void)
 	test_coder_adversarial();
 	test_coder_malformed();
 	test_coder_paper_config();
+	test_vectors();
 	return UNIT_DONE();
 }
