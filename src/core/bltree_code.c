@@ -6,6 +6,9 @@
 
 #include "bltree_code.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 static inline bool
 bit_test(const uint8_t *bits, uint64_t i)
 {
@@ -396,6 +399,12 @@ bltree_decode_level(const BlTreeLayout *L, uint8_t *bits, int a, BlTreeLevelCode
 		return BLTREE_DECODE_TRAILING;
 	lc->ones = ones;
 	return BLTREE_DECODE_OK;
+}
+
+uint64_t
+bltree_digest(const void *data, size_t len)
+{
+	return XXH3_64bits(data, len);
 }
 
 const char *

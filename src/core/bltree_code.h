@@ -109,6 +109,9 @@ extern uint64_t bltree_encode(const BlTreeLayout *L, const uint8_t *bits,
 extern BlTreeDecodeError bltree_decode_level(const BlTreeLayout *L, uint8_t *bits, int a,
 											 BlTreeLevelCode *lc, const uint8_t *in);
 
+/* XXH3-64 (seed 0) of len bytes: the digest a stored value carries */
+extern uint64_t bltree_digest(const void *data, size_t len);
+
 extern const char *bltree_decode_error_string(BlTreeDecodeError e);
 extern const char *bltree_mode_name(int mode);
 

@@ -1,0 +1,349 @@
+/*
+ * bloomtree_ops.c
+ *    Building trees, membership, filter-wise AND / OR, equality.
+ *
+ * Membership (@>, <@, bloomtree_contains) keeps in fn_extra the tree it last
+ * decoded, identified by its size and digest, with only the levels queries
+ * have reached so far decoded, and the key of the last element: a scan of
+ * `t @> x` against one tree decodes each level of it at most once, a scan of
+ * many trees against one element hashes the element once and decodes of each
+ * tree only the levels its query reaches.  An out-of-line tree is fetched
+ * from TOAST once per call site, not once per row.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/uuid.h"
+
+#include "bloomtree.h"
+
+PG_FUNCTION_INFO_V1(bloomtree_empty);
+PG_FUNCTION_INFO_V1(bloomtree_add_int8);
+PG_FUNCTION_INFO_V1(bloomtree_add_bytes);
+PG_FUNCTION_INFO_V1(bloomtree_add_uuid);
+PG_FUNCTION_INFO_V1(bloomtree_from_array);
+PG_FUNCTION_INFO_V1(bloomtree_contains_int8);
+PG_FUNCTION_INFO_V1(bloomtree_contains_bytes);
+PG_FUNCTION_INFO_V1(bloomtree_contains_uuid);
+PG_FUNCTION_INFO_V1(bloomtree_contained_int8);
+PG_FUNCTION_INFO_V1(bloomtree_contained_bytes);
+PG_FUNCTION_INFO_V1(bloomtree_contained_uuid);
+PG_FUNCTION_INFO_V1(bloomtree_intersect);
+PG_FUNCTION_INFO_V1(bloomtree_union);
+PG_FUNCTION_INFO_V1(bloomtree_eq);
+PG_FUNCTION_INFO_V1(bloomtree_ne);
+PG_FUNCTION_INFO_V1(bloomtree_hash);
+
+/* an element argument, reduced to what the hashing scheme consumes */
+typedef struct TreeElem
+{
+	bool		is_int;
+	int64		i;
+	const void *data;
+	size_t		len;
+} TreeElem;
+
+#define ELEM_CACHE_BYTES 64
+
+typedef struct TreeContainsCache
+{
+	BloomTreeToastCache toast;	/* last out-of-line tree, fetched once */
+	BloomTreeDecoded dec;		/* the last tree, levels decoded on demand */
+	bool		have_tree;
+	bool		have_key;
+	int32		key_seed;		/* keys depend on the seed only */
+	BsKey		key;
+	TreeElem	elem;			/* data points into bytes[] */
+	uint8		bytes[ELEM_CACHE_BYTES];
+} TreeContainsCache;
+
+static TreeElem
+elem_int8(int64 x)
+{
+	TreeElem	e = {true, x, NULL, 0};
+
+	return e;
+}
+
+static TreeElem
+elem_bytes(const void *data, size_t len)
+{
+	TreeElem	e = {false, 0, data, len};
+
+	return e;
+}
+
+static TreeElem
+elem_varlena(Datum d)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+
+	return elem_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+}
+
+static TreeElem
+elem_uuid(Datum d)
+{
+	return elem_bytes(DatumGetUUIDP(d)->data, UUID_LEN);
+}
+
+static BsKey
+elem_key(const BlTreeLayout *L, const TreeElem *e)
+{
+	return e->is_int ? bltree_key_int64(L, e->i) : bltree_key_bytes(L, e->data, e->len);
+}
+
+static bool
+elem_equal(const TreeElem *a, const TreeElem *b)
+{
+	if (a->is_int != b->is_int)
+		return false;
+	if (a->is_int)
+		return a->i == b->i;
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* ---- building --------------------------------------------------------- */
+
+Datum
+bloomtree_empty(PG_FUNCTION_ARGS)
+{
+	BlTreeParams p = bloomtree_params_from_arrays(PG_GETARG_ARRAYTYPE_P(0),
+												  PG_GETARG_ARRAYTYPE_P(1),
+												  PG_GETARG_INT32(2), "bloomtree_empty");
+	BlTreeLayout L;
+
+	bltree_layout_init(&L, &p);
+	PG_RETURN_BLOOMTREE(bloomtree_empty_value(&L));
+}
+
+/* a copy of tree argument 0 with element e added */
+static Datum
+add_common(FunctionCallInfo fcinfo, TreeElem e)
+{
+	BlTreeLayout L;
+	uint8	   *bits = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
+
+	bltree_insert(&L, bits, elem_key(&L, &e));
+	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&L, bits));
+}
+
+Datum
+bloomtree_add_int8(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, elem_int8(PG_GETARG_INT64(1)));
+}
+
+Datum
+bloomtree_add_bytes(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, elem_varlena(PG_GETARG_DATUM(1)));
+}
+
+Datum
+bloomtree_add_uuid(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, elem_uuid(PG_GETARG_DATUM(1)));
+}
+
+/* bloomtree_from_array(bigint[] | text[], m, k, seed); NULL elements are skipped */
+Datum
+bloomtree_from_array(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	BlTreeParams p = bloomtree_params_from_arrays(PG_GETARG_ARRAYTYPE_P(1),
+												  PG_GETARG_ARRAYTYPE_P(2),
+												  PG_GETARG_INT32(3), "bloomtree_from_array");
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	BlTreeLayout L;
+	uint8	   *bits;
+	ArrayIterator it;
+	Datum		d;
+	bool		isnull;
+	uint32		count = 0;
+
+	if (elemtype != INT8OID && elemtype != TEXTOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("bloomtree_from_array does not accept %s arrays", format_type_be(elemtype)),
+				 errhint("Pass a bigint[] or text[] array.")));
+	bltree_layout_init(&L, &p);
+	bits = bloomtree_alloc_bits(&L);
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &d, &isnull))
+	{
+		TreeElem	e;
+
+		if ((++count & 0x3FFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;
+		e = elemtype == INT8OID ? elem_int8(DatumGetInt64(d)) : elem_varlena(d);
+		bltree_insert(&L, bits, elem_key(&L, &e));
+	}
+	array_free_iterator(it);
+	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&L, bits));
+}
+
+/* ---- membership ------------------------------------------------------- */
+
+static bool
+contains_common(FunctionCallInfo fcinfo, Datum tree, TreeElem e)
+{
+	TreeContainsCache *c = (TreeContainsCache *) fcinfo->flinfo->fn_extra;
+	MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
+	BloomTreeView v;
+
+	if (c == NULL)
+		c = fcinfo->flinfo->fn_extra = MemoryContextAllocZero(cxt, sizeof(TreeContainsCache));
+	bloomtree_view(bloomtree_detoast(tree, &c->toast, cxt), &v);
+	if (c->have_tree && v.size == c->dec.view.size && v.digest == c->dec.view.digest &&
+		bltree_params_equal(&v.L.p, &c->dec.view.L.p))
+	{
+		/* the same tree: keep what is decoded, read further levels from this copy */
+		memcpy(c->dec.view.stream, v.stream, sizeof(v.stream));
+	}
+	else
+	{
+		c->have_tree = false;
+		bloomtree_decoded_init(&c->dec, &v, cxt);
+		c->have_tree = true;
+	}
+	if (!c->have_key || c->key_seed != v.L.p.seed || !elem_equal(&c->elem, &e))
+	{
+		c->key = elem_key(&v.L, &e);
+		c->key_seed = v.L.p.seed;
+		c->have_key = e.is_int || e.len <= ELEM_CACHE_BYTES;
+		if (c->have_key)
+		{
+			c->elem = e;
+			if (!e.is_int)
+			{
+				memcpy(c->bytes, e.data, e.len);
+				c->elem.data = c->bytes;
+			}
+		}
+	}
+	return bltree_contains(&c->dec.view.L, c->dec.bits, c->key, &c->dec.reader);
+}
+
+Datum
+bloomtree_contains_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), elem_int8(PG_GETARG_INT64(1))));
+}
+
+Datum
+bloomtree_contains_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), elem_varlena(PG_GETARG_DATUM(1))));
+}
+
+Datum
+bloomtree_contains_uuid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), elem_uuid(PG_GETARG_DATUM(1))));
+}
+
+Datum
+bloomtree_contained_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), elem_int8(PG_GETARG_INT64(0))));
+}
+
+Datum
+bloomtree_contained_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), elem_varlena(PG_GETARG_DATUM(0))));
+}
+
+Datum
+bloomtree_contained_uuid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), elem_uuid(PG_GETARG_DATUM(0))));
+}
+
+/* ---- combining and comparing ------------------------------------------ */
+
+/*
+ * a & b: the filter-wise AND (section 4.6), then every bit whose child
+ * filter became empty is cleared (bltree_prune): no element can pass such a
+ * bit, so membership is that of the plain AND, the result codes smaller, and
+ * its posterior is not 0.  a | b: the filter-wise OR.
+ */
+static Datum
+combine_common(FunctionCallInfo fcinfo, bool is_and)
+{
+	BloomTreeView va,
+				vb;
+	BlTreeLayout L;
+	uint8	   *a,
+			   *b;
+
+	bloomtree_view_datum(PG_GETARG_DATUM(0), &va);
+	bloomtree_view_datum(PG_GETARG_DATUM(1), &vb);
+	bloomtree_check_compatible(&va.L.p, &vb.L.p, is_and ? "bloomtree_intersect" : "bloomtree_union");
+	a = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
+	b = bloomtree_decode_datum(PG_GETARG_DATUM(1), &L);
+	if (is_and)
+	{
+		bltree_and(&L, a, b);
+		bltree_prune(&L, a);
+	}
+	else
+		bltree_or(&L, a, b);
+	pfree(b);
+	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&L, a));
+}
+
+Datum
+bloomtree_intersect(PG_FUNCTION_ARGS)
+{
+	return combine_common(fcinfo, true);
+}
+
+Datum
+bloomtree_union(PG_FUNCTION_ARGS)
+{
+	return combine_common(fcinfo, false);
+}
+
+/* equal trees have equal (canonical) codings: compare the bytes */
+static bool
+trees_equal(FunctionCallInfo fcinfo)
+{
+	struct varlena *a = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	struct varlena *b = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1));
+	BloomTreeView va,
+				vb;
+
+	bloomtree_view(a, &va);
+	bloomtree_view(b, &vb);
+	return va.size == vb.size && va.digest == vb.digest &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), va.size) == 0;
+}
+
+Datum
+bloomtree_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(trees_equal(fcinfo));
+}
+
+Datum
+bloomtree_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!trees_equal(fcinfo));
+}
+
+/* hash support for =: the digest covers the parameters and the coded bits */
+Datum
+bloomtree_hash(PG_FUNCTION_ARGS)
+{
+	BloomTreeView v;
+
+	bloomtree_view_datum(PG_GETARG_DATUM(0), &v);
+	PG_RETURN_UINT32((uint32) v.digest ^ (uint32) (v.digest >> 32));
+}
