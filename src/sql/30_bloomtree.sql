@@ -260,3 +260,14 @@ CREATE FUNCTION bloomtree_levels(t bloomtree)
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 3;
 COMMENT ON FUNCTION bloomtree_levels(bloomtree) IS
     'per level: shape, ones, fill, bits coded, coding mode, coded bytes and entropy bounds';
+
+-- ---------------------------------------------------------------------------
+-- Parameter search (sections 5-6)
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION bloomtree_optimize(n_max bigint, d integer, rho1 float8 DEFAULT 1.0,
+                                   objective text DEFAULT 'expected')
+    RETURNS TABLE(m integer[], k integer[], fp_rate float8, storage_bits bigint,
+                  compressed_bits float8, expected_fp float8, sbf_bits float8)
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100000 ROWS 20;
+COMMENT ON FUNCTION bloomtree_optimize(bigint, integer, float8, text) IS
+    'Pareto front of (false-positive rate, compressed size) over BloomTree configurations: exhaustive for d <= 2, NSGA-II above';
