@@ -86,6 +86,7 @@ extern void bloomtree_check_compatible(const BlTreeParams *a, const BlTreeParams
 extern void bloomtree_view(struct varlena *value, BloomTreeView *v);
 extern struct varlena *bloomtree_detoast(Datum d, BloomTreeToastCache *cache, MemoryContext cxt);
 extern void bloomtree_view_datum(Datum d, BloomTreeView *v);
+extern bool bloomtree_same_value(struct varlena *value, BloomTreeView *v);
 
 extern void bloomtree_decoded_init(BloomTreeDecoded *t, const BloomTreeView *v,
 								   MemoryContext cxt);

@@ -197,25 +197,29 @@ contains_common(FunctionCallInfo fcinfo, Datum tree, TreeElem e)
 	MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
 	BloomTreeView v;
 
+	struct varlena *value;
+	const BlTreeLayout *L;
+
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra = MemoryContextAllocZero(cxt, sizeof(TreeContainsCache));
-	bloomtree_view(bloomtree_detoast(tree, &c->toast, cxt), &v);
-	if (c->have_tree && v.size == c->dec.view.size && v.digest == c->dec.view.digest &&
-		bltree_params_equal(&v.L.p, &c->dec.view.L.p))
+	value = bloomtree_detoast(tree, &c->toast, cxt);
+	if (c->have_tree && bloomtree_same_value(value, &c->dec.view))
 	{
-		/* the same tree: keep what is decoded, read further levels from this copy */
-		memcpy(c->dec.view.stream, v.stream, sizeof(v.stream));
+		/* the same tree (digest and size): keep what is decoded; bloomtree_same_value
+		 * pointed the view's streams into this copy for the levels still to decode */
 	}
 	else
 	{
 		c->have_tree = false;
+		bloomtree_view(value, &v);
 		bloomtree_decoded_init(&c->dec, &v, cxt);
 		c->have_tree = true;
 	}
-	if (!c->have_key || c->key_seed != v.L.p.seed || !elem_equal(&c->elem, &e))
+	L = &c->dec.view.L;
+	if (!c->have_key || c->key_seed != L->p.seed || !elem_equal(&c->elem, &e))
 	{
-		c->key = elem_key(&v.L, &e);
-		c->key_seed = v.L.p.seed;
+		c->key = elem_key(L, &e);
+		c->key_seed = L->p.seed;
 		c->have_key = e.is_int || e.len <= ELEM_CACHE_BYTES;
 		if (c->have_key)
 		{
@@ -227,7 +231,7 @@ contains_common(FunctionCallInfo fcinfo, Datum tree, TreeElem e)
 			}
 		}
 	}
-	return bltree_contains(&c->dec.view.L, c->dec.bits, c->key, &c->dec.reader);
+	return bltree_contains(L, c->dec.bits, c->key, &c->dec.reader);
 }
 
 Datum

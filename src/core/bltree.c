@@ -138,11 +138,11 @@ bltree_range_popcount(const uint8_t *bits, uint64_t start, uint64_t len)
 		return 0;
 	w1 = (end - 1) >> 6;
 	if (w0 == w1)
-		return (uint64_t) __builtin_popcountll((bs_load64le(bits + 8 * w0) >> (start & 63)) &
+		return (uint64_t) bltree_popcount64((bs_load64le(bits + 8 * w0) >> (start & 63)) &
 											   low_mask(len));
-	return (uint64_t) __builtin_popcountll(bs_load64le(bits + 8 * w0) >> (start & 63)) +
+	return (uint64_t) bltree_popcount64(bs_load64le(bits + 8 * w0) >> (start & 63)) +
 		bs_popcount(bits + 8 * (w0 + 1), (size_t) (w1 - w0 - 1)) +
-		(uint64_t) __builtin_popcountll(bs_load64le(bits + 8 * w1) & low_mask(end - 64 * w1));
+		(uint64_t) bltree_popcount64(bs_load64le(bits + 8 * w1) & low_mask(end - 64 * w1));
 }
 
 bool

@@ -138,6 +138,24 @@ bltree_position(BsKey key, uint64_t coef, uint32_t m)
 }
 
 /*
+ * Set bits of one word, inline: the POPCNT instruction where the compiler may
+ * use it, else the SWAR sum (PostgreSQL's default flags would otherwise turn
+ * __builtin_popcountll into a libgcc call for every small filter).
+ */
+static inline unsigned
+bltree_popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned) __builtin_popcountll(x);
+#else
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+	return (unsigned) ((x * UINT64_C(0x0101010101010101)) >> 56);
+#endif
+}
+
+/*
  * bits [start, start + len) as the low len bits of a word, len <= 56; reads
  * one 64-bit word at byte start/8 (the array padding makes that safe).
  */

@@ -9,18 +9,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static inline bool
-bit_test(const uint8_t *bits, uint64_t i)
-{
-	return (bits[i >> 3] >> (i & 7)) & 1;
-}
-
-static inline void
-bit_set(uint8_t *bits, uint64_t i)
-{
-	bits[i >> 3] |= (uint8_t) (1u << (i & 7));
-}
-
 /* set [start, start + len) to all zeros or all ones */
 static void
 range_fill(uint8_t *bits, uint64_t start, uint64_t len, bool one)
@@ -35,6 +23,46 @@ range_fill(uint8_t *bits, uint64_t start, uint64_t len, bool one)
 			bits[(end - 1) >> 3] & (uint8_t) ~(1u << ((end - 1) & 7));
 	if (end > start)
 		memset(bits + (start >> 3), one ? 0xFF : 0, (size_t) ((end - start) >> 3));
+}
+
+/* bits [o, o + len) (len <= 56) of an n-byte buffer, reading no byte past it */
+static inline uint64_t
+get_bits_bounded(const uint8_t *buf, uint64_t n, uint64_t o, unsigned len)
+{
+	uint64_t	byte = o >> 3,
+				w = 0;
+
+	if (byte + 8 <= n)
+		w = bs_load64le(buf + byte);
+	else
+		for (uint64_t i = byte; i < n; i++)
+			w |= (uint64_t) buf[i] << (8 * (i - byte));
+	return (w >> (o & 7)) & ((UINT64_C(1) << len) - 1);
+}
+
+/* OR the low len (<= 56) bits of w into bits [o, o + len) of an n-byte buffer */
+static inline void
+put_bits_bounded(uint8_t *buf, uint64_t n, uint64_t o, uint64_t w)
+{
+	uint64_t	byte = o >> 3;
+
+	w <<= (o & 7);
+	for (uint64_t i = byte; i < n && w; i++, w >>= 8)
+		buf[i] |= (uint8_t) w;
+}
+
+/* OR the low len (<= 56) bits of w into bits [start, start + len) */
+static inline void
+or_bits(uint8_t *bits, uint64_t start, unsigned len, uint64_t w)
+{
+	uint8_t    *p = bits + (start >> 3);
+	uint64_t	cur = bs_load64le(p) | (w << (start & 7));
+
+	(void) len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	cur = __builtin_bswap64(cur);
+#endif
+	bs_store64(p, cur);
 }
 
 uint64_t
@@ -52,16 +80,20 @@ bltree_level_max_bytes(const BlTreeLayout *L, int a)
 }
 
 /*
- * The coded bits of level a come in chunks: the whole root, or one child
- * filter per set bit of level a-1, in order.
+ * The coded bits of level a come in chunks: the whole root, or the child
+ * filters of each run of consecutive set bits of level a-1 (they are
+ * adjacent), in order.
  */
 typedef struct Chunks
 {
 	bool		root;
 	bool		done;
+	bool		have_next;		/* next_i is a set parent not yet returned */
 	uint64_t	start;			/* first bit of the current chunk */
 	uint64_t	len;
 	uint64_t	child0;			/* level a's first bit */
+	uint64_t	m;				/* bits per filter of level a */
+	uint64_t	next_i;
 	BlTreeSetBits parents;
 } Chunks;
 
@@ -70,7 +102,7 @@ chunks_init(Chunks *c, const BlTreeLayout *L, const uint8_t *bits, int a)
 {
 	memset(c, 0, sizeof(*c));
 	c->root = a == 0;
-	c->len = L->p.m[a];
+	c->m = L->p.m[a];
 	c->child0 = L->offset[a];
 	if (!c->root)
 		bltree_setbits_init(&c->parents, bits, L->offset[a - 1], L->level_bits[a - 1]);
@@ -79,22 +111,37 @@ chunks_init(Chunks *c, const BlTreeLayout *L, const uint8_t *bits, int a)
 static bool
 chunks_next(Chunks *c)
 {
-	uint64_t	i;
+	uint64_t	i0,
+				i1;
 
 	if (c->done)
 		return false;
 	if (c->root)
 	{
 		c->start = c->child0;
+		c->len = c->m;
 		c->done = true;
 		return true;
 	}
-	if (!bltree_setbits_next(&c->parents, &i))
+	if (!c->have_next && !bltree_setbits_next(&c->parents, &c->next_i))
 	{
 		c->done = true;
 		return false;
 	}
-	c->start = c->child0 + i * c->len;
+	i0 = c->next_i;
+	i1 = i0 + 1;
+	c->have_next = false;
+	while (bltree_setbits_next(&c->parents, &c->next_i))
+	{
+		if (c->next_i != i1)
+		{
+			c->have_next = true;
+			break;
+		}
+		i1++;
+	}
+	c->start = c->child0 + i0 * c->m;
+	c->len = (i1 - i0) * c->m;
 	return true;
 }
 
@@ -152,14 +199,10 @@ static inline void
 rc_encode(RcEnc *e, unsigned bit, uint32_t prob0)
 {
 	uint32_t	bound = (e->range >> 16) * prob0;
+	uint32_t	mask = 0u - (uint32_t) bit;
 
-	if (bit == 0)
-		e->range = bound;
-	else
-	{
-		e->low += bound;
-		e->range -= bound;
-	}
+	e->low += bound & mask;
+	e->range = (bound & ~mask) | ((e->range - bound) & mask);
 	while (e->range < (UINT32_C(1) << 24))
 	{
 		e->range <<= 8;
@@ -178,23 +221,15 @@ encode_range(const BlTreeLayout *L, const uint8_t *bits, int a, uint32_t prob0,
 	chunks_init(&c, L, bits, a);
 	while (chunks_next(&c) && !e.overflow)
 	{
-		if (c.len <= 56)
+		for (uint64_t j = 0; j < c.len && !e.overflow; j += 56)
 		{
-			uint64_t	w = bltree_get_bits(bits, c.start, (unsigned) c.len);
+			unsigned	len = c.len - j < 56 ? (unsigned) (c.len - j) : 56;
+			uint64_t	w = bltree_get_bits(bits, c.start + j, len);
 
-			for (uint64_t j = 0; j < c.len; j++, w >>= 1)
+			if ((j & 0xFFFF) > ((j + 56) & 0xFFFF) && bltree_interrupt_hook)
+				bltree_interrupt_hook();
+			for (unsigned b = 0; b < len; b++, w >>= 1)
 				rc_encode(&e, (unsigned) (w & 1), prob0);
-		}
-		else
-		{
-			for (uint64_t j = 0; j < c.len; j++)
-			{
-				if ((j & 0xFFFF) == 0 && bltree_interrupt_hook)
-					bltree_interrupt_hook();
-				rc_encode(&e, bit_test(bits, c.start + j), prob0);
-				if (e.overflow)
-					break;
-			}
 		}
 	}
 	for (int i = 0; i < 5; i++)
@@ -240,12 +275,14 @@ bltree_encode_level(const BlTreeLayout *L, const uint8_t *bits, int a,
 			memset(out, 0, raw);
 			chunks_init(&c, L, bits, a);
 			while (chunks_next(&c))
-				for (uint64_t j = 0; j < c.len; j++, o++)
+				for (uint64_t j = 0; j < c.len; j += 56)
 				{
-					if ((o & 0xFFFF) == 0xFFFF && bltree_interrupt_hook)
+					unsigned	len = c.len - j < 56 ? (unsigned) (c.len - j) : 56;
+
+					if ((o & 0xFFFF) > ((o + 56) & 0xFFFF) && bltree_interrupt_hook)
 						bltree_interrupt_hook();
-					if (bit_test(bits, c.start + j))
-						bit_set(out, o);
+					put_bits_bounded(out, raw, o, bltree_get_bits(bits, c.start + j, len));
+					o += len;
 				}
 			lc->nbytes = raw;
 		}
@@ -281,37 +318,45 @@ typedef struct RcDec
 	uint32_t	code;
 	const uint8_t *in;
 	uint64_t	n;
-	uint64_t	pos;
-	bool		truncated;
+	uint64_t	pos;			/* > n: the stream ended early */
 } RcDec;
 
-static inline unsigned
-rc_decode(RcDec *d, uint32_t prob0)
+/*
+ * Decode len (<= 56) bits, returned as the low bits of a word.  The state
+ * lives in locals through the loop; a read past the stream reads zeros and
+ * leaves pos > n, which the caller reports.
+ */
+static inline uint64_t
+rc_decode_word(RcDec *d, uint32_t prob0, unsigned len)
 {
-	uint32_t	bound = (d->range >> 16) * prob0;
-	unsigned	bit;
+	uint32_t	range = d->range,
+				code = d->code;
+	uint64_t	pos = d->pos,
+				n = d->n,
+				w = 0;
+	const uint8_t *in = d->in;
 
-	if (d->code < bound)
+	for (unsigned b = 0; b < len; b++)
 	{
-		d->range = bound;
-		bit = 0;
+		uint32_t	bound = (range >> 16) * prob0;
+		uint32_t	bit = code >= bound;
+		uint32_t	mask = 0u - bit;
+
+		/* branch-free: the bit is as unpredictable as the data */
+		code -= bound & mask;
+		range = (bound & ~mask) | ((range - bound) & mask);
+		w |= (uint64_t) bit << b;
+		while (range < (UINT32_C(1) << 24))
+		{
+			range <<= 8;
+			code = (code << 8) | (pos < n ? in[pos] : 0);
+			pos++;
+		}
 	}
-	else
-	{
-		d->code -= bound;
-		d->range -= bound;
-		bit = 1;
-	}
-	while (d->range < (UINT32_C(1) << 24))
-	{
-		d->range <<= 8;
-		d->code <<= 8;
-		if (d->pos < d->n)
-			d->code |= d->in[d->pos++];
-		else
-			d->truncated = true;
-	}
-	return bit;
+	d->range = range;
+	d->code = code;
+	d->pos = pos;
+	return w;
 }
 
 BlTreeDecodeError
@@ -347,7 +392,6 @@ bltree_decode_level(const BlTreeLayout *L, uint8_t *bits, int a, BlTreeLevelCode
 		d.in = in;
 		d.n = lc->nbytes;
 		d.pos = 4;
-		d.truncated = false;
 	}
 
 	range_fill(bits, L->offset[a], L->level_bits[a], false);
@@ -363,38 +407,34 @@ bltree_decode_level(const BlTreeLayout *L, uint8_t *bits, int a, BlTreeLevelCode
 				ones += c.len;
 				break;
 			case BLTREE_MODE_RAW:
-				for (uint64_t j = 0; j < c.len; j++, o++)
-				{
-					if ((o & 0xFFFF) == 0xFFFF && bltree_interrupt_hook)
-						bltree_interrupt_hook();
-					if (bit_test(in, o))
-					{
-						bit_set(bits, c.start + j);
-						ones++;
-					}
-				}
-				break;
 			case BLTREE_MODE_RANGE:
-				for (uint64_t j = 0; j < c.len; j++)
+				/* up to 56 bits at a time, written with one word store */
+				for (uint64_t j = 0; j < c.len; j += 56)
 				{
-					if ((j & 0xFFFF) == 0xFFFF)
+					unsigned	len = c.len - j < 56 ? (unsigned) (c.len - j) : 56;
+					uint64_t	w;
+
+					if ((o & 0xFFFF) > ((o + 56) & 0xFFFF))
 					{
-						if (d.truncated)
+						if (d.pos > d.n)
 							return BLTREE_DECODE_TRUNCATED;
 						if (bltree_interrupt_hook)
 							bltree_interrupt_hook();
 					}
-					if (rc_decode(&d, lc->prob0))
+					w = lc->mode == BLTREE_MODE_RAW ? get_bits_bounded(in, lc->nbytes, o, len) :
+						rc_decode_word(&d, lc->prob0, len);
+					o += len;
+					if (w)
 					{
-						bit_set(bits, c.start + j);
-						ones++;
+						or_bits(bits, c.start + j, len, w);
+						ones += bltree_popcount64(w);
 					}
 				}
-				if (d.truncated)
-					return BLTREE_DECODE_TRUNCATED;
 				break;
 		}
 	}
+	if (lc->mode == BLTREE_MODE_RANGE && d.pos > d.n)
+		return BLTREE_DECODE_TRUNCATED;
 	if (lc->mode == BLTREE_MODE_RANGE && d.pos != d.n)
 		return BLTREE_DECODE_TRAILING;
 	lc->ones = ones;
