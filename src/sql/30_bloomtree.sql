@@ -1,5 +1,5 @@
 -- ---------------------------------------------------------------------------
--- BloomTree (API.md section 7): the tree-structured, level-wise compressed
+-- BloomTree: the tree-structured, level-wise compressed
 -- Bloom filter of Fu & Biersack.  See docs/bloomtree.md and src/bloomtree*.c.
 -- ---------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@
 
 -- ==== BloomTree (issue 12): the bloomtree type, as in src/sql/30_bloomtree.sql ====
 -- ---------------------------------------------------------------------------
--- BloomTree (API.md section 7): the tree-structured, level-wise compressed
+-- BloomTree: the tree-structured, level-wise compressed
 -- Bloom filter of Fu & Biersack.  See docs/bloomtree.md and src/bloomtree*.c.
 -- ---------------------------------------------------------------------------
 
