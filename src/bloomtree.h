@@ -35,6 +35,7 @@
 
 #include "bltree.h"
 #include "bltree_code.h"
+#include "bloomfilter.h"
 
 #define BT_FLAGS_NONE		0
 #define BT_FIXED_BYTES		16	/* version .. seed */
@@ -67,14 +68,6 @@ typedef struct BloomTreeDecoded
 	BlTreeReader reader;
 } BloomTreeDecoded;
 
-/* a detoasted copy of the last out-of-line value a call site saw */
-typedef struct BloomTreeToastCache
-{
-	bool		valid;
-	struct varatt_external ptr;
-	struct varlena *value;
-} BloomTreeToastCache;
-
 /* bloomtree_util.c */
 extern BlTreeParams bloomtree_params_from_arrays(ArrayType *m, ArrayType *k, int64 seed,
 												 const char *fname);
@@ -84,7 +77,6 @@ extern char *bloomtree_params_string(const BlTreeParams *p);
 extern void bloomtree_check_compatible(const BlTreeParams *a, const BlTreeParams *b,
 									   const char *what);
 extern void bloomtree_view(struct varlena *value, BloomTreeView *v);
-extern struct varlena *bloomtree_detoast(Datum d, BloomTreeToastCache *cache, MemoryContext cxt);
 extern void bloomtree_view_datum(Datum d, BloomTreeView *v);
 extern bool bloomtree_same_value(struct varlena *value, BloomTreeView *v);
 

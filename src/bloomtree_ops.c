@@ -19,6 +19,7 @@
 #include "utils/uuid.h"
 
 #include "bloomtree.h"
+#include "bs_elem.h"
 
 PG_FUNCTION_INFO_V1(bloomtree_empty);
 PG_FUNCTION_INFO_V1(bloomtree_add_int8);
@@ -37,74 +38,14 @@ PG_FUNCTION_INFO_V1(bloomtree_eq);
 PG_FUNCTION_INFO_V1(bloomtree_ne);
 PG_FUNCTION_INFO_V1(bloomtree_hash);
 
-/* an element argument, reduced to what the hashing scheme consumes */
-typedef struct TreeElem
-{
-	bool		is_int;
-	int64		i;
-	const void *data;
-	size_t		len;
-} TreeElem;
-
-#define ELEM_CACHE_BYTES 64
-
 typedef struct TreeContainsCache
 {
-	BloomTreeToastCache toast;	/* last out-of-line tree, fetched once */
+	BfDetoastCache toast;		/* last out-of-line tree, fetched once */
 	BloomTreeDecoded dec;		/* the last tree, levels decoded on demand */
 	bool		have_tree;
-	bool		have_key;
 	int32		key_seed;		/* keys depend on the seed only */
-	BsKey		key;
-	TreeElem	elem;			/* data points into bytes[] */
-	uint8		bytes[ELEM_CACHE_BYTES];
+	BsElemKeyCache key;			/* the last element's key */
 } TreeContainsCache;
-
-static TreeElem
-elem_int8(int64 x)
-{
-	TreeElem	e = {true, x, NULL, 0};
-
-	return e;
-}
-
-static TreeElem
-elem_bytes(const void *data, size_t len)
-{
-	TreeElem	e = {false, 0, data, len};
-
-	return e;
-}
-
-static TreeElem
-elem_varlena(Datum d)
-{
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-	return elem_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-}
-
-static TreeElem
-elem_uuid(Datum d)
-{
-	return elem_bytes(DatumGetUUIDP(d)->data, UUID_LEN);
-}
-
-static BsKey
-elem_key(const BlTreeLayout *L, const TreeElem *e)
-{
-	return e->is_int ? bltree_key_int64(L, e->i) : bltree_key_bytes(L, e->data, e->len);
-}
-
-static bool
-elem_equal(const TreeElem *a, const TreeElem *b)
-{
-	if (a->is_int != b->is_int)
-		return false;
-	if (a->is_int)
-		return a->i == b->i;
-	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
-}
 
 /* ---- building --------------------------------------------------------- */
 
@@ -122,31 +63,31 @@ bloomtree_empty(PG_FUNCTION_ARGS)
 
 /* a copy of tree argument 0 with element e added */
 static Datum
-add_common(FunctionCallInfo fcinfo, TreeElem e)
+add_common(FunctionCallInfo fcinfo, BsElem e)
 {
 	BlTreeLayout L;
 	uint8	   *bits = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
 
-	bltree_insert(&L, bits, elem_key(&L, &e));
+	bltree_insert(&L, bits, bs_elem_key(&L.hasher, &e));
 	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&L, bits));
 }
 
 Datum
 bloomtree_add_int8(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, elem_int8(PG_GETARG_INT64(1)));
+	return add_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)));
 }
 
 Datum
 bloomtree_add_bytes(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, elem_varlena(PG_GETARG_DATUM(1)));
+	return add_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)));
 }
 
 Datum
 bloomtree_add_uuid(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, elem_uuid(PG_GETARG_DATUM(1)));
+	return add_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)));
 }
 
 /* bloomtree_from_array(bigint[] | text[], m, k, seed); NULL elements are skipped */
@@ -175,14 +116,14 @@ bloomtree_from_array(PG_FUNCTION_ARGS)
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &d, &isnull))
 	{
-		TreeElem	e;
+		BsElem		e;
 
 		if ((++count & 0x3FFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			continue;
-		e = elemtype == INT8OID ? elem_int8(DatumGetInt64(d)) : elem_varlena(d);
-		bltree_insert(&L, bits, elem_key(&L, &e));
+		e = elemtype == INT8OID ? bs_elem_int8(DatumGetInt64(d)) : bs_elem_varlena(d);
+		bltree_insert(&L, bits, bs_elem_key(&L.hasher, &e));
 	}
 	array_free_iterator(it);
 	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&L, bits));
@@ -191,7 +132,7 @@ bloomtree_from_array(PG_FUNCTION_ARGS)
 /* ---- membership ------------------------------------------------------- */
 
 static bool
-contains_common(FunctionCallInfo fcinfo, Datum tree, TreeElem e)
+contains_common(FunctionCallInfo fcinfo, Datum tree, BsElem e)
 {
 	TreeContainsCache *c = (TreeContainsCache *) fcinfo->flinfo->fn_extra;
 	MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
@@ -202,7 +143,7 @@ contains_common(FunctionCallInfo fcinfo, Datum tree, TreeElem e)
 
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra = MemoryContextAllocZero(cxt, sizeof(TreeContainsCache));
-	value = bloomtree_detoast(tree, &c->toast, cxt);
+	value = bf_detoast_cached(tree, &c->toast, cxt);
 	if (c->have_tree && bloomtree_same_value(value, &c->dec.view))
 	{
 		/* the same tree (digest and size): keep what is decoded; bloomtree_same_value
@@ -216,58 +157,49 @@ contains_common(FunctionCallInfo fcinfo, Datum tree, TreeElem e)
 		c->have_tree = true;
 	}
 	L = &c->dec.view.L;
-	if (!c->have_key || c->key_seed != L->p.seed || !elem_equal(&c->elem, &e))
+	if (c->key_seed != L->p.seed)
 	{
-		c->key = elem_key(L, &e);
+		c->key.valid = false;
 		c->key_seed = L->p.seed;
-		c->have_key = e.is_int || e.len <= ELEM_CACHE_BYTES;
-		if (c->have_key)
-		{
-			c->elem = e;
-			if (!e.is_int)
-			{
-				memcpy(c->bytes, e.data, e.len);
-				c->elem.data = c->bytes;
-			}
-		}
 	}
-	return bltree_contains(L, c->dec.bits, c->key, &c->dec.reader);
+	return bltree_contains(L, c->dec.bits, bs_elem_key_cached(&c->key, &L->hasher, &e),
+						   &c->dec.reader);
 }
 
 Datum
 bloomtree_contains_int8(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), elem_int8(PG_GETARG_INT64(1))));
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), bs_elem_int8(PG_GETARG_INT64(1))));
 }
 
 Datum
 bloomtree_contains_bytes(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), elem_varlena(PG_GETARG_DATUM(1))));
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), bs_elem_varlena(PG_GETARG_DATUM(1))));
 }
 
 Datum
 bloomtree_contains_uuid(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), elem_uuid(PG_GETARG_DATUM(1))));
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0), bs_elem_uuid(PG_GETARG_DATUM(1))));
 }
 
 Datum
 bloomtree_contained_int8(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), elem_int8(PG_GETARG_INT64(0))));
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), bs_elem_int8(PG_GETARG_INT64(0))));
 }
 
 Datum
 bloomtree_contained_bytes(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), elem_varlena(PG_GETARG_DATUM(0))));
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), bs_elem_varlena(PG_GETARG_DATUM(0))));
 }
 
 Datum
 bloomtree_contained_uuid(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), elem_uuid(PG_GETARG_DATUM(0))));
+	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), bs_elem_uuid(PG_GETARG_DATUM(0))));
 }
 
 /* ---- combining and comparing ------------------------------------------ */

@@ -5,7 +5,6 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -306,36 +305,6 @@ bloomtree_view(struct varlena *value, BloomTreeView *v)
 	}
 	v->size = len;
 	v->coded_bytes = total;
-}
-
-/*
- * bloomtree_detoast: the datum as a readable varlena.  An out-of-line value
- * equal to the cached TOAST pointer reuses the cached copy (TOAST values are
- * immutable), else it is fetched into cxt and cached; cache == NULL: plain
- * detoast (short-header values are not copied).
- */
-struct varlena *
-bloomtree_detoast(Datum d, BloomTreeToastCache *cache, MemoryContext cxt)
-{
-	struct varlena *p = (struct varlena *) DatumGetPointer(d);
-	struct varatt_external ptr;
-
-	if (cache == NULL || !VARATT_IS_EXTERNAL_ONDISK(p))
-		return PG_DETOAST_DATUM_PACKED(d);
-	VARATT_EXTERNAL_GET_POINTER(ptr, p);
-	if (!cache->valid || memcmp(&ptr, &cache->ptr, sizeof(ptr)) != 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(cxt);
-
-		if (cache->value)
-			pfree(cache->value);
-		cache->valid = false;
-		cache->value = detoast_attr(p);
-		cache->ptr = ptr;
-		cache->valid = true;
-		MemoryContextSwitchTo(old);
-	}
-	return cache->value;
 }
 
 /*
