@@ -77,8 +77,8 @@ PG_FUNCTION_INFO_V1(bloom_column_stats);
  * Costs, in units of cpu_operator_cost (one call of a cheap built-in
  * operator), measured as docs/planner.md describes.
  */
-#define COST_CALL				6.0 /* a call on an in-line filter */
-#define COST_INLINE_PER_BYTE	(1.0 / 16)	/* touching its bytes ... */
+#define COST_CALL				8.0 /* a call on an in-line filter */
+#define COST_INLINE_PER_BYTE	(1.0 / 32)	/* touching its bytes ... */
 #define COST_INLINE_BYTES		256 /* ... up to these */
 #define COST_EXTERNAL			340.0	/* fetching an out-of-line value */
 #define COST_EXTERNAL_PER_BYTE	0.1
