@@ -195,6 +195,41 @@ bloofi_cost_profile(Relation irel)
 	return prof;
 }
 
+/*
+ * An index that does not exist (an index adviser's hypothetical one): a
+ * root over bottom nodes of 2d leaves of 1,024-bit filters, every node
+ * opened (what a saturated tree costs)
+ */
+static void
+hypothetical_profile(IndexOptInfo *index, BloofiCostProfile *prof)
+{
+	double		n = Max(index->tuples, 1);
+	double		fan = 2 * BLOOFI_DEFAULT_ORDER;
+	BloofiGeometry g;
+
+	memset(prof, 0, sizeof(*prof));
+	prof->leaves = n;
+	prof->nlevels = 2;
+	if (!bloofi_geometry(&g, 1024, bloofi_round_capacity((uint64) fan + 2, BLOOFI_MAX_CAP),
+						 BLOOFI_PAGE_BYTES))
+		return;
+	prof->levels[0].nodes = 1;
+	prof->levels[0].children = ceil(n / fan);
+	prof->levels[0].slice_words = ceil(prof->levels[0].children / 64);
+	prof->levels[0].slice_pages = ceil(1024 * ceil(prof->levels[0].children / 8) /
+									   BLOOFI_PAGE_BYTES);
+	prof->levels[0].tid_pages = ceil(prof->levels[0].children / g.tids_per_page);
+	prof->levels[0].summary_pages = 1;
+	prof->levels[0].value_fp = 1;
+	prof->levels[1].nodes = prof->levels[0].children;
+	prof->levels[1].children = fan;
+	prof->levels[1].slice_words = g.slice_words;
+	prof->levels[1].slice_pages = g.slice_pages;
+	prof->levels[1].tid_pages = g.tid_pages;
+	prof->levels[1].summary_pages = g.summary_pages;
+	prof->levels[1].value_fp = 1;
+}
+
 void
 bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 					Cost *indexStartupCost, Cost *indexTotalCost,
@@ -219,9 +254,14 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	int			npos;
 
 	/* the profile (a copy: a relcache invalidation may free rd_amcache) */
-	irel = index_open(index->indexoid, NoLock);
-	memcpy(&prof, bloofi_cost_profile(irel), sizeof(prof));
-	index_close(irel, NoLock);
+	if (index->hypothetical)
+		hypothetical_profile(index, &prof);
+	else
+	{
+		irel = index_open(index->indexoid, NoLock);
+		memcpy(&prof, bloofi_cost_profile(irel), sizeof(prof));
+		index_close(irel, NoLock);
+	}
 
 	sel = clauselist_selectivity(root, quals, index->rel->relid, JOIN_INNER, NULL);
 	matches = sel * rows;

@@ -34,6 +34,14 @@ PG_FUNCTION_INFO_V1(bloomfilter_typanalyze);
 
 /* parameter sets told apart in one ANALYZE before the rest count as "other" */
 #define TRACKED_SETS	64
+/*
+ * Filters detoasted by one ANALYZE of a column, in bytes: past it the rest of
+ * the (randomly ordered) sample rows are not read, so huge filters (up to
+ * 256 MB each) bound ANALYZE's work
+ */
+#define DETOAST_BUDGET	((Size) 512 * 1024 * 1024)
+/* the union of the sampled filters (distinct elements) is kept up to this m */
+#define UNION_MAX_M		(1u << 24)
 
 typedef struct SetAcc
 {
@@ -114,6 +122,7 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 				nsets = 0,
 				nkept;
 	double		total_width = 0,
+				detoasted = 0,
 				n_ext = 0,
 				n_comp = 0,
 				raw_bytes = 0,
@@ -149,6 +158,9 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 			continue;
 		}
 		raw = (struct varlena *) DatumGetPointer(value);
+		if (detoasted + toast_raw_datum_size(value) > DETOAST_BUDGET && nonnull > 0)
+			continue;			/* past the budget: nulls are still counted */
+		detoasted += toast_raw_datum_size(value);
 		total_width += VARSIZE_ANY(raw);
 		if (VARATT_IS_EXTERNAL_ONDISK(raw))
 		{
@@ -263,6 +275,20 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 					fills[n] = fill[i];
 					rows[n++] = i;
 				}
+			/* the second pass detoasts the sampled rows again: within the budget too */
+			{
+				int			cap = (int) Min((double) n, Max(1.0, (double) DETOAST_BUDGET /
+															 BF_VARSIZE(a->p.m)));
+
+				for (int i = 0; i < cap && cap < n; i++)
+				{
+					int			from = (int) ((double) i * n / cap);
+
+					fills[i] = fills[from];
+					rows[i] = rows[from];
+				}
+				n = cap;
+			}
 			if (!bs_colstats_shape(a->p.m, a->p.k, fills, (uint32) n,
 								   (uint64) (budget_bits * (a->rows / kept_rows)), 1, &shape))
 				memset(&shape, 0, sizeof(shape));
@@ -289,7 +315,7 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 			/* the sampled rows at an even stride: fold them in, OR them up */
 			sw = bs_colstats_slice_words(shape.nsample);
 			scratch = palloc(sizeof(uint64) * bs_words_for_bits(Max(shape.fold_m, 1)));
-			uni = palloc0(mwords * 8);
+			uni = a->p.m <= UNION_MAX_M ? palloc0(mwords * 8) : NULL;
 			for (uint32 j = 0; j < shape.nsample; j++)
 			{
 				int			row = rows[(int) (((double) j + 0.5) * n / shape.nsample)];
@@ -303,16 +329,18 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 				bf_view(v, &bv);
 				fpop = bs_colstats_add(d->slices, sw, shape.fold_m, bv.bits, bv.p.m, j, scratch);
 				d->fold_fp += pow((double) fpop / shape.fold_m, a->p.k);
-				bs_or(uni, bv.bits, mwords);
+				if (uni)
+					bs_or(uni, bv.bits, mwords);
 				if ((Pointer) v != DatumGetPointer(value))
 					pfree(v);
 			}
 			if (shape.nsample > 0)
+				d->fold_fp /= shape.nsample;
+			if (shape.nsample > 0 && uni)
 			{
 				uint64		upop = bs_popcount(uni, mwords);
 				double		ucard = bs_est_cardinality(a->p.m, a->p.k, upop);
 
-				d->fold_fp /= shape.nsample;
 				/* an OR more than 90% full no longer tells its cardinality */
 				if (upop < 0.9 * a->p.m && isfinite(ucard))
 					d->union_card = ucard;
@@ -321,7 +349,8 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 			values[s] = PointerGetDatum(blob);
 			pfree(d);
 			pfree(scratch);
-			pfree(uni);
+			if (uni)
+				pfree(uni);
 			pfree(fills);
 			pfree(rows);
 		}

@@ -101,6 +101,8 @@ PG_FUNCTION_INFO_V1(bloom_column_stats);
  * may hold a pointer from the previous one).
  */
 #define STATS_CACHE_SIZE	16
+/* decoded statistics kept per backend, in bytes (the entry in use stays) */
+#define STATS_CACHE_BYTES	((Size) 64 * 1024 * 1024)
 
 typedef struct StatsCacheEntry
 {
@@ -110,6 +112,7 @@ typedef struct StatsCacheEntry
 	TransactionId xmin;
 	uint32		hashvalue;		/* STATRELATTINH hash of its key */
 	uint64		lastuse;
+	Size		bytes;			/* memory of its context */
 	MemoryContext cxt;
 	BfColumnStats stats;
 } StatsCacheEntry;
@@ -283,6 +286,24 @@ bf_column_stats(VariableStatData *vardata)
 										 Int16GetDatum(st->staattnum),
 										 BoolGetDatum(st->stainherit));
 	e->lastuse = ++stats_clock;
+	e->bytes = MemoryContextMemAllocated(e->cxt, true);
+	/* over the memory bound: the least recently used others go */
+	for (;;)
+	{
+		Size		total = 0;
+		StatsCacheEntry *lru = NULL;
+
+		for (int i = 0; i < STATS_CACHE_SIZE; i++)
+			if (stats_cache[i].used)
+			{
+				total += stats_cache[i].bytes;
+				if (&stats_cache[i] != e && (lru == NULL || stats_cache[i].lastuse < lru->lastuse))
+					lru = &stats_cache[i];
+			}
+		if (total <= STATS_CACHE_BYTES || lru == NULL)
+			break;
+		stats_cache_free(lru);
+	}
 	return e->stats.nsets >= 0 ? &e->stats : NULL;
 }
 
