@@ -7,7 +7,7 @@
 #   sudo bash test/run_all.sh        (or as root: bash test/run_all.sh)
 #
 # initdb refuses to run as root, so the server-side tests run as the
-# 'postgres' user in a scratch copy of the tree (see ../shared/TOOLCHAIN.md).
+# 'postgres' user in a scratch copy of the tree (docs/architecture.md, developer's loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LANG=C.UTF-8

@@ -1,7 +1,7 @@
 /*
  * bs_hash.c
  *    Hashing scheme version 1: element bytes -> one 128-bit key -> k positions.
- *    The normative description is in bs_hash.h and README.md.
+ *    The normative description is in bs_hash.h and docs/hashing.md.
  */
 #include "bs_hash.h"
 #include "bs_bits.h"

@@ -17,7 +17,7 @@
  *            started from state (uint64)(uint32)seed;
  *            pos_i = (a_i * x + b_i) mod m   (exact, x taken mod m >= 0)
  *
- * README.md spells this out with test vectors; test/unit checks them.  A
+ * docs/hashing.md spells this out with test vectors; test/unit checks them.  A
  * change here is a new scheme version, never an edit of this one.
  */
 #ifndef BS_HASH_H

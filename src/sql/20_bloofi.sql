@@ -1,7 +1,7 @@
 -- ---------------------------------------------------------------------------
 -- Bloofi: an index access method over bloomfilter columns answering
--- `f @> elem` (elem bigint, text, bytea, uuid).  See README.md and
--- src/bloofi*.c.
+-- `f @> elem` (elem bigint, text, bytea, uuid).  Design notes:
+-- docs/bloofi.md.
 -- ---------------------------------------------------------------------------
 
 CREATE FUNCTION bloofi_handler(internal) RETURNS index_am_handler
