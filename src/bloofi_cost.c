@@ -48,8 +48,9 @@
 
 PG_FUNCTION_INFO_V1(bloofi_contsel);
 
-/* nodes read per level when profiling */
+/* nodes read per level when profiling, and the most pages of a value read */
 #define PROFILE_NODES		16
+#define PROFILE_VALUE_PAGES	8
 
 /* cpu costs, in units of cpu_operator_cost (docs/planner.md) */
 #define COST_HASH			10.0	/* hashing one element into its positions */
@@ -113,7 +114,9 @@ profile_tree(Relation irel, const BloofiMetaData *meta, BloofiCostProfile *prof)
 			L->summary_pages += X.geom.summary_pages;
 			if (lvl == 0)
 				prof->root_tested = !(X.flags & BLOOFI_NODE_SATURATED);
-			L->value_fp += (lvl == 0 && !prof->root_tested) ? 1 :
+			/* a value of many pages (filters of megabytes) is taken as saturated */
+			L->value_fp += ((lvl == 0 && !prof->root_tested) ||
+							X.geom.summary_pages > PROFILE_VALUE_PAGES) ? 1 :
 				node_value_fp(irel, &X, value, meta->k);
 			if (X.level == 0)
 			{
