@@ -298,7 +298,8 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		page_cost *= Min(fetched / (pages * loop_count), 1.0);
 	}
 	*indexTotalCost = page_cost + cpu;
-	elog(DEBUG1, "bloofi cost of %s: sel %g matches %g levels %d opened %g pages %g (headers %g) words %g tested %g loops %g cost %g",
+	elog(DEBUG1, "bloofi cost of %s: sel %g matches %g levels %d opened %g pages %g "
+		 "(headers %g) words %g tested %g loops %g cost %g",
 		 get_rel_name(index->indexoid), sel, matches, prof.nlevels, work.nodes_opened, pages,
 		 work.headers, work.words, work.values_tested, loop_count, *indexTotalCost);
 	/* the comparison values are computed once per scan */

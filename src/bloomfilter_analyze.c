@@ -218,7 +218,10 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 	stats->stawidth = (int) (total_width / nonnull);
 	stats->stadistinct = estimate_distinct(hashes, nonnull, totalrows, stats->stanullfrac);
 
-	/* the largest sets get a sample, a share of the budget by rows: sort them, map each row's set to its rank */
+	/*
+	 * the largest sets get a sample, a share of the budget by rows: sort
+	 * them, map each row's set to its rank
+	 */
 	{
 		SetAcc	   *sorted = palloc(sizeof(SetAcc) * Max(nsets, 1));
 
