@@ -64,30 +64,40 @@ plan_of() {
         paste -sd '>' - | sed 's/>/ > /g'
 }
 
-# median planning and execution ms of a statement over RUNS runs after a warm-up, in one
-# session (EXPLAIN ANALYZE without per-node timing): "planning_ms execution_ms"
-explain_times() {
-    local setup=$1 sql=$2 runs=${3:-$RUNS} i out
-    out=$({
-        echo "$setup"
-        for ((i = 0; i <= runs; i++)); do echo "EXPLAIN (ANALYZE, TIMING OFF) $sql;"; done
-    } | bs_psql -At) || return 1
-    paste <(echo "$out" | sed -n 's/^Planning Time: \([0-9.]*\) ms/\1/p' | tail -n +2 | median) \
-          <(echo "$out" | sed -n 's/^Execution Time: \([0-9.]*\) ms/\1/p' | tail -n +2 | median)
-}
-
-# one line per shape: label, then for each "name|setup" variant its plan and times
+# one shape: its label, statement, runs and session setup (PREPAREs), then variants
+# "name|settings[|statement]" (settings as SET commands; the statement defaults to the
+# shape's).  The variants run interleaved in one session, RUNS times after a warm-up
+# round, each in a transaction of its settings (SET LOCAL), as EXPLAIN ANALYZE without
+# per-node timing; one line each: the plan, the median planning and execution ms.
+# Sets last_<name>_pt, _et, _plan.
 shape() {
-    local label=$1 sql=$2 runs=$3 v name setup pl pt et
-    shift 3
-    printf '   %s\n' "$label"
+    local label=$1 sql=$2 runs=$3 prep=$4 v i j n out pl pt et var
+    shift 4
+    local names=() sets=() sqls=()
     for v in "$@"; do
-        name=${v%%|*}
-        setup=${v#*|}
-        pl=$(plan_of "$setup" "$sql")
-        read -r pt et < <(explain_times "$setup" "$sql" "$runs")
-        printf '      %-16s plan %-78s planning %8.3f ms  execution %10.3f ms\n' "$name" "$pl" "$pt" "$et"
-        local var=${name//[^a-zA-Z0-9]/_}
+        names+=("${v%%|*}")
+        v=${v#*|}
+        sets+=("${v%%|*}")
+        if [[ $v == *"|"* ]]; then sqls+=("${v#*|}"); else sqls+=("$sql"); fi
+    done
+    n=${#names[@]}
+    out=$({
+        echo "$prep"
+        for ((i = 0; i <= runs; i++)); do
+            for ((j = 0; j < n; j++)); do
+                echo "BEGIN; ${sets[j]//SET /SET LOCAL } EXPLAIN (ANALYZE, TIMING OFF) ${sqls[j]}; COMMIT;"
+            done
+        done
+    } | bs_psql -qAt) || return 1
+    [ -n "$label" ] && printf '   %s\n' "$label"
+    for ((j = 0; j < n; j++)); do
+        pl=$(plan_of "$prep ${sets[j]}" "${sqls[j]}")
+        pt=$(echo "$out" | sed -n 's/^Planning Time: \([0-9.]*\) ms/\1/p' |
+             awk -v n="$n" -v j="$j" 'NR > n && (NR - 1) % n == j' | median)
+        et=$(echo "$out" | sed -n 's/^Execution Time: \([0-9.]*\) ms/\1/p' |
+             awk -v n="$n" -v j="$j" 'NR > n && (NR - 1) % n == j' | median)
+        printf '      %-16s plan %-78s planning %8.3f ms  execution %10.3f ms\n' "${names[j]}" "$pl" "$pt" "$et"
+        var=${names[j]//[^a-zA-Z0-9]/_}
         eval "last_${var}_pt=$pt; last_${var}_et=$et; last_${var}_plan=\"$pl\""
     done
 }
@@ -124,41 +134,44 @@ read -r j_idx j_seq < <(bs_psql -At -c "SELECT (SELECT count(*) FROM probes p JO
 [ "$j_idx" -ge 100 ] && [ "$j_seq" = 100 ] || { echo "!! batch join: $j_idx rows (every probe's own row: $j_seq of 100)"; exit 1; }
 
 x=$(elem_t 1234 5)
-shape "literal: WHERE f @> <element of one row>" "SELECT id FROM pf WHERE f @> $x" "$RUNS" \
+shape "literal: WHERE f @> <element of one row>" "SELECT id FROM pf WHERE f @> $x" "$RUNS" "" \
       "chosen|" "forced-seqscan|$FORCE_SEQ"
 lit_plan=$last_chosen_plan
-shape "\$1, custom plans (plan_cache_mode = force_custom_plan)" "EXECUTE q($x)" "$RUNS" \
-      "chosen|PREPARE q(bigint) AS SELECT id FROM pf WHERE f @> \$1; SET plan_cache_mode = force_custom_plan;"
-custom_et=$last_chosen_et
-shape "\$1, generic plan (plan_cache_mode = force_generic_plan)" "EXECUTE q($x)" "$RUNS" \
-      "chosen|PREPARE q(bigint) AS SELECT id FROM pf WHERE f @> \$1; SET plan_cache_mode = force_generic_plan;" \
-      "forced-seqscan|PREPARE q(bigint) AS SELECT id FROM pf WHERE f @> \$1; SET plan_cache_mode = force_generic_plan; $FORCE_SEQ"
-gen_plan_t=$last_chosen_plan
-gen_et=$last_chosen_et
+PREP="PREPARE qc(bigint) AS SELECT id FROM pf WHERE f @> \$1; PREPARE qg(bigint) AS SELECT id FROM pf WHERE f @> \$1;
+      PREPARE qs(bigint) AS SELECT id FROM pf WHERE f @> \$1;"
+shape "\$1: custom plans, the generic plan (plan_cache_mode), the generic plan without the index" \
+      "" "$RUNS" "$PREP" \
+      "custom|SET plan_cache_mode = force_custom_plan;|EXECUTE qc($x)" \
+      "generic|SET plan_cache_mode = force_generic_plan;|EXECUTE qg($x)" \
+      "generic-seqscan|SET plan_cache_mode = force_generic_plan; $FORCE_SEQ|EXECUTE qs($x)"
+gen_plan_t=$last_generic_plan
+custom_et=$last_custom_et
+gen_et=$last_generic_et
 shape "InitPlan: WHERE f @> (SELECT elem FROM probes WHERE pid = 7)" \
-      "SELECT id FROM pf WHERE f @> (SELECT elem FROM probes WHERE pid = 7)" "$RUNS" \
+      "SELECT id FROM pf WHERE f @> (SELECT elem FROM probes WHERE pid = 7)" "$RUNS" "" \
       "chosen|" "forced-seqscan|$FORCE_SEQ"
 init_plan=$last_chosen_plan
 shape "LATERAL: 100 probes, LATERAL (SELECT id FROM pf WHERE f @> p.elem LIMIT 10)" \
-      "SELECT count(*) FROM probes p, LATERAL (SELECT id FROM pf WHERE pf.f @> p.elem LIMIT 10) s WHERE p.pid <= 100" 3 \
-      "chosen|"
+      "SELECT count(*) FROM probes p, LATERAL (SELECT id FROM pf WHERE pf.f @> p.elem LIMIT 10) s WHERE p.pid <= 100" \
+      5 "" "chosen|" "forced-seqscan|$FORCE_SEQ SET enable_memoize = off;|SELECT count(*) FROM probes p, LATERAL (SELECT id FROM pf WHERE pf.f @> p.elem LIMIT 10) s WHERE p.pid <= 2"
 lat_plan=$last_chosen_plan
-shape "batch join: 1,000 probes JOIN pf ON pf.f @> p.elem" \
-      "SELECT count(*) FROM probes p JOIN pf ON pf.f @> p.elem" 5 \
-      "chosen|" "forced-index|SET enable_seqscan = off;" "forced-memoize|SET enable_seqscan = off; SET enable_memoize = on;"
+shape "batch join: 1,000 probes JOIN pf ON pf.f @> p.elem (forced-seqscan: 20 probes)" \
+      "SELECT count(*) FROM probes p JOIN pf ON pf.f @> p.elem" 5 "" \
+      "chosen|" "forced-nomemoize|SET enable_memoize = off;" "forced-index|SET enable_seqscan = off;" \
+      "forced-seqscan|$FORCE_SEQ|SELECT count(*) FROM probes p JOIN pf ON pf.f @> p.elem WHERE p.pid <= 20"
 join_plan=$last_chosen_plan
 join_et=$last_chosen_et
-best_forced=$(printf '%s\n%s\n' "$last_forced_index_et" "$last_forced_memoize_et" | sort -g | head -1)
+best_forced=$(printf '%s\n%s\n' "$last_forced_nomemoize_et" "$last_forced_index_et" | sort -g | head -1)
 # the plan 1.0 chose (filters outer, every pair tested): once, it takes seconds
 shape "batch join, the plan before 1.1 (nested loop, join filter; timed once)" \
-      "SELECT count(*) FROM probes p JOIN pf ON pf.f @> p.elem" 1 \
+      "SELECT count(*) FROM probes p JOIN pf ON pf.f @> p.elem" 1 "" \
       "old-default|$FORCE_SEQ SET enable_memoize = off;"
 old_et=$last_old_default_et
-shape "common elements: in 10%, 50%, 100% of the rows" "SELECT count(*) FROM pf WHERE f @> (1::bigint << 41) + 3" 5 \
+shape "common elements: in 10%, 50%, 100% of the rows" "SELECT count(*) FROM pf WHERE f @> (1::bigint << 41) + 3" 5 "" \
       "10pct-chosen|" "10pct-seqscan|$FORCE_SEQ"
-shape "" "SELECT count(*) FROM pf WHERE f @> (1::bigint << 42)" 5 \
+shape "" "SELECT count(*) FROM pf WHERE f @> (1::bigint << 42)" 5 "" \
       "50pct-chosen|" "50pct-seqscan|$FORCE_SEQ" "50pct-index|SET enable_seqscan = off;"
-shape "" "SELECT count(*) FROM pf WHERE f @> (1::bigint << 43)" 3 \
+shape "" "SELECT count(*) FROM pf WHERE f @> (1::bigint << 43)" 3 "" \
       "100pct-chosen|" "100pct-index|SET enable_seqscan = off;"
 all_plan=$last_100pct_chosen_plan
 
@@ -170,7 +183,7 @@ results+=("(a) literal, \$1 generic, InitPlan, LATERAL use the index|$(uses_inde
 results+=("(a) batch join 1000 x $NT TOASTed: index plan chosen|$(uses_index "$join_plan")|yes|$( [ "$(uses_index "$join_plan")" = yes ] && echo met || echo MISSED)")
 results+=("(a) batch join: plan before 1.1 / chosen|$r_join_old|>= 50|$(verdict "$r_join_old" ">=" 50)")
 results+=("(a) batch join: chosen / best forced|$r_join_best|<= 1.5|$(verdict "$r_join_best" "<=" 1.5)")
-results+=("(a) \$1 generic / custom execution ms|$(ratio "$gen_et" "$custom_et")|<= 1.5|$(verdict "$(ratio "$gen_et" "$custom_et")" "<=" 1.5)")
+results+=("(a) \$1 generic / custom plans, execution ms|$(ratio "$gen_et" "$custom_et")|<= 1.5|$(verdict "$(ratio "$gen_et" "$custom_et")" "<=" 1.5)")
 results+=("(a) element in every row: sequential scan chosen|$( [ "$(uses_index "$all_plan")" = no ] && echo yes || echo no)|yes|$( [ "$(uses_index "$all_plan")" = no ] && echo met || echo MISSED)")
 fi
 
@@ -191,11 +204,12 @@ CREATE INDEX bb_f ON bb USING bloofi (f);
 ANALYZE bb;
 SQL
 xb="(((4321::bigint * 100 + 7) * 2654435761) % 1099511627776)"
-shape "one-element lookup: SELECT count(*) FROM bb WHERE f @> x" "SELECT count(*) FROM bb WHERE f @> $xb" 31 \
-      "chosen|" "forced-seqscan|$FORCE_SEQ"
+shape "one-element lookup: SELECT count(*) FROM bb WHERE f @> x (forced-seqscan: 5 runs)" \
+      "SELECT count(*) FROM bb WHERE f @> $xb" 31 "" "chosen|"
 b_pt=$last_chosen_pt
 b_et=$last_chosen_et
 b_plan=$last_chosen_plan
+shape "" "SELECT count(*) FROM bb WHERE f @> $xb" 5 "" "forced-seqscan|$FORCE_SEQ"
 r_pe=$(ratio "$b_pt" "$b_et")
 
 cat >"$BS_CLUSTER_DIR/lookup.sql" <<'PGB'
