@@ -77,12 +77,12 @@ PG_FUNCTION_INFO_V1(bloom_column_stats);
  * Costs, in units of cpu_operator_cost (one call of a cheap built-in
  * operator), measured as docs/planner.md describes.
  */
-#define COST_CALL				8.0 /* a call on an in-line filter */
-#define COST_INLINE_PER_BYTE	(1.0 / 32)	/* touching its bytes ... */
-#define COST_INLINE_BYTES		256 /* ... up to these */
+#define COST_CALL				4.0 /* a call on an in-line filter */
+#define COST_INLINE_PER_BYTE	(1.0 / 8)	/* touching its bytes ... */
+#define COST_INLINE_BYTES		192 /* ... up to these */
 #define COST_EXTERNAL			340.0	/* fetching an out-of-line value */
 #define COST_EXTERNAL_PER_BYTE	0.1
-#define COST_DECOMPRESS_PER_BYTE 0.3
+#define COST_DECOMPRESS_PER_BYTE 0.4
 #define COST_PASS_PER_BYTE		0.05	/* a pass over the bits (popcount) */
 #define COST_COMPARE_PER_BYTE	0.01	/* memcmp */
 #define COST_WRITE_PER_BYTE		0.1 /* a new filter: allocate, copy, combine */
