@@ -40,6 +40,12 @@ typedef struct BloomFilter
 StaticAssertDecl(offsetof(BloomFilter, bits) == VARHDRSZ + BF_HEADER_BYTES,
 				 "BloomFilter header layout");
 
+/* typmod bloomfilter(m, k): (k - 1) << TYPMOD_M_BITS | m (negative: none) */
+#define TYPMOD_M_BITS	26
+#define TYPMOD_MAX_M	((1 << TYPMOD_M_BITS) - 1)
+#define TYPMOD_M(t)		((uint32) ((t) & TYPMOD_MAX_M))
+#define TYPMOD_K(t)		((int) ((t) >> TYPMOD_M_BITS) + 1)
+
 #define BF_NBYTES(m)		(8 * bs_words_for_bits(m))
 #define BF_VARSIZE(m)		(offsetof(BloomFilter, bits) + BF_NBYTES(m))
 
