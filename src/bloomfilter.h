@@ -40,6 +40,12 @@ typedef struct BloomFilter
 StaticAssertDecl(offsetof(BloomFilter, bits) == VARHDRSZ + BF_HEADER_BYTES,
 				 "BloomFilter header layout");
 
+/* typmod bloomfilter(m, k): (k - 1) << TYPMOD_M_BITS | m (negative: none) */
+#define TYPMOD_M_BITS	26
+#define TYPMOD_MAX_M	((1 << TYPMOD_M_BITS) - 1)
+#define TYPMOD_M(t)		((uint32) ((t) & TYPMOD_MAX_M))
+#define TYPMOD_K(t)		((int) ((t) >> TYPMOD_M_BITS) + 1)
+
 #define BF_NBYTES(m)		(8 * bs_words_for_bits(m))
 #define BF_VARSIZE(m)		(offsetof(BloomFilter, bits) + BF_NBYTES(m))
 
@@ -52,9 +58,10 @@ typedef struct BloomView
 } BloomView;
 
 /*
- * Keeps the last out-of-line (TOASTed) filter a function saw, detoasted, so a
- * filter that comes back row after row as the same TOAST pointer (a join
- * against one big filter, an InitPlan result) is fetched once per query.
+ * Keeps the last out-of-line (TOASTed) value a function saw, detoasted, so a
+ * filter (or bloomtree) that comes back row after row as the same TOAST
+ * pointer (a join against one big filter, an InitPlan result) is fetched once
+ * per query.
  */
 typedef struct BfDetoastCache
 {
@@ -62,19 +69,6 @@ typedef struct BfDetoastCache
 	struct varatt_external ptr;	/* identity of the cached value */
 	struct varlena *value;		/* detoasted copy, in the cache's context */
 } BfDetoastCache;
-
-/*
- * An element as the hashing scheme reads it (docs/hashing.md): int2, int4
- * and int8 as one int64 (42::int4 and 42::int8 are the same element), text,
- * varchar and bytea as their bytes, uuid as its 16 bytes.
- */
-typedef struct BfElem
-{
-	bool		is_int;
-	int64		i;				/* is_int */
-	const void *data;			/* otherwise: the bytes (into the value) */
-	size_t		len;
-} BfElem;
 
 #define DatumGetBloomFilterP(X)		((BloomFilter *) PG_DETOAST_DATUM(X))
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
@@ -84,6 +78,7 @@ extern BloomFilter *bf_alloc(const BsParams *p);
 extern BloomFilter *bf_copy_view(const BloomView *v);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_datum(Datum d, BloomView *v);
+extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
 								 MemoryContext cxt);
 extern BsParams bf_make_params(int64 m, int64 k, int64 seed, const char *hash);
@@ -92,8 +87,6 @@ extern const char *bf_hash_family_hint(const char *name, const char *otherwise);
 extern void bf_check_compatible(const BsParams *a, const BsParams *b,
 								const char *what);
 extern char *bf_params_string(const BsParams *p);
-extern BfElem bf_elem(Datum value, Oid typid);
-extern BsKey bf_elem_key(const BsHasher *h, const BfElem *e);
 extern BsKey bf_datum_key(const BsHasher *h, Datum value, Oid typid);
 
 /* bloomfilter_io.c */

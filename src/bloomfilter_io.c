@@ -27,11 +27,6 @@
 
 #include "bloomfilter.h"
 
-#define TYPMOD_M_BITS	26
-#define TYPMOD_MAX_M	((1 << TYPMOD_M_BITS) - 1)
-#define TYPMOD_M(t)		((uint32) ((t) & TYPMOD_MAX_M))
-#define TYPMOD_K(t)		((int) ((t) >> TYPMOD_M_BITS) + 1)
-
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);
 PG_FUNCTION_INFO_V1(bloomfilter_recv);

@@ -17,6 +17,7 @@
 #include "utils/uuid.h"
 
 #include "bloomfilter.h"
+#include "bs_elem.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_add_int8);
@@ -36,28 +37,13 @@ PG_FUNCTION_INFO_V1(bloom_ne);
 PG_FUNCTION_INFO_V1(bloom_fold);
 PG_FUNCTION_INFO_V1(bloomfilter_hash);
 
-#define ELEM_CACHE_BYTES 64
-
 typedef struct ContainsCache
 {
 	bool		have_hasher;
-	bool		have_key;
 	BsHasher	hasher;
 	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
-	BsKey		key;
-	BfElem		elem;			/* data points into bytes[] */
-	uint8		bytes[ELEM_CACHE_BYTES];
+	BsElemKeyCache key;			/* the last element's key */
 } ContainsCache;
-
-static bool
-elem_equal(const BfElem *a, const BfElem *b)
-{
-	if (a->is_int != b->is_int)
-		return false;
-	if (a->is_int)
-		return a->i == b->i;
-	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
-}
 
 /* ---- building --------------------------------------------------------- */
 
@@ -73,7 +59,7 @@ bloom_empty(PG_FUNCTION_ARGS)
 
 /* a copy of filter argument 0 with element e added */
 static Datum
-add_common(FunctionCallInfo fcinfo, BfElem e)
+add_common(FunctionCallInfo fcinfo, BsElem e)
 {
 	BloomView	v;
 	BloomFilter *f;
@@ -82,26 +68,26 @@ add_common(FunctionCallInfo fcinfo, BfElem e)
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
 	f = bf_copy_view(&v);
 	bs_hasher_init(&h, &v.p);
-	bs_key_set(&h, bf_elem_key(&h, &e), f->bits);
+	bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
 	PG_RETURN_BLOOMFILTER_P(f);
 }
 
 Datum
 bloom_add_int8(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, bf_elem(PG_GETARG_DATUM(1), INT8OID));
+	return add_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)));
 }
 
 Datum
 bloom_add_bytes(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, bf_elem(PG_GETARG_DATUM(1), TEXTOID));
+	return add_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)));
 }
 
 Datum
 bloom_add_uuid(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, bf_elem(PG_GETARG_DATUM(1), UUIDOID));
+	return add_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)));
 }
 
 /* bloom_from_array(bigint[] | text[], m, k, seed, hash); NULL elements are skipped */
@@ -130,14 +116,14 @@ bloom_from_array(PG_FUNCTION_ARGS)
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &d, &isnull))
 	{
-		BfElem		e;
+		BsElem		e;
 
 		if ((++count & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			continue;
-		e = bf_elem(d, elemtype);
-		bs_key_set(&h, bf_elem_key(&h, &e), f->bits);
+		e = elemtype == INT8OID ? bs_elem_int8(DatumGetInt64(d)) : bs_elem_varlena(d);
+		bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
 	}
 	array_free_iterator(it);
 	PG_RETURN_BLOOMFILTER_P(f);
@@ -146,7 +132,7 @@ bloom_from_array(PG_FUNCTION_ARGS)
 /* ---- membership ------------------------------------------------------- */
 
 static bool
-contains_common(FunctionCallInfo fcinfo, Datum filter, BfElem e)
+contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 {
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
 	BloomView	v;
@@ -159,65 +145,51 @@ contains_common(FunctionCallInfo fcinfo, Datum filter, BfElem e)
 	{
 		bs_hasher_init(&c->hasher, &v.p);
 		c->have_hasher = true;
-		c->have_key = false;
+		c->key.valid = false;
 	}
-	if (!c->have_key || !elem_equal(&c->elem, &e))
-	{
-		c->key = bf_elem_key(&c->hasher, &e);
-		c->have_key = e.is_int || e.len <= ELEM_CACHE_BYTES;
-		if (c->have_key)
-		{
-			c->elem = e;
-			if (!e.is_int)
-			{
-				memcpy(c->bytes, e.data, e.len);
-				c->elem.data = c->bytes;
-			}
-		}
-	}
-	return bs_key_test(&c->hasher, c->key, v.bits);
+	return bs_key_test(&c->hasher, bs_elem_key_cached(&c->key, &c->hasher, &e), v.bits);
 }
 
 Datum
 bloom_contains_int8(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
-								   bf_elem(PG_GETARG_DATUM(1), INT8OID)));
+								   bs_elem_int8(PG_GETARG_INT64(1))));
 }
 
 Datum
 bloom_contains_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
-								   bf_elem(PG_GETARG_DATUM(1), TEXTOID)));
+								   bs_elem_varlena(PG_GETARG_DATUM(1))));
 }
 
 Datum
 bloom_contains_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
-								   bf_elem(PG_GETARG_DATUM(1), UUIDOID)));
+								   bs_elem_uuid(PG_GETARG_DATUM(1))));
 }
 
 Datum
 bloom_contained_int8(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
-								   bf_elem(PG_GETARG_DATUM(0), INT8OID)));
+								   bs_elem_int8(PG_GETARG_INT64(0))));
 }
 
 Datum
 bloom_contained_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
-								   bf_elem(PG_GETARG_DATUM(0), TEXTOID)));
+								   bs_elem_varlena(PG_GETARG_DATUM(0))));
 }
 
 Datum
 bloom_contained_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
-								   bf_elem(PG_GETARG_DATUM(0), UUIDOID)));
+								   bs_elem_uuid(PG_GETARG_DATUM(0))));
 }
 
 /* ---- combining and comparing ------------------------------------------ */

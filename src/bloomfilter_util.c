@@ -11,6 +11,7 @@
 #include "utils/uuid.h"
 
 #include "bloomfilter.h"
+#include "bs_elem.h"
 
 /*
  * bf_alloc: a zeroed filter with the given (already validated) parameters,
@@ -92,23 +93,21 @@ bf_view_datum(Datum d, BloomView *v)
 }
 
 /*
- * bf_view_datum_cached: like bf_view_datum, but an on-disk TOAST pointer equal
- * to the cached one reuses the cached detoasted value instead of fetching it
- * again; a new pointer replaces the cache (allocated in cxt, which must live
- * as long as the cache, e.g. fn_mcxt).  TOAST values are immutable, so the
- * pointer identifies the value for the lifetime of the query.
+ * bf_detoast_cached: the datum as a readable varlena (short-header values are
+ * not copied); an on-disk TOAST pointer equal to the cached one reuses the
+ * cached detoasted value instead of fetching it again, a new pointer replaces
+ * the cache (allocated in cxt, which must live as long as the cache, e.g.
+ * fn_mcxt).  TOAST values are immutable, so the pointer identifies the value
+ * for the lifetime of the query.  Used for bloomfilter and bloomtree values.
  */
-void
-bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext cxt)
+struct varlena *
+bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt)
 {
 	struct varlena *p = (struct varlena *) DatumGetPointer(d);
 	struct varatt_external ptr;
 
 	if (!VARATT_IS_EXTERNAL_ONDISK(p))
-	{
-		bf_view_datum(d, v);
-		return;
-	}
+		return PG_DETOAST_DATUM_PACKED(d);
 	VARATT_EXTERNAL_GET_POINTER(ptr, p);
 	if (!cache->valid || memcmp(&ptr, &cache->ptr, sizeof(ptr)) != 0)
 	{
@@ -122,7 +121,14 @@ bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext
 		cache->valid = true;
 		MemoryContextSwitchTo(old);
 	}
-	bf_view(cache->value, v);
+	return cache->value;
+}
+
+/* bf_view_datum_cached: bf_view_datum through bf_detoast_cached */
+void
+bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext cxt)
+{
+	bf_view(bf_detoast_cached(d, cache, cxt), v);
 }
 
 /*
@@ -212,44 +218,36 @@ bf_check_compatible(const BsParams *a, const BsParams *b, const char *what)
 }
 
 /*
- * bf_elem: the element `value` of type typid, reduced to what the hashing
- * scheme reads (a varlena is detoasted when needed; data points into it, or
- * into the Datum's uuid).  The one encoding of elements: the bloomfilter
- * type's functions, its aggregates and the Bloofi index all go through it.
- * Any other type is an error.
+ * bf_datum_key: the key of the element `value` of type typid (int2, int4,
+ * int8, text, varchar, bytea or uuid), read by bs_elem.h's element readers,
+ * the one encoding of elements (docs/hashing.md: 42::int4 and 42::int8 are the same
+ * element).  For callers that know the type only at run time: the
+ * aggregates' transition functions and the Bloofi index.  Any other type is
+ * an error.
  */
-BfElem
-bf_elem(Datum value, Oid typid)
+BsKey
+bf_datum_key(const BsHasher *h, Datum value, Oid typid)
 {
-	BfElem		e = {false, 0, NULL, 0};
+	BsElem		e;
 
 	switch (typid)
 	{
 		case INT8OID:
-			e.is_int = true;
-			e.i = DatumGetInt64(value);
+			e = bs_elem_int8(DatumGetInt64(value));
 			break;
 		case INT4OID:
-			e.is_int = true;
-			e.i = DatumGetInt32(value);
+			e = bs_elem_int8(DatumGetInt32(value));
 			break;
 		case INT2OID:
-			e.is_int = true;
-			e.i = DatumGetInt16(value);
+			e = bs_elem_int8(DatumGetInt16(value));
 			break;
 		case TEXTOID:
 		case VARCHAROID:
 		case BYTEAOID:
-			{
-				struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
-
-				e.data = VARDATA_ANY(v);
-				e.len = VARSIZE_ANY_EXHDR(v);
-			}
+			e = bs_elem_varlena(value);
 			break;
 		case UUIDOID:
-			e.data = DatumGetUUIDP(value)->data;
-			e.len = UUID_LEN;
+			e = bs_elem_uuid(value);
 			break;
 		default:
 			ereport(ERROR,
@@ -257,21 +255,5 @@ bf_elem(Datum value, Oid typid)
 					 errmsg("a bloomfilter element cannot be of type %s", format_type_be(typid)),
 					 errhint("Elements are smallint, integer, bigint, text, varchar, bytea or uuid.")));
 	}
-	return e;
-}
-
-/* bf_elem_key: the key of an element (hashed once; gives all k positions) */
-BsKey
-bf_elem_key(const BsHasher *h, const BfElem *e)
-{
-	return e->is_int ? bs_key_int64(h, e->i) : bs_key_bytes(h, e->data, e->len);
-}
-
-/* bf_datum_key: the key of the element `value` of type typid */
-BsKey
-bf_datum_key(const BsHasher *h, Datum value, Oid typid)
-{
-	BfElem		e = bf_elem(value, typid);
-
-	return bf_elem_key(h, &e);
+	return bs_elem_key(h, &e);
 }
