@@ -74,6 +74,18 @@ SELECT 'cstring', v FROM unnest(ARRAY['NULL', $$''::cstring$$, $$'m=8,k=1,seed=0
     $$'m=8,k=1,seed=0,hash=xxh3,v=1:ff'::cstring$$, $$'garbage'::cstring$$,
     '(SELECT f::text FROM fuzz.filters WHERE id = 13)::cstring']) v
 UNION ALL
+SELECT 'integer[]', v FROM unnest(ARRAY['NULL', $$'{}'$$, $$'{64}'$$, $$'{64,8}'$$, $$'{256,16}'$$,
+    $$'{1024,16,4}'$$, $$'{8,8,8,8,8,8,8,8}'$$, $$'{8,8,8,8,8,8,8,8,8}'$$, $$'{0}'$$, $$'{-1,8}'$$,
+    $$'{2147483647}'$$, $$'{65536,65536}'$$, $$'{3,2}'$$, $$'{1,1,1}'$$, $$'{32,32}'$$, $$'{33}'$$,
+    $$'{NULL}'$$, $$'{{64,8}}'$$, $$'[2:3]={64,8}'$$]) v
+UNION ALL
+SELECT 'bloomtree', v FROM unnest(ARRAY['NULL', $$bloomtree_empty('{64,8}', '{3,2}')$$,
+    $$bloomtree_empty('{4096,64}', '{1,1}', -5)$$]) v
+UNION ALL
+SELECT 'bloomtree', format('(SELECT t FROM fuzz.bloomtrees WHERE id = %s)', i) FROM generate_series(1, 6) i
+UNION ALL
+SELECT 'name', v FROM unnest(ARRAY['NULL', $$'f'$$, $$'id'$$, $$'nope'$$]) v
+UNION ALL
 SELECT 'cstring[]', v FROM unnest(ARRAY['NULL', $$'{1024,3}'::cstring[]$$, $$'{8,1}'::cstring[]$$,
     $$'{1}'::cstring[]$$, $$'{0,0}'::cstring[]$$, $$'{a,b}'::cstring[]$$, $$'{67108864,3}'::cstring[]$$,
     $$'{1024,33}'::cstring[]$$, $$'{1,2,3}'::cstring[]$$]) v
@@ -89,7 +101,9 @@ INSERT INTO fuzzgen.rows VALUES
     ('bytea', 'SELECT b AS v FROM fuzz.elems'), ('uuid', 'SELECT u AS v FROM fuzz.elems'),
     ('bloomfilter', 'SELECT f AS v FROM fuzz.filters'),
     ('bloomfilter', $$SELECT f AS v FROM fuzz.filters WHERE bloom_m(f) = 1024 AND bloom_k(f) = 3 AND bloom_hash(f) = 'xxh3'$$),
-    ('bloomfilter', 'SELECT f AS v FROM fuzz.typed'), ('bloomfilter', 'SELECT NULL::bloomfilter AS v');
+    ('bloomfilter', 'SELECT f AS v FROM fuzz.typed'), ('bloomfilter', 'SELECT NULL::bloomfilter AS v'),
+    ('bloomtree', 'SELECT t AS v FROM fuzz.bloomtrees'),
+    ('bloomtree', $$SELECT t AS v FROM fuzz.bloomtrees WHERE bloomtree_m(t) = '{64,8}'$$);
 
 -- the functions to call: the extension's whose arguments all have pools, and
 -- the wrappers that write trees through the superuser's right (fuzz.*_owned)

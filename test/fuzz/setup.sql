@@ -5,7 +5,7 @@
 --
 --   - filters of mixed parameters (m from 8 to 2^16, k from 1 to 32, seeds,
 --     both hash families; empty, sparse and saturated) and NULLs;
---   - typmod columns bloomfilter(m, k);
+--   - typmod columns bloomfilter(m, k), and bloomtree values of a few shapes;
 --   - Bloofi indexes with and without the pending list (fastupdate), the
 --     pending list holding entries, over multi-level trees;
 --   - full BloomSampleTrees ('xxh3' and 'linear') and a pruned one, with
@@ -85,6 +85,17 @@ INSERT INTO typed
 SELECT g, bloom_from_array(ARRAY(SELECT generate_series(g, g + 20)::bigint), 1024, 3),
        CASE WHEN g % 4 = 0 THEN NULL ELSE bloom_add(bloom_empty(64, 1), g::bigint) END
 FROM generate_series(1, 200) g;
+
+-- BloomTrees of a few shapes (one to three levels), empty, filled and NULL
+CREATE TABLE bloomtrees (id int, t bloomtree);
+INSERT INTO bloomtrees
+SELECT row_number() OVER (), t FROM (
+    SELECT bloomtree_empty('{64,8}', '{3,2}') AS t
+    UNION ALL SELECT bloomtree_from_array(ARRAY(SELECT generate_series(1, 200)::bigint), '{256,16}', '{3,2}')
+    UNION ALL SELECT bloomtree_from_array(ARRAY(SELECT 'e' || generate_series(1, 50)), '{1024,16,4}', '{3,2,1}', 7)
+    UNION ALL SELECT bloomtree_agg(x, '{512}', '{4}') FROM elems
+    UNION ALL SELECT bloomtree_from_array(ARRAY(SELECT generate_series(1, 20000)::bigint), '{64,8}', '{3,2}')
+    UNION ALL SELECT NULL) s;
 
 -- ---------------------------------------------------------------------------
 -- Bloofi indexes: with the pending list (holding entries) and without
