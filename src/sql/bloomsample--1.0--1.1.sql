@@ -353,3 +353,24 @@ COMMENT ON FUNCTION bloom_column_stats(regclass, name) IS
     'what ANALYZE keeps of a bloomfilter column, one row per parameter set: its share of the rows, mean fill, false-positive rate, elements per filter, distinct elements of the sample (NULL: too many to tell), rows analyzed, the planner''s sample (filters, bits each) and how the column stores its values';
 
 DROP FUNCTION bloofi_contsel(internal, oid, internal, integer);
+
+-- ---------------------------------------------------------------------------
+-- BloomSampleTree: one shared image per tree for the whole cluster (issue 11):
+-- bst_info says whether a tree is shared and the size of its image; sampling
+-- and reconstruction run in parallel workers (they map the same image).
+-- ---------------------------------------------------------------------------
+DROP FUNCTION bst_info(text);
+CREATE FUNCTION bst_info(name text,
+    OUT tree_name text, OUT kind text, OUT namespace_lo bigint, OUT namespace_hi bigint,
+    OUT m integer, OUT k integer, OUT seed integer, OUT hash text, OUT depth integer,
+    OUT leaf_size bigint, OUT nodes bigint, OUT leaves bigint, OUT ids bigint,
+    OUT memory_bytes bigint, OUT index_bytes bigint, OUT shared boolean,
+    OUT image_bytes bigint)
+    AS 'MODULE_PATHNAME', 'bst_info'
+    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bst_info(text) IS
+    'shape and size of a BloomSampleTree (ids: namespace size or occupied ids; shared: one image file per cluster)';
+ALTER FUNCTION bst_sample(text, bloomfilter, integer) PARALLEL SAFE;
+ALTER FUNCTION bst_reconstruct(text, bloomfilter) PARALLEL SAFE;
+ALTER FUNCTION bst_sample_stats(text, bloomfilter, integer) PARALLEL SAFE;
+ALTER FUNCTION bst_reconstruct_stats(text, bloomfilter) PARALLEL SAFE;
