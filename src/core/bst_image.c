@@ -228,6 +228,7 @@ bst_image_open(const void *base, size_t len, const char *name, int64_t generatio
 		out->index.start = (uint32_t *) (b + h.off_start);
 		out->index.off = (uint32_t *) (b + h.off_off);
 		out->index.pos1 = (uint32_t *) (b + h.off_pos1);
+		out->index.max_bucket = bst_index_max_bucket(out->index.start, t->p.m);
 	}
 	t->alloc = *alloc;
 	return BST_OK;

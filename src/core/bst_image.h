@@ -11,7 +11,8 @@
  * offset recorded in the header (offsets, never pointers).  bst_image_open
  * checks the header against what the caller expects (name, generation,
  * layout version, sizes) and fills a BstTree whose arrays point into the
- * image: every query function of bst_query.h works on it unchanged.  The
+ * image: every query function of bst_query.h works on it unchanged (opening
+ * scans the index's bucket starts once, O(m)).  The
  * image is a cache of a tree that is a deterministic function of its
  * definition: callers rebuild it when it is missing or does not match.
  */
