@@ -277,6 +277,8 @@ typedef struct BstCacheEntry
 
 static BstCacheEntry *cache = NULL;
 static uint64 use_clock = 0;
+/* advanced whenever an entry is freed: per-call caches of tree pointers check it */
+static uint64 cache_epoch = 0;
 
 /*
  * Relcache invalidations of bst_tree_catalog seen by this backend.  Every
@@ -370,6 +372,7 @@ cache_find(const char *name, BstCacheEntry ***link)
 static void
 entry_free(BstCacheEntry *e)
 {
+	cache_epoch++;
 	if (e->map_base)
 		munmap(e->map_base, e->map_len);
 	MemoryContextDelete(e->cxt);
@@ -895,8 +898,9 @@ load_entry(const char *name, const BstDef *def)
 	return e;
 }
 
-BstTree *
-bst_get_tree(const char *name)
+/* bst_get_tree, and in *checked the catalog_changes its entry is valid for */
+static BstTree *
+get_tree(const char *name, uint64 *checked)
 {
 	BstDef		def;
 	BstCacheEntry *e;
@@ -910,6 +914,7 @@ bst_get_tree(const char *name)
 	if (e && e->checked == catalog_changes)
 	{
 		e->last_use = ++use_clock;
+		*checked = e->checked;
 		return e->tree;
 	}
 	changes = catalog_changes;
@@ -940,7 +945,59 @@ bst_get_tree(const char *name)
 	e->checked = changes;
 	e->last_use = ++use_clock;
 	SPI_finish();
+	*checked = e->checked;
 	return e->tree;
+}
+
+BstTree *
+bst_get_tree(const char *name)
+{
+	uint64		checked;
+
+	return get_tree(name, &checked);
+}
+
+/* what a call site keeps in fn_extra: the tree of the name it last used */
+typedef struct BstCallCache
+{
+	uint64		checked;		/* catalog_changes the tree is valid for */
+	uint64		epoch;			/* cache_epoch when it was looked up */
+	BstTree    *tree;
+	int			len;
+	char		name[FLEXIBLE_ARRAY_MEMBER];
+} BstCallCache;
+
+BstTree *
+bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
+{
+	BstCallCache *c = (BstCallCache *) flinfo->fn_extra;
+	int			len = VARSIZE_ANY_EXHDR(name);
+	BstTree    *t;
+	uint64		checked;
+
+	AcceptInvalidationMessages();
+	if (c && c->checked == catalog_changes && c->epoch == cache_epoch &&
+		c->len == len && memcmp(c->name, VARDATA_ANY(name), len) == 0)
+	{
+		*cname = c->name;
+		return c->tree;
+	}
+	*cname = text_to_cstring(name);
+	t = get_tree(*cname, &checked);
+	if (!c || c->len < len)
+	{
+		if (c)
+			pfree(c);
+		c = MemoryContextAlloc(flinfo->fn_mcxt, offsetof(BstCallCache, name) + len + 1);
+		flinfo->fn_extra = c;
+	}
+	c->checked = checked;
+	c->epoch = cache_epoch;
+	c->tree = t;
+	c->len = len;
+	memcpy(c->name, VARDATA_ANY(name), len);
+	c->name[len] = '\0';
+	return t;
 }
 
 void

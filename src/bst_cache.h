@@ -48,6 +48,12 @@ extern BstAlloc bst_context_alloc(MemoryContext cxt);
  * first when missing); errors if unknown.  Read-only: never change it.
  */
 extern BstTree *bst_get_tree(const char *name);
+/*
+ * bst_get_tree for a call site: the tree is kept in flinfo->fn_extra and
+ * reused while the name is the same and no catalog invalidation or cache
+ * eviction happened since (no lookup at all); *cname gets the name.
+ */
+extern BstTree *bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname);
 /* forget the cached tree */
 extern void bst_cache_forget(const char *name);
 /*

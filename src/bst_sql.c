@@ -128,9 +128,8 @@ tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
 {
 	BstTree    *t;
 
-	*name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bf_view_datum(PG_GETARG_DATUM(1), q);
-	t = bst_get_tree(*name);
+	t = bst_get_tree_for_call(fcinfo->flinfo, PG_GETARG_TEXT_PP(0), name);
 	bst_check_query(t, *name, q);
 	return t;
 }
