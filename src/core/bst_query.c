@@ -643,46 +643,64 @@ sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng
 	nb = set_positions(q, t->nwords, bp);
 	/* about as many trials as a quarter of the candidates' entries */
 	budget = (uint64_t) ((double) nb * S / 4.0) + 64;
-	while (*got < n && tries < budget)
+
+	/*
+	 * Software pipeline over batches: the bucket starts of batch b + 1 are
+	 * prefetched while the entries of batch b are being fetched, so both
+	 * kinds of cache misses overlap.
+	 */
 	{
-		uint32_t	p[CAND_BATCH],
-					u[CAND_BATCH],
-					e[CAND_BATCH];
-		bool		ok[CAND_BATCH];
+		uint32_t	p[2][CAND_BATCH],
+					u[2][CAND_BATCH];
+		int			cur = 0;
 
-		if ((tries & 0xFFF) == 0 && tries > 0)
-			BST_CHECK_INTERRUPTS();
 		for (int j = 0; j < CAND_BATCH; j++)
 		{
-			p[j] = bp[bst_rng_below(rng, nb)];
-			u[j] = (uint32_t) bst_rng_below(rng, S);
-			__builtin_prefetch(&ix->start[p[j]]);
+			p[cur][j] = bp[bst_rng_below(rng, nb)];
+			u[cur][j] = (uint32_t) bst_rng_below(rng, S);
+			__builtin_prefetch(&ix->start[p[cur][j]]);
 		}
-		for (int j = 0; j < CAND_BATCH; j++)
+		while (*got < n && tries < budget)
 		{
-			uint32_t	s0 = ix->start[p[j]];
+			uint32_t	e[CAND_BATCH];
+			bool		ok[CAND_BATCH];
+			int			nxt = 1 - cur;
 
-			ok[j] = u[j] < ix->start[p[j] + 1] - s0;
-			e[j] = s0 + u[j];
-			if (ok[j])
-				__builtin_prefetch(&ix->pos1[e[j]]);
-		}
-		for (int j = 0; j < CAND_BATCH && *got < n; j++)
-		{
-			int64_t		x;
+			if ((tries & 0xFFF) == 0 && tries > 0)
+				BST_CHECK_INTERRUPTS();
+			for (int j = 0; j < CAND_BATCH; j++)
+			{
+				uint32_t	s0 = ix->start[p[cur][j]];
 
-			tries++;
-			if (!ok[j] || !bs_bit_test(q, ix->pos1[e[j]]))
-				continue;
-			x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
-			if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
-				continue;
-			if ((rc = bst_vec_push(out, x)) != BST_OK)
+				ok[j] = u[cur][j] < ix->start[p[cur][j] + 1] - s0;
+				e[j] = s0 + u[cur][j];
+				if (ok[j])
+					__builtin_prefetch(&ix->pos1[e[j]]);
+			}
+			for (int j = 0; j < CAND_BATCH; j++)
+			{
+				p[nxt][j] = bp[bst_rng_below(rng, nb)];
+				u[nxt][j] = (uint32_t) bst_rng_below(rng, S);
+				__builtin_prefetch(&ix->start[p[nxt][j]]);
+			}
+			for (int j = 0; j < CAND_BATCH && *got < n; j++)
+			{
+				int64_t		x;
+
+				tries++;
+				if (!ok[j] || !bs_bit_test(q, ix->pos1[e[j]]))
+					continue;
+				x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
+				if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
+					continue;
+				if ((rc = bst_vec_push(out, x)) != BST_OK)
+					break;
+				(*got)++;
+			}
+			if (rc != BST_OK)
 				break;
-			(*got)++;
+			cur = nxt;
 		}
-		if (rc != BST_OK)
-			break;
 	}
 	st->memberships += tries;
 	scratch->free(scratch->ctx, bp);
