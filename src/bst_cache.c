@@ -57,6 +57,7 @@ int			bst_sample_method = BST_SAMPLE_AUTO;
 int			bst_reconstruct_method = BST_RECON_AUTO;
 int			bst_random_seed = -1;
 bool		bst_shared = true;
+int			bst_shared_limit_mb = 4096;
 
 static const struct config_enum_entry sample_method_options[] = {
 	{"auto", BST_SAMPLE_AUTO, false},
@@ -125,6 +126,11 @@ bst_init_gucs(void)
 							 "Share each BloomSampleTree between the backends of the cluster through one image file.",
 							 "Off: every backend builds its own copy of the trees it uses.",
 							 &bst_shared, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomsample.bst_shared_limit",
+							"Most disk and page-cache space the shared BloomSampleTree images may take together.",
+							"When a new image takes them beyond it, the least recently mapped images that no backend maps are removed (rebuilt at their next use).",
+							&bst_shared_limit_mb, 4096, 1, INT_MAX / 2,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	bst_init_cache();
 }
 
@@ -273,6 +279,7 @@ typedef struct BstCacheEntry
 	BstMappedTree *mt;			/* the shared image opened in place, or NULL */
 	void	   *map_base;		/* its mapping */
 	size_t		map_len;
+	int			fd;				/* the image file, share-locked while mapped, or -1 */
 } BstCacheEntry;
 
 static BstCacheEntry *cache = NULL;
@@ -375,6 +382,11 @@ entry_free(BstCacheEntry *e)
 	cache_epoch++;
 	if (e->map_base)
 		munmap(e->map_base, e->map_len);
+	if (e->fd >= 0)
+	{
+		close(e->fd);			/* releases the share lock */
+		ReleaseExternalFD();
+	}
 	MemoryContextDelete(e->cxt);
 }
 
@@ -443,32 +455,53 @@ remove_images(const char *name, int64 keep)
 
 /*
  * Map the image file of (name, generation) and open it in a new cache
- * entry; NULL when the file is missing or is not that tree's image.
+ * entry; NULL when the file is missing or is not that tree's image.  While
+ * mapped, the file stays open with a shared flock (so that the space limit
+ * never removes an image a backend uses) and its mtime says when it was
+ * last mapped (the limit removes the least recently mapped first).
  */
 static BstCacheEntry *
 map_image(const char *name, int64 generation)
 {
 	char	   *path = image_path(name, generation);
-	int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	int			fd;
 	struct stat st;
 	void	   *base;
 	MemoryContext cxt;
 	BstCacheEntry *e;
 	BstAlloc	alloc;
+	bool		keep_fd = AcquireExternalFD();
 
+	fd = open(path, O_RDONLY | PG_BINARY, 0);
 	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || st.st_size <= 0)
 	{
-		CloseTransientFile(fd);
+		if (keep_fd)
+			ReleaseExternalFD();
+		return NULL;
+	}
+	/* an image being removed (exclusively locked) counts as missing */
+	if (flock(fd, LOCK_SH | LOCK_NB) != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
+		st.st_nlink == 0)
+	{
+		close(fd);
+		if (keep_fd)
+			ReleaseExternalFD();
 		return NULL;
 	}
 	base = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	CloseTransientFile(fd);
 	if (base == MAP_FAILED)
 	{
 		elog(LOG, "could not map BloomSampleTree image \"%s\": %m", path);
+		close(fd);
+		if (keep_fd)
+			ReleaseExternalFD();
 		return NULL;
+	}
+	(void) futimens(fd, NULL);	/* last mapped now */
+	if (!keep_fd)
+	{
+		close(fd);				/* no descriptor to spare: not protected from removal */
+		fd = -1;
 	}
 	cxt = AllocSetContextCreate(TopMemoryContext, "BloomSampleTree", ALLOCSET_SMALL_SIZES);
 	e = MemoryContextAllocZero(cxt, sizeof(BstCacheEntry));
@@ -477,6 +510,7 @@ map_image(const char *name, int64 generation)
 	e->cxt = cxt;
 	e->map_base = base;
 	e->map_len = (size_t) st.st_size;
+	e->fd = fd;
 	e->mt = MemoryContextAllocZero(cxt, sizeof(BstMappedTree));
 	MemoryContextSetIdentifier(cxt, e->name);
 	alloc = bst_context_alloc(cxt);
@@ -488,6 +522,86 @@ map_image(const char *name, int64 generation)
 	}
 	e->tree = &e->mt->tree;
 	return e;
+}
+
+typedef struct ImageFile
+{
+	char	   *name;
+	off_t		size;
+	time_t		mtime;
+} ImageFile;
+
+static int
+image_file_cmp(const void *a, const void *b)
+{
+	const ImageFile *x = a,
+			   *y = b;
+
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/*
+ * Keep the images of the cluster within bloomsample.bst_shared_limit: while
+ * they take more, remove the least recently mapped one that no backend maps
+ * (an exclusive flock succeeds only then), never `keep`.
+ */
+static void
+enforce_shared_limit(const char *keep)
+{
+	DIR		   *dir = AllocateDir(IMAGE_DIR);
+	struct dirent *de;
+	ImageFile  *files = NULL;
+	int			n = 0,
+				cap = 0;
+	uint64		total = 0;
+	uint64		limit = (uint64) bst_shared_limit_mb * 1024 * 1024;
+
+	if (dir == NULL)
+		return;
+	while ((de = ReadDirExtended(dir, IMAGE_DIR, LOG)) != NULL)
+	{
+		size_t		len = strlen(de->d_name);
+		struct stat st;
+		char	   *path;
+
+		if (len < 4 || strcmp(de->d_name + len - 4, ".bst") != 0)
+			continue;
+		path = psprintf(IMAGE_DIR "/%s", de->d_name);
+		if (stat(path, &st) != 0)
+			continue;
+		if (n == cap)
+		{
+			cap = cap ? cap * 2 : 16;
+			files = files ? repalloc(files, cap * sizeof(ImageFile)) : palloc(cap * sizeof(ImageFile));
+		}
+		files[n].name = path;
+		files[n].size = st.st_size;
+		files[n].mtime = st.st_mtime;
+		n++;
+		total += (uint64) st.st_size;
+	}
+	FreeDir(dir);
+	if (total <= limit)
+		return;
+	qsort(files, n, sizeof(ImageFile), image_file_cmp);
+	for (int i = 0; i < n && total > limit; i++)
+	{
+		int			fd;
+
+		if (strcmp(files[i].name, keep) == 0)
+			continue;
+		fd = OpenTransientFile(files[i].name, O_RDONLY | PG_BINARY);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(files[i].name) == 0)
+		{
+			total -= (uint64) files[i].size;
+			ereport(LOG,
+					(errmsg("BloomSampleTree image \"%s\" removed: the images exceeded bloomsample.bst_shared_limit",
+							files[i].name)));
+		}
+		CloseTransientFile(fd);
+	}
 }
 
 typedef struct ImageWriter
@@ -797,6 +911,7 @@ build_entry(const char *name, const BstDef *def)
 		e->name = MemoryContextStrdup(cxt, name);
 		e->generation = def->generation;
 		e->cxt = cxt;
+		e->fd = -1;
 		/* pg_backend_memory_contexts shows the tree's context by its name */
 		MemoryContextSetIdentifier(cxt, e->name);
 		if (!def->pruned)
@@ -881,6 +996,7 @@ load_entry(const char *name, const BstDef *def)
 								name, bst_image_bytes(local->tree, strlen(name)),
 								INSTR_TIME_GET_MILLISEC(t1))));
 				remove_images(name, def->generation);
+				enforce_shared_limit(image_path(name, def->generation));
 				entry_free(local);
 				e = map_image(name, def->generation);
 				if (e == NULL)

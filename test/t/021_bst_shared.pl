@@ -4,6 +4,8 @@
 #    and answer as the dictionary attack does;
 #  - bst_extend and bst_drop / re-create in one session are seen by another
 #    session at its next call, never a stale tree;
+#  - beyond bloomsample.bst_shared_limit, images that no session maps are
+#    removed, least recently mapped first, and rebuilt at their next use;
 #  - a parallel plan over 3,000 filter rows returns the serial plan's result;
 #  - after a restart the image is reused (no rebuild) and answers the same;
 #  - a streaming standby rebuilds the image from the replicated catalog rows
@@ -110,6 +112,33 @@ $reader->{stderr} = '';
 $node->safe_psql('postgres', q{SELECT bst_drop('f'); SELECT bst_create('f', 0, 600000, 40000, 3, 5)});
 is($reader->query_safe($answer_f), $oracle_f, 're-created tree answers as the dictionary attack');
 $reader->quit;
+
+# ---------------------------------------------------------------------------
+# the space limit: images no backend maps go, least recently mapped first
+# ---------------------------------------------------------------------------
+sub image_of
+{
+    my ($tree) = @_;
+    my $prefix = $node->safe_psql('postgres',
+        qq{SELECT format('%s_%s_', oid, lpad(to_hex(hashtextextended('$tree', 0)), 16, '0'))
+           FROM pg_database WHERE datname = 'postgres'});
+    my @f = glob("$datadir/pg_bloomsample/${prefix}*.bst");
+    return scalar(@f);
+}
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(q{SELECT count(*) FROM bst_info('f')});
+is(image_of('f') . image_of('p'), '11', 'images of f and p exist');
+$node->safe_psql('postgres', q{SET bloomsample.bst_shared_limit = '1MB';
+    SELECT bst_create('g', 0, 300000, 40000, 3, 5)});
+is(image_of('f') . image_of('p') . image_of('g'), '101',
+    'over the limit: the unmapped image of p removed, f (mapped by a session) and the new g kept');
+$holder->quit;
+$node->safe_psql('postgres', q{SET bloomsample.bst_shared_limit = '1MB';
+    SELECT bst_create('h', 0, 300000, 40000, 3, 5)});
+is(image_of('f') . image_of('g') . image_of('h'), '001', 'once nobody maps them, f and g are removed too');
+is($node->safe_psql('postgres', $answer_f), $oracle_f, 'a removed image is rebuilt at the next use');
+is(image_of('f'), 1, 'rebuilt image of f');
+$node->safe_psql('postgres', q{SELECT bst_drop('g'); SELECT bst_drop('h')});
 
 # ---------------------------------------------------------------------------
 # parallel plan = serial plan
