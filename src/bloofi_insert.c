@@ -7,9 +7,10 @@
  * whose value is the closest to the new filter in Hamming distance, down to
  * a bottom node (level 0, whose children are leaves); add the leaf there and
  * OR the filter into every value on the path.  A node that would get more
- * than 2d children is split in two (children partitioned by similarity,
- * bloofi_tree_split_choice), which adds a child to its parent and may split
- * it in turn, up to a new root.  Exception (section 3.4, refined): a node
+ * than 2d children is split in two first (children partitioned by
+ * similarity, bloofi_tree_split_choice), which adds a child to its parent
+ * and may split it in turn, up to a new root; the leaf then descends again
+ * and goes in the usual way.  Exception (section 3.4, refined): a node
  * whose value is saturated (fill^k > 1/2, all ones included) is not split,
  * since its halves would prune no better; it keeps growing, a bottom node up
  * to the leaf_capacity reloption.  So a collection of dense filters (an OR of
@@ -28,35 +29,55 @@
  *    (bloofi_pending.c).  A tree writer changes the metapage (root, chains)
  *    under the same buffer lock, and when it also locks a node page in the
  *    same record it locks the metapage first.
- * 3. Readers (scans, bloofi_probe, the selectivity estimator) take no
- *    heavyweight lock and hold at most one buffer share lock at a time.
- *    They may therefore see any interleaving of a writer's records, and
- *    every record keeps the tree searchable, because:
- *    a. Values only grow in place, and in this order: the new leaf's TID
- *       (with the node's counts), then the bottom node's value, then the
- *       leaf's bits in its slices, then, going up, each ancestor's value
- *       and then its column for the child on the path.  A reader that
- *       misses the leaf misses a row whose transaction has not committed
- *       (the insert finishes before the commit).  Every value contains its
- *       columns, and every column is contained in its child's value, at
- *       every moment (bloofi_check verifies both).
- *    b. Structural changes (split, growth, VACUUM's merges) copy: the new
- *       nodes are written whole, their values put into free columns of the
- *       parent, and one record of the parent's header switches the slots
- *       (old slot cleared, new slots set).  The old node is then RETIRED:
+ * 3. The invariants.  Write X's value V(X) and, for the child Y in slot s,
+ *    X's column C(X, s) (Y's value as X's slices hold it; at the bottom, a
+ *    leaf's filter).  At every moment, for every node X and live slot s:
+ *      (I1) V(X) contains C(X, s);
+ *      (I2) C(X, s) contains every column of Y (so every leaf below Y);
+ *      (I3) V(X) contains V(Y).
+ *    Extra bits (slack) are allowed, missing ones never: a lookup tests the
+ *    root's value and then columns, so I1 and I2 mean it never prunes a
+ *    complete leaf.  They hold whatever prefix of a writer's records has
+ *    reached the pages, which is what a reader running alongside sees, and
+ *    what a cancel, an ERROR (out of memory, I/O) or a crash leaves behind,
+ *    because every writer follows one of three orders:
+ *    a. An insert only adds bits, from the top down: the leaves' TIDs (with
+ *       the node's counts) first, then the OR of their filters into each
+ *       value and column of the path from the root (a value before its
+ *       column, a column before the child's value), then the bottom node's
+ *       value, then the leaves' own columns last.  Any prefix leaves the
+ *       new bits in a top segment of the path: slack above a leaf whose TID
+ *       is already there and whose transaction has not committed (an insert
+ *       finishes before its commit; a cancelled one aborts, and VACUUM
+ *       removes the dead leaf and the slack).  No code relies on "a value
+ *       already had the bits, so its ancestors do": every write of an
+ *       insert goes over the whole path.
+ *    b. Structural changes (split, growth, VACUUM's merges) copy and change
+ *       no value above: the new nodes are written whole from the old
+ *       nodes' columns (so their values are subsets of the old column in
+ *       the parent: I1-I3 hold for them before anything points to them),
+ *       their values put into free columns of the parent, and one record of
+ *       the parent's header switches the slots (old slot cleared, new slots
+ *       set).  A split happens before the leaf that needed it is inserted,
+ *       never with it (a new leaf copied into a new node while the parent's
+ *       value lacked it would break I1).  The old node is then RETIRED:
  *       never written again, and freed only when no snapshot older than its
  *       retirement remains (bloofi_node.c).  A reader that read the parent
  *       before the switch reaches the old node and finds everything that
  *       was there; a reader after it reaches the copies.
- *    c. VACUUM shrinks values top-down (a column before its child's value,
- *       a node's columns before its value): bloofi_vacuum.c.
+ *    c. VACUUM only removes bits, from the bottom up (a node's columns
+ *       before its value, a child's value before its parent's column), and
+ *       removes dead leaves' TIDs last: bloofi_vacuum.c.
  *    Matches are lossy (recheck): a leaf may be found twice (old and new
  *    node), dead, or in a slot reused since.
- * 4. After a crash, the same orders leave at worst: a leaf whose bits are
- *    in some of the values of its path (an aborted insert, harmless; or a
- *    flushed pending entry, completed by the next flush from the flushing
- *    chain), a VACUUM to redo, and nodes written but never linked (pages
- *    lost until REINDEX).  bloofi_check accepts exactly these states.
+ * 4. So an interrupted write leaves at worst: slack above a leaf that is
+ *    dead (an aborted insert) or still in the flushing chain (completed by
+ *    the next flush), slack above dead TIDs (an interrupted VACUUM, redone
+ *    by the next), and nodes written but never linked (pages lost until
+ *    REINDEX).  bloofi_check verifies I1-I3 always, every live leaf's
+ *    column against its heap filter, and exactness (every value and column
+ *    the OR of the columns below) wherever no dead or flushing leaf lies
+ *    below.
  */
 #include "postgres.h"
 
@@ -205,17 +226,19 @@ bloofi_free_slots(Relation index, const BloofiNode *X, int n, uint32 *slots)
 }
 
 /*
- * OR filter into the values along the path, from the lowest step up: each
- * ancestor's value, then its column for the child on the path (the order of
- * the protocol above).
+ * OR filter into the values along the path, from the root down: each
+ * node's value, then its column for the child on the path (the order of the
+ * protocol above), so that at every moment the bits are in a top segment of
+ * the path.  Called before the bottom node's own value and leaf columns are
+ * written.
  */
 void
 bloofi_propagate(Relation index, const BloofiMetaData *meta, const BloofiPathStep *path,
 				 int depth, const uint8 *filter)
 {
-	for (int i = depth - 1; i >= 0; i--)
+	for (int i = 0; i < depth; i++)
 	{
-		BloofiNode A;
+		BloofiNode	A;
 
 		bloofi_node_read(index, meta, path[i].node, &A);
 		bloofi_node_set_bits(index, &A, 1, &path[i].slot, &filter);
@@ -235,54 +258,92 @@ bloofi_children_alloc(InsertCtx *ic, const BloofiNode *X, ItemPointerData **tids
 
 static void bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth,
 						   const BloofiNode *old, int nnew, const BlockNumber *news,
-						   uint8 *const *newvals, const uint8 *f);
+						   uint8 *const *newvals);
 
 /*
- * Write the new nodes for node X (at path depth `depth`) whose children are
- * now the n entries (tids, vals): one node when they fit (growth), else two
- * (split by similarity); then replace X by them in its parent.  f is the
- * filter whose insertion caused this (ORed into the ancestors).
+ * Write the n children (tids, vals) of node X (at path depth `depth`) into
+ * one new node when they and `extra` more children to come fit in one
+ * (growth: a saturated value, section 3.4), else into two (split by
+ * similarity); then replace X by them in its parent.  extra_or (NULL: none)
+ * is the OR of the children to come, for the saturation test only: they
+ * are not written here.  Returns false, writing nothing, when X can be
+ * neither grown nor split (fewer than two children).
  */
-static void
+static bool
 bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *X,
 					int n, const ItemPointerData *tids, const uint8 *const *vals,
-					const uint8 *f)
+					int extra, const uint8 *extra_or)
 {
 	uint8	   *value = palloc0(ic->fbytes);
 	BlockNumber news[2];
 	uint8	   *newvals[2];
-	uint32		growcap = bloofi_node_cap(ic->d, Max((uint64) n * 2, X->cap) + 2);
+	uint32		total = (uint32) n + (uint32) extra;
+	uint32		growcap = bloofi_node_cap(ic->d, Max((uint64) total * 2, X->cap) + 2);
 
 	for (int i = 0; i < n; i++)
 		bs_or(value, vals[i], ic->nwords);
+	if (extra_or)
+		bs_or(value, extra_or, ic->nwords);
 
 	newvals[0] = palloc(ic->fbytes);
 	newvals[1] = palloc(ic->fbytes);
 	/* grow (no split: saturated) only into a node left with room: else split */
-	if ((uint32) n <= bloofi_fanout_limit(ic->meta, X->level, value) &&
-		growcap >= (uint32) n + Max(2, (uint32) n / 4))
+	if (total <= bloofi_fanout_limit(ic->meta, X->level, value) &&
+		growcap >= total + Max(2, total / 4))
 	{
 		news[0] = bloofi_node_write(ic->index, ic->meta, X->level, growcap,
 									n, tids, vals, newvals[0], true);
-		bloofi_replace(ic, path, depth, X, 1, news, newvals, f);
+		bloofi_replace(ic, path, depth, X, 1, news, newvals);
 	}
-	else
+	else if (n >= 2)
 	{
 		bloofi_node_write_halves(ic->index, ic->meta, X->level, n, tids, vals, news, newvals);
-		bloofi_replace(ic, path, depth, X, 2, news, newvals, f);
+		bloofi_replace(ic, path, depth, X, 2, news, newvals);
 	}
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Make room in bottom node B (path to it given) for nnew leaves whose OR is
+ * orf: its leaves are copied into a grown node or two halves, which replace
+ * it.  A pure reorganisation: no value above changes (the copies' values
+ * are subsets of B's column in its parent), so nothing is propagated; the
+ * new leaves go in afterwards, by a new descent, the usual way.  Returns
+ * false when B can be neither grown nor split.
+ */
+static bool
+bloofi_make_room(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *B,
+				 int nnew, const uint8 *orf)
+{
+	ItemPointerData *ctids;
+	uint8	   *cvals;
+	uint32	   *cslots;
+	int			cn = bloofi_children_alloc(ic, B, &ctids, &cvals, &cslots);
+	const uint8 **v = palloc(sizeof(uint8 *) * Max(cn, 1));
+	bool		done;
+
+	for (int i = 0; i < cn; i++)
+		v[i] = cvals + (size_t) i * ic->fbytes;
+	done = bloofi_rebuild_node(ic, path, depth, B, cn, ctids, v, nnew, orf);
+	pfree(ctids);
+	pfree(cvals);
+	pfree(cslots);
+	pfree(v);
+	return done;
 }
 
 /*
  * Replace node old (at path depth `depth`; depth 0 = the root) by nnew (1 or
  * 2) new nodes news[] with values newvals[], then retire it.  The parent
  * takes them in free slots and switches in one record when it has room;
- * else it is rebuilt (grown or split) in turn.  f is ORed into the values
- * above the parent.
+ * else it is rebuilt (grown or split) in turn.  The new values are subsets
+ * of old's column in the parent, so no value above changes.
  */
 static void
 bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *old,
-			   int nnew, const BlockNumber *news, uint8 *const *newvals, const uint8 *f)
+			   int nnew, const BlockNumber *news, uint8 *const *newvals)
 {
 	Relation	index = ic->index;
 	BloofiNode	P;
@@ -315,15 +376,14 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	s = path[depth - 1].slot;
 	pval = palloc(ic->fbytes);
 	bloofi_node_read_summary(index, &P, pval);
-	bs_or(pval, f, ic->nwords);
 	if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
 		bloofi_free_slots(index, &P, nnew, free_slots) == nnew)
 	{
 		uint32		slots[3];
 		ItemPointerData tids[3];
+		uint8	   *zero = palloc0(ic->fbytes);
 
-		/* the parent's value, the new columns (unreferenced yet), then the switch */
-		bloofi_node_update_value(index, &P, f, false);
+		/* the new columns (unreferenced yet), then the switch */
 		for (int i = 0; i < nnew; i++)
 			bloofi_node_put_column(index, &P, free_slots[i], newvals[i]);
 		slots[0] = s;
@@ -335,14 +395,9 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 		}
 		bloofi_node_set_slots(index, &P, nnew + 1, slots, tids);
 		/* the vacated column: no longer read, cleared for tidiness */
-		{
-			uint8	   *zero = palloc0(ic->fbytes);
-
-			bloofi_node_put_column(index, &P, s, zero);
-			pfree(zero);
-		}
+		bloofi_node_put_column(index, &P, s, zero);
+		pfree(zero);
 		bloofi_node_retire(index, old->start);
-		bloofi_propagate(index, ic->meta, path, depth - 1, f);
 		ic->meta = bloofi_read_meta(index);
 		return;
 	}
@@ -368,8 +423,10 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 			bloofi_child_ref(&ctids[cn], news[i]);
 			cvals[cn++] = newvals[i];
 		}
-		/* P's own value gains f through its copies; old is retired after the switch */
-		bloofi_rebuild_node(ic, path, depth - 1, &P, cn, ctids, cvals, f);
+		/* (cn >= 2: P held old and at least one other child, or gets two) */
+		if (!bloofi_rebuild_node(ic, path, depth - 1, &P, cn, ctids, cvals, 0, NULL))
+			elog(ERROR, "bloofi: cannot rebuild node %u of index \"%s\"",
+				 P.start, RelationGetRelationName(index));
 		bloofi_node_retire(index, old->start);
 	}
 }
@@ -428,36 +485,45 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
 	}
 }
 
-/* insert n leaves that all go to bottom node B (path to it given) */
+/*
+ * Insert n leaves that all go to bottom node B (path to it given), when they
+ * fit: their TIDs (and the node's counts) first, then their OR down the path
+ * from the root (bloofi_propagate), then B's value and the leaves' columns.
+ * Returns false, writing nothing, when they do not fit.
+ */
 static bool
 bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode *B,
-					 int n, const ItemPointerData *tids, const uint8 *const *filters)
+					 int n, const ItemPointerData *tids, const uint8 *const *filters,
+					 uint8 *orf)
 {
 	uint8	   *val = palloc(ic->fbytes);
-	uint8	   *orf = palloc0(ic->fbytes);
 	uint32	   *slots = palloc(sizeof(uint32) * n);
 
 	bloofi_node_read_summary(ic->index, B, val);
+	memset(orf, 0, ic->fbytes);
 	for (int i = 0; i < n; i++)
 		bs_or(orf, filters[i], ic->nwords);
 	bs_or(val, orf, ic->nwords);
 	if (B->nlive + n > bloofi_fanout_limit(ic->meta, 0, val) ||
 		bloofi_free_slots(ic->index, B, n, slots) < n)
 		return false;
-	/* TIDs and counts, the node's value and slices, then the ancestors */
 	bloofi_node_set_slots(ic->index, B, n, slots, tids);
-	bloofi_node_set_bits(ic->index, B, n, slots, filters);
 	bloofi_propagate(ic->index, ic->meta, path, depth, orf);
+	bloofi_node_set_bits(ic->index, B, n, slots, filters);
 	return true;
 }
 
-/* one leaf, with splits or growth when its bottom node is full */
+/* at most this many reorganisations for one leaf (each makes room somewhere) */
+#define BLOOFI_MAX_ROOM_TRIES	(2 * BLOOFI_MAX_HEIGHT)
+
+/* one leaf: room is made (split, growth) until its descent reaches a node with room */
 static void
 bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 {
 	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
 	int			depth;
 	BloofiNode	B;
+	uint8	   *orf = palloc(ic->fbytes);
 
 	if (ic->meta->root == InvalidBlockNumber)
 	{
@@ -468,25 +534,16 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 		ic->meta = bloofi_read_meta(ic->index);
 		return;
 	}
-	bloofi_descend(ic, f, path, &depth, &B);
-	if (!bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f))
+	for (int tries = 0;; tries++)
 	{
-		ItemPointerData *ctids;
-		uint8	   *cvals;
-		uint32	   *cslots;
-		int			cn = bloofi_children_alloc(ic, &B, &ctids, &cvals, &cslots);
-		ItemPointerData *t = palloc(sizeof(ItemPointerData) * (cn + 1));
-		const uint8 **v = palloc(sizeof(uint8 *) * (cn + 1));
-
-		for (int i = 0; i < cn; i++)
-		{
-			t[i] = ctids[i];
-			v[i] = cvals + (size_t) i * ic->fbytes;
-		}
-		t[cn] = *tid;
-		v[cn] = f;
-		bloofi_rebuild_node(ic, path, depth, &B, cn + 1, t, v, f);
+		bloofi_descend(ic, f, path, &depth, &B);
+		if (bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f, orf))
+			break;
+		if (tries >= BLOOFI_MAX_ROOM_TRIES || !bloofi_make_room(ic, path, depth, &B, 1, f))
+			elog(ERROR, "bloofi: no room for a leaf in index \"%s\" (bottom node %u, %u of %u slots live)",
+				 RelationGetRelationName(ic->index), B.start, B.nlive, B.cap);
 	}
+	pfree(orf);
 }
 
 /*
@@ -526,6 +583,7 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		bool	   *done = palloc0(sizeof(bool) * ntodo);
 		ItemPointerData *bt = palloc(sizeof(ItemPointerData) * ntodo);
 		const uint8 **bf = palloc(sizeof(uint8 *) * ntodo);
+		uint8	   *orf = palloc(ic.fbytes);	/* (scratch of bloofi_add_to_bottom) */
 		int			ntarget = 0,
 					left = 0;
 		bool		changed = false;
@@ -577,16 +635,22 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 					bt[nb] = tids[todo[t]];
 					bf[nb++] = filters[todo[t]];
 				}
-			if (!bloofi_add_to_bottom(&ic, paths[j], depths[j], &nodes[j], nb, bt, bf))
+			if (!bloofi_add_to_bottom(&ic, paths[j], depths[j], &nodes[j], nb, bt, bf, orf))
 			{
-				/* the first leaf the slow way (split, growth); the rest next round */
-				for (int t = 0; t < ntodo; t++)
-					if (which[t] == j)
-					{
-						bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
-						done[t] = true;
-						break;
-					}
+				/*
+				 * Room for the batch's first leaf (split, growth: decided
+				 * as for a leaf inserted alone), which goes in next round
+				 * with the others; a node that can be neither split nor
+				 * grown takes that leaf the slow way
+				 */
+				if (!bloofi_make_room(&ic, paths[j], depths[j], &nodes[j], 1, bf[0]))
+					for (int t = 0; t < ntodo; t++)
+						if (which[t] == j)
+						{
+							bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
+							done[t] = true;
+							break;
+						}
 				changed = true;
 				continue;
 			}
@@ -605,6 +669,7 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		pfree(done);
 		pfree(bt);
 		pfree(bf);
+		pfree(orf);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
@@ -628,11 +693,12 @@ bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slot
 	uint8	   *orf = palloc0(8 * bs_words_for_bits(meta->m));
 
 	bloofi_node_read(index, meta, node, &B);
-	bloofi_node_set_bits(index, &B, n, slots, filters);
 	for (int i = 0; i < n; i++)
 		bs_or(orf, filters[i], bs_words_for_bits(meta->m));
+	/* the order of an insert: down the path from the root, then the node */
 	if (bloofi_find_path(index, meta, node, path, &depth))
 		bloofi_propagate(index, meta, path, depth, orf);
+	bloofi_node_set_bits(index, &B, n, slots, filters);
 	pfree(orf);
 }
 

@@ -179,6 +179,7 @@ typedef struct CheckState
 typedef struct CheckSub
 {
 	uint8	   *value;			/* stored value of the node */
+	uint8	   *orcols;			/* OR of its columns (live slots) */
 	uint8	   *or_live;		/* OR of its live leaves */
 	bool		suspect;		/* holds a leaf that is dead or in the flushing chain */
 	int			height;			/* levels of nodes below, itself included */
@@ -265,6 +266,7 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 		CORRUPT(index, "Node at block %u extends beyond the end of the index.", start);
 
 	out->value = palloc(cs->fbytes);
+	out->orcols = orcols;
 	out->or_live = palloc0(cs->fbytes);
 	out->suspect = false;
 	out->height = X.level + 1;
@@ -375,14 +377,22 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 			bs_or(orcols, col, cs->nwords);
 			bs_or(out->or_live, sub.or_live, cs->nwords);
 			out->suspect |= sub.suspect;
-			if (!bs_is_subset(col, sub.value, cs->nwords))
-				CORRUPT(index, "Column %u of node %u has bits that its child's value (node %u) lacks.",
+			/*
+			 * A column contains its child's columns (bits go down a path
+			 * from the root, and VACUUM shrinks from the bottom up), hence
+			 * every leaf below; a value contains its children's values.
+			 */
+			if (!bs_is_subset(sub.orcols, col, cs->nwords))
+				CORRUPT(index, "Column %u of node %u lacks bits of the columns of its child (node %u).",
 						s, start, ItemPointerGetBlockNumber(&tids[s]));
 			if (!bs_is_subset(sub.or_live, col, cs->nwords))
 				CORRUPT(index, "Column %u of node %u lacks bits of live leaves below it (a lookup could miss them).",
 						s, start);
-			if (bloofi_check_exact(&sub) && memcmp(col, sub.value, cs->fbytes) != 0)
-				CORRUPT(index, "Column %u of node %u is not the value of its child (node %u).",
+			if (!bs_is_subset(sub.value, out->value, cs->nwords))
+				CORRUPT(index, "Value of node %u lacks bits of the value of its child (node %u).",
+						start, ItemPointerGetBlockNumber(&tids[s]));
+			if (bloofi_check_exact(&sub) && memcmp(col, sub.orcols, cs->fbytes) != 0)
+				CORRUPT(index, "Column %u of node %u has bits that none of the columns of its child (node %u) has.",
 						s, start, ItemPointerGetBlockNumber(&tids[s]));
 		}
 	}

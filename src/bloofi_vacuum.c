@@ -165,9 +165,14 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 	return me;
 }
 
-/* pass 2 for one node (its parent done already) */
+/*
+ * Pass 2 for one node, its children done already: an inner node's columns
+ * become its children's new values, a bottom node's dead leaves lose their
+ * bits in the slices; then the node's value becomes the OR of its columns.
+ * Only pages that change are written.
+ */
 static void
-bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
+bloofi_vac_shrink(VacState *vs, VacNode *vn)
 {
 	Relation	index = vs->index;
 	BloofiNode *X = &vn->node;
@@ -176,17 +181,10 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 	vacuum_delay_point();
 	if (X->level > 0)
 	{
-		/* columns = the children's new values (only changed pages are written) */
 		for (uint32 c = 0; c < vn->nchild; c++)
 			bloofi_node_put_column(index, X, vn->child_slot[c], vs->nodes[vn->child_idx[c]].newval);
-		bloofi_node_update_value(index, X, vn->newval, true);
-		bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
-																	 vs->meta->k));
-		return;
 	}
-
-	/* bottom: the dead leaves' bits, the value, then the dead TIDs */
-	if (vn->ndead > 0)
+	else if (vn->ndead > 0)
 	{
 		uint64	   *none = palloc0(sizeof(uint64) * X->geom.slice_words);
 		uint8	   *scratch = palloc0(vs->fbytes);
@@ -215,42 +213,52 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 	bloofi_node_update_value(index, X, vn->newval, true);
 	bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
 																 vs->meta->k));
-	if (vn->ndead > 0)
+}
+
+/* pass 3 for a bottom node: its dead leaves' TIDs (their bits are gone already) */
+static void
+bloofi_vac_remove_tids(VacState *vs, VacNode *vn, double *removed)
+{
+	Relation	index = vs->index;
+	BloofiNode *X = &vn->node;
+	BloofiWal	w;
+
+	if (X->level > 0 || vn->ndead == 0)
+		return;
+	vacuum_delay_point();
+	bloofi_wal_begin(&w, index);
+	for (uint32 tp = 0; tp * X->geom.tids_per_page < X->nused; tp++)
 	{
-		bloofi_wal_begin(&w, index);
-		for (uint32 tp = 0; tp * X->geom.tids_per_page < X->nused; tp++)
+		uint32		first = tp * X->geom.tids_per_page;
+		uint32		n = Min(X->geom.tids_per_page, X->nused - first);
+		bool		touch = (tp == 0);
+		ItemPointerData *pt;
+		Buffer		buf;
+		Page		page;
+
+		for (uint32 i = 0; i < n && !touch; i++)
+			if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
+				touch = true;
+		if (!touch)
+			continue;
+		buf = ReadBuffer(index, X->start + tp);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), X->start + tp, BLOOFI_PAGE_TID, X->start);
+		page = bloofi_wal_page(&w, buf, false, 0);
+		pt = (ItemPointerData *) PageGetContents(page);
+		for (uint32 i = 0; i < n; i++)
+			if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
+				ItemPointerSetInvalid(&pt[i]);
+		if (tp == 0)
 		{
-			uint32		first = tp * X->geom.tids_per_page;
-			uint32		n = Min(X->geom.tids_per_page, X->nused - first);
-			bool		touch = (tp == 0);
-			ItemPointerData *pt;
-			Buffer		buf;
-			Page		page;
+			BloofiPageOpaque op = BloofiPageGetOpaque(page);
 
-			for (uint32 i = 0; i < n && !touch; i++)
-				if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
-					touch = true;
-			if (!touch)
-				continue;
-			buf = ReadBuffer(index, X->start + tp);
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_check_page(index, BufferGetPage(buf), X->start + tp, BLOOFI_PAGE_TID, X->start);
-			page = bloofi_wal_page(&w, buf, false, 0);
-			pt = (ItemPointerData *) PageGetContents(page);
-			for (uint32 i = 0; i < n; i++)
-				if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
-					ItemPointerSetInvalid(&pt[i]);
-			if (tp == 0)
-			{
-				BloofiPageOpaque op = BloofiPageGetOpaque(page);
-
-				op->nlive = vn->nlive;
-				op->nused = vn->newused;	/* trailing free slots are dropped */
-			}
+			op->nlive = vn->nlive;
+			op->nused = vn->newused;	/* trailing free slots are dropped */
 		}
-		bloofi_wal_flush(&w);
-		*removed += vn->ndead;
 	}
+	bloofi_wal_flush(&w);
+	*removed += vn->ndead;
 }
 
 /*
@@ -278,9 +286,12 @@ bloofi_vac_tree(Relation index, IndexBulkDeleteCallback callback, void *callback
 	if (vs.meta->root != InvalidBlockNumber)
 	{
 		bloofi_vac_compute(&vs, vs.meta->root, 0);
+		/* nodes[] is in pre-order: backwards, every child comes before its parent */
+		for (int i = vs.n - 1; i >= 0; i--)
+			bloofi_vac_shrink(&vs, &vs.nodes[i]);
 		for (int i = 0; i < vs.n; i++)
 		{
-			bloofi_vac_write(&vs, &vs.nodes[i], removed);
+			bloofi_vac_remove_tids(&vs, &vs.nodes[i], removed);
 			if (vs.nodes[i].node.level == 0)
 				live += vs.nodes[i].nlive;
 		}
