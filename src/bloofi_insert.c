@@ -70,14 +70,33 @@
  *       removes dead leaves' TIDs last: bloofi_vacuum.c.
  *    Matches are lossy (recheck): a leaf may be found twice (old and new
  *    node), dead, or in a slot reused since.
- * 4. So an interrupted write leaves at worst: slack above a leaf that is
- *    dead (an aborted insert) or still in the flushing chain (completed by
- *    the next flush), slack above dead TIDs (an interrupted VACUUM, redone
- *    by the next), and nodes written but never linked (pages lost until
- *    REINDEX).  bloofi_check verifies I1-I3 always, every live leaf's
- *    column against its heap filter, and exactness (every value and column
- *    the OR of the columns below) wherever no dead or flushing leaf lies
- *    below.
+ * 4. Interrupts and errors.  A WAL record is atomic (GenericXLog: an ERROR
+ *    before its end discards it), and by 3 any prefix of a writer's records
+ *    leaves I1-I3 true, so no unit of writes needs interrupts held or a
+ *    critical section: CHECK_FOR_INTERRUPTS may run between any two
+ *    records, and an ERROR anywhere (out of memory, I/O) is as harmless as
+ *    a cancel or a crash.  What such a stop leaves: slack above a leaf that
+ *    is dead (an aborted insert, removed with its slack by VACUUM) or still
+ *    in the flushing chain (completed by the next flush), slack above dead
+ *    TIDs (an interrupted VACUUM, redone by the next), and pages whose fate
+ *    was not settled: new nodes not linked yet, unlinked nodes not retired
+ *    yet, runs being freed or cut off.  Those are recorded as intents in the
+ *    metapage by the very records that create them, and settled by the next
+ *    writer to take the tree lock (bloofi_space.c), so no page is lost or
+ *    owned twice.  bloofi_check verifies I1-I3 always, every live leaf's
+ *    column against its heap filter, exactness (every value and column the
+ *    OR of the columns below) wherever no dead or flushing leaf lies below,
+ *    and that every block of the file belongs to exactly one thing (the
+ *    tree, a retired node, a pending chain, the free-page map, an intent) or
+ *    was never written.
+ * 5. Batches (a pending-list flush, bloofi_insert_leaves): the leaves are
+ *    grouped by the bottom node their descent reaches (inner nodes read once
+ *    per round for all descents); groups that do not fit get room first
+ *    (bloofi_make_room) and wait for the next round, the others go in
+ *    together: all their TIDs, then their ORs down all their paths level by
+ *    level (one write per node for all its children on paths), then their
+ *    columns.  A group whose path went through a node retired meanwhile
+ *    waits for the next round's descent.
  */
 #include "postgres.h"
 
@@ -96,7 +115,25 @@ typedef struct InsertCtx
 	uint32		d;
 	uint32		fbytes;
 	size_t		nwords;
+	/* nodes retired by this call (bloofi_insert_leaves: paths through them are stale) */
+	BlockNumber *retired;
+	int			nretired;
+	int			retcap;
+	/* while a batch descends (no write): inner nodes' children, by first block */
+	HTAB	   *cache;
+	Size		cache_bytes;
 } InsertCtx;
+
+/* an inner node's live children, as a descent reads them (InsertCtx.cache) */
+typedef struct DescentEntry
+{
+	BlockNumber start;			/* hash key */
+	int			n;
+	ItemPointerData *tids;
+	uint8	   *vals;
+	uint32	   *slots;
+	const uint8 **vp;
+} DescentEntry;
 
 /*
  * Set the parameters of an empty index from its first filter (metapage
@@ -258,47 +295,55 @@ bloofi_children_alloc(InsertCtx *ic, const BloofiNode *X, ItemPointerData **tids
 
 static void bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth,
 						   const BloofiNode *old, int nnew, const BlockNumber *news,
-						   uint8 *const *newvals);
+						   uint8 *const *newvals, int nbelow, const BlockNumber *below);
 
 /*
  * Write the n children (tids, vals) of node X (at path depth `depth`) into
- * one new node when they and `extra` more children to come fit in one
- * (growth: a saturated value, section 3.4), else into two (split by
+ * one new node when they and max(extra, room) more children to come fit in
+ * one (growth: a saturated value, section 3.4), else into two (split by
  * similarity); then replace X by them in its parent.  extra_or (NULL: none)
- * is the OR of the children to come, for the saturation test only: they
- * are not written here.  Returns false, writing nothing, when X can be
- * neither grown nor split (fewer than two children).
+ * is the OR of the first `extra` children to come, for the saturation test
+ * only (a batch's other leaves do not make X saturated: they may end up
+ * elsewhere); none is written here.  A grown node gets room for twice its
+ * children and those to come, up to X's fan-out limit.  below[0..nbelow) are the nodes under X that the children replace
+ * (bloofi_replace).  Returns false, writing nothing, when X can be neither
+ * grown nor split (fewer than two children).
  */
 static bool
 bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *X,
 					int n, const ItemPointerData *tids, const uint8 *const *vals,
-					int extra, const uint8 *extra_or)
+					int extra, const uint8 *extra_or, int room, int nbelow,
+					const BlockNumber *below)
 {
 	uint8	   *value = palloc0(ic->fbytes);
 	BlockNumber news[2];
 	uint8	   *newvals[2];
-	uint32		total = (uint32) n + (uint32) extra;
-	uint32		growcap = bloofi_node_cap(ic->d, Max((uint64) total * 2, X->cap) + 2);
+	uint32		total = (uint32) n + (uint32) Max(extra, room);
+	uint32		limit;
+	uint64		want;
+	uint32		growcap;
 
 	for (int i = 0; i < n; i++)
 		bs_or(value, vals[i], ic->nwords);
 	if (extra_or)
 		bs_or(value, extra_or, ic->nwords);
+	limit = bloofi_fanout_limit(ic->meta, X->level, value);
+	want = Max((uint64) total * 2, X->cap) + 2;
+	growcap = bloofi_node_cap(ic->d, Min(want, (uint64) limit + 2));
 
 	newvals[0] = palloc(ic->fbytes);
 	newvals[1] = palloc(ic->fbytes);
 	/* grow (no split: saturated) only into a node left with room: else split */
-	if (total <= bloofi_fanout_limit(ic->meta, X->level, value) &&
-		growcap >= total + Max(2, total / 4))
+	if (total <= limit && growcap >= total + Max(2, total / 4))
 	{
 		news[0] = bloofi_node_write(ic->index, ic->meta, X->level, growcap,
 									n, tids, vals, newvals[0], true);
-		bloofi_replace(ic, path, depth, X, 1, news, newvals);
+		bloofi_replace(ic, path, depth, X, 1, news, newvals, nbelow, below);
 	}
 	else if (n >= 2)
 	{
 		bloofi_node_write_halves(ic->index, ic->meta, X->level, n, tids, vals, news, newvals);
-		bloofi_replace(ic, path, depth, X, 2, news, newvals);
+		bloofi_replace(ic, path, depth, X, 2, news, newvals, nbelow, below);
 	}
 	else
 		return false;
@@ -306,16 +351,16 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 }
 
 /*
- * Make room in bottom node B (path to it given) for nnew leaves whose OR is
- * orf: its leaves are copied into a grown node or two halves, which replace
- * it.  A pure reorganisation: no value above changes (the copies' values
+ * Make room in bottom node B (path to it given) for a leaf f, and when B is
+ * grown, for `room` leaves (a batch bound for B, f first): its leaves are
+ * copied into a grown node or two halves, which replace it.  A pure reorganisation: no value above changes (the copies' values
  * are subsets of B's column in its parent), so nothing is propagated; the
  * new leaves go in afterwards, by a new descent, the usual way.  Returns
  * false when B can be neither grown nor split.
  */
 static bool
 bloofi_make_room(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *B,
-				 int nnew, const uint8 *orf)
+				 const uint8 *f, int room)
 {
 	ItemPointerData *ctids;
 	uint8	   *cvals;
@@ -326,7 +371,7 @@ bloofi_make_room(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNod
 
 	for (int i = 0; i < cn; i++)
 		v[i] = cvals + (size_t) i * ic->fbytes;
-	done = bloofi_rebuild_node(ic, path, depth, B, cn, ctids, v, nnew, orf);
+	done = bloofi_rebuild_node(ic, path, depth, B, cn, ctids, v, 1, f, room, 0, NULL);
 	pfree(ctids);
 	pfree(cvals);
 	pfree(cslots);
@@ -336,99 +381,122 @@ bloofi_make_room(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNod
 
 /*
  * Replace node old (at path depth `depth`; depth 0 = the root) by nnew (1 or
- * 2) new nodes news[] with values newvals[], then retire it.  The parent
- * takes them in free slots and switches in one record when it has room;
- * else it is rebuilt (grown or split) in turn.  The new values are subsets
- * of old's column in the parent, so no value above changes.
+ * 2) new nodes news[] with values newvals[].  The parent takes them in free
+ * slots and switches in one record when it has room; else it is rebuilt
+ * (grown or split) in turn, and so on up, possibly to a new root.  The one
+ * record that switches the highest node changed links every new node and
+ * unlinks old and the nodes below[0..nbelow) that the new ones replace
+ * (bloofi_node_switch, bloofi_set_root); they are retired right after.
+ * The new values are subsets of old's column in the parent, so no value
+ * above changes.
  */
 static void
 bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *old,
-			   int nnew, const BlockNumber *news, uint8 *const *newvals)
+			   int nnew, const BlockNumber *news, uint8 *const *newvals,
+			   int nbelow, const BlockNumber *below)
 {
 	Relation	index = ic->index;
 	BloofiNode	P;
 	uint8	   *pval;
 	uint32		s;
 	uint32		free_slots[2];
+	BlockNumber *unlinked = palloc(sizeof(BlockNumber) * (nbelow + 1));
+	int			nunlinked = nbelow + 1;
 
+	memcpy(unlinked, below, sizeof(BlockNumber) * nbelow);
+	unlinked[nbelow] = old->start;
 	if (depth == 0)
 	{
-		if (nnew == 1)
-			bloofi_set_root(index, news[0], ic->meta->height);
-		else
+		BlockNumber root = news[0];
+		uint32		height = ic->meta->height;
+
+		if (nnew == 2)
 		{
 			ItemPointerData refs[2];
-			BlockNumber root;
 
 			bloofi_child_ref(&refs[0], news[0]);
 			bloofi_child_ref(&refs[1], news[1]);
 			root = bloofi_node_write(index, ic->meta, old->level + 1,
 									 bloofi_node_cap(ic->d, 0), 2, refs,
 									 (const uint8 *const *) newvals, NULL, true);
-			bloofi_set_root(index, root, ic->meta->height + 1);
+			height++;
 		}
-		bloofi_node_retire(index, old->start);
-		ic->meta = bloofi_read_meta(index);
-		return;
+		bloofi_set_root(index, root, height, nunlinked, unlinked);
 	}
-
-	bloofi_node_read(index, ic->meta, path[depth - 1].node, &P);
-	s = path[depth - 1].slot;
-	pval = palloc(ic->fbytes);
-	bloofi_node_read_summary(index, &P, pval);
-	if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
-		bloofi_free_slots(index, &P, nnew, free_slots) == nnew)
+	else
 	{
-		uint32		slots[3];
-		ItemPointerData tids[3];
-		uint8	   *zero = palloc0(ic->fbytes);
-
-		/* the new columns (unreferenced yet), then the switch */
-		for (int i = 0; i < nnew; i++)
-			bloofi_node_put_column(index, &P, free_slots[i], newvals[i]);
-		slots[0] = s;
-		ItemPointerSetInvalid(&tids[0]);
-		for (int i = 0; i < nnew; i++)
+		bloofi_node_read(index, ic->meta, path[depth - 1].node, &P);
+		s = path[depth - 1].slot;
+		pval = palloc(ic->fbytes);
+		bloofi_node_read_summary(index, &P, pval);
+		if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
+			bloofi_node_switch_slots(index, &P, 1, &s, nnew, free_slots))
 		{
-			slots[i + 1] = free_slots[i];
-			bloofi_child_ref(&tids[i + 1], news[i]);
+			/*
+			 * The new columns (unreferenced yet), then the switch.  The
+			 * vacated column keeps its bits: nothing reads a slot without a
+			 * child, and the column is written whole when the slot is reused.
+			 */
+			bloofi_node_put_columns(index, &P, nnew, free_slots, (const uint8 *const *) newvals);
+			bloofi_node_switch(index, &P, 1, &s, nnew, free_slots, news, nunlinked, unlinked);
 		}
-		bloofi_node_set_slots(index, &P, nnew + 1, slots, tids);
-		/* the vacated column: no longer read, cleared for tidiness */
-		bloofi_node_put_column(index, &P, s, zero);
-		pfree(zero);
-		bloofi_node_retire(index, old->start);
-		ic->meta = bloofi_read_meta(index);
-		return;
-	}
+		else
+		{
+			/* the parent must be grown or split: its children with old replaced */
+			ItemPointerData *ptids;
+			uint8	   *pvals;
+			uint32	   *pslots;
+			int			pn = bloofi_children_alloc(ic, &P, &ptids, &pvals, &pslots);
+			ItemPointerData *ctids = palloc(sizeof(ItemPointerData) * (pn + 2));
+			const uint8 **cvals = palloc(sizeof(uint8 *) * (pn + 2));
+			int			cn = 0;
 
-	/* the parent must be grown or split: its children with old replaced */
-	{
-		ItemPointerData *ptids;
-		uint8	   *pvals;
-		uint32	   *pslots;
-		int			pn = bloofi_children_alloc(ic, &P, &ptids, &pvals, &pslots);
-		ItemPointerData *ctids = palloc(sizeof(ItemPointerData) * (pn + 2));
-		const uint8 **cvals = palloc(sizeof(uint8 *) * (pn + 2));
-		int			cn = 0;
-
-		for (int i = 0; i < pn; i++)
-			if (pslots[i] != s)
+			for (int i = 0; i < pn; i++)
+				if (pslots[i] != s)
+				{
+					ctids[cn] = ptids[i];
+					cvals[cn++] = pvals + (size_t) i * ic->fbytes;
+				}
+			for (int i = 0; i < nnew; i++)
 			{
-				ctids[cn] = ptids[i];
-				cvals[cn++] = pvals + (size_t) i * ic->fbytes;
+				bloofi_child_ref(&ctids[cn], news[i]);
+				cvals[cn++] = newvals[i];
 			}
-		for (int i = 0; i < nnew; i++)
-		{
-			bloofi_child_ref(&ctids[cn], news[i]);
-			cvals[cn++] = newvals[i];
+			/* (cn >= 2: P held old and at least one other child, or gets two) */
+			if (!bloofi_rebuild_node(ic, path, depth - 1, &P, cn, ctids, cvals, 0, NULL, 0,
+									 nunlinked, unlinked))
+				elog(ERROR, "bloofi: cannot rebuild node %u of index \"%s\"",
+					 P.start, RelationGetRelationName(index));
+			return;				/* (the switch above retired them all) */
 		}
-		/* (cn >= 2: P held old and at least one other child, or gets two) */
-		if (!bloofi_rebuild_node(ic, path, depth - 1, &P, cn, ctids, cvals, 0, NULL))
-			elog(ERROR, "bloofi: cannot rebuild node %u of index \"%s\"",
-				 P.start, RelationGetRelationName(index));
-		bloofi_node_retire(index, old->start);
 	}
+	for (int i = 0; i < nunlinked; i++)
+	{
+		bloofi_node_retire(index, unlinked[i]);
+		if (ic->nretired == ic->retcap)
+		{
+			ic->retcap = Max(16, 2 * ic->retcap);
+			ic->retired = ic->retired ? repalloc(ic->retired, sizeof(BlockNumber) * ic->retcap) :
+				palloc(sizeof(BlockNumber) * ic->retcap);
+		}
+		ic->retired[ic->nretired++] = unlinked[i];
+	}
+	ic->meta = bloofi_read_meta(index);
+}
+
+/* true when the path to bottom node B goes through a node retired since it was read */
+static bool
+bloofi_path_stale(const InsertCtx *ic, const BloofiPathStep *path, int depth, BlockNumber B)
+{
+	for (int r = 0; r < ic->nretired; r++)
+	{
+		if (ic->retired[r] == B)
+			return true;
+		for (int i = 0; i < depth; i++)
+			if (path[i].node == ic->retired[r])
+				return true;
+	}
+	return false;
 }
 
 /*
@@ -445,44 +513,88 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
 	*depth = 0;
 	for (;;)
 	{
-		BloofiNode X;
-		ItemPointerData *tids;
-		uint8	   *vals;
-		uint32	   *slots;
-		const uint8 **vp;
-		int			n,
-					best;
+		BloofiNode	X;
+		DescentEntry local;
+		DescentEntry *e = NULL;
+		int			best;
 
 		CHECK_FOR_INTERRUPTS();
-		bloofi_node_read(ic->index, ic->meta, cur, &X);
-		if (X.level == 0)
+		if (ic->cache)
+			e = hash_search(ic->cache, &cur, HASH_FIND, NULL);
+		if (e == NULL)
 		{
-			*bottom = X;
-			return;
+			bloofi_node_read(ic->index, ic->meta, cur, &X);
+			if (X.level == 0)
+			{
+				*bottom = X;
+				return;
+			}
+			if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
+				elog(ERROR, "bloofi: tree of index \"%s\" deeper than %d levels",
+					 RelationGetRelationName(ic->index), BLOOFI_MAX_HEIGHT);
+			e = &local;
+			e->n = bloofi_children_alloc(ic, &X, &e->tids, &e->vals, &e->slots);
+			if (e->n == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("index \"%s\" has an inner node without children at block %u",
+								RelationGetRelationName(ic->index), cur),
+						 errhint("Please REINDEX it.")));
+			e->vp = palloc(sizeof(uint8 *) * e->n);
+			for (int i = 0; i < e->n; i++)
+				e->vp[i] = e->vals + (size_t) i * ic->fbytes;
+			/* kept for the batch's other descents while the cache has room */
+			if (ic->cache && ic->cache_bytes < (Size) maintenance_work_mem * 1024 / 2)
+			{
+				DescentEntry *c = hash_search(ic->cache, &cur, HASH_ENTER, NULL);
+
+				*c = local;
+				c->start = cur;
+				ic->cache_bytes += (Size) X.nused * (ic->fbytes + 16);
+				e = c;
+			}
 		}
-		if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
+		else if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
 			elog(ERROR, "bloofi: tree of index \"%s\" deeper than %d levels",
 				 RelationGetRelationName(ic->index), BLOOFI_MAX_HEIGHT);
-		n = bloofi_children_alloc(ic, &X, &tids, &vals, &slots);
-		if (n == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" has an inner node without children at block %u",
-							RelationGetRelationName(ic->index), cur),
-					 errhint("Please REINDEX it.")));
-		vp = palloc(sizeof(uint8 *) * n);
-		for (int i = 0; i < n; i++)
-			vp[i] = vals + (size_t) i * ic->fbytes;
-		best = bloofi_tree_closest(vp, n, f, ic->nwords);
+		best = bloofi_tree_closest(e->vp, e->n, f, ic->nwords);
 		path[*depth].node = cur;
-		path[*depth].slot = slots[best];
+		path[*depth].slot = e->slots[best];
 		(*depth)++;
-		cur = ItemPointerGetBlockNumber(&tids[best]);
-		pfree(tids);
-		pfree(vals);
-		pfree(slots);
-		pfree(vp);
+		cur = ItemPointerGetBlockNumber(&e->tids[best]);
+		if (e == &local)
+		{
+			pfree(local.tids);
+			pfree(local.vals);
+			pfree(local.slots);
+			pfree(local.vp);
+		}
 	}
+}
+
+/*
+ * Whether n leaves (filters) fit in bottom node B, as it is now (re-read: a
+ * leaf inserted alone may have gone in since the descent): fan-out and free
+ * slots.  Fills orf with their OR and slots[0..n) with the free slots they
+ * would take.  Writes nothing.
+ */
+static bool
+bloofi_bottom_fits(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filters,
+				   uint8 *orf, uint32 *slots)
+{
+	uint8	   *val = palloc(ic->fbytes);
+	bool		fits;
+
+	bloofi_node_read(ic->index, ic->meta, B->start, B);
+	bloofi_node_read_summary(ic->index, B, val);
+	memset(orf, 0, ic->fbytes);
+	for (int i = 0; i < n; i++)
+		bs_or(orf, filters[i], ic->nwords);
+	bs_or(val, orf, ic->nwords);
+	fits = B->nlive + n <= bloofi_fanout_limit(ic->meta, 0, val) &&
+		bloofi_free_slots(ic->index, B, n, slots) == n;
+	pfree(val);
+	return fits;
 }
 
 /*
@@ -496,20 +608,14 @@ bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode 
 					 int n, const ItemPointerData *tids, const uint8 *const *filters,
 					 uint8 *orf)
 {
-	uint8	   *val = palloc(ic->fbytes);
 	uint32	   *slots = palloc(sizeof(uint32) * n);
 
-	bloofi_node_read_summary(ic->index, B, val);
-	memset(orf, 0, ic->fbytes);
-	for (int i = 0; i < n; i++)
-		bs_or(orf, filters[i], ic->nwords);
-	bs_or(val, orf, ic->nwords);
-	if (B->nlive + n > bloofi_fanout_limit(ic->meta, 0, val) ||
-		bloofi_free_slots(ic->index, B, n, slots) < n)
+	if (!bloofi_bottom_fits(ic, B, n, filters, orf, slots))
 		return false;
 	bloofi_node_set_slots(ic->index, B, n, slots, tids);
 	bloofi_propagate(ic->index, ic->meta, path, depth, orf);
 	bloofi_node_set_bits(ic->index, B, n, slots, filters);
+	pfree(slots);
 	return true;
 }
 
@@ -530,7 +636,7 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 		BlockNumber root = bloofi_node_write(ic->index, ic->meta, 0,
 											 bloofi_node_cap(ic->d, 0), 1, tid, &f, NULL, true);
 
-		bloofi_set_root(ic->index, root, 1);
+		bloofi_set_root(ic->index, root, 1, 0, NULL);
 		ic->meta = bloofi_read_meta(ic->index);
 		return;
 	}
@@ -539,11 +645,75 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 		bloofi_descend(ic, f, path, &depth, &B);
 		if (bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f, orf))
 			break;
-		if (tries >= BLOOFI_MAX_ROOM_TRIES || !bloofi_make_room(ic, path, depth, &B, 1, f))
+		if (tries >= BLOOFI_MAX_ROOM_TRIES || !bloofi_make_room(ic, path, depth, &B, f, 1))
 			elog(ERROR, "bloofi: no room for a leaf in index \"%s\" (bottom node %u, %u of %u slots live)",
 				 RelationGetRelationName(ic->index), B.start, B.nlive, B.cap);
 	}
 	pfree(orf);
+}
+
+/*
+ * bloofi_propagate for the batches j < n with fit[j] (path paths[j] of
+ * depths[j] steps, OR orfs row j), level by level from the root: each node
+ * on some path gets, in one bloofi_node_set_bits, the ORs of the batches
+ * below each of its children on paths, so that a wide node's slices are
+ * written once per round rather than once per batch.  The order of the
+ * protocol holds: a node's value, then its columns, and a node before the
+ * nodes below it.
+ */
+static void
+bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
+					   BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT], const int *depths,
+					   const uint8 *orfs)
+{
+	int			maxdepth = 0;
+	uint32	   *slots = palloc(sizeof(uint32) * Max(n, 1));
+	uint8	   *cols = palloc_extended((Size) Max(n, 1) * ic->fbytes, MCXT_ALLOC_HUGE);
+	const uint8 **cp = palloc(sizeof(uint8 *) * Max(n, 1));
+	bool	   *taken = palloc(sizeof(bool) * Max(n, 1));
+
+	for (int j = 0; j < n; j++)
+		if (fit[j])
+			maxdepth = Max(maxdepth, depths[j]);
+	for (int lvl = 0; lvl < maxdepth; lvl++)
+	{
+		memset(taken, 0, sizeof(bool) * n);
+		for (int j = 0; j < n; j++)
+		{
+			BlockNumber node;
+			BloofiNode	X;
+			int			k = 0;
+
+			if (!fit[j] || depths[j] <= lvl || taken[j])
+				continue;
+			/* the batches through this node, their ORs merged per child slot */
+			node = paths[j][lvl].node;
+			for (int i = j; i < n; i++)
+			{
+				int			c;
+
+				if (!fit[i] || depths[i] <= lvl || taken[i] || paths[i][lvl].node != node)
+					continue;
+				taken[i] = true;
+				for (c = 0; c < k && slots[c] != paths[i][lvl].slot; c++)
+					;
+				if (c == k)
+				{
+					slots[k] = paths[i][lvl].slot;
+					memset(cols + (size_t) k * ic->fbytes, 0, ic->fbytes);
+					cp[k] = cols + (size_t) k * ic->fbytes;
+					k++;
+				}
+				bs_or(cols + (size_t) c * ic->fbytes, orfs + (size_t) i * ic->fbytes, ic->nwords);
+			}
+			bloofi_node_read(ic->index, ic->meta, node, &X);
+			bloofi_node_set_bits(ic->index, &X, k, slots, cp);
+		}
+	}
+	pfree(slots);
+	pfree(cols);
+	pfree(cp);
+	pfree(taken);
 }
 
 /*
@@ -570,6 +740,10 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 	ic.d = ic.meta->order;
 	ic.nwords = bs_words_for_bits(ic.meta->m);
 	ic.fbytes = (uint32) (8 * ic.nwords);
+	ic.retired = NULL;
+	ic.nretired = ic.retcap = 0;
+	ic.cache = NULL;
+	ic.cache_bytes = 0;
 	for (int i = 0; i < n; i++)
 		todo[i] = i;
 
@@ -583,10 +757,15 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		bool	   *done = palloc0(sizeof(bool) * ntodo);
 		ItemPointerData *bt = palloc(sizeof(ItemPointerData) * ntodo);
 		const uint8 **bf = palloc(sizeof(uint8 *) * ntodo);
-		uint8	   *orf = palloc(ic.fbytes);	/* (scratch of bloofi_add_to_bottom) */
+		/* per bottom node j: its leaves bt/bf[gstart[j] .. + gcount[j]), their slots and OR */
+		int		   *gstart = palloc(sizeof(int) * ntodo);
+		int		   *gcount = palloc0(sizeof(int) * ntodo);
+		int		   *gfirst = palloc(sizeof(int) * ntodo);
+		uint32	   *gslots = palloc(sizeof(uint32) * ntodo);
+		uint8	   *gorf = palloc_extended((Size) ntodo * ic.fbytes, MCXT_ALLOC_HUGE);
+		bool	   *fit = palloc(sizeof(bool) * ntodo);
 		int			ntarget = 0,
 					left = 0;
-		bool		changed = false;
 
 		if (ic.meta->root == InvalidBlockNumber)
 		{
@@ -604,60 +783,106 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 			}
 			break;
 		}
+		/* the descents write nothing: inner nodes are read once for all of them */
+		{
+			HASHCTL		ctl;
+			MemoryContext cachecxt = AllocSetContextCreate(CurrentMemoryContext,
+														   "bloofi descent cache",
+														   ALLOCSET_DEFAULT_SIZES);
+			MemoryContext prev = MemoryContextSwitchTo(cachecxt);
+
+			memset(&ctl, 0, sizeof(ctl));
+			ctl.keysize = sizeof(BlockNumber);
+			ctl.entrysize = sizeof(DescentEntry);
+			ctl.hcxt = cachecxt;
+			ic.cache = hash_create("bloofi descent cache", 64, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			ic.cache_bytes = 0;
+			for (int t = 0; t < ntodo; t++)
+			{
+				BloofiPathStep p[BLOOFI_MAX_HEIGHT];
+				int			d;
+				BloofiNode	B;
+
+				bloofi_descend(&ic, filters[todo[t]], p, &d, &B);
+				which[t] = -1;
+				for (int j = 0; j < ntarget && which[t] < 0; j++)
+					if (nodes[j].start == B.start)
+						which[t] = j;
+				if (which[t] < 0)
+				{
+					which[t] = ntarget;
+					nodes[ntarget] = B;
+					depths[ntarget] = d;
+					memcpy(paths[ntarget], p, sizeof(BloofiPathStep) * d);
+					ntarget++;
+				}
+			}
+			MemoryContextSwitchTo(prev);
+			MemoryContextDelete(cachecxt);
+			ic.cache = NULL;
+		}
+		/*
+		 * A batch per bottom node.  1. Those that do not fit get room (split,
+		 * or growth sized for the batch: decided as for their first leaf
+		 * inserted alone) and wait for the next round; a node that can be
+		 * neither split nor grown takes that leaf the slow way.
+		 */
+		ic.nretired = 0;
 		for (int t = 0; t < ntodo; t++)
 		{
-			BloofiPathStep p[BLOOFI_MAX_HEIGHT];
-			int			d;
-			BloofiNode	B;
+			int			j = which[t];
 
-			bloofi_descend(&ic, filters[todo[t]], p, &d, &B);
-			which[t] = -1;
-			for (int j = 0; j < ntarget && which[t] < 0; j++)
-				if (nodes[j].start == B.start)
-					which[t] = j;
-			if (which[t] < 0)
-			{
-				which[t] = ntarget;
-				nodes[ntarget] = B;
-				depths[ntarget] = d;
-				memcpy(paths[ntarget], p, sizeof(BloofiPathStep) * d);
-				ntarget++;
-			}
+			if (gcount[j]++ == 0)
+				gfirst[j] = t;
 		}
-		/* a batch per bottom node; after a structural change the descents are stale */
-		for (int j = 0; j < ntarget && !changed; j++)
+		for (int j = 0, pos = 0; j < ntarget; j++)
 		{
-			int			nb = 0;
-
+			gstart[j] = pos;
 			for (int t = 0; t < ntodo; t++)
 				if (which[t] == j)
 				{
-					bt[nb] = tids[todo[t]];
-					bf[nb++] = filters[todo[t]];
+					bt[pos] = tids[todo[t]];
+					bf[pos++] = filters[todo[t]];
 				}
-			if (!bloofi_add_to_bottom(&ic, paths[j], depths[j], &nodes[j], nb, bt, bf, orf))
-			{
-				/*
-				 * Room for the batch's first leaf (split, growth: decided
-				 * as for a leaf inserted alone), which goes in next round
-				 * with the others; a node that can be neither split nor
-				 * grown takes that leaf the slow way
-				 */
-				if (!bloofi_make_room(&ic, paths[j], depths[j], &nodes[j], 1, bf[0]))
-					for (int t = 0; t < ntodo; t++)
-						if (which[t] == j)
-						{
-							bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
-							done[t] = true;
-							break;
-						}
-				changed = true;
-				continue;
-			}
-			for (int t = 0; t < ntodo; t++)
-				if (which[t] == j)
-					done[t] = true;
 		}
+		for (int j = 0; j < ntarget; j++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			fit[j] = !bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start) &&
+				bloofi_bottom_fits(&ic, &nodes[j], gcount[j], bf + gstart[j],
+								   gorf + (size_t) j * ic.fbytes, gslots + gstart[j]);
+			if (fit[j] || bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start))
+				continue;
+			if (!bloofi_make_room(&ic, paths[j], depths[j], &nodes[j], bf[gstart[j]], gcount[j]))
+			{
+				int			t = gfirst[j];
+
+				bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
+				done[t] = true;
+			}
+		}
+		/* 2. the others, unless a reorganisation above changed their path or node */
+		for (int j = 0; j < ntarget; j++)
+			if (fit[j])
+				fit[j] = !bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start) &&
+					bloofi_bottom_fits(&ic, &nodes[j], gcount[j], bf + gstart[j],
+									   gorf + (size_t) j * ic.fbytes, gslots + gstart[j]);
+		/* 3. their TIDs, 4. their ORs down the paths, level by level, 5. their columns */
+		for (int j = 0; j < ntarget; j++)
+			if (fit[j])
+				bloofi_node_set_slots(index, &nodes[j], gcount[j], gslots + gstart[j],
+									  bt + gstart[j]);
+		bloofi_propagate_batch(&ic, ntarget, fit, paths, depths, gorf);
+		for (int j = 0; j < ntarget; j++)
+			if (fit[j])
+			{
+				bloofi_node_set_bits(index, &nodes[j], gcount[j], gslots + gstart[j],
+									 bf + gstart[j]);
+				for (int t = 0; t < ntodo; t++)
+					if (which[t] == j)
+						done[t] = true;
+			}
 		for (int t = 0; t < ntodo; t++)
 			if (!done[t])
 				todo[left++] = todo[t];
@@ -669,7 +894,12 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		pfree(done);
 		pfree(bt);
 		pfree(bf);
-		pfree(orf);
+		pfree(gstart);
+		pfree(gcount);
+		pfree(gfirst);
+		pfree(gslots);
+		pfree(gorf);
+		pfree(fit);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
