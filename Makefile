@@ -13,6 +13,7 @@
 # (src/sql/bloomsample--X--Y.sql) are installed as they are: every change to the
 # parts goes into the upgrade script of the unreleased version too, and
 # test/t/003_upgrade.pl checks that an upgraded 1.0 has the objects of a fresh install.
+# docs/architecture.md describes the layout, the versions and the developer's loop.
 
 EXTENSION   = bloomsample
 EXTVERSION  = 1.1

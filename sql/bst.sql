@@ -1,6 +1,6 @@
--- BloomSampleTree (API.md section 5): reconstruction against the dictionary
--- attack, HashInvert, pruned trees and bst_extend, chi-squared uniformity of
--- samples, persistence catalog, and every error of issue 3's "Bad input".
+-- BloomSampleTree: reconstruction against the dictionary attack, HashInvert,
+-- pruned trees and bst_extend, chi-squared uniformity of samples, persistence
+-- catalog, and every bad-input error (README.md, Reference > Errors).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;

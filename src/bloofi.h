@@ -438,9 +438,6 @@ extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 
-extern void bloofi_sample(Relation index, const BloofiMetaData *meta, const uint32 *pos,
-						  uint32 npos, int64 max_leaves, double *matches, double *seen);
-
 /* bloofi_vacuum.c */
 extern IndexBulkDeleteResult *bloofi_bulkdelete(IndexVacuumInfo *info,
 												IndexBulkDeleteResult *stats,

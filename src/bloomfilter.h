@@ -40,6 +40,12 @@ typedef struct BloomFilter
 StaticAssertDecl(offsetof(BloomFilter, bits) == VARHDRSZ + BF_HEADER_BYTES,
 				 "BloomFilter header layout");
 
+/* typmod bloomfilter(m, k): (k - 1) << TYPMOD_M_BITS | m (negative: none) */
+#define TYPMOD_M_BITS	26
+#define TYPMOD_MAX_M	((1 << TYPMOD_M_BITS) - 1)
+#define TYPMOD_M(t)		((uint32) ((t) & TYPMOD_MAX_M))
+#define TYPMOD_K(t)		((int) ((t) >> TYPMOD_M_BITS) + 1)
+
 #define BF_NBYTES(m)		(8 * bs_words_for_bits(m))
 #define BF_VARSIZE(m)		(offsetof(BloomFilter, bits) + BF_NBYTES(m))
 
@@ -52,9 +58,10 @@ typedef struct BloomView
 } BloomView;
 
 /*
- * Keeps the last out-of-line (TOASTed) filter a function saw, detoasted, so a
- * filter that comes back row after row as the same TOAST pointer (a join
- * against one big filter, an InitPlan result) is fetched once per query.
+ * Keeps the last out-of-line (TOASTed) value a function saw, detoasted, so a
+ * filter (or bloomtree) that comes back row after row as the same TOAST
+ * pointer (a join against one big filter, an InitPlan result) is fetched once
+ * per query.
  */
 typedef struct BfDetoastCache
 {
@@ -71,6 +78,7 @@ extern BloomFilter *bf_alloc(const BsParams *p);
 extern BloomFilter *bf_copy_view(const BloomView *v);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_datum(Datum d, BloomView *v);
+extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
 								 MemoryContext cxt);
 extern BsParams bf_make_params(int64 m, int64 k, int64 seed, const char *hash);

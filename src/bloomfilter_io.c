@@ -11,7 +11,8 @@
  * version u8, hash u8, k u8, flags u8, seed int32, m uint32 (network order),
  * then the same ceil(m/8) bytes.  Both inputs validate every field, require
  * bits >= m to be zero, and allocate only after the payload length matched,
- * so no input can make them allocate more than its own size.
+ * so no input can make them allocate more than its own size.  The forms are
+ * specified for clients in docs/hashing.md.
  *
  * Typmod bloomfilter(m, k) is stored as ((k - 1) << 26) | m: it holds
  * m < 2^26 bits (67,108,863); larger filters use an unconstrained column.
@@ -24,11 +25,6 @@
 #include "utils/builtins.h"
 
 #include "bloomfilter.h"
-
-#define TYPMOD_M_BITS	26
-#define TYPMOD_MAX_M	((1 << TYPMOD_M_BITS) - 1)
-#define TYPMOD_M(t)		((uint32) ((t) & TYPMOD_MAX_M))
-#define TYPMOD_K(t)		((int) ((t) >> TYPMOD_M_BITS) + 1)
 
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);

@@ -17,6 +17,7 @@
 #include "utils/uuid.h"
 
 #include "bloomfilter.h"
+#include "bs_elem.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_add_int8);
@@ -36,73 +37,13 @@ PG_FUNCTION_INFO_V1(bloom_ne);
 PG_FUNCTION_INFO_V1(bloom_fold);
 PG_FUNCTION_INFO_V1(bloomfilter_hash);
 
-/* an element argument, reduced to what the hashing scheme consumes */
-typedef struct Elem
-{
-	bool		is_int;
-	int64		i;
-	const void *data;
-	size_t		len;
-} Elem;
-
-#define ELEM_CACHE_BYTES 64
-
 typedef struct ContainsCache
 {
 	bool		have_hasher;
-	bool		have_key;
 	BsHasher	hasher;
 	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
-	BsKey		key;
-	Elem		elem;			/* data points into bytes[] */
-	uint8		bytes[ELEM_CACHE_BYTES];
+	BsElemKeyCache key;			/* the last element's key */
 } ContainsCache;
-
-static Elem
-elem_int8(int64 x)
-{
-	Elem		e = {true, x, NULL, 0};
-
-	return e;
-}
-
-static Elem
-elem_bytes(const void *data, size_t len)
-{
-	Elem		e = {false, 0, data, len};
-
-	return e;
-}
-
-static Elem
-elem_varlena(Datum d)
-{
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-	return elem_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-}
-
-static Elem
-elem_uuid(Datum d)
-{
-	return elem_bytes(DatumGetUUIDP(d)->data, UUID_LEN);
-}
-
-static BsKey
-elem_key(const BsHasher *h, const Elem *e)
-{
-	return e->is_int ? bs_key_int64(h, e->i) : bs_key_bytes(h, e->data, e->len);
-}
-
-static bool
-elem_equal(const Elem *a, const Elem *b)
-{
-	if (a->is_int != b->is_int)
-		return false;
-	if (a->is_int)
-		return a->i == b->i;
-	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
-}
 
 /* ---- building --------------------------------------------------------- */
 
@@ -118,7 +59,7 @@ bloom_empty(PG_FUNCTION_ARGS)
 
 /* a copy of filter argument 0 with element e added */
 static Datum
-add_common(FunctionCallInfo fcinfo, Elem e)
+add_common(FunctionCallInfo fcinfo, BsElem e)
 {
 	BloomView	v;
 	BloomFilter *f;
@@ -127,26 +68,26 @@ add_common(FunctionCallInfo fcinfo, Elem e)
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
 	f = bf_copy_view(&v);
 	bs_hasher_init(&h, &v.p);
-	bs_key_set(&h, elem_key(&h, &e), f->bits);
+	bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
 	PG_RETURN_BLOOMFILTER_P(f);
 }
 
 Datum
 bloom_add_int8(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, elem_int8(PG_GETARG_INT64(1)));
+	return add_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)));
 }
 
 Datum
 bloom_add_bytes(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, elem_varlena(PG_GETARG_DATUM(1)));
+	return add_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)));
 }
 
 Datum
 bloom_add_uuid(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, elem_uuid(PG_GETARG_DATUM(1)));
+	return add_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)));
 }
 
 /* bloom_from_array(bigint[] | text[], m, k, seed, hash); NULL elements are skipped */
@@ -175,14 +116,14 @@ bloom_from_array(PG_FUNCTION_ARGS)
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &d, &isnull))
 	{
-		Elem		e;
+		BsElem		e;
 
 		if ((++count & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			continue;
-		e = elemtype == INT8OID ? elem_int8(DatumGetInt64(d)) : elem_varlena(d);
-		bs_key_set(&h, elem_key(&h, &e), f->bits);
+		e = elemtype == INT8OID ? bs_elem_int8(DatumGetInt64(d)) : bs_elem_varlena(d);
+		bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
 	}
 	array_free_iterator(it);
 	PG_RETURN_BLOOMFILTER_P(f);
@@ -191,7 +132,7 @@ bloom_from_array(PG_FUNCTION_ARGS)
 /* ---- membership ------------------------------------------------------- */
 
 static bool
-contains_common(FunctionCallInfo fcinfo, Datum filter, Elem e)
+contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 {
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
 	BloomView	v;
@@ -204,65 +145,51 @@ contains_common(FunctionCallInfo fcinfo, Datum filter, Elem e)
 	{
 		bs_hasher_init(&c->hasher, &v.p);
 		c->have_hasher = true;
-		c->have_key = false;
+		c->key.valid = false;
 	}
-	if (!c->have_key || !elem_equal(&c->elem, &e))
-	{
-		c->key = elem_key(&c->hasher, &e);
-		c->have_key = e.is_int || e.len <= ELEM_CACHE_BYTES;
-		if (c->have_key)
-		{
-			c->elem = e;
-			if (!e.is_int)
-			{
-				memcpy(c->bytes, e.data, e.len);
-				c->elem.data = c->bytes;
-			}
-		}
-	}
-	return bs_key_test(&c->hasher, c->key, v.bits);
+	return bs_key_test(&c->hasher, bs_elem_key_cached(&c->key, &c->hasher, &e), v.bits);
 }
 
 Datum
 bloom_contains_int8(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
-								   elem_int8(PG_GETARG_INT64(1))));
+								   bs_elem_int8(PG_GETARG_INT64(1))));
 }
 
 Datum
 bloom_contains_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
-								   elem_varlena(PG_GETARG_DATUM(1))));
+								   bs_elem_varlena(PG_GETARG_DATUM(1))));
 }
 
 Datum
 bloom_contains_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
-								   elem_uuid(PG_GETARG_DATUM(1))));
+								   bs_elem_uuid(PG_GETARG_DATUM(1))));
 }
 
 Datum
 bloom_contained_int8(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
-								   elem_int8(PG_GETARG_INT64(0))));
+								   bs_elem_int8(PG_GETARG_INT64(0))));
 }
 
 Datum
 bloom_contained_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
-								   elem_varlena(PG_GETARG_DATUM(0))));
+								   bs_elem_varlena(PG_GETARG_DATUM(0))));
 }
 
 Datum
 bloom_contained_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
-								   elem_uuid(PG_GETARG_DATUM(0))));
+								   bs_elem_uuid(PG_GETARG_DATUM(0))));
 }
 
 /* ---- combining and comparing ------------------------------------------ */

@@ -90,23 +90,21 @@ bf_view_datum(Datum d, BloomView *v)
 }
 
 /*
- * bf_view_datum_cached: like bf_view_datum, but an on-disk TOAST pointer equal
- * to the cached one reuses the cached detoasted value instead of fetching it
- * again; a new pointer replaces the cache (allocated in cxt, which must live
- * as long as the cache, e.g. fn_mcxt).  TOAST values are immutable, so the
- * pointer identifies the value for the lifetime of the query.
+ * bf_detoast_cached: the datum as a readable varlena (short-header values are
+ * not copied); an on-disk TOAST pointer equal to the cached one reuses the
+ * cached detoasted value instead of fetching it again, a new pointer replaces
+ * the cache (allocated in cxt, which must live as long as the cache, e.g.
+ * fn_mcxt).  TOAST values are immutable, so the pointer identifies the value
+ * for the lifetime of the query.  Used for bloomfilter and bloomtree values.
  */
-void
-bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext cxt)
+struct varlena *
+bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt)
 {
 	struct varlena *p = (struct varlena *) DatumGetPointer(d);
 	struct varatt_external ptr;
 
 	if (!VARATT_IS_EXTERNAL_ONDISK(p))
-	{
-		bf_view_datum(d, v);
-		return;
-	}
+		return PG_DETOAST_DATUM_PACKED(d);
 	VARATT_EXTERNAL_GET_POINTER(ptr, p);
 	if (!cache->valid || memcmp(&ptr, &cache->ptr, sizeof(ptr)) != 0)
 	{
@@ -120,7 +118,14 @@ bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext
 		cache->valid = true;
 		MemoryContextSwitchTo(old);
 	}
-	bf_view(cache->value, v);
+	return cache->value;
+}
+
+/* bf_view_datum_cached: bf_view_datum through bf_detoast_cached */
+void
+bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext cxt)
+{
+	bf_view(bf_detoast_cached(d, cache, cxt), v);
 }
 
 /*

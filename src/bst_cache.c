@@ -11,7 +11,8 @@
  * indexed lookup through a saved SPI plan), so a tree dropped, re-created or
  * extended by another session is rebuilt, never used stale.  The trees a
  * backend keeps take at most bloomsample.bst_memory_limit together: the least
- * recently used ones are dropped from memory to make room.
+ * recently used ones are dropped from memory to make room.  Design notes:
+ * docs/bloomsampletree.md (storage, cache and concurrency).
  */
 #include "postgres.h"
 

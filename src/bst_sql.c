@@ -1,9 +1,10 @@
 /*
  * bst_sql.c
- *    The SQL functions of the BloomSampleTree part (API.md section 5): sizing,
- *    the internal helpers behind bst_create / bst_create_pruned / bst_extend
- *    (the PL/pgSQL wrappers in src/sql/10_bst.sql own the catalog rows),
- *    sampling, reconstruction, work counters and the baselines.
+ *    The SQL functions of the BloomSampleTree part: sizing, the internal
+ *    helpers behind bst_create / bst_create_pruned / bst_extend (the PL/pgSQL
+ *    wrappers in src/sql/10_bst.sql own the catalog rows), sampling,
+ *    reconstruction, work counters and the baselines.  Design notes:
+ *    docs/bloomsampletree.md.
  */
 #include "postgres.h"
 

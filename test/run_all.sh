@@ -7,7 +7,7 @@
 #   sudo bash test/run_all.sh        (or as root: bash test/run_all.sh)
 #
 # initdb refuses to run as root, so the server-side tests run as the
-# 'postgres' user in a scratch copy of the tree (see ../shared/TOOLCHAIN.md).
+# 'postgres' user in a scratch copy of the tree (docs/architecture.md, developer's loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LANG=C.UTF-8
@@ -25,6 +25,7 @@ make -s PG_CONFIG=$PG_CONFIG install
 
 echo "== hashing-scheme test vectors against the Python reference implementation"
 /usr/bin/python3 test/ref/bloom_ref.py --check
+/usr/bin/python3 test/ref/bloomtree_ref.py --check
 echo "== unit tests of the core"
 make -s PG_CONFIG=$PG_CONFIG unitcheck
 echo "== unit tests of the core under ASan/UBSan"

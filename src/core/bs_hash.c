@@ -1,7 +1,7 @@
 /*
  * bs_hash.c
  *    Hashing scheme version 1: element bytes -> one 128-bit key -> k positions.
- *    The normative description is in bs_hash.h and README.md.
+ *    The normative description is in bs_hash.h and docs/hashing.md.
  */
 #include "bs_hash.h"
 #include "bs_bits.h"
@@ -126,33 +126,12 @@ linear_residue(uint64_t h1, uint32_t m)
 	return (uint64_t) (r < 0 ? r + (int64_t) m : r);
 }
 
-/* high 64 bits of the 128-bit product a * b */
-static inline uint64_t
-mulhi64(uint64_t a, uint64_t b)
-{
-#ifdef __SIZEOF_INT128__
-	return (uint64_t) (((unsigned __int128) a * b) >> 64);
-#else
-	uint64_t	a_lo = (uint32_t) a,
-				a_hi = a >> 32,
-				b_lo = (uint32_t) b,
-				b_hi = b >> 32;
-	uint64_t	lo_lo = a_lo * b_lo,
-				hi_lo = a_hi * b_lo,
-				lo_hi = a_lo * b_hi,
-				hi_hi = a_hi * b_hi;
-	uint64_t	cross = (lo_lo >> 32) + (uint32_t) hi_lo + lo_hi;
-
-	return hi_hi + (hi_lo >> 32) + (cross >> 32);
-#endif
-}
-
 static inline uint32_t
 position(const BsHasher *h, BsKey key, uint64_t xm, int i)
 {
 	if (h->p.hash == BS_HASH_LINEAR)
 		return (uint32_t) (((uint64_t) h->a[i] * xm + h->b[i]) % h->p.m);
-	return (uint32_t) mulhi64(key.h1 + (uint64_t) i * key.h2, h->p.m);
+	return (uint32_t) bs_mulhi64(key.h1 + (uint64_t) i * key.h2, h->p.m);
 }
 
 void

@@ -17,7 +17,7 @@
  *            started from state (uint64)(uint32)seed;
  *            pos_i = (a_i * x + b_i) mod m   (exact, x taken mod m >= 0)
  *
- * README.md spells this out with test vectors; test/unit checks them.  A
+ * docs/hashing.md spells this out with test vectors; test/unit checks them.  A
  * change here is a new scheme version, never an edit of this one.
  */
 #ifndef BS_HASH_H
@@ -66,6 +66,30 @@ typedef struct BsKey
 	uint64_t	h1;
 	uint64_t	h2;
 } BsKey;
+
+/*
+ * High 64 bits of the 128-bit product a * b: x * m >> 64 maps a uniform 64-bit
+ * x to [0, m) without modulo bias ("multiply-high").
+ */
+static inline uint64_t
+bs_mulhi64(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+	return (uint64_t) (((unsigned __int128) a * b) >> 64);
+#else
+	uint64_t	a_lo = (uint32_t) a,
+				a_hi = a >> 32,
+				b_lo = (uint32_t) b,
+				b_hi = b >> 32;
+	uint64_t	lo_lo = a_lo * b_lo,
+				hi_lo = a_hi * b_lo,
+				lo_hi = a_lo * b_hi,
+				hi_hi = a_hi * b_hi;
+	uint64_t	cross = (lo_lo >> 32) + (uint32_t) hi_lo + lo_hi;
+
+	return hi_hi + (hi_lo >> 32) + (cross >> 32);
+#endif
+}
 
 /* name <-> family; bs_hash_family_from_name returns -1 for an unknown name */
 extern const char *bs_hash_family_name(int family);

@@ -2,6 +2,7 @@
  * bst_query.h
  *    Using a BloomSampleTree (PostgreSQL-independent): reconstruction of the
  *    set in a query filter and uniform sampling from it, with work counters.
+ *    Design notes (why the samples are uniform): docs/bloomsampletree.md.
  *
  * Query filters must have the tree's parameters (the caller checks) and
  * t->nwords words.

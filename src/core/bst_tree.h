@@ -2,7 +2,8 @@
  * bst_tree.h
  *    BloomSampleTree core (PostgreSQL-independent): the tree over a namespace
  *    of integer ids, its construction (full and pruned), extension of pruned
- *    trees, and the inverted index used for fast reconstruction.
+ *    trees, and the inverted index used for fast reconstruction.  Design
+ *    notes: docs/bloomsampletree.md.
  *
  * A tree is a binary tree of Bloom filters with the query filters' parameters
  * (m, k, seed, hash).  Node v covers the id range [lo, hi); its filter holds

@@ -1,4 +1,4 @@
--- bloomsample install script, part 1: the bloomfilter type (API.md sections 1-4).
+-- bloomsample install script, part 1: the bloomfilter type (README.md, Reference).
 -- The parts src/sql/[0-9][0-9]_*.sql are concatenated in name order into the install
 -- script of the current version (Makefile: EXTVERSION); changes also go into the upgrade script.
 

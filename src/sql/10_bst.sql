@@ -1,5 +1,5 @@
 -- bloomsample install script, part 10: BloomSampleTree sampling and
--- reconstruction (API.md section 5).
+-- reconstruction (README.md, Reference; design: docs/bloomsampletree.md).
 
 -- ---------------------------------------------------------------------------
 -- Catalog: tree definitions persist here (dumped by pg_dump, dropped with

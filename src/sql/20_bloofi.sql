@@ -1,7 +1,7 @@
 -- ---------------------------------------------------------------------------
 -- Bloofi: an index access method over bloomfilter columns answering
--- `f @> elem` (elem bigint, text, bytea, uuid).  See README.md and
--- src/bloofi*.c.
+-- `f @> elem` (elem bigint, text, bytea, uuid).  Design notes:
+-- docs/bloofi.md.
 -- ---------------------------------------------------------------------------
 
 CREATE FUNCTION bloofi_handler(internal) RETURNS index_am_handler
@@ -17,21 +17,6 @@ CREATE OPERATOR CLASS bloomfilter_bloofi_ops
         OPERATOR 1 @> (bloomfilter, text),
         OPERATOR 1 @> (bloomfilter, bytea),
         OPERATOR 1 @> (bloomfilter, uuid);
-
--- Selectivity of f @> elem: probes a bloofi index on the column when there is one.
-CREATE FUNCTION bloofi_contsel(internal, oid, internal, integer) RETURNS float8
-    AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
-
-DO $$
-DECLARE
-    elem text;
-BEGIN
-    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
-        EXECUTE format('ALTER OPERATOR @> (bloomfilter, %s) SET (RESTRICT = bloofi_contsel)', elem);
-        EXECUTE format('ALTER OPERATOR <@ (%s, bloomfilter) SET (RESTRICT = bloofi_contsel)', elem);
-    END LOOP;
-END
-$$;
 
 CREATE FUNCTION bloofi_stats(index regclass,
     OUT height integer, OUT nodes bigint, OUT leaves bigint, OUT pages bigint,

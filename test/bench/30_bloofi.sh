@@ -31,7 +31,7 @@
 #       f08504a, TestAC with the paper's defaults, which reproduces 103.16),
 #       run on this machine: the lowest of its per-invocation means (5 runs
 #       of 10,000 lookups each; it draws new hash keys per invocation), see
-#       README "Bloofi > the paper's figures".
+#       test/bench/README.md, Bloofi, "The paper's figures".
 #  (d') the same filters and lookups through the in-memory reference tree of
 #       src/core/bloofi_tree.c (test/bench/bloofi_tree_bench.c), d = 2: a
 #       cross-check of the on-disk tree's figures.

@@ -12,7 +12,7 @@
 # build, the mean "Avg steps" of the searches for present elements over
 # NB_RUNS runs of 10,000 lookups (the code draws new hash keys per invocation,
 # so invocations differ by a few percent: 30_bloofi.sh part (d) compares with
-# the lowest mean of five invocations, see README "Benchmarks > Bloofi").
+# the lowest mean of five invocations, see test/bench/README.md, Bloofi).
 #
 # Optional, not part of `make bench`: it needs a JDK (Debian:
 # default-jdk-headless) and network access to GitHub, which the extension

@@ -33,12 +33,15 @@ ORDER BY 1;
 \echo '## Reverse dependencies of popular packages: index answer vs true reverse dependencies.'
 \echo '## missed must be 0 (a Bloom filter has no false negatives, and neither has the index);'
 \echo '## extra are the filters'' false positives, exactly those a sequential scan also returns.'
-SET enable_seqscan = off;
+\echo '## (the planner picks the index by itself: one bitmap index scan per target package)'
+EXPLAIN (COSTS OFF)
+SELECT x.name AS target, p.id
+FROM pkg x JOIN pkg p ON p.deps @> x.id
+WHERE x.name IN ('libc6', 'python3', 'perl', 'libglib2.0-0', 'zlib1g', 'libpq5', 'libssl3', 'r-base-core');
 CREATE TEMP TABLE via_index AS
 SELECT x.name AS target, p.id
 FROM pkg x JOIN pkg p ON p.deps @> x.id
 WHERE x.name IN ('libc6', 'python3', 'perl', 'libglib2.0-0', 'zlib1g', 'libpq5', 'libssl3', 'r-base-core');
-RESET enable_seqscan;
 SET enable_bitmapscan = off;
 CREATE TEMP TABLE via_seqscan AS
 SELECT x.name AS target, p.id

@@ -155,6 +155,11 @@ foreach my $v (@from)
 		SELECT string_agg(x::text, ',') FROM bst_reconstruct('kept_tree', (SELECT f FROM kept WHERE id = 50)) x}),
 		$before, "$v data (filters, bloofi index, trees) answers the same after the update");
 	$node->safe_psql($db, 'SELECT bloofi_check(\'kept_f\')');
+	# 1.0 kept no statistics of filter columns; after the update ANALYZE does
+	is($node->safe_psql($db, q{
+		ANALYZE kept;
+		SELECT analyzed_rows || ' ' || sample_filters FROM bloom_column_stats('kept', 'f')}),
+		'200 200', "$v + UPDATE: ANALYZE keeps the planner's statistics of filter columns");
 }
 
 $node->stop;

@@ -1,7 +1,7 @@
 /*
  * test_core.c
  *    Unit tests of the bloomsample core: bit operations, the hashing scheme
- *    (test vectors shared with README.md and test/ref/bloom_ref.py) and the
+ *    (test vectors shared with docs/hashing.md and test/ref/bloom_ref.py) and the
  *    estimator and sizing formulas (against values computed by hand).
  */
 #include <stdint.h>

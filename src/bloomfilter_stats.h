@@ -1,0 +1,127 @@
+/*
+ * bloomfilter_stats.h
+ *    The planner's statistics of bloomfilter columns: the pg_statistic slot
+ *    ANALYZE writes (bloomfilter_analyze.c), read back through a
+ *    backend-local cache by the selectivity estimators, the cost support
+ *    function (bloomfilter_selfuncs.c) and the Bloofi cost model
+ *    (bloofi_cost.c).
+ *
+ * The slot (stakind STATISTIC_KIND_BLOOMFILTER, from the range PostgreSQL
+ * leaves to private kinds) holds:
+ *
+ *   stanumbers  float4[BF_STATS_NUMBERS]: over the column's non-null
+ *               values, the fraction stored out of line (TOAST), the
+ *               fraction compressed, the mean detoasted size in bytes, the
+ *               fraction whose parameter set has no sample below, and
+ *               those filters' mean fill^k
+ *   stavalues   bytea[], one value per parameter set (m, k, seed, hash),
+ *               most frequent first, at most BF_STATS_MAX_SETS: a
+ *               BfStatsSetData header then the set's bit-sliced sample
+ *               (src/core/bs_colstats.h): fold_m slices of
+ *               ceil(nsample / 64) 64-bit words
+ *
+ * The slot stays in the server's native byte order and struct layout, as
+ * pg_statistic does (it is not dumped, and a replica runs the same build);
+ * the magic and version reject anything else.
+ */
+#ifndef BLOOMFILTER_STATS_H
+#define BLOOMFILTER_STATS_H
+
+#include "postgres.h"
+
+#include "nodes/pathnodes.h"
+#include "utils/selfuncs.h"
+
+#include "bs_colstats.h"
+#include "bs_hash.h"
+
+/* a private stakind (10000-30000: "choose a kind code at random") */
+#define STATISTIC_KIND_BLOOMFILTER	13013
+
+#define BF_STATS_MAGIC			0x31534642	/* "BFS1" */
+#define BF_STATS_VERSION		1
+#define BF_STATS_MAX_SETS		8
+
+/* stanumbers of the slot */
+#define BF_STATS_FRAC_EXTERNAL	0
+#define BF_STATS_FRAC_COMPRESSED 1
+#define BF_STATS_MEAN_RAW_BYTES	2
+#define BF_STATS_OTHER_FRAC		3
+#define BF_STATS_OTHER_FP		4
+#define BF_STATS_NUMBERS		5
+
+/* sample budget: bytes per unit of the column's statistics target, and the cap */
+#define BF_STATS_BYTES_PER_TARGET	2048
+#define BF_STATS_MAX_BYTES			(16 * 1024 * 1024)
+
+/* one parameter set, as stored (the payload of a bytea, 8-aligned once read) */
+typedef struct BfStatsSetData
+{
+	uint32		magic;
+	uint16		version;
+	uint8		k;
+	uint8		hash;
+	int32		seed;
+	uint32		m;
+	uint32		fold_m;			/* buckets per sampled filter (m: not folded) */
+	uint32		nsample;		/* sampled filters (0: no sample) */
+	float8		frac;			/* of the column's non-null values */
+	float8		analyzed;		/* values of this set in ANALYZE's sample */
+	float8		mean_fill;		/* popcount / m */
+	float8		mean_fp;		/* fill^k: the chance an absent element passes */
+	float8		mean_card;		/* estimated elements per filter */
+	float8		union_card;		/* estimated distinct elements over the sample's
+								 * filters (-1: their OR is too full to tell) */
+	float8		fold_fp;		/* mean folded fill^k of the sampled filters */
+	uint64		slices[FLEXIBLE_ARRAY_MEMBER];
+} BfStatsSetData;
+
+#define BF_STATS_SET_BYTES(fold_m, nsample) \
+	(offsetof(BfStatsSetData, slices) + \
+	 sizeof(uint64) * (Size) (fold_m) * bs_colstats_slice_words(nsample))
+
+/* a set as the estimators use it */
+typedef struct BfStatsSet
+{
+	const BfStatsSetData *d;
+	BsParams	params;
+	BsHasher	hasher;
+} BfStatsSet;
+
+/* a column's statistics, decoded (owned by the cache) */
+typedef struct BfColumnStats
+{
+	double		nullfrac;
+	double		frac_external;
+	double		frac_compressed;
+	double		mean_raw_bytes;
+	double		other_frac;
+	double		other_fp;
+	int			nsets;
+	BfStatsSet	sets[BF_STATS_MAX_SETS];
+	uint64	   *acc;			/* scratch: the widest set's slice words */
+} BfColumnStats;
+
+/* bloomfilter_selfuncs.c */
+extern Datum bloom_contsel(PG_FUNCTION_ARGS);
+
+
+/*
+ * The bloomfilter statistics of vardata's column (vardata->statsTuple), or
+ * NULL when it has none (never analyzed, or analyzed before 1.1).  The
+ * result belongs to a backend-local cache and stays valid until the next
+ * call of bf_column_stats.
+ */
+extern const BfColumnStats *bf_column_stats(VariableStatData *vardata);
+
+/* the set of s with parameters p, or NULL */
+extern const BfStatsSet *bf_stats_find_set(const BfColumnStats *s, const BsParams *p);
+
+/*
+ * Cost, in units of cpu_operator_cost, of reading one bloomfilter value
+ * produced by expr (detoasting, decompressing, touching its bits), from the
+ * column's statistics when expr is a column that has them.
+ */
+extern double bf_read_cost(PlannerInfo *root, Node *expr);
+
+#endif							/* BLOOMFILTER_STATS_H */

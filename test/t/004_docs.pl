@@ -1,0 +1,315 @@
+# test/t/004_docs.pl
+#   The documentation matches the code and stands alone.
+#
+#   Links: every relative link of the repository's Markdown files points to a
+#   file inside the repository (and to a heading that exists, for #anchors),
+#   and no file of the repository refers to ../shared or to API.md.
+#
+#   README.md's "Reference" section names everything the extension installs,
+#   checked against the catalog of a fresh install (and the reverse):
+#    - every member of the extension (functions, aggregates, operators,
+#      types, operator classes and families, access methods, tables, views)
+#      is named in the reference: a function as `name(`, an operator as a
+#      token of a code span, any other object in a code span;
+#    - every function whose arguments all have names appears with its exact
+#      signature, `name(arg type, ... DEFAULT x)` (overloads that differ in
+#      one argument's type as `type1 | type2`, double precision as float8),
+#      followed on the same line by its result, "→ `result`"; a function
+#      returning a row of OUT columns has each column in a code span of the
+#      same subsection;
+#    - every setting (bloomsample.*) has a line with its default as SHOW
+#      prints it and each of its enum values, in code spans;
+#    - every reloption registered in src/*.c has a line with its default, and
+#      the access method accepts that default (and rejects an unknown name);
+#    - every `name(` of the extension's prefixes and every bloomsample.*
+#      setting the reference mentions exists.
+# So a new function, setting or reloption is documented in the same change.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+# ---- links ---------------------------------------------------------------------
+# GitHub's anchor of a heading: lower case, punctuation dropped, spaces to '-'
+sub anchors
+{
+	my ($text) = @_;
+	my (%a, %seen);
+	my $in_code = 0;
+	for my $l (split /\n/, $text)
+	{
+		$in_code = !$in_code if $l =~ /^```/;
+		next if $in_code || $l !~ /^#+\s+(.*)$/;
+		my $s = lc $1;
+		$s =~ s/[^\w\- ]//g;
+		$s =~ s/ /-/g;
+		my $n = $seen{$s}++;
+		$a{ $n ? "$s-$n" : $s } = 1;
+	}
+	return \%a;
+}
+
+my @md = grep { -f } ('README.md', 'CHANGELOG.md', glob('docs/*.md'), glob('test/*/README.md'));
+ok(@md >= 4, 'Markdown files: ' . join(' ', @md));
+for my $f (@md)
+{
+	my $text = slurp_file($f);
+	utf8::decode($text);
+	(my $dir = $f) =~ s{[^/]*$}{};
+	while ($text =~ /\]\(([^)\s]+)\)/g)
+	{
+		my $link = $1;
+		next if $link =~ m{^[a-z]+://};
+		my ($path, $anchor) = $link =~ /^([^#]*)(?:#(.*))?$/;
+		my $target = $path eq '' ? $f : $dir . $path;
+		1 while $target =~ s{(^|/)(?!\.\./)[^/]+/\.\./}{$1};
+		ok($target !~ m{^\.\./} && -e $target, "$f: link $link is inside the repository");
+		next unless defined $anchor && -f $target;
+		my $t = slurp_file($target);
+		utf8::decode($t);
+		ok(anchors($t)->{$anchor}, "$f: link $link names a heading of $target");
+	}
+}
+for my $f (split /\n/, `git ls-files 2>/dev/null` || `find . -type f -not -path './.git/*'`)
+{
+	$f =~ s{^\./}{};
+	next if $f =~ m{^(tmp_check|results|log|tmp_regress|\.tmp|test/unit/bin)/}
+	  || $f eq 'src/sql/bloomsample--1.0.sql'    # released, frozen
+	  || $f eq 'test/t/004_docs.pl' || !-f $f || -B $f;
+	my $text = slurp_file($f);
+	ok($text !~ m{\.\./shared|\bAPI\.md}, "$f names no file outside the repository")
+	  or diag("$f: ../shared or API.md");
+}
+
+# ---- the reference section of README.md --------------------------------------
+my $readme = slurp_file('README.md');
+my ($ref) = $readme =~ /^## Reference\n(.*?)(?=^## )/ms;
+ok(defined $ref && length $ref > 1000, 'README.md has a "## Reference" section');
+$ref //= '';
+$ref =~ s/\\\|/|/g;    # table cells escape | as \|
+my @lines = split /\n/, $ref;
+
+# subsections (### headings; #### stays inside its ###)
+my @sections = split /^(?=### )/m, $ref;
+
+# every code span's content, and its tokens
+my @spans = $ref =~ /`([^`\n]+)`/g;
+my %span = map { $_ => 1 } @spans;
+my %token;
+for my $s (@spans)
+{
+	$token{$_} = 1 for grep { length } split /[\s(),\[\]]+/, $s;
+}
+
+my $node = PostgreSQL::Test::Cluster->new('reference');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
+
+sub rows
+{
+	my ($sql) = @_;
+	return map { [ split /\t/, $_, -1 ] } grep { length } split /\n/,
+	  $node->safe_psql('postgres', "\\pset fieldsep '\\t'\n$sql");
+}
+
+sub norm_type
+{
+	my ($t) = @_;
+	$t =~ s/double precision/float8/g;
+	$t =~ s/"//g;
+	return $t;
+}
+
+# ---- extension members -----------------------------------------------------
+my $members = q{
+	SELECT i.type, coalesce(i.name, ''), i.identity, d.classid = 'pg_proc'::regclass
+	FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid,
+	     LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) i
+	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+	  AND e.extname = 'bloomsample'
+	ORDER BY 1, 3};
+my $nmembers = 0;
+for my $r (rows($members))
+{
+	my ($type, $name, $identity) = @$r;
+	$nmembers++;
+	if ($type eq 'function' || $type eq 'aggregate')
+	{
+		next;    # below, with their signatures
+	}
+	elsif ($type eq 'operator')
+	{
+		my ($op) = $identity =~ /^\S+?\.([^\s(]+)\(/;
+		ok(defined $op && $token{$op}, "operator $identity is in the reference");
+	}
+	elsif ($type eq 'cast')
+	{
+		# a cast is documented through its function (a member too)
+		pass("cast $identity: its function is checked below");
+	}
+	elsif ($type =~ /^(type|operator class|operator family|access method|table|view)$/)
+	{
+		my $n = $name ne '' ? $name : $identity;
+		$n =~ s/^.*\.//;
+		$n =~ s/ USING .*//;
+		ok($token{$n} || $span{$n}, "$type $n is in the reference");
+	}
+	else
+	{
+		fail("member $type $identity: unknown kind, teach 004_docs.pl about it");
+	}
+}
+ok($nmembers > 100, "the extension has $nmembers members");
+
+# ---- functions and aggregates ----------------------------------------------
+# one row per function: name, IN argument names ('-': unnamed), IN types,
+# defaults, result, OUT column names
+my $funcs = q{
+	SELECT p.oid, p.proname,
+	       array_to_string(ARRAY(
+	         SELECT coalesce(nullif(n, ''), '-') FROM unnest(coalesce(p.proargnames,
+	                  array_fill(''::text, ARRAY[p.pronargs])), coalesce(p.proargmodes,
+	                  array_fill('i'::"char", ARRAY[p.pronargs]))) u(n, m)
+	         WHERE m IN ('i', 'b', 'v')), ';'),
+	       array_to_string(ARRAY(SELECT format_type(t, NULL)
+	                             FROM unnest(p.proargtypes) WITH ORDINALITY u(t, o)
+	                             ORDER BY o), ';'),
+	       p.pronargdefaults, coalesce(pg_get_expr(p.proargdefaults, 0), ''),
+	       pg_get_function_result(p.oid),
+	       array_to_string(ARRAY(
+	         SELECT n FROM unnest(p.proargnames, p.proargmodes) u(n, m)
+	         WHERE m IN ('o', 't', 'b')), ';')
+	FROM pg_proc p
+	JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+	JOIN pg_extension e ON e.oid = d.refobjid
+	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+	  AND e.extname = 'bloomsample'
+	ORDER BY p.oid};
+my (%groups, @order, %catalog_funcs);
+for my $r (rows($funcs))
+{
+	my ($oid, $name, $innames, $intypes, $ndef, $defs, $result, $outnames) = @$r;
+	$catalog_funcs{$name} = 1;
+	my @names = $innames eq '' ? () : split /;/, $innames, -1;
+	my @types = $intypes eq '' ? () : split /;/, $intypes, -1;
+	my $key = join ',', $name, scalar(@types), @names;
+	if (!$groups{$key})
+	{
+		push @order, $key;
+		my @d = $defs eq '' ? () : split /, /, $defs;
+		s/::[a-z ]+(\[\])?$// for @d;
+		$groups{$key} = {
+			name => $name, names => \@names, types => [ map { [] } @types ],
+			defaults => [ (undef) x (@types - @d), @d ],
+			result => norm_type($result), out => [ split /;/, $outnames ] };
+	}
+	my $g = $groups{$key};
+	for my $i (0 .. $#types)
+	{
+		my $t = norm_type($types[$i]);
+		push @{ $g->{types}[$i] }, $t unless grep { $_ eq $t } @{ $g->{types}[$i] };
+	}
+}
+
+for my $key (@order)
+{
+	my $g = $groups{$key};
+	my $name = $g->{name};
+	ok($ref =~ /(?<![\w.])\Q$name\E\(/, "function $name( is in the reference");
+	# exact signatures: user-facing functions whose arguments all have names
+	next if $name =~ /^_/ || grep { $_ eq '-' } @{ $g->{names} };
+	my @args;
+	for my $i (0 .. $#{ $g->{names} })
+	{
+		my $a = $g->{names}[$i] . ' ' . join(' | ', @{ $g->{types}[$i] });
+		$a .= " DEFAULT $g->{defaults}[$i]" if defined $g->{defaults}[$i];
+		push @args, $a;
+	}
+	my $sig = "$name(" . join(', ', @args) . ')';
+	my @at = grep { index($_, $sig) >= 0 } @lines;
+	ok(@at, "signature $sig is in the reference");
+	next unless @at;
+	if ($g->{result} eq 'record' && @{ $g->{out} })
+	{
+		my ($sec) = grep { index($_, $sig) >= 0 } @sections;
+		for my $col (@{ $g->{out} })
+		{
+			ok($sec =~ /`\Q$col\E`/, "column $col of $name is in its subsection");
+		}
+	}
+	else
+	{
+		ok((grep { index($_, "→ `$g->{result}`") >= 0 } @at),
+			"$sig is followed by → `$g->{result}`");
+	}
+}
+ok(scalar(@order) > 50, scalar(@order) . ' function signatures');
+
+# ---- settings ----------------------------------------------------------------
+my @settings = rows(q{
+	LOAD 'bloomsample';
+	SELECT name, current_setting(name), coalesce(array_to_string(enumvals, ';'), '')
+	FROM pg_settings WHERE name LIKE 'bloomsample.%' ORDER BY name});
+ok(@settings >= 1, scalar(@settings) . ' settings');
+my %catalog_settings;
+for my $s (@settings)
+{
+	my ($name, $default, $enums) = @$s;
+	$catalog_settings{$name} = 1;
+	my @at = grep { /`\Q$name\E`/ && /`\Q$default\E`/ } @lines;
+	ok(@at, "setting $name is in the reference with its default $default");
+	for my $v (split /;/, $enums)
+	{
+		ok((grep { /`\Q$v\E`/ } @at), "setting $name: value $v is described");
+	}
+}
+
+# ---- reloptions, from the sources, validated by the server -------------------
+my %relopts;    # name => relopt kind variable
+for my $f (glob 'src/*.c')
+{
+	my $src = slurp_file($f);
+	while ($src =~ /add_(?:int|bool|real|enum|string)_reloption\s*\(\s*(\w+)\s*,\s*"(\w+)"/g)
+	{
+		$relopts{$2} = $1;
+	}
+}
+ok(%relopts, 'reloptions found in src/*.c: ' . join(', ', sort keys %relopts));
+$node->safe_psql('postgres', 'CREATE TABLE reloptions_t (f bloomfilter)');
+for my $opt (sort keys %relopts)
+{
+	my @at = grep { /^\|\s*`\Q$opt\E`\s*\|\s*`([^`]+)`/ } @lines;
+	ok(@at, "reloption $opt has a row with its default");
+	next unless @at;
+	my ($default) = $at[0] =~ /^\|\s*`\Q$opt\E`\s*\|\s*`([^`]+)`/;
+	if ($relopts{$opt} eq 'bloofi_relopt_kind')
+	{
+		my ($rc, $out, $err) = $node->psql('postgres',
+			"CREATE INDEX ON reloptions_t USING bloofi (f) WITH ($opt = $default)");
+		is($rc, 0, "bloofi accepts $opt = $default") or diag($err);
+	}
+	else
+	{
+		fail("reloption $opt of $relopts{$opt}: teach 004_docs.pl its access method");
+	}
+}
+my ($rc, $out, $err) = $node->psql('postgres',
+	'CREATE INDEX ON reloptions_t USING bloofi (f) WITH (no_such_option = 1)');
+isnt($rc, 0, 'an unknown reloption is refused (the checks above can fail)');
+
+# ---- the reverse: nothing in the reference that the catalog lacks ------------
+my %mentioned = map { $_ => 1 } $ref =~ /(?<![\w.])(_?(?:bloom|bst|bloofi)\w*)\(/g;
+for my $f (sort keys %mentioned)
+{
+	ok($catalog_funcs{$f}, "$f( in the reference is a function of the extension");
+}
+my %mentioned_settings = map { $_ => 1 } $ref =~ /\b(bloomsample\.\w+)/g;
+for my $s (sort keys %mentioned_settings)
+{
+	ok($catalog_settings{$s}, "$s in the reference is a setting of the extension");
+}
+
+$node->stop;
+done_testing();
