@@ -132,5 +132,50 @@ $node->safe_psql('postgres', "REINDEX INDEX $_") for keys %expect;
 is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
   for sort keys %expect;
 
+# ---- an index written by 1.0: its chain of FREE nodes moves into the map ----
+# (1.0 kept replaced nodes, once freed, on a chain of FREE nodes reused only
+# by nodes of the same size; the free-page map replaces it.)  A retired node
+# is turned into such a chain on disk, as 1.0 left it.
+$node->safe_psql('postgres',
+	'CREATE INDEX c_legacy ON c USING bloofi (f) WITH (order = 4, fastupdate = off)');
+$r = $node->background_psql('postgres');
+$r->query_safe('BEGIN; SET enable_seqscan = off; SELECT count(*) FROM c WHERE f @> 5::bigint');
+$node->safe_psql('postgres', 'UPDATE c SET f = bloom_add(f, -2 * id::bigint) WHERE id % 3 = 1; VACUUM c');
+$r->query_safe('COMMIT');
+$r->quit;
+my ($retired0) = $node->safe_psql('postgres', "SELECT retired_nodes FROM bloofi_stats('c_legacy')");
+cmp_ok($retired0, '>', 0, "c_legacy: retired nodes to turn into 1.0's free chain ($retired0)");
+my $lpath = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_legacy')");
+$node->stop;
+{
+	my $data = read_file($lpath);
+	# BloofiMetaData: retired_head at byte 64, freenode_head at 68 of the contents
+	my $head = unpack('V', substr($data, 24 + 64, 4));
+	my $hdr = $head * $BLCKSZ + $BLCKSZ - 32;
+	my $next = unpack('V', substr($data, $hdr + 4, 4));
+	substr($data, 24 + 64, 4) = pack('V', $next);		# off the retired chain
+	substr($data, 24 + 68, 4) = pack('V', $head);		# the only FREE node
+	substr($data, $hdr + 4, 4) = pack('V', 0xFFFFFFFF);	# next: none
+	substr($data, $hdr + 26, 2) = pack('v', 2);			# flags: FREE
+	write_file($lpath, $data);
+}
+$node->start;
+is($node->safe_psql('postgres', "SELECT bloofi_check('c_legacy')"), '',
+	"c_legacy: bloofi_check accepts 1.0's chain of FREE nodes");
+my ($retired1, $freenodes1) = split /\|/,
+  $node->safe_psql('postgres', "SELECT retired_nodes, free_nodes FROM bloofi_stats('c_legacy')");
+is($retired1, $retired0 - 1, 'c_legacy: one node less on the retired chain');
+cmp_ok($freenodes1, '>=', 1, 'c_legacy: bloofi_stats counts the FREE node');
+$node->safe_psql('postgres', 'VACUUM c');
+is($node->safe_psql('postgres', "SELECT bloofi_check('c_legacy')"), '',
+	'c_legacy: bloofi_check clean after VACUUM');
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->stop;
+is(unpack('V', substr(read_file($lpath), 24 + 68, 4)), 0xFFFFFFFF,
+	"c_legacy: VACUUM emptied 1.0's chain of FREE nodes (into the map)");
+$node->start;
+is($node->safe_psql('postgres', "SELECT retired_nodes FROM bloofi_stats('c_legacy')"), '0',
+	'c_legacy: and freed the retired nodes');
+
 $node->stop;
 done_testing();
