@@ -36,10 +36,14 @@
  * what the previous one left.  When VACUUM gets the index's
  * AccessExclusiveLock without waiting (no scan or writer holds any lock on
  * it), no scan can be inside the index, and it frees every retired node
- * (bloofi_space_recycle(true)) and truncates the free tail of the file
- * (bloofi_space_truncate), as heap VACUUM truncates a table: the lock is
- * WAL-logged, so queries on a hot standby that use the index wait for it or
- * are cancelled, as for a table's truncation.
+ * (bloofi_space_recycle(true)), moves the bitmap pages and then the nodes
+ * nearest the end of the file into free runs before them (compaction,
+ * bloofi_vacuum.c) and truncates the free tail of the file
+ * (bloofi_space_truncate), as heap VACUUM truncates a table: no scan can
+ * hold a pointer into the blocks cut.  The lock is WAL-logged, so queries
+ * on a hot standby that use the index wait for it or are cancelled, as for
+ * a table's truncation.  Without the lock (the index in constant use) the
+ * file only reuses its free pages and does not shrink.
  *
  * Locks: the tree lock for every change of the map, the intents, the
  * retired chain; the metapage's exclusive buffer lock around each record
@@ -364,10 +368,10 @@ bloofi_space_recover(Relation index)
 }
 
 /*
- * Free the node at start (npages pages) whose header's `next` is next, now
- * first on a chain whose head field is *head_field of the metapage, or
- * after prev: off the chain with a FREEING intent (one record), then into
- * the map.  Returns the pages marked free.
+ * Free the node at start (npages pages, `next` its successor) of the
+ * retired chain (retired_chain) or of 1.0's chain of FREE nodes: off the
+ * chain, after prev or as its head, with a FREEING intent (one record),
+ * then into the map.  Returns the pages marked free.
  */
 static BlockNumber
 space_free_chained(Relation index, BlockNumber prev, BlockNumber start, BlockNumber next,
