@@ -598,6 +598,40 @@ bloofi_bottom_fits(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 }
 
 /*
+ * How many of the n leaves (filters), taken in order, fit in bottom node B
+ * as it is now: its fan-out limit (for its value with the leaves that go
+ * in) less its leaves, and its free slots.  Writes nothing.
+ */
+static int
+bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filters)
+{
+	uint8	   *val = palloc(ic->fbytes);
+	uint32	   *slots = palloc(sizeof(uint32) * n);
+	uint32		limit;
+	int			room;
+
+	bloofi_node_read(ic->index, ic->meta, B->start, B);
+	bloofi_node_read_summary(ic->index, B, val);
+	for (int i = 0; i < n; i++)
+		bs_or(val, filters[i], ic->nwords);
+	limit = bloofi_fanout_limit(ic->meta, 0, val);
+	room = B->nlive >= limit ? 0 : (int) Min((uint32) n, limit - B->nlive);
+	room = Min(room, bloofi_free_slots(ic->index, B, room, slots));
+	if (room > 0 && room < n)
+	{
+		/* the limit for the value with those first leaves only (not saturated: 2d) */
+		bloofi_node_read_summary(ic->index, B, val);
+		for (int i = 0; i < room; i++)
+			bs_or(val, filters[i], ic->nwords);
+		limit = bloofi_fanout_limit(ic->meta, 0, val);
+		room = B->nlive >= limit ? 0 : (int) Min((uint32) room, limit - B->nlive);
+	}
+	pfree(val);
+	pfree(slots);
+	return room;
+}
+
+/*
  * Insert n leaves that all go to bottom node B (path to it given), when they
  * fit: their TIDs (and the node's counts) first, then their OR down the path
  * from the root (bloofi_propagate), then B's value and the leaves' columns.
@@ -823,10 +857,12 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 			ic.cache = NULL;
 		}
 		/*
-		 * A batch per bottom node.  1. Those that do not fit get room (split,
-		 * or growth sized for the batch: decided as for their first leaf
-		 * inserted alone) and wait for the next round; a node that can be
-		 * neither split nor grown takes that leaf the slow way.
+		 * A batch per bottom node.  1. A group takes the room its node has
+		 * (up to its fan-out limit and free slots); the rest of it waits for
+		 * the next round.  The group of a node without room gets room (a
+		 * split, or a growth sized for the group: decided as for its first
+		 * leaf inserted alone) and waits for the next round; a node that can
+		 * be neither split nor grown takes that leaf the slow way.
 		 */
 		ic.nretired = 0;
 		for (int t = 0; t < ntodo; t++)
@@ -848,12 +884,20 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		}
 		for (int j = 0; j < ntarget; j++)
 		{
+			int			room;
+
 			CHECK_FOR_INTERRUPTS();
-			fit[j] = !bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start) &&
-				bloofi_bottom_fits(&ic, &nodes[j], gcount[j], bf + gstart[j],
-								   gorf + (size_t) j * ic.fbytes, gslots + gstart[j]);
-			if (fit[j] || bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start))
+			fit[j] = false;
+			if (bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start))
 				continue;
+			/* a group takes what room its node has; the rest waits for the next round */
+			room = bloofi_bottom_room(&ic, &nodes[j], gcount[j], bf + gstart[j]);
+			if (room > 0)
+			{
+				gcount[j] = room;
+				fit[j] = true;
+				continue;
+			}
 			if (!bloofi_make_room(&ic, paths[j], depths[j], &nodes[j], bf[gstart[j]], gcount[j]))
 			{
 				int			t = gfirst[j];
@@ -877,11 +921,17 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		for (int j = 0; j < ntarget; j++)
 			if (fit[j])
 			{
+				int			left = gcount[j];
+
 				bloofi_node_set_bits(index, &nodes[j], gcount[j], gslots + gstart[j],
 									 bf + gstart[j]);
-				for (int t = 0; t < ntodo; t++)
+				/* (the group's first gcount[j] leaves, in the order of bt/bf) */
+				for (int t = 0; t < ntodo && left > 0; t++)
 					if (which[t] == j)
+					{
 						done[t] = true;
+						left--;
+					}
 			}
 		for (int t = 0; t < ntodo; t++)
 			if (!done[t])
