@@ -91,9 +91,9 @@
  *    was never written.
  * 5. Batches (a pending-list flush, bloofi_insert_leaves): the leaves are
  *    grouped by the bottom node their descent reaches (inner nodes read once
- *    per round for all descents); groups that do not fit get room first
- *    (bloofi_make_room) and wait for the next round, the others go in
- *    together: all their TIDs, then their ORs down all their paths level by
+ *    per round for all descents); a group takes the room its node has (the
+ *    rest waits for the next round), a node without room gets it first
+ *    (bloofi_make_room) and its group waits, and the groups go in together: all their TIDs, then their ORs down all their paths level by
  *    level (one write per node for all its children on paths), then their
  *    columns.  A group whose path went through a node retired meanwhile
  *    waits for the next round's descent.
