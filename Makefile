@@ -4,6 +4,12 @@
 #   make installcheck           pg_regress tests (sql/, expected/) and TAP tests (test/t/)
 #   make unitcheck              unit tests of the PostgreSQL-independent core (test/unit/)
 #   make bench                  benchmarks (test/bench/; needs an installed extension)
+#   make fuzz                   sqlsmith against a throwaway cluster (test/fuzz/; needs an
+#                               installed extension and sqlsmith; FUZZ_SEEDS, FUZZ_SECONDS)
+#   make check-sanitize         pg_regress and a short fuzz run with the extension built
+#                               under ASan/UBSan (test/sanitize/; PostgreSQL left as it is)
+#
+# docs/testing.md describes every kind of test.
 #
 # Sources are picked up by wildcard: src/core/*.c is the PostgreSQL-independent
 # core, src/*.c the PostgreSQL glue, src/sql/[0-9][0-9]_*.sql the install script
@@ -57,7 +63,7 @@ test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h) $(wildcard 
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_SRCS) -lm
 
-.PHONY: unitcheck unitcheck-sanitize bench
+.PHONY: unitcheck unitcheck-sanitize bench fuzz check-sanitize
 unitcheck: $(UNIT_TESTS)
 	@fail=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
@@ -68,3 +74,9 @@ unitcheck-sanitize:
 
 bench:
 	bash test/bench/run.sh
+
+fuzz:
+	PG_CONFIG=$(PG_CONFIG) bash test/fuzz/run.sh
+
+check-sanitize:
+	PG_CONFIG=$(PG_CONFIG) bash test/sanitize/run.sh

@@ -407,36 +407,11 @@ bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k)
 
 /* ---- elements -------------------------------------------------------------- */
 
-/* the key of an element of type typid (bigint/int/smallint, text/varchar, bytea, uuid) */
+/* the key of an element of type typid: bloomfilter_util.c's one element encoding */
 BsKey
 bloofi_elem_key(const BsHasher *h, Datum value, Oid typid)
 {
-	switch (typid)
-	{
-		case INT8OID:
-			return bs_key_int64(h, DatumGetInt64(value));
-		case INT4OID:
-			return bs_key_int64(h, DatumGetInt32(value));
-		case INT2OID:
-			return bs_key_int64(h, DatumGetInt16(value));
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-			{
-				struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
-
-				return bf_key_varlena(h, v);
-			}
-		case UUIDOID:
-			return bs_key_bytes(h, DatumGetUUIDP(value)->data, UUID_LEN);
-		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("bloofi cannot search for an element of type %s",
-							format_type_be(typid)),
-					 errhint("Elements are bigint, text, bytea or uuid.")));
-	}
-	pg_unreachable();
+	return bf_datum_key(h, value, typid);
 }
 
 /* open a bloofi index for introspection: checks its AM and the caller's right to read the table */

@@ -83,10 +83,11 @@ extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
 								 MemoryContext cxt);
 extern BsParams bf_make_params(int64 m, int64 k, int64 seed, const char *hash);
 extern int	bf_hash_family_arg(text *hash);
+extern const char *bf_hash_family_hint(const char *name, const char *otherwise);
 extern void bf_check_compatible(const BsParams *a, const BsParams *b,
 								const char *what);
 extern char *bf_params_string(const BsParams *p);
-extern BsKey bf_key_varlena(const BsHasher *h, struct varlena *elem);
+extern BsKey bf_datum_key(const BsHasher *h, Datum value, Oid typid);
 
 /* bloomfilter_io.c */
 extern BloomFilter *bf_from_bytes(const BsParams *p, const uint8 *bytes,

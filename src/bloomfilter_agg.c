@@ -14,8 +14,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
-#include "utils/uuid.h"
 
 #include "bloomfilter.h"
 
@@ -136,7 +136,7 @@ bloom_agg_trans_int8(PG_FUNCTION_ARGS)
 	BloomAggState *s = agg_state(fcinfo);
 
 	if (!PG_ARGISNULL(1))
-		bs_key_set(&s->hasher, bs_key_int64(&s->hasher, PG_GETARG_INT64(1)), s->f->bits);
+		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), INT8OID), s->f->bits);
 	PG_RETURN_POINTER(s);
 }
 
@@ -146,9 +146,7 @@ bloom_agg_trans_bytes(PG_FUNCTION_ARGS)
 	BloomAggState *s = agg_state(fcinfo);
 
 	if (!PG_ARGISNULL(1))
-		bs_key_set(&s->hasher,
-				   bf_key_varlena(&s->hasher, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1))),
-				   s->f->bits);
+		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), BYTEAOID), s->f->bits);
 	PG_RETURN_POINTER(s);
 }
 
@@ -158,9 +156,7 @@ bloom_agg_trans_uuid(PG_FUNCTION_ARGS)
 	BloomAggState *s = agg_state(fcinfo);
 
 	if (!PG_ARGISNULL(1))
-		bs_key_set(&s->hasher,
-				   bs_key_bytes(&s->hasher, PG_GETARG_UUID_P(1)->data, UUID_LEN),
-				   s->f->bits);
+		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), UUIDOID), s->f->bits);
 	PG_RETURN_POINTER(s);
 }
 

@@ -21,6 +21,7 @@
 
 #include "catalog/pg_type.h"
 #include "libpq/pqformat.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -170,9 +171,9 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	if (strncmp(p, "hash=", 5) != 0)
 		syntax_error(str, psprintf("Expected \"hash=\" at position %d.", (int) (p - str) + 1));
 	p += 5;
+	/* the family name runs to the next comma (names are lowercase, as output) */
 	hname = p;
-	while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
-		p++;
+	p += strcspn(p, ",");
 	family = -1;
 	for (int i = 0; i < BS_NUM_HASH_FAMILIES; i++)
 	{
@@ -186,7 +187,8 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
 				 errdetail("Unknown hash family \"%.*s\".", (int) Min(p - hname, 32), hname),
-				 errhint("Use 'xxh3' or 'linear'.")));
+				 errhint("%s", bf_hash_family_hint(pnstrdup(hname, p - hname),
+												 "Use 'xxh3' or 'linear'."))));
 	params.hash = (uint8) family;
 	if (*p++ != ',')
 		syntax_error(str, "Expected \",\" after the hash family.");
@@ -208,7 +210,11 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 
 	bytes = palloc(nbytes);
 	for (size_t i = 0; i < nbytes; i++)
+	{
+		if ((i & 0xFFFFF) == 0xFFFFF)
+			CHECK_FOR_INTERRUPTS();
 		bytes[i] = (uint8) (hexval(p[2 * i]) << 4 | hexval(p[2 * i + 1]));
+	}
 	f = bf_from_bytes(&params, bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	pfree(bytes);
 	bf_enforce_typmod(&params, typmod);
@@ -220,22 +226,29 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 {
 	BloomView	v;
 	static const char hex[] = "0123456789abcdef";
+	char		head[96];
+	int			hlen;
 	size_t		nbytes;
-	StringInfoData buf;
+	char	   *out,
+			   *o;
 
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
 	nbytes = ((size_t) v.p.m + 7) / 8;
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
-					 v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
-	enlargeStringInfo(&buf, (int) (2 * nbytes + 1));
+	hlen = snprintf(head, sizeof(head), "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
+					v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
+	/* exactly the text's size: a StringInfo would round 512 MB up to 1 GB */
+	out = palloc(hlen + 2 * nbytes + 1);
+	memcpy(out, head, hlen);
+	o = out + hlen;
 	for (size_t i = 0; i < nbytes; i++)
 	{
-		buf.data[buf.len++] = hex[v.bits[i] >> 4];
-		buf.data[buf.len++] = hex[v.bits[i] & 15];
+		if ((i & 0xFFFFF) == 0xFFFFF)
+			CHECK_FOR_INTERRUPTS();
+		*o++ = hex[v.bits[i] >> 4];
+		*o++ = hex[v.bits[i] & 15];
 	}
-	buf.data[buf.len] = '\0';
-	PG_RETURN_CSTRING(buf.data);
+	*o = '\0';
+	PG_RETURN_CSTRING(out);
 }
 
 /* ---- binary form ------------------------------------------------------ */

@@ -6,9 +6,12 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/uuid.h"
 
 #include "bloomfilter.h"
+#include "bs_elem.h"
 
 /*
  * bf_alloc: a zeroed filter with the given (already validated) parameters,
@@ -159,12 +162,28 @@ bf_make_params(int64 m, int64 k, int64 seed, const char *hash)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown bloomfilter hash family \"%s\"", hash),
-				 errhint("Use 'xxh3' (the default) or 'linear'.")));
+				 errhint("%s", bf_hash_family_hint(hash, "Use 'xxh3' (the default) or 'linear'."))));
 	p.m = (uint32) m;
 	p.k = (uint8) k;
 	p.hash = (uint8) family;
 	p.seed = (int32) seed;
 	return p;
+}
+
+/*
+ * bf_hash_family_hint: the HINT for an unknown family name, otherwise when
+ * none fits better.  Names are case-sensitive, lowercase (as bloom_hash and
+ * the text form write them, so the parameters a tree or an aggregate records
+ * compare as written): a name that differs from one only in case is pointed
+ * at it.
+ */
+const char *
+bf_hash_family_hint(const char *name, const char *otherwise)
+{
+	for (int i = 0; i < BS_NUM_HASH_FAMILIES; i++)
+		if (pg_strcasecmp(name, bs_hash_family_name(i)) == 0)
+			return psprintf("Hash family names are lowercase: use '%s'.", bs_hash_family_name(i));
+	return otherwise;
 }
 
 /* bf_hash_family_arg: the family named by a text argument (error if unknown) */
@@ -198,9 +217,43 @@ bf_check_compatible(const BsParams *a, const BsParams *b, const char *what)
 				 errhint("Filters combine only when m, k, seed and hash family are all equal.")));
 }
 
-/* bf_key_varlena: the key of a text/varchar/bytea element (its bytes) */
+/*
+ * bf_datum_key: the key of the element `value` of type typid (int2, int4,
+ * int8, text, varchar, bytea or uuid), read by bs_elem.h's element readers,
+ * the one encoding of elements (docs/hashing.md: 42::int4 and 42::int8 are the same
+ * element).  For callers that know the type only at run time: the
+ * aggregates' transition functions and the Bloofi index.  Any other type is
+ * an error.
+ */
 BsKey
-bf_key_varlena(const BsHasher *h, struct varlena *elem)
+bf_datum_key(const BsHasher *h, Datum value, Oid typid)
 {
-	return bs_key_bytes(h, VARDATA_ANY(elem), VARSIZE_ANY_EXHDR(elem));
+	BsElem		e;
+
+	switch (typid)
+	{
+		case INT8OID:
+			e = bs_elem_int8(DatumGetInt64(value));
+			break;
+		case INT4OID:
+			e = bs_elem_int8(DatumGetInt32(value));
+			break;
+		case INT2OID:
+			e = bs_elem_int8(DatumGetInt16(value));
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+			e = bs_elem_varlena(value);
+			break;
+		case UUIDOID:
+			e = bs_elem_uuid(value);
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("a bloomfilter element cannot be of type %s", format_type_be(typid)),
+					 errhint("Elements are smallint, integer, bigint, text, varchar, bytea or uuid.")));
+	}
+	return bs_elem_key(h, &e);
 }

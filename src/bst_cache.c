@@ -171,9 +171,23 @@ bst_report(int rc, const char *what, uint64 bytes)
 				 errmsg("out of memory while %s", what),
 				 bytes ? errdetail("About " UINT64_FORMAT " MB were needed.",
 								   (bytes + (1 << 20) - 1) >> 20) : 0));
+	if (rc == BST_ELIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("more than " UINT64_FORMAT " ids while %s",
+						bst_memory_limit_bytes() / sizeof(int64), what),
+				 errdetail("At 8 bytes an id, a result of that many ids exceeds bloomsample.bst_memory_limit (%d MB).",
+						   bst_memory_limit_mb),
+				 errhint("Narrow the namespace, use a sparser query filter, or raise bloomsample.bst_memory_limit.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("size limit exceeded while %s", what)));
+}
+
+void
+bst_result_init(BstIdVec *out, const BstAlloc *scratch)
+{
+	bst_vec_init_max(out, scratch, (size_t) (bst_memory_limit_bytes() / sizeof(int64)));
 }
 
 /* (inside SPI) the extension's schema, looked up once per backend */
@@ -416,19 +430,33 @@ read_ids(const char *name, MemoryContext cxt, size_t *nids)
 		CHECK_FOR_INTERRUPTS();
 	}
 	*nids = bst_sort_unique(ids, n);
+	/* the functions that store ids reject negative ones */
+	if (*nids > 0 && ids[0] < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("ids of BloomSampleTree \"%s\" are corrupt", name),
+				 errdetail("It holds the negative id " INT64_FORMAT ".", ids[0])));
 	return ids;
 }
 
-static void
-check_memory(const char *name, uint64 bytes)
+void
+bst_check_memory(const char *name, uint64 bytes, bool extending, const char *detail)
 {
-	if (bytes > bst_memory_limit_bytes())
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory",
-						name, (bytes + (1 << 20) - 1) >> 20),
-				 errdetail("The limit bloomsample.bst_memory_limit is %d MB.", bst_memory_limit_mb),
-				 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
+	uint64		mb = (bytes + (1 << 20) - 1) >> 20;
+
+	if (bytes <= bst_memory_limit_bytes())
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 extending ?
+			 errmsg("extending BloomSampleTree \"%s\" would take it to " UINT64_FORMAT " MB of memory",
+					name, mb) :
+			 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory", name, mb),
+			 errdetail("%s%sbloomsample.bst_memory_limit is %d MB.",
+					   detail ? detail : "", detail ? "; " : "", bst_memory_limit_mb),
+			 extending ?
+			 errhint("Raise bloomsample.bst_memory_limit, or re-create the tree with a larger leaf_size.") :
+			 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
 }
 
 /* build the tree of def in a new context (inside SPI for pruned ids) */
@@ -450,29 +478,29 @@ build_entry(const char *name, const BstDef *def)
 		e->name = MemoryContextStrdup(cxt, name);
 		e->generation = def->generation;
 		e->cxt = cxt;
+		/* pg_backend_memory_contexts shows the tree's context by its name */
+		MemoryContextSetIdentifier(cxt, e->name);
 		if (!def->pruned)
 		{
-			bytes = bst_full_tree_bytes((uint64) (def->hi - def->lo), def->p.m, def->depth);
-			check_memory(name, bytes);
+			uint64		M = (uint64) (def->hi - def->lo);
+
+			bytes = bst_full_tree_bytes(M, def->p.m, def->depth);
+			bst_check_memory(name, bytes, false, NULL);
 			/* build the index in the same pass when it fits too */
 			rc = bst_build_full(&def->p, def->lo, def->hi, def->depth,
-								bytes + 2 * bst_index_bytes((uint64) (def->hi - def->lo), def->p.m) <=
-								bst_memory_limit_bytes(),
+								bst_index_fits(bytes, M, def->p.m, bst_memory_limit_bytes()),
 								&alloc, &t);
 		}
 		else
 		{
 			size_t		nids;
 			int64	   *ids = read_ids(name, cxt, &nids);
-			int			leaf_bits = 0;
+			int			leaf_bits = bst_leaf_bits_for_span(def->leaf_size);
 
-			while (leaf_bits < 62 && (INT64CONST(1) << leaf_bits) < def->leaf_size)
-				leaf_bits++;
-			bytes = bst_pruned_count_nodes(ids, nids, leaf_bits) *
-				(uint64) (sizeof(BstNode) + 8 * bs_words_for_bits(def->p.m)) + nids * 8;
-			check_memory(name, bytes);
+			bytes = bst_pruned_tree_bytes(ids, nids, leaf_bits, def->p.m);
+			bst_check_memory(name, bytes, false, NULL);
 			rc = bst_build_pruned(&def->p, ids, nids, leaf_bits,
-								  bytes + 2 * bst_index_bytes(nids, def->p.m) <= bst_memory_limit_bytes(),
+								  bst_index_fits(bytes, nids, def->p.m, bst_memory_limit_bytes()),
 								  &alloc, &t);
 			pfree(ids);
 		}

@@ -45,11 +45,29 @@ extern void bst_cache_set_generation(const char *name, int64 generation);
 /* forget the cached tree (it is being changed by this backend) */
 extern void bst_cache_forget(const char *name);
 
+/*
+ * Error (54000) unless a tree of `bytes` fits bloomsample.bst_memory_limit;
+ * the message names the tree, says the size in MB (rounded up) and, with
+ * extending, that an extension would take it there.  detail (or NULL) goes
+ * before the limit in the DETAIL.
+ */
+extern void bst_check_memory(const char *name, uint64 bytes, bool extending,
+							 const char *detail);
+
 /* error unless q has the tree's parameters */
 extern void bst_check_query(const BstTree *t, const char *name, const BloomView *q);
 
-/* ereport for a core result code other than BST_OK */
+/*
+ * ereport for a core result code other than BST_OK; what names the work
+ * ("running the dictionary attack"), BST_ELIMIT says its result was too large
+ */
 extern void bst_report(int rc, const char *what, uint64 bytes);
+
+/*
+ * An empty result vector in scratch that holds at most
+ * bloomsample.bst_memory_limit of ids (BST_ELIMIT beyond)
+ */
+extern void bst_result_init(BstIdVec *out, const BstAlloc *scratch);
 
 /* a fresh random generator (seeded from bloomsample.bst_random_seed or randomly) */
 extern void bst_rng_init(BstRng *rng);

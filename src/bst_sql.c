@@ -139,12 +139,8 @@ tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
 static bool
 index_fits(const BstTree *t)
 {
-	if (t->index)
-		return true;
-	if (bst_tree_nids(t) > UINT32_MAX - 1)
-		return false;
-	return bst_tree_bytes(t) + 2 * bst_index_bytes(bst_tree_nids(t), t->p.m) <=
-		bst_memory_limit_bytes();
+	return t->index != NULL ||
+		bst_index_fits(bst_tree_bytes(t), bst_tree_nids(t), t->p.m, bst_memory_limit_bytes());
 }
 
 static void
@@ -155,7 +151,7 @@ index_needed(const BstTree *t, const char *name)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the index of BloomSampleTree \"%s\" would exceed bloomsample.bst_memory_limit", name),
 				 errdetail("It needs about " UINT64_FORMAT " MB next to the tree's " UINT64_FORMAT " MB.",
-						   2 * bst_index_bytes(bst_tree_nids(t), t->p.m) >> 20,
+						   bst_index_build_bytes(bst_tree_nids(t), t->p.m) >> 20,
 						   bst_tree_bytes(t) >> 20),
 				 errhint("Raise bloomsample.bst_memory_limit or use the 'tree' or 'descent' method.")));
 }
@@ -192,6 +188,13 @@ bst_plan_sql(PG_FUNCTION_ARGS)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("hash count k = %d is out of range", k),
 						errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
+	if (bst_plan_target_fp((double) n, (double) M, acc) >= 1.0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("accuracy %g needs no filter for n = " INT64_FORMAT " in namespace_size " INT64_FORMAT,
+							   acc, n, M),
+						errdetail("Even a filter that reports every id as a member reaches accuracy n / namespace_size = %g.",
+								  (double) n / (double) M),
+						errhint("Ask for an accuracy above %g.", (double) n / (double) M)));
 	bst_plan_full((double) n, (uint64) M, acc, k, bst_memory_limit_bytes(), &pl);
 	if (pl.m > (int64) BS_MAX_M)
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -252,14 +255,8 @@ bst_full_depth(PG_FUNCTION_ARGS)
 	}
 	depth = bst_plan_depth((uint64) M, p.m, p.k, leaf, bst_memory_limit_bytes());
 	bytes = bst_full_tree_bytes((uint64) M, p.m, depth);
-	if (bytes > bst_memory_limit_bytes())
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory",
-						text_to_cstring(PG_GETARG_TEXT_PP(0)), (bytes + (1 << 20) - 1) >> 20),
-				 errdetail("%d levels of %u-bit filters; bloomsample.bst_memory_limit is %d MB.",
-						   depth + 1, p.m, bst_memory_limit_mb),
-				 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
+	bst_check_memory(text_to_cstring(PG_GETARG_TEXT_PP(0)), bytes, false,
+					 psprintf("%d level%s of %u-bit filters", depth + 1, depth == 0 ? "" : "s", p.m));
 	PG_RETURN_INT32(depth);
 }
 
@@ -291,20 +288,23 @@ bst_collect_ids(PG_FUNCTION_ARGS)
 				 errmsg("source_query must be a query that returns rows"),
 				 errdetail("source_query was: %s", sql)));
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	/* the result's shape is known before any row is computed: check it first */
+	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1 ||
+		TupleDescAttr(portal->tupDesc, 0)->atttypid != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("source_query must return exactly one bigint column"),
+				 portal->tupDesc == NULL || portal->tupDesc->natts == 0 ?
+				 errdetail("It returns no columns.") :
+				 errdetail("It returns %d column(s), the first of type %s.",
+						   portal->tupDesc->natts,
+						   format_type_be(TupleDescAttr(portal->tupDesc, 0)->atttypid)),
+				 errhint("Cast the id column to bigint: SELECT id::bigint FROM ...")));
 	for (;;)
 	{
 		SPI_cursor_fetch(portal, true, 10000);
 		if (SPI_processed == 0)
 			break;
-		if (SPI_tuptable->tupdesc->natts != 1 ||
-			SPI_gettypeid(SPI_tuptable->tupdesc, 1) != INT8OID)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("source_query must return exactly one bigint column"),
-					 errdetail("It returns %d column(s), the first of type %s.",
-							   SPI_tuptable->tupdesc->natts,
-							   format_type_be(SPI_gettypeid(SPI_tuptable->tupdesc, 1))),
-					 errhint("Cast the id column to bigint: SELECT id::bigint FROM ...")));
 		for (uint64 r = 0; r < SPI_processed; r++)
 		{
 			bool		isnull;
@@ -378,7 +378,6 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 	int			n;
 	int64	   *ids;
 	BsParams	p;
-	int64		leaf;
 	int			bits;
 	uint64		bytes;
 
@@ -393,42 +392,21 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 	p = bf_make_params(PG_GETARG_INT32(2), PG_GETARG_INT32(3), PG_GETARG_INT32(4),
 					   text_to_cstring(PG_GETARG_TEXT_PP(5)));
 	if (PG_ARGISNULL(6))
-		leaf = bst_plan_leaf_size(p.m, p.k);
+		bits = bst_plan_pruned_leaf_bits(ids, (size_t) n, p.m, p.k, bst_memory_limit_bytes());
 	else
 	{
-		leaf = PG_GETARG_INT64(6);
+		int64		leaf = PG_GETARG_INT64(6);
+
 		if (leaf < 1 || leaf > (INT64CONST(1) << 62))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("leaf_size " INT64_FORMAT " is out of range", leaf),
 					 errdetail("leaf_size must be between 1 and 2^62.")));
-	}
-	if (PG_ARGISNULL(6))
-	{
-		bits = bst_pruned_leaf_bits(ids, (size_t) n, leaf);
-		/* lower the depth (wider leaves) until the tree fits */
-		while (bits < 62 &&
-			   (uint64) bst_pruned_count_nodes(ids, n, bits) *
-			   (sizeof(BstNode) + 8 * bs_words_for_bits(p.m)) >
-			   Min(bst_memory_limit_bytes(), BST_AUTO_TREE_BYTES))
-			bits++;
-	}
-	else
-	{
 		/* an explicit leaf_size is the span of a leaf, rounded up to a power of two */
-		bits = 0;
-		while (bits < 62 && (INT64CONST(1) << bits) < leaf)
-			bits++;
+		bits = bst_leaf_bits_for_span(leaf);
 	}
-	bytes = (uint64) bst_pruned_count_nodes(ids, n, bits) *
-		(sizeof(BstNode) + 8 * bs_words_for_bits(p.m)) + (uint64) n * 8;
-	if (bytes > bst_memory_limit_bytes())
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("BloomSampleTree \"%s\" would take " UINT64_FORMAT " MB of memory",
-						text_to_cstring(PG_GETARG_TEXT_PP(0)), (bytes + (1 << 20) - 1) >> 20),
-				 errdetail("bloomsample.bst_memory_limit is %d MB.", bst_memory_limit_mb),
-				 errhint("Use a larger leaf_size, a smaller m, or raise bloomsample.bst_memory_limit.")));
+	bytes = bst_pruned_tree_bytes(ids, (size_t) n, bits, p.m);
+	bst_check_memory(text_to_cstring(PG_GETARG_TEXT_PP(0)), bytes, false, NULL);
 	PG_RETURN_INT64(INT64CONST(1) << bits);
 }
 
@@ -470,6 +448,12 @@ bst_store_ids(PG_FUNCTION_ARGS)
 	int32		written = 0;
 
 	bst_init_gucs();
+	for (int i = 0; i < n; i++)
+		if (ids[i] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("_bst_store_ids: id " INT64_FORMAT " is negative", ids[i]),
+					 errdetail("A pruned tree holds ids in [0, 2^63).")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	plan = SPI_prepare(psprintf("INSERT INTO %s (name, chunk, ids) VALUES ($1, $2, $3)",
@@ -527,6 +511,9 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 		size_t		lo = 0,
 					hi = t->nids;
 
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+
 		while (lo < hi)
 		{
 			size_t		mid = (lo + hi) / 2;
@@ -540,19 +527,8 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 			copy[nnew++] = x;
 	}
 	nnew = bst_sort_unique(copy, nnew);
-	{
-		uint64		grow = (uint64) bst_extend_new_nodes(t, copy, nnew) *
-			(sizeof(BstNode) + t->nbytes) + (uint64) nnew * sizeof(int64);
-
-		if (bst_tree_bytes(t) + grow > bst_memory_limit_bytes())
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("extending BloomSampleTree \"%s\" would take it to " UINT64_FORMAT " MB of memory",
-							name, (bst_tree_bytes(t) + grow + (1 << 20) - 1) >> 20),
-					 errdetail("%zu new ids; bloomsample.bst_memory_limit is %d MB.", nnew,
-							   bst_memory_limit_mb),
-					 errhint("Raise bloomsample.bst_memory_limit, or re-create the tree with a larger leaf_size.")));
-	}
+	bst_check_memory(name, bst_extended_tree_bytes(t, copy, nnew), true,
+					 psprintf("%zu new ids", nnew));
 	/* the cached tree changes before the catalog: mark it stale until then */
 	bst_cache_set_generation(name, PG_INT64_MIN);
 	rc = bst_tree_extend(t, copy, nnew, &added);
@@ -656,7 +632,7 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 	if (method == BST_SAMPLE_ENUMERATE)
 		index_needed(t, name);
 	bst_rng_init(&rng);
-	bst_vec_init(out, &scratch);
+	bst_result_init(out, &scratch);
 	rc = bst_sample(t, q.bits, n, method, fits, &rng, &scratch, out, st, NULL);
 	bst_report(rc, "sampling", 0);
 }
@@ -687,7 +663,7 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 		index_needed(t, name);
 	use_index = bst_reconstruct_method == BST_RECON_INDEX ||
 		(bst_reconstruct_method == BST_RECON_AUTO && index_fits(t));
-	bst_vec_init(out, &scratch);
+	bst_result_init(out, &scratch);
 	if (use_index)
 		rc = bst_reconstruct_index(t, q.bits, out, st);
 	else
@@ -734,7 +710,7 @@ bloom_dictionary_attack(PG_FUNCTION_ARGS)
 	BstIdVec	out;
 
 	baseline_args(fcinfo, &q, &lo, &hi, &h);
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	bst_report(bst_dictionary_attack(&h, q.bits, lo, hi, &out, NULL), "running the dictionary attack", 0);
 	return return_ids(fcinfo, out.v, out.n);
 }
@@ -754,7 +730,7 @@ bloom_dictionary_sample(PG_FUNCTION_ARGS)
 	baseline_args(fcinfo, &q, &lo, &hi, &h);
 	check_n(n);
 	bst_rng_init(&rng);
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	bst_report(bst_dictionary_sample(&h, q.bits, lo, hi, n, &rng, &scratch, &out, NULL),
 			   "sampling by dictionary attack", (uint64) n * 8);
 	return return_ids(fcinfo, out.v, out.n);
@@ -786,7 +762,7 @@ bloom_hashinvert(PG_FUNCTION_ARGS)
 				 errmsg("bloom_hashinvert over a dense filter needs a bitmap of " UINT64_FORMAT " MB",
 						(((uint64) hi - (uint64) lo) / 8) >> 20),
 				 errhint("Narrow [lo, hi) or raise bloomsample.bst_memory_limit.")));
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	rc = bst_hashinvert(&h, q.bits, lo, hi, &scratch, &out, NULL, &unset);
 	bst_report(rc, "running HashInvert", 0);
 	return return_ids(fcinfo, out.v, out.n);
@@ -821,7 +797,7 @@ bst_clustered_ids(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("clustering p = %g must be in [0, 1)", p)));
 	bst_rng_seed(&rng, (uint64) seed);
-	bst_vec_init(&out, &scratch);
+	bst_result_init(&out, &scratch);
 	bst_report(bst_gen_clustered(lo, hi, n, p, &rng, &scratch, &out),
 			   "generating a clustered set", (uint64) (hi - lo) * 17);
 	return return_ids(fcinfo, out.v, out.n);

@@ -3,7 +3,7 @@
 # Idempotent: skips apt-get entirely when every package is already present.
 set -euo pipefail
 PKGS="build-essential postgresql-15 postgresql-server-dev-15 libxxhash-dev libipc-run-perl
-      clang-14 libclang-rt-14-dev python3 python3-xxhash python3-psycopg2 git"
+      clang-14 libclang-rt-14-dev python3 python3-xxhash python3-psycopg2 git sqlsmith"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

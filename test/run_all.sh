@@ -2,9 +2,15 @@
 # Runs every test of bloomsample on this machine: installs the build and test
 # dependencies (Debian packages), builds with -Werror, runs the core's unit
 # tests (also under ASan/UBSan), then pg_regress and the TAP tests against a
-# throwaway cluster that pg_regress / PostgreSQL::Test::Cluster start and stop.
+# throwaway cluster that pg_regress / PostgreSQL::Test::Cluster start and stop,
+# a fixed-seed sqlsmith run (test/fuzz/run.sh) and pg_regress plus a short
+# fuzz run with the extension built under ASan/UBSan (test/sanitize/run.sh).
+# docs/testing.md describes each step.
 #
 #   sudo bash test/run_all.sh        (or as root: bash test/run_all.sh)
+#
+# Ports of the throwaway clusters: REGRESS_PORT (54329), FUZZ_PORT (54330),
+# SANITIZE_PORT (54340 and the next one).
 #
 # initdb refuses to run as root, so the server-side tests run as the
 # 'postgres' user in a scratch copy of the tree (docs/architecture.md, developer's loop).
@@ -34,11 +40,16 @@ make -s PG_CONFIG=$PG_CONFIG unitcheck-sanitize
 echo "== pg_regress and TAP tests"
 mkdir -p "$W/.tmp" && chown -R postgres:postgres "$W"
 if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck \
-      EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=54329"; then
+      EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=${REGRESS_PORT:-54329}"; then
     cat regression.diffs 2>/dev/null | head -300 || true
     for f in tmp_check/log/regress_log_* tmp_check/log/*.log; do
         [ -f "$f" ] && { echo "---- $f"; tail -80 "$f"; }
     done
     exit 1
 fi
+echo "== fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
+FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
+    bash test/fuzz/run.sh
+echo "== the extension under ASan/UBSan: pg_regress, then fuzzing (30 s of each fuzzer)"
+SANITIZE_FUZZ_SECONDS=30 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
 echo "== all tests passed"

@@ -60,6 +60,9 @@ bs_est_jaccard(uint64_t m, int k, uint64_t t1, uint64_t t2, uint64_t t_and,
 
 	if (uni == 0.0)
 		return 0.0;
+	/* equal bit sets (a & b has the bits of a | b) estimate equal sets, saturated or not */
+	if (t_and == t_or)
+		return 1.0;
 	if (isinf(uni))
 		return NAN;
 	return fmin(1.0, inter / uni);

@@ -25,7 +25,11 @@ extern double bs_est_intersection(uint64_t m, int k, uint64_t t1, uint64_t t2,
 /* |A u B|^ = n^ of the OR (whose popcount is t_or) */
 extern double bs_est_union(uint64_t m, int k, uint64_t t_or);
 
-/* Jaccard J^ = |A n B|^ / |A u B|^ (0 for two empty filters) */
+/*
+ * Jaccard J^ = |A n B|^ / |A u B|^: 0 for two empty filters, 1 for equal bit
+ * sets (saturated ones too), NaN when the union is saturated and the filters
+ * differ (its size is unknown)
+ */
 extern double bs_est_jaccard(uint64_t m, int k, uint64_t t1, uint64_t t2,
 							 uint64_t t_and, uint64_t t_or);
 

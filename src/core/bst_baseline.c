@@ -17,7 +17,7 @@ bst_dictionary_attack(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t h
 
 	for (int64_t x = lo; x < hi; x++)
 	{
-		if (((uint64_t) (x - lo) & 0xFFFF) == 0)
+		if ((((uint64_t) x - (uint64_t) lo) & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
 		if (bs_key_test(h, bs_key_int64(h, x), q))
 			if ((rc = bst_vec_push(out, x)) != BST_OK)
@@ -44,7 +44,7 @@ bst_dictionary_sample(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t h
 		return BST_ENOMEM;
 	for (int64_t x = lo; x < hi; x++)
 	{
-		if (((uint64_t) (x - lo) & 0xFFFF) == 0)
+		if ((((uint64_t) x - (uint64_t) lo) & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
 		if (!bs_key_test(h, bs_key_int64(h, x), q))
 			continue;
@@ -201,7 +201,8 @@ bst_hashinvert(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t hi,
 				x += step;
 			}
 		}
-		bst_sort_ids(out->v + first_out, out->n - first_out);
+		if (out->n > first_out)
+			bst_sort_ids(out->v + first_out, out->n - first_out);
 	}
 	else
 	{

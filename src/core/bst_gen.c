@@ -141,7 +141,8 @@ bst_gen_clustered(int64_t lo, int64_t hi, int64_t n, double p, BstRng *rng,
 			fw_build(&f, v);
 		}
 	}
-	bst_sort_ids(out->v + first, out->n - first);
+	if (out->n > first)
+		bst_sort_ids(out->v + first, out->n - first);
 done:
 	if (f.t)
 		scratch->free(scratch->ctx, f.t);

@@ -11,16 +11,21 @@
 #include "bst_tree.h"
 
 double
+bst_plan_target_fp(double n, double M, double acc)
+{
+	if (!(n > 0) || !(M > n) || !(acc > 0) || !(acc < 1))
+		return NAN;
+	return n * (1.0 - acc) / (acc * (M - n));
+}
+
+double
 bst_plan_m(double n, double M, double acc, int k)
 {
-	double		fp,
+	double		fp = bst_plan_target_fp(n, M, acc),
 				root;
 
-	if (!(n > 0) || !(M > n) || !(acc > 0) || !(acc < 1) || k < 1)
+	if (isnan(fp) || fp >= 1.0 || k < 1)
 		return NAN;
-	fp = n * (1.0 - acc) / (acc * (M - n));
-	if (fp >= 1.0)
-		return (double) BS_MIN_M;
 	root = pow(fp, 1.0 / k);
 	return ceil(-(double) k * n / log1p(-root));
 }
@@ -63,6 +68,22 @@ bst_plan_depth(uint64_t M, int64_t m, int k, int64_t leaf_size, uint64_t mem_lim
 		while (d > 0 && bst_full_tree_bytes(M, (uint32_t) m, d) > mem_limit)
 			d--;
 	return d;
+}
+
+int
+bst_plan_pruned_leaf_bits(const int64_t *ids, size_t nids, uint32_t m, int k,
+						  uint64_t mem_limit)
+{
+	int			bits = bst_pruned_leaf_bits(ids, nids, bst_plan_leaf_size(m, k));
+
+	if (mem_limit > BST_AUTO_TREE_BYTES)
+		mem_limit = BST_AUTO_TREE_BYTES;
+	while (bits < 62 && bst_pruned_tree_bytes(ids, nids, bits, m) > mem_limit)
+	{
+		BST_CHECK_INTERRUPTS();
+		bits++;
+	}
+	return bits;
 }
 
 void

@@ -14,6 +14,7 @@
 #ifndef BST_PLAN_H
 #define BST_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -44,7 +45,18 @@ typedef struct BstPlan
 	double		expected_fp;	/* FP of a filter of n elements at m, k */
 } BstPlan;
 
-/* m for the accuracy; returns a double so callers can range-check it (NaN when impossible) */
+/*
+ * The false positive rate the accuracy asks of a filter of n ids over a
+ * namespace of M: n (1 - acc) / (acc (M - n)); NaN for arguments out of range
+ * (n <= 0, M <= n, acc outside (0, 1)).  At 1 or more every filter meets the
+ * accuracy (it is at most n / M): there is nothing to plan.
+ */
+extern double bst_plan_target_fp(double n, double M, double acc);
+
+/*
+ * m for the accuracy; returns a double so callers can range-check it (NaN
+ * when impossible, or when bst_plan_target_fp is 1 or more)
+ */
 extern double bst_plan_m(double n, double M, double acc, int k);
 
 /* largest leaf size the cost model accepts at m bits, k hashes */
@@ -56,6 +68,15 @@ extern int64_t bst_plan_leaf_size(int64_t m, int k);
  */
 extern int	bst_plan_depth(uint64_t M, int64_t m, int k, int64_t leaf_size,
 						   uint64_t mem_limit);
+
+/*
+ * log2 of the leaf span of a pruned tree over ids (sorted, distinct) sized
+ * automatically: the cost model's leaf size, with wider leaves (fewer nodes)
+ * until the tree takes at most min(mem_limit, BST_AUTO_TREE_BYTES), as
+ * bst_pruned_tree_bytes counts it.
+ */
+extern int	bst_plan_pruned_leaf_bits(const int64_t *ids, size_t nids, uint32_t m, int k,
+									  uint64_t mem_limit);
 
 /* the whole plan for bst_plan() */
 extern void bst_plan_full(double n, uint64_t M, double acc, int k,

@@ -17,8 +17,15 @@
 void
 bst_vec_init(BstIdVec *vec, const BstAlloc *alloc)
 {
+	bst_vec_init_max(vec, alloc, 0);
+}
+
+void
+bst_vec_init_max(BstIdVec *vec, const BstAlloc *alloc, size_t max)
+{
 	memset(vec, 0, sizeof(*vec));
 	vec->alloc = *alloc;
+	vec->max = max;
 }
 
 int
@@ -27,7 +34,16 @@ bst_vec_push(BstIdVec *vec, int64_t x)
 	if (vec->n == vec->cap)
 	{
 		size_t		cap = vec->cap ? vec->cap * 2 : 256;
-		int64_t    *nv = vec->v ? vec->alloc.realloc(vec->alloc.ctx, vec->v, cap * sizeof(int64_t))
+		int64_t    *nv;
+
+		if (vec->max)
+		{
+			if (vec->n >= vec->max)
+				return BST_ELIMIT;
+			if (cap > vec->max)
+				cap = vec->max;
+		}
+		nv = vec->v ? vec->alloc.realloc(vec->alloc.ctx, vec->v, cap * sizeof(int64_t))
 			: vec->alloc.alloc(vec->alloc.ctx, cap * sizeof(int64_t));
 
 		if (!nv)
@@ -92,7 +108,8 @@ bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out, BstStats *st)
 			}
 		}
 	}
-	bst_sort_ids(out->v + first, out->n - first);
+	if (out->n > first)
+		bst_sort_ids(out->v + first, out->n - first);
 	if (st)
 	{
 		st->memberships += examined;
@@ -549,7 +566,8 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 		info->used = BST_SAMPLE_AUTO;
 		if (n <= 0)
 			return BST_OK;
-		bst_vec_init(&all, scratch);
+		/* every positive, within the caller's limit */
+		bst_vec_init_max(&all, scratch, out->max);
 		rc = bst_reconstruct_tree(t, q, &all, st);
 		if (rc == BST_OK && all.n > 0)
 			for (int64_t i = 0; i < n && rc == BST_OK; i++)
@@ -573,7 +591,7 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 		rc = sample_candidates(t, q, n, rng, scratch, out, st, &got);
 		if (rc != BST_OK || got == n)
 			return rc;
-		bst_vec_init(&all, scratch);
+		bst_vec_init_max(&all, scratch, out->max);
 		rc = bst_reconstruct_index(t, q, &all, st);
 		if (rc == BST_OK && all.n > 0)
 			for (int64_t i = got; i < n && rc == BST_OK; i++)

@@ -40,16 +40,23 @@
 #include "bst_rng.h"
 #include "bst_tree.h"
 
-/* a growable vector of ids in a caller-chosen allocator */
+/*
+ * A growable vector of ids in a caller-chosen allocator, holding at most max
+ * ids (0: no limit; a push beyond it is BST_ELIMIT).  Results are collected
+ * in such vectors: the limit bounds their memory whatever the input (a
+ * dictionary attack with a saturated filter over [0, 2^62) matches every id).
+ */
 typedef struct BstIdVec
 {
 	int64_t    *v;
 	size_t		n;
 	size_t		cap;
+	size_t		max;
 	BstAlloc	alloc;
 } BstIdVec;
 
 extern void bst_vec_init(BstIdVec *vec, const BstAlloc *alloc);
+extern void bst_vec_init_max(BstIdVec *vec, const BstAlloc *alloc, size_t max);
 extern int	bst_vec_push(BstIdVec *vec, int64_t x);
 extern void bst_vec_free(BstIdVec *vec);
 

@@ -41,32 +41,69 @@ const BstAlloc bst_alloc_malloc = {malloc_alloc, malloc_realloc, malloc_free, NU
  * ---------------------------------------------------------------------------
  */
 uint64_t
-bst_full_tree_bytes(uint64_t M, uint32_t m, int depth)
+bst_node_bytes(uint32_t m)
 {
-	uint64_t	nnodes = (UINT64_C(2) << depth) - 1;
-
-	(void) M;
-	return sizeof(BstTree) + nnodes * (sizeof(BstNode) + 8 * bs_words_for_bits(m));
+	return sizeof(BstNode) + 8 * bs_words_for_bits(m);
 }
 
 uint64_t
-bst_pruned_tree_bytes(uint64_t nids, uint32_t m, int depth)
+bst_tree_bytes_for(uint32_t m, uint64_t nnodes, uint64_t nids)
 {
-	/* at most one path of depth + 1 nodes per id, at most 2^(depth+1) - 1 nodes */
-	uint64_t	bynodes = depth >= 62 ? UINT64_MAX : (UINT64_C(2) << depth) - 1;
-	uint64_t	byids = nids * (uint64_t) (depth + 1);
-	uint64_t	nnodes = bynodes < byids ? bynodes : byids;
+	return sizeof(BstTree) + nnodes * bst_node_bytes(m) + nids * sizeof(int64_t);
+}
 
-	if (nnodes == 0)
-		nnodes = 1;
-	return sizeof(BstTree) + nnodes * (sizeof(BstNode) + 8 * bs_words_for_bits(m)) +
-		nids * sizeof(int64_t);
+uint64_t
+bst_full_tree_bytes(uint64_t M, uint32_t m, int depth)
+{
+	(void) M;
+	return bst_tree_bytes_for(m, (UINT64_C(2) << depth) - 1, 0);
+}
+
+uint64_t
+bst_pruned_tree_bytes(const int64_t *ids, size_t nids, int leaf_bits, uint32_t m)
+{
+	return bst_tree_bytes_for(m, (uint64_t) bst_pruned_count_nodes(ids, nids, leaf_bits),
+							  nids);
+}
+
+uint64_t
+bst_extended_tree_bytes(const BstTree *t, const int64_t *nw, size_t n)
+{
+	uint64_t	nodes = (uint64_t) t->nnodes + (uint64_t) bst_extend_new_nodes(t, nw, n),
+				nids = t->nids + n;
+
+	/* the index is dropped by an extension */
+	return bst_tree_bytes_for(t->p.m,
+							  nodes > (uint64_t) t->cap_nodes ? nodes : (uint64_t) t->cap_nodes,
+							  nids > t->cap_ids ? nids : t->cap_ids);
+}
+
+/* entries of the index's per-id arrays (one even for no ids) */
+static uint64_t
+index_entries(uint64_t nids)
+{
+	return nids ? nids : 1;
 }
 
 uint64_t
 bst_index_bytes(uint64_t nids, uint32_t m)
 {
-	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + nids * 8;
+	/* start[m + 1], off[N] and pos1[N], 32-bit each */
+	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + 2 * 4 * index_entries(nids);
+}
+
+uint64_t
+bst_index_build_bytes(uint64_t nids, uint32_t m)
+{
+	/* and the first and second positions of every id while it is built */
+	return bst_index_bytes(nids, m) + 2 * 4 * index_entries(nids);
+}
+
+bool
+bst_index_fits(uint64_t tree_bytes, uint64_t nids, uint32_t m, uint64_t limit)
+{
+	return nids <= UINT32_MAX - 1 &&
+		tree_bytes + bst_index_build_bytes(nids, m) <= limit;
 }
 
 uint64_t
@@ -80,9 +117,7 @@ bst_tree_nids(const BstTree *t)
 uint64_t
 bst_tree_bytes(const BstTree *t)
 {
-	uint64_t	b = sizeof(BstTree) +
-		(uint64_t) t->cap_nodes * (sizeof(BstNode) + t->nbytes) +
-		(uint64_t) t->cap_ids * sizeof(int64_t);
+	uint64_t	b = bst_tree_bytes_for(t->p.m, (uint64_t) t->cap_nodes, t->cap_ids);
 
 	if (t->index)
 		b += bst_index_bytes(t->index->nentries, t->p.m);
@@ -93,19 +128,140 @@ bst_tree_bytes(const BstTree *t)
  * helpers
  * ---------------------------------------------------------------------------
  */
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
+/*
+ * Sorting ids: an introsort (quicksort with median-of-three pivots, heapsort
+ * when the recursion gets too deep, insertion sort for short ranges) that
+ * checks for interrupts every 64k ids it partitions or sifts.  qsort cannot be
+ * interrupted, and sorting 10^8 ids takes seconds.
+ */
+#define SORT_SMALL	16
 
-	return (x > y) - (x < y);
+static inline void
+swap_ids(int64_t *a, int64_t *b)
+{
+	int64_t		t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void
+insertion_sort(int64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+	{
+		int64_t		x = a[i];
+		size_t		j = i;
+
+		while (j > 0 && a[j - 1] > x)
+		{
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = x;
+	}
+}
+
+static void
+sift_down(int64_t *a, size_t root, size_t n)
+{
+	for (;;)
+	{
+		size_t		c = 2 * root + 1;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && a[c + 1] > a[c])
+			c++;
+		if (a[root] >= a[c])
+			return;
+		swap_ids(&a[root], &a[c]);
+		root = c;
+	}
+}
+
+static void
+heap_sort(int64_t *a, size_t n)
+{
+	for (size_t i = n / 2; i > 0; i--)
+	{
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		sift_down(a, i - 1, n);
+	}
+	for (size_t i = n; i > 1; i--)
+	{
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		swap_ids(&a[0], &a[i - 1]);
+		sift_down(a, 0, i - 1);
+	}
+}
+
+static void
+intro_sort(int64_t *a, size_t n, int depth)
+{
+	while (n > SORT_SMALL)
+	{
+		size_t		mid = n / 2,
+					i = 0,
+					j = n - 1;
+		int64_t		pivot;
+
+		if (depth-- == 0)
+		{
+			heap_sort(a, n);
+			return;
+		}
+		if (n > 0xFFFF)
+			BST_CHECK_INTERRUPTS();
+		/* median of three to a[mid]; a[0] <= pivot <= a[n - 1] bound the scans */
+		if (a[mid] < a[0])
+			swap_ids(&a[mid], &a[0]);
+		if (a[n - 1] < a[0])
+			swap_ids(&a[n - 1], &a[0]);
+		if (a[n - 1] < a[mid])
+			swap_ids(&a[n - 1], &a[mid]);
+		pivot = a[mid];
+		/* Hoare partition: a[0 .. j] <= pivot <= a[j + 1 .. n - 1] */
+		for (;;)
+		{
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			swap_ids(&a[i], &a[j]);
+			i++;
+			j--;
+		}
+		/* recurse into the smaller side, loop on the larger */
+		if (j + 1 < n - j - 1)
+		{
+			intro_sort(a, j + 1, depth);
+			a += j + 1;
+			n -= j + 1;
+		}
+		else
+		{
+			intro_sort(a + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	insertion_sort(a, n);
 }
 
 void
 bst_sort_ids(int64_t *ids, size_t n)
 {
-	qsort(ids, n, sizeof(int64_t), cmp_int64);
+	int			depth = 0;
+
+	if (n < 2)
+		return;
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
+	intro_sort(ids, n, depth);
 }
 
 size_t
@@ -192,34 +348,32 @@ tree_new(const BsParams *p, const BstAlloc *alloc, BstKind kind)
 	return t;
 }
 
-/* grow node storage to hold at least need nodes */
+/*
+ * Grow node storage to hold exactly need nodes (no-op when it holds that
+ * many): capacities are never rounded up, so bst_tree_bytes and the size
+ * functions above agree with what is allocated.
+ */
 static int
 reserve_nodes(BstTree *t, int64_t need)
 {
-	int64_t		cap = t->cap_nodes;
 	BstNode    *nn;
 	uint8_t    *nb;
 
-	if (need <= cap)
+	if (need <= t->cap_nodes)
 		return BST_OK;
 	if (need > INT32_MAX)
 		return BST_ETOOBIG;
-	cap = cap ? cap : 16;
-	while (cap < need)
-		cap *= 2;
-	if (cap > INT32_MAX)
-		cap = INT32_MAX;
-	nn = t->nodes ? t->alloc.realloc(t->alloc.ctx, t->nodes, (size_t) cap * sizeof(BstNode))
-		: TALLOC(t, (size_t) cap * sizeof(BstNode));
+	nn = t->nodes ? t->alloc.realloc(t->alloc.ctx, t->nodes, (size_t) need * sizeof(BstNode))
+		: TALLOC(t, (size_t) need * sizeof(BstNode));
 	if (!nn)
 		return BST_ENOMEM;
 	t->nodes = nn;
-	nb = t->bits ? t->alloc.realloc(t->alloc.ctx, t->bits, (size_t) cap * t->nbytes)
-		: TALLOC(t, (size_t) cap * t->nbytes);
+	nb = t->bits ? t->alloc.realloc(t->alloc.ctx, t->bits, (size_t) need * t->nbytes)
+		: TALLOC(t, (size_t) need * t->nbytes);
 	if (!nb)
 		return BST_ENOMEM;
 	t->bits = nb;
-	t->cap_nodes = (int32_t) cap;
+	t->cap_nodes = (int32_t) need;
 	return BST_OK;
 }
 
@@ -441,6 +595,16 @@ count_pruned_nodes(const int64_t *ids, size_t i0, size_t i1, int64_t lo,
 	return n;
 }
 
+int
+bst_leaf_bits_for_span(int64_t span)
+{
+	int			bits = 0;
+
+	while (bits < 62 && (INT64_C(1) << bits) < span)
+		bits++;
+	return bits;
+}
+
 int64_t
 bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_bits)
 {
@@ -522,15 +686,17 @@ bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 	t->leaf_bits = leaf_bits;
 	t->leaf_size = INT64_C(1) << leaf_bits;
 	t->root_bits = leaf_bits;
-	t->cap_ids = nids ? nids : 16;
-	t->ids = TALLOC(t, t->cap_ids * sizeof(int64_t));
-	if (!t->ids)
-	{
-		bst_tree_free(t);
-		return BST_ENOMEM;
-	}
+	t->cap_ids = nids;
 	if (nids)
+	{
+		t->ids = TALLOC(t, nids * sizeof(int64_t));
+		if (!t->ids)
+		{
+			bst_tree_free(t);
+			return BST_ENOMEM;
+		}
 		memcpy(t->ids, ids, nids * sizeof(int64_t));
+	}
 	t->nids = nids;
 	if (nids > 0)
 	{
@@ -607,6 +773,9 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 	{
 		size_t		j = lower_bound(t->ids, 0, t->nids, nw[i]);
 
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+
 		if (j == t->nids || t->ids[j] != nw[i])
 			nw[nnew++] = nw[i];
 	}
@@ -621,6 +790,12 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 		return BST_ETOOBIG;
 	}
 
+	/* node storage for exactly the nodes the new ids create, reserved once */
+	if ((rc = reserve_nodes(t, (int64_t) t->nnodes + bst_extend_new_nodes(t, nw, nnew))) != BST_OK)
+	{
+		TFREE(t, nw);
+		return rc;
+	}
 	for (size_t i = 0; i < nnew; i++)
 	{
 		int64_t		x = nw[i];
@@ -629,8 +804,8 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 
 		if ((i & 0xFFF) == 0)
 			BST_CHECK_INTERRUPTS();
-		/* room for every root growth (<= 63) and one path (<= 64) */
-		if ((rc = reserve_nodes(t, (int64_t) t->nnodes + 2 * 64 + 2)) != BST_OK)
+		/* the nodes x creates (already reserved: this only guards the bound) */
+		if ((rc = reserve_nodes(t, (int64_t) t->nnodes + bst_extend_new_nodes(t, &x, 1))) != BST_OK)
 		{
 			TFREE(t, nw);
 			return rc;
@@ -680,12 +855,11 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 	/* merge the new ids into the sorted id array */
 	if (t->nids + nnew > t->cap_ids)
 	{
-		size_t		cap = t->cap_ids ? t->cap_ids : 16;
+		size_t		cap = t->nids + nnew;
 		int64_t    *ni;
 
-		while (cap < t->nids + nnew)
-			cap *= 2;
-		ni = t->alloc.realloc(t->alloc.ctx, t->ids, cap * sizeof(int64_t));
+		ni = t->ids ? t->alloc.realloc(t->alloc.ctx, t->ids, cap * sizeof(int64_t))
+			: TALLOC(t, cap * sizeof(int64_t));
 		if (!ni)
 		{
 			TFREE(t, nw);
@@ -748,6 +922,9 @@ bst_extend_new_nodes(const BstTree *t, const int64_t *nw, size_t n)
 	{
 		int64_t		x = nw[i];
 		int			top;		/* highest new non-root level of x's path */
+
+		if ((i & 0xFFFF) == 0xFFFF)
+			BST_CHECK_INTERRUPTS();
 
 		if (t->root >= 0 && x <= t->nodes[t->root].last)
 		{

@@ -41,6 +41,7 @@
 #define BST_OK			0
 #define BST_ENOMEM		1		/* allocation failed */
 #define BST_ETOOBIG		2		/* size limit of the representation exceeded */
+#define BST_ELIMIT		3		/* a result vector reached its caller's limit */
 
 /* allocator: alloc returns NULL on failure; realloc too (old block kept) */
 typedef struct BstAlloc
@@ -147,12 +148,29 @@ extern uint64_t bst_tree_nids(const BstTree *t);
 extern void bst_leaf_ids(const BstTree *t, int32_t leaf, const int64_t **ids,
 						 int64_t *first, size_t *count);
 
-/* bytes a full tree of this shape takes (nodes + filters) */
+/*
+ * Memory accounting.  Builds and extensions allocate exactly what these
+ * functions compute (node storage is never over-reserved), so a size checked
+ * against a limit before a build is the size the tree then takes, and
+ * bst_tree_bytes reports what is really allocated.
+ */
+/* bytes of one node: its BstNode and its m-bit filter */
+extern uint64_t bst_node_bytes(uint32_t m);
+/* bytes a tree of nnodes nodes holding nids stored ids takes (its index apart) */
+extern uint64_t bst_tree_bytes_for(uint32_t m, uint64_t nnodes, uint64_t nids);
+/* bytes a full tree of this shape takes */
 extern uint64_t bst_full_tree_bytes(uint64_t M, uint32_t m, int depth);
-/* bytes a pruned tree takes, upper bound from the number of ids and depth */
-extern uint64_t bst_pruned_tree_bytes(uint64_t nids, uint32_t m, int depth);
-/* bytes the inverted index over nids ids takes (and its build needs on top) */
+/* bytes bst_build_pruned allocates for these ids (sorted, distinct) and leaf span */
+extern uint64_t bst_pruned_tree_bytes(const int64_t *ids, size_t nids, int leaf_bits,
+									  uint32_t m);
+/* bytes t takes after bst_tree_extend adds nw (sorted, distinct, all absent from t) */
+extern uint64_t bst_extended_tree_bytes(const BstTree *t, const int64_t *nw, size_t n);
+/* bytes the inverted index over nids ids takes once built */
 extern uint64_t bst_index_bytes(uint64_t nids, uint32_t m);
+/* bytes building that index needs at its peak (the index and two scratch arrays) */
+extern uint64_t bst_index_build_bytes(uint64_t nids, uint32_t m);
+/* can a tree of tree_bytes over nids ids build its index within limit bytes? */
+extern bool bst_index_fits(uint64_t tree_bytes, uint64_t nids, uint32_t m, uint64_t limit);
 /* bytes the tree takes now (plus its index when built) */
 extern uint64_t bst_tree_bytes(const BstTree *t);
 
@@ -200,6 +218,9 @@ extern int64_t bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_
 
 /* log2 of the pruned leaf span that gives about leaf_size occupied ids per leaf */
 extern int	bst_pruned_leaf_bits(const int64_t *ids, size_t nids, int64_t leaf_size);
+
+/* log2 of an explicit pruned leaf span: the smallest b <= 62 with 2^b >= span */
+extern int	bst_leaf_bits_for_span(int64_t span);
 
 /* sort ids[0 .. n-1] ascending in place (duplicates kept) */
 extern void bst_sort_ids(int64_t *ids, size_t n);

@@ -480,6 +480,68 @@ test_pruned(void)
 	bst_tree_free(t);
 }
 
+static int
+cmp_ids(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+static int	sort_interrupts = 0;
+
+static void
+count_interrupt(void)
+{
+	sort_interrupts++;
+}
+
+/*
+ * bst_sort_ids (an introsort that checks for interrupts) against qsort on
+ * the inputs that break naive quicksorts: sorted, reversed, all equal, organ
+ * pipe, few distinct values, median-of-three killers, random; and the
+ * interrupt hook is called while a million ids are sorted.
+ */
+static void
+test_sort_patterns(void)
+{
+	size_t		sizes[] = {2, 17, 100, 1000, 65537, 1000000};
+	BstRng		rng;
+
+	bst_rng_seed(&rng, 7);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		size_t		n = sizes[si];
+		int64_t    *a = malloc(n * sizeof(int64_t)),
+				   *b = malloc(n * sizeof(int64_t));
+
+		for (int pat = 0; pat < 7; pat++)
+		{
+			for (size_t i = 0; i < n; i++)
+				a[i] = pat == 0 ? (int64_t) i :
+					pat == 1 ? (int64_t) (n - i) :
+					pat == 2 ? 42 :
+					pat == 3 ? (int64_t) (i < n / 2 ? i : n - i) :
+					pat == 4 ? (int64_t) (bst_rng_next(&rng) % 3) - 1 :
+					pat == 5 ? (int64_t) ((i % 2) ? i : n + i / 2) :
+					(int64_t) bst_rng_next(&rng);
+			memcpy(b, a, n * sizeof(int64_t));
+			qsort(b, n, sizeof(int64_t), cmp_ids);
+			sort_interrupts = 0;
+			bst_interrupt_hook = count_interrupt;
+			bst_sort_ids(a, n);
+			bst_interrupt_hook = NULL;
+			CHECK(memcmp(a, b, n * sizeof(int64_t)) == 0, "sort of %zu ids, pattern %d = qsort", n, pat);
+			if (n == 1000000)
+				CHECK(sort_interrupts > 0, "sorting 10^6 ids (pattern %d) checks for interrupts (%d)",
+					  pat, sort_interrupts);
+		}
+		free(a);
+		free(b);
+	}
+}
+
 /* bst_sort_ids and bst_sort_unique against an insertion sort, extremes included */
 static void
 test_sort(void)
@@ -519,6 +581,7 @@ test_sort(void)
 		  "bst_sort_unique gives the distinct sorted ids (%zu, oracle %zu)", nu, j + 1);
 	bst_sort_ids(a, 0);
 	CHECK(bst_sort_unique(a, 0) == 0, "empty input");
+	test_sort_patterns();
 }
 
 static void
@@ -538,6 +601,297 @@ test_plan(void)
 	CHECK_CLOSE(1000 / (1000 + (1e7 - 1000) * pl.expected_fp), 0.9, 0.001);
 	bst_plan_full(1000, 10000000, 0.9, 3, 64 << 20, &pl);
 	CHECK(pl.memory_bytes <= (64 << 20), "plan lowers the depth to fit");
+	/* an accuracy of n / M or less needs no filter: no m is planned */
+	CHECK_CLOSE(bst_plan_target_fp(1000, 1e7, 0.9), 1000 * 0.1 / (0.9 * (1e7 - 1000)), 1e-12);
+	CHECK(bst_plan_target_fp(4611686018427387904.0, 9223372036854775807.0, 0.5) >= 1.0,
+		  "n = 2^62 of 2^63 - 1 at accuracy 0.5 asks fp >= 1");
+	CHECK(isnan(bst_plan_m(4611686018427387904.0, 9223372036854775807.0, 0.5, 3)),
+		  "no m when fp >= 1");
+	CHECK(isnan(bst_plan_m(10, 100, 0.05, 3)) && !isnan(bst_plan_m(10, 100, 0.2, 3)),
+		  "accuracy at or below n / M");
+	bst_plan_full(10, 100, 0.05, 3, UINT64_C(1) << 30, &pl);
+	CHECK(pl.m < 0, "bst_plan_full reports no plan");
+}
+
+/*
+ * Empty results: an empty query filter, n = 0 and an empty generated set give
+ * no ids and leave the output vector unallocated (found by the sanitizer run:
+ * the empty result was sorted through qsort(NULL, 0))
+ */
+static void
+test_empty_results(void)
+{
+	BsParams	p = {.m = 4000, .k = 3, .hash = BS_HASH_LINEAR, .seed = 7};
+	BsHasher	h;
+	BstTree    *t;
+	BstRng		rng;
+	BstIdVec	out;
+	uint8_t    *q = calloc(bs_words_for_bits(p.m), 8);
+	bool		unset;
+	int			rc;
+
+	bs_hasher_init(&h, &p);
+	bst_rng_seed(&rng, 3);
+	rc = bst_build_full(&p, 1000, 21000, 6, false, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK, "build");
+	for (int method = BST_SAMPLE_AUTO; method <= BST_SAMPLE_ENUMERATE; method++)
+	{
+		bst_vec_init(&out, &bst_alloc_malloc);
+		rc = bst_sample(t, q, 10, (BstSampleMethod) method, true, &rng, &bst_alloc_malloc,
+						&out, NULL, NULL);
+		CHECK(rc == BST_OK && out.n == 0 && out.v == NULL, "empty filter: no samples (method %d)", method);
+		rc = bst_sample(t, q, 0, (BstSampleMethod) method, true, &rng, &bst_alloc_malloc,
+						&out, NULL, NULL);
+		CHECK(rc == BST_OK && out.n == 0, "n = 0: no samples (method %d)", method);
+	}
+	rc = bst_reconstruct_tree(t, q, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: nothing reconstructed (tree)");
+	rc = bst_reconstruct_index(t, q, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: nothing reconstructed (index)");
+	rc = bst_dictionary_attack(&h, q, 0, 5000, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: dictionary attack");
+	rc = bst_dictionary_sample(&h, q, 0, 5000, 10, &rng, &bst_alloc_malloc, &out, NULL);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: dictionary sample");
+	rc = bst_hashinvert(&h, q, 0, 5000, &bst_alloc_malloc, &out, NULL, &unset);
+	CHECK(rc == BST_OK && out.n == 0, "empty filter: HashInvert");
+	rc = bst_gen_clustered(0, 100, 0, 0.1, &rng, &bst_alloc_malloc, &out);
+	CHECK(rc == BST_OK && out.n == 0 && out.v == NULL, "empty clustered set");
+	bst_vec_free(&out);
+	bst_tree_free(t);
+	free(q);
+}
+
+/*
+ * Result vectors with a limit: a saturated filter matches every id, and no
+ * result (nor the positives a sample is drawn from) grows past the limit
+ */
+static void
+test_result_limit(void)
+{
+	BsParams	p = {.m = 64, .k = 1, .hash = BS_HASH_XXH3, .seed = 0};
+	BsHasher	h;
+	BstTree    *t;
+	BstRng		rng;
+	BstIdVec	out;
+	uint8_t    *q = malloc(8);
+	int			rc;
+
+	memset(q, 0xff, 8);
+	bs_hasher_init(&h, &p);
+	bst_rng_seed(&rng, 5);
+	bst_vec_init_max(&out, &bst_alloc_malloc, 1000);
+	for (int i = 0; i < 1000; i++)
+		rc = bst_vec_push(&out, i);
+	CHECK(rc == BST_OK && out.n == 1000 && out.cap == 1000, "up to the limit (cap %zu)", out.cap);
+	CHECK(bst_vec_push(&out, 1000) == BST_ELIMIT && out.n == 1000, "past the limit");
+	bst_vec_free(&out);
+
+	bst_vec_init_max(&out, &bst_alloc_malloc, 5000);
+	rc = bst_dictionary_attack(&h, q, 0, INT64_C(1) << 40, &out, NULL);
+	CHECK(rc == BST_ELIMIT && out.n == 5000, "dictionary attack of a saturated filter stops at 5000");
+	bst_vec_free(&out);
+
+	rc = bst_build_full(&p, 0, 100000, 4, false, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK, "build");
+	bst_vec_init_max(&out, &bst_alloc_malloc, 5000);
+	CHECK(bst_reconstruct_tree(t, q, &out, NULL) == BST_ELIMIT, "tree reconstruction stops");
+	bst_vec_free(&out);
+	bst_vec_init_max(&out, &bst_alloc_malloc, 5000);
+	CHECK(bst_sample(t, q, 10, BST_SAMPLE_AUTO, false, &rng, &bst_alloc_malloc, &out, NULL, NULL) ==
+		  BST_ELIMIT, "sampling from the positives stops collecting them");
+	bst_vec_free(&out);
+	bst_vec_init_max(&out, &bst_alloc_malloc, 200000);
+	CHECK(bst_reconstruct_index(t, q, &out, NULL) == BST_OK && out.n == 100000,
+		  "within the limit: every id");
+	bst_vec_free(&out);
+	bst_tree_free(t);
+	free(q);
+}
+
+/* ---- memory accounting against a counting allocator -------------------- */
+
+/* live and peak bytes handed out (each block carries its size in a header) */
+typedef struct CountingAlloc
+{
+	uint64_t	live;
+	uint64_t	peak;
+} CountingAlloc;
+
+#define COUNT_HDR 16
+
+static void *
+count_alloc(void *ctx, size_t size)
+{
+	CountingAlloc *c = ctx;
+	char	   *p = malloc(size + COUNT_HDR);
+
+	if (!p)
+		return NULL;
+	memcpy(p, &size, sizeof(size));
+	c->live += size;
+	if (c->live > c->peak)
+		c->peak = c->live;
+	return p + COUNT_HDR;
+}
+
+static void *
+count_realloc(void *ctx, void *ptr, size_t size)
+{
+	CountingAlloc *c = ctx;
+	char	   *p = (char *) ptr - COUNT_HDR;
+	size_t		old;
+
+	memcpy(&old, p, sizeof(old));
+	p = realloc(p, size + COUNT_HDR);
+	if (!p)
+		return NULL;
+	memcpy(p, &size, sizeof(size));
+	c->live += size;
+	if (c->live > c->peak)
+		c->peak = c->live;
+	c->live -= old;
+	return p + COUNT_HDR;
+}
+
+static void
+count_free(void *ctx, void *ptr)
+{
+	CountingAlloc *c = ctx;
+	char	   *p = (char *) ptr - COUNT_HDR;
+	size_t		old;
+
+	memcpy(&old, p, sizeof(old));
+	c->live -= old;
+	free(p);
+}
+
+/*
+ * What a tree really allocates equals what the size functions predict before
+ * the build and what bst_tree_bytes reports after it: tiny trees of huge
+ * filters (one node, no slack), full and pruned trees with and without their
+ * index, extensions (also of an empty tree), and the index's build peak.
+ */
+static void
+test_memory(void)
+{
+	CountingAlloc c = {0, 0};
+	BstAlloc	a = {count_alloc, count_realloc, count_free, &c};
+	BsParams	big = {.m = UINT32_C(1) << 24, .k = 3, .hash = BS_HASH_XXH3, .seed = 0};
+	BsParams	p = {.m = 30011, .k = 3, .hash = BS_HASH_XXH3, .seed = 1};
+	BstTree    *t;
+	BstRng		rng;
+	BstIdVec	ids,
+				more;
+	int			rc;
+	size_t		added;
+
+	/* one node of a 2^24-bit filter: one filter allocated, not sixteen */
+	rc = bst_build_full(&big, 0, 1000, 0, false, &a, &t);
+	CHECK(rc == BST_OK && t->nnodes == 1, "tiny full tree");
+	CHECK(c.live == bst_full_tree_bytes(1000, big.m, 0) && c.live == bst_tree_bytes(t),
+		  "tiny full tree: allocated %lu, predicted %lu, reported %lu", (unsigned long) c.live,
+		  (unsigned long) bst_full_tree_bytes(1000, big.m, 0), (unsigned long) bst_tree_bytes(t));
+	CHECK(c.live < 2 * (big.m / 8), "tiny full tree holds one filter (%lu bytes)",
+		  (unsigned long) c.live);
+	bst_tree_free(t);
+	CHECK(c.live == 0, "freed");
+
+	/* full trees with the index built in the same pass, and on demand */
+	for (int depth = 0; depth <= 6; depth += 3)
+	{
+		uint64_t	tree = bst_full_tree_bytes(5000, p.m, depth);
+
+		c.peak = 0;
+		rc = bst_build_full(&p, 100, 5100, depth, true, &a, &t);
+		CHECK(rc == BST_OK && c.live == tree + bst_index_bytes(5000, p.m) &&
+			  c.live == bst_tree_bytes(t),
+			  "full depth %d with index: allocated %lu, predicted %lu", depth,
+			  (unsigned long) c.live, (unsigned long) (tree + bst_index_bytes(5000, p.m)));
+		CHECK(c.peak == tree + bst_index_build_bytes(5000, p.m),
+			  "full depth %d: build peak %lu = tree + index build %lu", depth,
+			  (unsigned long) c.peak, (unsigned long) (tree + bst_index_build_bytes(5000, p.m)));
+		CHECK(bst_index_fits(tree, 5000, p.m, c.peak) &&
+			  !bst_index_fits(tree, 5000, p.m, c.peak - 1), "index fits exactly at its peak");
+		bst_tree_free(t);
+		rc = bst_build_full(&p, 100, 5100, depth, false, &a, &t);
+		CHECK(rc == BST_OK && c.live == tree && bst_tree_bytes(t) == tree, "full depth %d", depth);
+		c.peak = c.live;
+		rc = bst_index_build(t);
+		CHECK(rc == BST_OK && c.live == bst_tree_bytes(t) &&
+			  c.peak == tree + bst_index_build_bytes(5000, p.m), "index on demand");
+		bst_tree_free(t);
+		CHECK(c.live == 0, "freed");
+	}
+
+	/* pruned trees: clustered and scattered ids, several leaf spans */
+	bst_rng_seed(&rng, 77);
+	bst_vec_init(&ids, &bst_alloc_malloc);
+	bst_vec_init(&more, &bst_alloc_malloc);
+	for (int i = 0; i < 3000; i++)
+		bst_vec_push(&ids, (int64_t) bst_rng_below(&rng, UINT64_C(1) << 40));
+	for (int i = 0; i < 3000; i++)
+		bst_vec_push(&ids, 123456 + i * 3);
+	ids.n = bst_sort_unique(ids.v, ids.n);
+	for (int i = 0; i < 500; i++)
+		bst_vec_push(&more, (int64_t) bst_rng_below(&rng, UINT64_C(1) << 50));
+	bst_vec_push(&more, INT64_MAX);
+	more.n = bst_sort_unique(more.v, more.n);
+	for (int bits = 0; bits <= 40; bits += 8)
+	{
+		uint64_t	tree = bst_pruned_tree_bytes(ids.v, ids.n, bits, p.m),
+					grown;
+
+		rc = bst_build_pruned(&p, ids.v, ids.n, bits, false, &a, &t);
+		CHECK(rc == BST_OK && c.live == tree && bst_tree_bytes(t) == tree,
+			  "pruned leaf bits %d: allocated %lu, predicted %lu, reported %lu", bits,
+			  (unsigned long) c.live, (unsigned long) tree, (unsigned long) bst_tree_bytes(t));
+		grown = bst_extended_tree_bytes(t, more.v, more.n);
+		rc = bst_tree_extend(t, more.v, more.n, &added);
+		CHECK(rc == BST_OK && added == more.n && c.live == grown && bst_tree_bytes(t) == grown,
+			  "extended, leaf bits %d: allocated %lu, predicted %lu", bits,
+			  (unsigned long) c.live, (unsigned long) grown);
+		c.peak = c.live;
+		rc = bst_index_build(t);
+		CHECK(rc == BST_OK && c.live == bst_tree_bytes(t) &&
+			  c.live == grown + bst_index_bytes(t->nids, p.m) &&
+			  c.peak == grown + bst_index_build_bytes(t->nids, p.m), "pruned index");
+		bst_tree_free(t);
+		CHECK(c.live == 0, "freed");
+		rc = bst_build_pruned(&p, ids.v, ids.n, bits, true, &a, &t);
+		CHECK(rc == BST_OK && c.live == tree + bst_index_bytes(ids.n, p.m) &&
+			  c.live == bst_tree_bytes(t), "pruned leaf bits %d with index", bits);
+		bst_tree_free(t);
+	}
+	/* an empty pruned tree allocates no ids, and grows exactly */
+	rc = bst_build_pruned(&p, NULL, 0, 4, false, &a, &t);
+	CHECK(rc == BST_OK && c.live == bst_pruned_tree_bytes(NULL, 0, 4, p.m) &&
+		  c.live == sizeof(BstTree), "empty pruned tree: %lu bytes", (unsigned long) c.live);
+	{
+		uint64_t	grown = bst_extended_tree_bytes(t, more.v, 3);
+
+		rc = bst_tree_extend(t, more.v, 3, &added);
+		CHECK(rc == BST_OK && c.live == grown && bst_tree_bytes(t) == grown,
+			  "empty tree extended: %lu vs %lu", (unsigned long) c.live, (unsigned long) grown);
+	}
+	bst_tree_free(t);
+	CHECK(c.live == 0, "freed");
+
+	/* automatic pruned sizing: the cost model's leaves, widened to fit the limit */
+	{
+		int			model = bst_pruned_leaf_bits(ids.v, ids.n, bst_plan_leaf_size(p.m, 3));
+		uint64_t	limit = bst_pruned_tree_bytes(ids.v, ids.n, model + 3, p.m);
+
+		CHECK(bst_plan_pruned_leaf_bits(ids.v, ids.n, p.m, 3, UINT64_C(1) << 40) == model,
+			  "a generous limit keeps the cost model's leaves");
+		CHECK(bst_plan_pruned_leaf_bits(ids.v, ids.n, p.m, 3, limit) == model + 3 &&
+			  bst_pruned_tree_bytes(ids.v, ids.n, model + 2, p.m) > limit,
+			  "a tight limit widens the leaves just enough");
+	}
+	CHECK(bst_leaf_bits_for_span(1) == 0 && bst_leaf_bits_for_span(2) == 1 &&
+		  bst_leaf_bits_for_span(3) == 2 && bst_leaf_bits_for_span(1024) == 10 &&
+		  bst_leaf_bits_for_span(INT64_MAX) == 62, "leaf bits of a span");
+	bst_vec_free(&ids);
+	bst_vec_free(&more);
 }
 
 /* timings for the record (not asserted): the paper's default configuration */
@@ -607,6 +961,9 @@ main(void)
 	test_plan();
 	test_full();
 	test_pruned();
+	test_memory();
+	test_empty_results();
+	test_result_limit();
 	bench_default();
 	return UNIT_DONE();
 }

@@ -196,6 +196,11 @@ test_estimates(void)
 	/* (1 - e^-0.7)^7 with m = 10000, k = 7, n = 1000 = 0.0081917 */
 	CHECK_CLOSE(bs_expected_fp(10000, 7, 1000), 0.00819166, 1e-4);
 	CHECK_CLOSE(bs_est_jaccard(1000, 3, 300, 400, 150, 550), 22.9862 / bs_est_cardinality(1000, 3, 550), 1e-4);
+	/* equal bit sets: 1, saturated or not; empty: 0; a saturated union of different filters: unknown */
+	CHECK(bs_est_jaccard(1000, 3, 1000, 1000, 1000, 1000) == 1.0, "saturated f, f: 1");
+	CHECK(bs_est_jaccard(1000, 3, 400, 400, 400, 400) == 1.0, "f, f: 1");
+	CHECK(bs_est_jaccard(1000, 3, 0, 0, 0, 0) == 0.0, "empty: 0");
+	CHECK(isnan(bs_est_jaccard(1000, 3, 1000, 600, 600, 1000)), "saturated and another: NaN");
 }
 
 int
