@@ -995,12 +995,14 @@ load_entry(const char *name, const BstDef *def)
 						(errmsg("BloomSampleTree \"%s\" built into a shared image: " UINT64_FORMAT " bytes in %.0f ms",
 								name, bst_image_bytes(local->tree, strlen(name)),
 								INSTR_TIME_GET_MILLISEC(t1))));
+				/* mapped (and so share-locked) before the space limit is applied */
+				e = map_image(name, def->generation);
+				if (e != NULL)
+					entry_free(local);
+				else
+					e = local;
 				remove_images(name, def->generation);
 				enforce_shared_limit(image_path(name, def->generation));
-				entry_free(local);
-				e = map_image(name, def->generation);
-				if (e == NULL)
-					elog(ERROR, "BloomSampleTree image of \"%s\" vanished after it was written", name);
 			}
 			else
 				e = local;
