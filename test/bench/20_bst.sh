@@ -219,7 +219,8 @@ WITH RECURSIVE walk(step, id) AS (
 SELECT count(DISTINCT id) FROM walk;
 EOF2
 chmod -R a+rX "$PGB"
-pgb() { "$BS_BINDIR/pgbench" -n -P 0 "$@" 2>/dev/null | awk '/^latency average/ {lat=$4} /^tps/ {tps=$3} END {printf "%s %s\n", tps, lat}'; }
+pgb() { "$BS_BINDIR/pgbench" -n "$@" 2>"$PGB/err" | awk '/^latency average/ {lat=$4} /^tps/ {tps=$3} END {printf "%s %s\n", tps, lat}'
+        if [ -s "$PGB/err" ] && grep -qi error "$PGB/err"; then head -3 "$PGB/err" >&2; fi; }
 pgb -M prepared -c 1 -T 3 -f "$PGB/step.sql" >/dev/null   # warm-up
 for mode in prepared simple; do
   read -r t1 l1 < <(pgb -M $mode -c 1 -T 8 -f "$PGB/step.sql")
