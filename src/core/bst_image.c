@@ -233,3 +233,18 @@ bst_image_open(const void *base, size_t len, const char *name, int64_t generatio
 	t->alloc = *alloc;
 	return BST_OK;
 }
+
+void
+bst_image_close(BstMappedTree *mt)
+{
+	BstTree    *t = &mt->tree;
+
+	if (t->index && t->index != &mt->index)
+	{
+		t->alloc.free(t->alloc.ctx, t->index->start);
+		t->alloc.free(t->alloc.ctx, t->index->off);
+		t->alloc.free(t->alloc.ctx, t->index->pos1);
+		t->alloc.free(t->alloc.ctx, t->index);
+	}
+	t->index = NULL;
+}

@@ -63,4 +63,10 @@ extern int	bst_image_open(const void *base, size_t len, const char *name,
 						   int64_t generation, const BstAlloc *alloc,
 						   BstMappedTree *out);
 
+/*
+ * Release what a tree opened over an image allocated itself (an index built
+ * on demand through its alloc); the image is the caller's.
+ */
+extern void bst_image_close(BstMappedTree *mt);
+
 #endif							/* BST_IMAGE_H */

@@ -366,13 +366,17 @@ SELECT m AS m8 FROM bst_plan(1000, 100000000, 0.9) \gset
 SELECT bench_ms(format($q$SELECT bst_create('t8', 0, 100000000, %s, 3)$q$, :m8), 1) AS c8 \gset
 INSERT INTO qtab SELECT 't8', 1, bloom_agg((hashint8(i) & 2147483647) % 100000000, :m8, 3) FROM generate_series(1, 1000) i;
 SELECT tree_name, depth, leaf_size, nodes, round(memory_bytes / 1048576.0) AS tree_mb FROM bst_info('t8');
-SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t8', q, 1) WHERE cfg = 't8'$q$, 5) AS s8 \gset
+-- a backend touches each page of the mapped image once (a page fault, about
+-- 5 us on this VM): first the first calls of a new connection, then warm
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t8', q, 1) WHERE cfg = 't8'$q$, 5) AS s8cold \gset
+SELECT count(*) AS warmup FROM qtab, generate_series(1, 3000), bst_sample('t8', q, 1) WHERE cfg = 't8' \gset
+SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_sample('t8', q, 1) WHERE cfg = 't8'$q$, 21) AS s8 \gset
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, 100000000, 1) WHERE cfg = 't8'$q$, 1) AS da8 \gset
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bst_reconstruct('t8', q) WHERE cfg = 't8'$q$, 5) AS r8 \gset
 SELECT bench_ms($q$SELECT count(*) FROM qtab, bloom_dictionary_attack(q, 0, 100000000) WHERE cfg = 't8'$q$, 1) AS dr8 \gset
 SELECT round(index_bytes / 1048576.0) AS index_mb, round(image_bytes / 1048576.0) AS image_mb FROM bst_info('t8');
-SELECT format('full tree at M = 10^8 (m = %s): build %s ms, 1 sample %s ms vs DA sample %s ms (x%s), reconstruction %s ms vs DA %s ms (x%s)',
-  :m8, round(:c8::numeric), round(:s8::numeric, 2), round(:da8::numeric), round((:da8 / :s8)::numeric),
+SELECT format('full tree at M = 10^8 (m = %s): build %s ms, 1 sample %s ms (warm connection; %s ms in the first 5 calls of one) vs DA sample %s ms (x%s), reconstruction %s ms vs DA %s ms (x%s)',
+  :m8, round(:c8::numeric), round(:s8::numeric, 2), round(:s8cold::numeric, 2), round(:da8::numeric), round((:da8 / :s8)::numeric),
   round(:r8::numeric, 2), round(:dr8::numeric), round((:dr8 / :r8)::numeric)) AS line \gset
 \echo :line
 SELECT format('SUMMARY|bst: full tree build, M=1e8|%s ms|<= 10000 ms|%s', round(:c8::numeric), CASE WHEN :c8 <= 10000 THEN 'met' ELSE 'MISSED' END) AS s \gset

@@ -115,6 +115,7 @@ roundtrip(const char *what, BstTree *t, const uint8_t *q)
 		CHECK(mt.tree.nnodes == t->nnodes && bst_tree_nids(&mt.tree) == bst_tree_nids(t),
 			  "%s: shape", what);
 		compare(what, t, &mt.tree, q);
+		bst_image_close(&mt);
 	}
 	/* mismatches are refused */
 	CHECK(bst_image_open(copy, w.n, "tree two", 1234, &bst_alloc_malloc, &mt) == BST_EIMAGE,
