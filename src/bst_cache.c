@@ -317,16 +317,16 @@ bst_init_cache(void)
 	CacheRegisterRelcacheCallback(catalog_inval_callback, (Datum) 0);
 }
 
-/* (inside SPI) the oid of bst_tree_catalog */
+/*
+ * (inside SPI) the oid of bst_tree_catalog, looked up again on every slow
+ * path: a dropped and re-created extension has a new table
+ */
 static Oid
 catalog_relid(void)
 {
-	if (!OidIsValid(catalog_oid))
-	{
-		List	   *names = stringToQualifiedNameList(bst_qualified("bst_tree_catalog"));
+	List	   *names = stringToQualifiedNameList(bst_qualified("bst_tree_catalog"));
 
-		catalog_oid = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
-	}
+	catalog_oid = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
 	return catalog_oid;
 }
 
