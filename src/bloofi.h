@@ -261,6 +261,15 @@ bloofi_slice_block(const BloofiNode *node, uint32 sp)
 /* the tallest tree we descend (d >= 2: 2^64 leaves need fewer levels) */
 #define BLOOFI_MAX_HEIGHT		64
 
+/* ERROR: the node at block blk is damaged (errdetail from the arguments) */
+#define BLOOFI_NODE_CORRUPT(index, blk, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("index \"%s\" has an invalid node at block %u", \
+					RelationGetRelationName(index), (blk)), \
+			 errdetail(__VA_ARGS__), \
+			 errhint("Please REINDEX it.")))
+
 /* a root-to-node path: path[i] = (node, slot of the next node in it) */
 typedef struct BloofiPathStep
 {
@@ -303,6 +312,8 @@ extern void bloofi_init_page(Page page, uint16 kind, BlockNumber node, uint32 da
 extern void bloofi_init_meta_page(Page page, int order, int leaf_cap);
 extern Buffer bloofi_new_buffer(Relation index);
 extern BloofiMetaData *bloofi_read_meta(Relation index);
+extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+							 BloofiNode *node);
 extern void bloofi_check_page(Relation index, Page page, BlockNumber blkno,
 							  uint16 kind, BlockNumber node);
 extern void bloofi_params(const BloofiMetaData *meta, BsParams *p);
@@ -310,21 +321,16 @@ extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 								  const BsParams *p);
 extern bool bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k);
 extern int	bloofi_get_order(Relation index);
-extern int	bloofi_get_leaf_cap(Relation index);
-extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
 extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);
 extern void bloofi_require_max_m(uint32 m);
-extern void bloofi_tree_lock(Relation index);
-extern bool bloofi_tree_trylock(Relation index);
-extern void bloofi_tree_unlock(Relation index);
 
 /* bloofi_node.c: one node's pages */
 extern uint32 bloofi_node_cap(uint32 order, uint64 want);
+extern int	bloofi_get_leaf_cap(Relation index);
+extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern uint32 bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val);
-extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
-							 BloofiNode *node);
 extern void bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary);
 extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
 								  ItemPointerData *tids);
@@ -347,7 +353,6 @@ extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
 								 const uint32 *slots, const uint8 *const *filters);
 extern void bloofi_node_put_columns(Relation index, const BloofiNode *node, int n,
 									const uint32 *slots, const uint8 *const *filters);
-extern void bloofi_node_retire(Relation index, BlockNumber start);
 extern void bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated);
 extern BlockNumber bloofi_node_copy_below(Relation index, const BloofiNode *X);
 extern bool bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold,
@@ -366,10 +371,13 @@ extern void bloofi_tree_walk(Relation index, const BloofiMetaData *meta,
 extern HTAB *bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_space.c: free-page map, allocation, recycling, truncation */
+extern void bloofi_tree_lock(Relation index);
+extern bool bloofi_tree_trylock(Relation index);
+extern void bloofi_tree_unlock(Relation index);
 extern BlockNumber bloofi_space_alloc(Relation index, uint32 npages);
 extern BlockNumber bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit);
 extern void bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire);
-extern void bloofi_space_retired(Page metapage, BlockNumber start);
+extern void bloofi_space_retire(Relation index, BlockNumber start);
 extern void bloofi_space_recover(Relation index);
 extern BlockNumber bloofi_space_recycle(Relation index, bool all);
 extern BlockNumber bloofi_space_reclaim_pending(Relation index);

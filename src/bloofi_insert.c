@@ -472,7 +472,7 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	}
 	for (int i = 0; i < nunlinked; i++)
 	{
-		bloofi_node_retire(index, unlinked[i]);
+		bloofi_space_retire(index, unlinked[i]);
 		if (ic->nretired == ic->retcap)
 		{
 			ic->retcap = Max(16, 2 * ic->retcap);

@@ -1,8 +1,8 @@
 /*
  * bloofi_node.c
- *    Bloofi tree nodes on pages: reading, writing whole new nodes, updating
- *    columns and summaries in place, the one-record switch of a structural
- *    change, retiring and copying nodes, finding paths.
+ *    Bloofi tree nodes on pages: capacity rules, reading a node's contents,
+ *    writing whole new nodes, updating columns and summaries in place, the
+ *    one-record switch of a structural change, copying nodes, finding paths.
  *
  * A node is a contiguous run of pages (layout in bloofi.h and
  * src/core/bloofi_layout.h).  New nodes (splits, growth, merges, repacks,
@@ -30,14 +30,6 @@
 #include "bloofi.h"
 #include "bloofi_tree.h"
 
-#define NODE_CORRUPT(index, blk, ...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INDEX_CORRUPTED), \
-			 errmsg("index \"%s\" has an invalid node at block %u", \
-					RelationGetRelationName(index), (blk)), \
-			 errdetail(__VA_ARGS__), \
-			 errhint("Please REINDEX it.")))
-
 /*
  * Slots of a new node that must hold `want` slots: at least 2d children plus
  * two free slots (a replacement switches children into free slots), rounded
@@ -48,6 +40,33 @@ uint32
 bloofi_node_cap(uint32 order, uint64 want)
 {
 	return bloofi_round_capacity(Max(want, (uint64) 2 * order + 2), BLOOFI_MAX_CAP);
+}
+
+/* the leaf_capacity reloption rounded up to a multiple of 8, at least 2d + 2 */
+int
+bloofi_get_leaf_cap(Relation index)
+{
+	BloofiOptions *o = (BloofiOptions *) index->rd_options;
+	int			cap = o ? o->leaf_capacity : BLOOFI_DEFAULT_LEAF_CAP;
+
+	cap = (int) bloofi_round_capacity((uint64) cap, BLOOFI_MAX_CAP);
+	return Max(cap, (int) bloofi_node_cap(bloofi_get_order(index), 0));
+}
+
+/*
+ * The most leaves a bottom node may grow to now: leaf_capacity, and no more
+ * than half of maintenance_work_mem holds as filters (a split or growth
+ * reads a node's children into memory, as the build buffers a node), at
+ * least an inner node's capacity.
+ */
+uint32
+bloofi_effective_leaf_cap(const BloofiMetaData *meta)
+{
+	uint64		fbytes = 8 * bs_words_for_bits(Max(meta->m, 1));
+	uint64		by_mem = (uint64) maintenance_work_mem * 512 / (fbytes + sizeof(ItemPointerData));
+	uint64		cap = Min((uint64) meta->leaf_cap, by_mem);
+
+	return Max((uint32) cap, bloofi_node_cap(meta->order, 0));
 }
 
 /*
@@ -62,40 +81,6 @@ bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val)
 	if (bloofi_tree_unsplittable(val, meta->m, (int) meta->k, BLOOFI_NOSPLIT_SATURATED))
 		return level == 0 ? bloofi_effective_leaf_cap(meta) : BLOOFI_MAX_CAP - 2;
 	return 2 * meta->order;
-}
-
-/*
- * Read the header of the node starting at block start (share lock, checked
- * to be a node header) and its geometry.
- */
-void
-bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
-				 BloofiNode *node)
-{
-	Buffer		buf;
-	BloofiPageOpaque op;
-
-	/* (a block past the end makes ReadBuffer fail: no size check on this hot path) */
-	if (start == BLOOFI_METAPAGE_BLKNO || start == InvalidBlockNumber)
-		NODE_CORRUPT(index, start, "A node reference points outside the index.");
-	buf = ReadBuffer(index, start);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
-	op = BloofiPageGetOpaque(BufferGetPage(buf));
-	node->start = start;
-	node->cap = op->cap;
-	node->nused = op->nused;
-	node->nlive = op->nlive;
-	node->level = op->level;
-	node->flags = op->flags;
-	node->xid = op->xid;
-	node->next = op->next;
-	UnlockReleaseBuffer(buf);
-	if (!bloofi_geometry(&node->geom, meta->m, node->cap, BLOOFI_PAGE_BYTES) ||
-		node->nused > node->cap || node->nlive > node->nused ||
-		node->level >= BLOOFI_MAX_HEIGHT)
-		NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
-					 node->cap, node->nused, node->nlive, node->level, meta->m);
 }
 
 /* copy the node's value (its summary, geom.filter_bytes) */
@@ -512,35 +497,6 @@ bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 leve
 }
 
 /*
- * Retire the node at start (unlinked from the tree by a switch, which left
- * an OLD intent for it): flag it, stamp it with the next XID and push it on
- * the retired chain, in one record with the metapage that settles the
- * intent.
- */
-void
-bloofi_node_retire(Relation index, BlockNumber start)
-{
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	Buffer		buf = ReadBuffer(index, start);
-	Page		mp;
-	BloofiPageOpaque op;
-	BloofiWal	w;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
-	bloofi_wal_begin(&w, index);
-	mp = bloofi_wal_page(&w, metabuf, false, 0);
-	op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
-	op->flags |= BLOOFI_NODE_RETIRED;
-	op->xid = ReadNextTransactionId();
-	op->next = BloofiPageGetMeta(mp)->retired_head;
-	BloofiPageGetMeta(mp)->retired_head = start;
-	bloofi_space_retired(mp, start);
-	bloofi_wal_flush(&w);
-}
-
-/*
  * Copy node X, page by page, to the lowest free run of the map that ends at
  * or before X's first block (VACUUM's compaction): returns the copy's first
  * block, or InvalidBlockNumber when there is no such run.  The copy is
@@ -571,7 +527,7 @@ bloofi_node_copy_below(Relation index, const BloofiNode *X)
 		UnlockReleaseBuffer(src);
 		op = BloofiPageGetOpaque(page);
 		if (op->node != X->start || op->bloofi_page_id != BLOOFI_PAGE_ID)
-			NODE_CORRUPT(index, X->start + p, "Page %u of the node belongs to node %u.", p,
+			BLOOFI_NODE_CORRUPT(index, X->start + p, "Page %u of the node belongs to node %u.", p,
 						 op->node);
 		op->node = to;
 		if (p == 0)
@@ -830,7 +786,7 @@ bloofi_walk_below(Relation index, const BloofiMetaData *meta, BlockNumber start,
 
 	CHECK_FOR_INTERRUPTS();
 	if (depth >= BLOOFI_MAX_HEIGHT)
-		NODE_CORRUPT(index, start, "The tree is deeper than %d levels.", BLOOFI_MAX_HEIGHT);
+		BLOOFI_NODE_CORRUPT(index, start, "The tree is deeper than %d levels.", BLOOFI_MAX_HEIGHT);
 	bloofi_node_read(index, meta, start, &n);
 	tids = palloc(sizeof(ItemPointerData) * Max(n.nused, 1));
 	bloofi_node_read_tids(index, &n, n.nused, tids);

@@ -1,7 +1,7 @@
 /*
  * bloofi_utils.c
  *    Bloofi access method: handler, reloptions, page and metapage helpers,
- *    the tree lock, batched GenericXLog, element keys.
+ *    reading a node's header, batched GenericXLog, element keys.
  */
 #include "postgres.h"
 
@@ -80,85 +80,12 @@ bloofi_get_order(Relation index)
 	return o ? o->order : BLOOFI_DEFAULT_ORDER;
 }
 
-/* the leaf_capacity reloption rounded up to a multiple of 8, at least 2d + 2 */
-int
-bloofi_get_leaf_cap(Relation index)
-{
-	BloofiOptions *o = (BloofiOptions *) index->rd_options;
-	int			cap = o ? o->leaf_capacity : BLOOFI_DEFAULT_LEAF_CAP;
-
-	cap = (int) bloofi_round_capacity((uint64) cap, BLOOFI_MAX_CAP);
-	return Max(cap, (int) bloofi_node_cap(bloofi_get_order(index), 0));
-}
-
-/*
- * The most leaves a bottom node may grow to now: leaf_capacity, and no more
- * than half of maintenance_work_mem holds as filters (a split or growth
- * reads a node's children into memory, as the build buffers a node), at
- * least an inner node's capacity.
- */
-uint32
-bloofi_effective_leaf_cap(const BloofiMetaData *meta)
-{
-	uint64		fbytes = 8 * bs_words_for_bits(Max(meta->m, 1));
-	uint64		by_mem = (uint64) maintenance_work_mem * 512 / (fbytes + sizeof(ItemPointerData));
-	uint64		cap = Min((uint64) meta->leaf_cap, by_mem);
-
-	return Max((uint32) cap, bloofi_node_cap(meta->order, 0));
-}
-
 bool
 bloofi_get_fastupdate(Relation index)
 {
 	BloofiOptions *o = (BloofiOptions *) index->rd_options;
 
 	return o ? o->fastupdate : true;
-}
-
-/*
- * The tree lock: a heavyweight lock on the metapage's block number (as GIN
- * locks its pending-list cleanup) serialising every writer of the tree:
- * pending-list flushes, direct inserts and VACUUM.  Readers never take it.
- * A backend that takes it (rather than taking it again while holding it)
- * first settles what a writer that stopped half-way left behind
- * (bloofi_space_recover): every intent found then is such a writer's.
- */
-static bool
-bloofi_tree_lock_held(Relation index)
-{
-	LOCKTAG		tag;
-
-	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
-					 index->rd_lockInfo.lockRelId.relId, BLOOFI_METAPAGE_BLKNO);
-	return LockHeldByMe(&tag, ExclusiveLock);
-}
-
-void
-bloofi_tree_lock(Relation index)
-{
-	bool		again = bloofi_tree_lock_held(index);
-
-	LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
-	if (!again)
-		bloofi_space_recover(index);
-}
-
-bool
-bloofi_tree_trylock(Relation index)
-{
-	bool		again = bloofi_tree_lock_held(index);
-
-	if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
-		return false;
-	if (!again)
-		bloofi_space_recover(index);
-	return true;
-}
-
-void
-bloofi_tree_unlock(Relation index)
-{
-	UnlockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
 }
 
 Datum
@@ -356,6 +283,40 @@ bloofi_read_meta(Relation index)
 						meta->height),
 				 errhint("Please REINDEX it.")));
 	return meta;
+}
+
+/*
+ * Read the header of the node starting at block start (share lock, checked
+ * to be a node header) and its geometry.
+ */
+void
+bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+				 BloofiNode *node)
+{
+	Buffer		buf;
+	BloofiPageOpaque op;
+
+	/* (a block past the end makes ReadBuffer fail: no size check on this hot path) */
+	if (start == BLOOFI_METAPAGE_BLKNO || start == InvalidBlockNumber)
+		BLOOFI_NODE_CORRUPT(index, start, "A node reference points outside the index.");
+	buf = ReadBuffer(index, start);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
+	op = BloofiPageGetOpaque(BufferGetPage(buf));
+	node->start = start;
+	node->cap = op->cap;
+	node->nused = op->nused;
+	node->nlive = op->nlive;
+	node->level = op->level;
+	node->flags = op->flags;
+	node->xid = op->xid;
+	node->next = op->next;
+	UnlockReleaseBuffer(buf);
+	if (!bloofi_geometry(&node->geom, meta->m, node->cap, BLOOFI_PAGE_BYTES) ||
+		node->nused > node->cap || node->nlive > node->nused ||
+		node->level >= BLOOFI_MAX_HEIGHT)
+		BLOOFI_NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
+					 node->cap, node->nused, node->nlive, node->level, meta->m);
 }
 
 void

@@ -372,7 +372,7 @@ bloofi_merge_switch(MergeCtx *mc, BloofiNode *X, int nold, const uint32 *olds,
 	bloofi_node_put_columns(mc->index, X, nnew, freeslots, (const uint8 *const *) newvals);
 	bloofi_node_switch(mc->index, X, nold, olds, nnew, freeslots, news, nold, oldstart);
 	for (int i = 0; i < nold; i++)
-		bloofi_node_retire(mc->index, oldstart[i]);
+		bloofi_space_retire(mc->index, oldstart[i]);
 	for (int i = 0; i < nold; i++)
 		mc->retired_pages += mc->oldpages[i];
 }
@@ -415,7 +415,7 @@ bloofi_repack(MergeCtx *mc, BloofiNode *X, uint32 slot, const BloofiNode *C)
 		bloofi_set_root(mc->index, copy, mc->meta->height, 1, &C->start);
 	else
 		bloofi_node_switch(mc->index, X, 1, &slot, 1, &slot, &copy, 1, &C->start);
-	bloofi_node_retire(mc->index, C->start);
+	bloofi_space_retire(mc->index, C->start);
 	mc->retired_pages += C->geom.total_pages;
 	pfree(tids);
 	pfree(slots);
@@ -721,7 +721,7 @@ bloofi_vac_compact(Relation index, BloofiSpaceReport *rep)
 			bloofi_node_read(index, meta, pm ? pm->parent : e->parent, &P);
 			bloofi_node_switch(index, &P, 1, &e->slot, 1, &e->slot, &to, 1, &N.start);
 		}
-		bloofi_node_retire(index, N.start);
+		bloofi_space_retire(index, N.start);
 		m = hash_search(moved, &N.start, HASH_ENTER, NULL);
 		m->parent = to;
 		rep->moved += N.geom.total_pages;
@@ -812,7 +812,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			bloofi_node_children(index, &R, tids, NULL, slots);
 			bloofi_set_root(index, ItemPointerGetBlockNumber(&tids[0]), mc.meta->height - 1,
 							1, &R.start);
-			bloofi_node_retire(index, R.start);
+			bloofi_space_retire(index, R.start);
 			mc.retired_pages += R.geom.total_pages;
 		}
 		/* the root too may be much wider than its children need */
