@@ -304,7 +304,6 @@ bloofi_child_ref(ItemPointer t, BlockNumber child)
 }
 
 /* bloofi_utils.c */
-extern void bloofi_init_reloptions(void);
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
@@ -430,7 +429,8 @@ extern IndexBuildResult *bloofi_build(Relation heap, Relation index, IndexInfo *
 extern void bloofi_buildempty(Relation index);
 extern char *bloofi_buildphasename(int64 phasenum);
 
-/* bloofi_insert.c */
+/* bloofi_am.c: handler, reloptions, aminsert */
+extern void bloofi_init_reloptions(void);
 extern bool bloofi_insert(Relation index, Datum *values, bool *isnull,
 						  ItemPointer ht_ctid, Relation heapRel,
 						  IndexUniqueCheck checkUnique, bool indexUnchanged,

@@ -136,34 +136,6 @@ typedef struct DescentEntry
 } DescentEntry;
 
 /*
- * Set the parameters of an empty index from its first filter (metapage
- * exclusive).  Returns a fresh copy of the metapage.
- */
-static BloofiMetaData *
-bloofi_set_params(Relation index, const BsParams *p)
-{
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	BloofiMetaData *meta;
-	BloofiWal	w;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	meta = BloofiPageGetMeta(BufferGetPage(metabuf));
-	if (!meta->have_params)
-	{
-		bloofi_wal_begin(&w, index);
-		meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
-		meta->m = p->m;
-		meta->k = p->k;
-		meta->hash = p->hash;
-		meta->seed = p->seed;
-		meta->have_params = 1;
-		bloofi_wal_flush(&w);
-	}
-	UnlockReleaseBuffer(metabuf);
-	return bloofi_read_meta(index);
-}
-
-/*
  * Write tids[i] into slots[i] of node X (an invalid tid frees the slot),
  * updating its counts: the header page and up to MAX_GENERIC_XLOG_PAGES - 1
  * other tid pages per record, so the slots of a node of one tid page (every
@@ -980,47 +952,4 @@ bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slot
 		bloofi_propagate(index, meta, path, depth, orf);
 	bloofi_node_set_bits(index, &B, n, slots, filters);
 	pfree(orf);
-}
-
-bool
-bloofi_insert(Relation index, Datum *values, bool *isnull,
-			  ItemPointer ht_ctid, Relation heapRel,
-			  IndexUniqueCheck checkUnique, bool indexUnchanged,
-			  IndexInfo *indexInfo)
-{
-	BloomView	v;
-	BloofiMetaData *meta;
-	MemoryContext tmp,
-				old;
-
-	if (isnull[0])
-		return false;
-
-	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi insert context",
-								ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(tmp);
-
-	bf_view_datum(values[0], &v);
-	meta = bloofi_read_meta(index);
-	if (!meta->have_params)
-	{
-		bloofi_require_max_m(v.p.m);
-		meta = bloofi_set_params(index, &v.p);
-	}
-	bloofi_require_params(index, meta, &v.p);
-
-	if (bloofi_get_fastupdate(index) && bloofi_pending_usable(meta))
-		bloofi_pending_insert(index, ht_ctid, v.bits);
-	else
-	{
-		const uint8 *f = v.bits;
-
-		bloofi_tree_lock(index);
-		bloofi_insert_leaves(index, 1, ht_ctid, &f);
-		bloofi_tree_unlock(index);
-	}
-
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(tmp);
-	return false;
 }

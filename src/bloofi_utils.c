@@ -1,77 +1,26 @@
 /*
  * bloofi_utils.c
- *    Bloofi access method: handler, reloptions, page and metapage helpers,
- *    reading a node's header, batched GenericXLog, element keys.
+ *    The bottom layer of the Bloofi glue: reloption values of an open index,
+ *    batched GenericXLog, page and metapage helpers, reading a node's header,
+ *    the index's filter parameters, opening an index for introspection.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
-#include "access/reloptions.h"
 #include "access/relation.h"
 #include "catalog/index.h"
-#include "catalog/pg_am.h"
-#include "catalog/pg_type.h"
-#include "commands/vacuum.h"
+#include "commands/defrem.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
-#include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "commands/defrem.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/uuid.h"
 
 #include "bloofi.h"
 #include "bloofi_tree.h"
 
-PG_FUNCTION_INFO_V1(bloofi_handler);
-
-static relopt_kind bloofi_relopt_kind;
-static bool bloofi_relopt_ready = false;
-static relopt_parse_elt bloofi_relopt_tab[3];
-
-/*
- * bloofi_init_reloptions: register the reloptions once per backend; called
- * from _PG_init, and again (a no-op) by the handler and amoptions.
- */
-void
-bloofi_init_reloptions(void)
-{
-	if (bloofi_relopt_ready)
-		return;
-	bloofi_relopt_kind = add_reloption_kind();
-	add_int_reloption(bloofi_relopt_kind, "order",
-					  "Order d of the Bloofi tree: nodes have d..2d children",
-					  BLOOFI_DEFAULT_ORDER, BLOOFI_MIN_ORDER, BLOOFI_MAX_ORDER,
-					  AccessExclusiveLock);
-	bloofi_relopt_tab[0].optname = "order";
-	bloofi_relopt_tab[0].opttype = RELOPT_TYPE_INT;
-	bloofi_relopt_tab[0].offset = offsetof(BloofiOptions, order);
-	add_int_reloption(bloofi_relopt_kind, "leaf_capacity",
-					  "Most leaves of a bottom node that the no-split rule lets grow past 2d (its value is saturated)",
-					  BLOOFI_DEFAULT_LEAF_CAP, BLOOFI_MIN_LEAF_CAP, BLOOFI_MAX_CAP,
-					  AccessExclusiveLock);
-	bloofi_relopt_tab[1].optname = "leaf_capacity";
-	bloofi_relopt_tab[1].opttype = RELOPT_TYPE_INT;
-	bloofi_relopt_tab[1].offset = offsetof(BloofiOptions, leaf_capacity);
-	add_bool_reloption(bloofi_relopt_kind, "fastupdate",
-					   "Buffer inserts in a pending list moved into the tree in batches",
-					   true, AccessExclusiveLock);
-	bloofi_relopt_tab[2].optname = "fastupdate";
-	bloofi_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
-	bloofi_relopt_tab[2].offset = offsetof(BloofiOptions, fastupdate);
-	bloofi_relopt_ready = true;
-}
-
-static bytea *
-bloofi_options(Datum reloptions, bool validate)
-{
-	bloofi_init_reloptions();
-	return (bytea *) build_reloptions(reloptions, validate, bloofi_relopt_kind,
-									  sizeof(BloofiOptions), bloofi_relopt_tab,
-									  lengthof(bloofi_relopt_tab));
-}
-
+/* the order reloption (d) of an open index */
 int
 bloofi_get_order(Relation index)
 {
@@ -80,65 +29,13 @@ bloofi_get_order(Relation index)
 	return o ? o->order : BLOOFI_DEFAULT_ORDER;
 }
 
+/* the fastupdate reloption of an open index */
 bool
 bloofi_get_fastupdate(Relation index)
 {
 	BloofiOptions *o = (BloofiOptions *) index->rd_options;
 
 	return o ? o->fastupdate : true;
-}
-
-Datum
-bloofi_handler(PG_FUNCTION_ARGS)
-{
-	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
-
-	bloofi_init_reloptions();
-	amroutine->amstrategies = 1;
-	amroutine->amsupport = 0;
-	amroutine->amoptsprocnum = 0;
-	amroutine->amcanorder = false;
-	amroutine->amcanorderbyop = false;
-	amroutine->amcanbackward = false;
-	amroutine->amcanunique = false;
-	amroutine->amcanmulticol = false;
-	amroutine->amoptionalkey = false;
-	amroutine->amsearcharray = false;
-	amroutine->amsearchnulls = false;
-	amroutine->amstorage = false;
-	amroutine->amclusterable = false;
-	amroutine->ampredlocks = false;
-	amroutine->amcanparallel = false;
-	amroutine->amcaninclude = false;
-	amroutine->amusemaintenanceworkmem = true;
-	/* VACUUM may flush the pending list (writing nodes): not in parallel workers */
-	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
-	amroutine->amkeytype = InvalidOid;
-
-	amroutine->ambuild = bloofi_build;
-	amroutine->ambuildempty = bloofi_buildempty;
-	amroutine->aminsert = bloofi_insert;
-	amroutine->ambulkdelete = bloofi_bulkdelete;
-	amroutine->amvacuumcleanup = bloofi_vacuumcleanup;
-	amroutine->amcanreturn = NULL;
-	amroutine->amcostestimate = bloofi_costestimate;
-	amroutine->amoptions = bloofi_options;
-	amroutine->amproperty = NULL;
-	amroutine->ambuildphasename = bloofi_buildphasename;
-	amroutine->amvalidate = bloofi_validate;
-	amroutine->amadjustmembers = NULL;
-	amroutine->ambeginscan = bloofi_beginscan;
-	amroutine->amrescan = bloofi_rescan;
-	amroutine->amgettuple = NULL;
-	amroutine->amgetbitmap = bloofi_getbitmap;
-	amroutine->amendscan = bloofi_endscan;
-	amroutine->ammarkpos = NULL;
-	amroutine->amrestrpos = NULL;
-	amroutine->amestimateparallelscan = NULL;
-	amroutine->aminitparallelscan = NULL;
-	amroutine->amparallelrescan = NULL;
-
-	PG_RETURN_POINTER(amroutine);
 }
 
 /* ---- GenericXLog in batches --------------------------------------------- */
