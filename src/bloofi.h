@@ -7,11 +7,11 @@
  * bit-sliced matrix of its children's values (src/core/bloofi_layout.h): a
  * contiguous run of pages
  *
- *   [tid pages][summary pages][slice pages]
+ *   [tid pages][value pages][slice pages]
  *
  * whose tid slots hold the children (heap TIDs at level 0, the "bottom"
  * nodes; at level >= 1 the first block of the child node, as an
- * ItemPointer with offset 1), whose summary is the node's own value (the OR
+ * ItemPointer with offset 1), whose value pages hold the node's own value (the OR
  * of its children) and whose slices hold the children's values column-wise.
  * The first tid page is the node's header (level, capacity, counts, flags
  * in the page opaque).  A lookup tests, at each node it visits, all of its
@@ -53,7 +53,7 @@
 /* page kinds */
 #define BLOOFI_PAGE_META		1
 #define BLOOFI_PAGE_TID			2
-#define BLOOFI_PAGE_SUMMARY		3
+#define BLOOFI_PAGE_VALUE		3
 #define BLOOFI_PAGE_SLICE		4
 #define BLOOFI_PAGE_PENDING		5
 #define BLOOFI_PAGE_FSM			6	/* a bitmap page of the free-page map */
@@ -255,7 +255,7 @@ typedef struct BloofiNode
 static inline BlockNumber
 bloofi_slice_block(const BloofiNode *node, uint32 sp)
 {
-	return node->start + node->geom.tid_pages + node->geom.summary_pages + sp;
+	return node->start + node->geom.tid_pages + node->geom.value_pages + sp;
 }
 
 /* the tallest tree we descend (d >= 2: 2^64 leaves need fewer levels) */
@@ -288,7 +288,7 @@ typedef struct BloofiSearchStats
 
 typedef void (*BloofiMatchCallback) (ItemPointer tid, void *arg);
 
-/* where a heap TID sits in the tree (entry of bloofi_tree_tids' hash table) */
+/* where a heap TID sits in the tree (entry of bloofi_leaf_slots' hash table) */
 typedef struct BloofiLeafSlot
 {
 	ItemPointerData tid;		/* hash key */
@@ -318,7 +318,7 @@ extern void bloofi_check_page(Relation index, Page page, BlockNumber blkno,
 extern void bloofi_params(const BloofiMetaData *meta, BsParams *p);
 extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 								  const BsParams *p);
-extern bool bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k);
+extern bool bloofi_value_saturated(const uint8 *value, uint32 m, uint32 k);
 extern int	bloofi_get_order(Relation index);
 extern bool bloofi_get_fastupdate(Relation index);
 extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
@@ -330,7 +330,7 @@ extern uint32 bloofi_node_cap(uint32 order, uint64 want);
 extern int	bloofi_get_leaf_cap(Relation index);
 extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern uint32 bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val);
-extern void bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary);
+extern void bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value);
 extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
 								  ItemPointerData *tids);
 extern void bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
@@ -339,7 +339,7 @@ extern int	bloofi_node_children(Relation index, const BloofiNode *X, ItemPointer
 								 uint8 *vals, uint32 *slots);
 extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level,
 									 uint32 cap, uint32 n, const ItemPointerData *tids,
-									 const uint8 *const *filters, uint8 *summary, bool wal);
+									 const uint8 *const *filters, uint8 *value_out, bool wal);
 extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
 									 const uint8 *value, bool exact);
 /* above this many children a split cuts in slot order (the choice is O(n^2)) */
@@ -365,14 +365,14 @@ extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNu
 							 BloofiPathStep *path, int *depth);
 typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
 								   const ItemPointerData *slots, void *arg);
-extern void bloofi_tree_walk(Relation index, const BloofiMetaData *meta,
+extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
 							 BloofiNodeVisitor visit, void *arg);
-extern HTAB *bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name);
+extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_space.c: free-page map, allocation, recycling, truncation */
-extern void bloofi_tree_lock(Relation index);
-extern bool bloofi_tree_trylock(Relation index);
-extern void bloofi_tree_unlock(Relation index);
+extern void bloofi_lock_tree(Relation index);
+extern bool bloofi_trylock_tree(Relation index);
+extern void bloofi_unlock_tree(Relation index);
 extern BlockNumber bloofi_space_alloc(Relation index, uint32 npages);
 extern BlockNumber bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit);
 extern void bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire);

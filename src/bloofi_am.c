@@ -184,9 +184,9 @@ bloofi_insert(Relation index, Datum *values, bool *isnull,
 	{
 		const uint8 *f = v.bits;
 
-		bloofi_tree_lock(index);
+		bloofi_lock_tree(index);
 		bloofi_insert_leaves(index, 1, ht_ctid, &f);
-		bloofi_tree_unlock(index);
+		bloofi_unlock_tree(index);
 	}
 
 	MemoryContextSwitchTo(old);

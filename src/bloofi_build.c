@@ -56,7 +56,7 @@ typedef struct BloofiBuildState
 	ItemPointerData *tids;
 	uint32		n;				/* filters buffered */
 	bool		growing;		/* the buffered node is saturated: fill it */
-	uint8	   *orv;			/* OR of the buffered filters */
+	uint8	   *value;			/* the buffered filters' value (their OR) */
 	/* the bottom level written so far: first blocks and values */
 	BlockNumber *level_start;
 	uint8	   *level_vals;
@@ -118,9 +118,9 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);
 	memmove(bs->tids, bs->tids + cnt, sizeof(ItemPointerData) * (bs->n - cnt));
 	bs->n -= cnt;
-	memset(bs->orv, 0, bs->fbytes);
+	memset(bs->value, 0, bs->fbytes);
 	for (uint32 i = 0; i < bs->n; i++)
-		bs_or(bs->orv, bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
+		bs_or(bs->value, bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
 	bs->growing = false;
 	pfree(fp);
 	pfree(val);
@@ -135,12 +135,12 @@ bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const uint8 *bits, siz
 	memcpy(bs->arena + (size_t) bs->n * nbytes, bits, nbytes);
 	bs->tids[bs->n] = *tid;
 	bs->n++;
-	bs_or(bs->orv, bits, nbytes / 8);
+	bs_or(bs->value, bits, nbytes / 8);
 	if (bs->n == bs->build_cap)
 		bloofi_emit_bottom(bs, bs->n);
 	else if (!bs->growing && bs->n == 2 * d + 1)
 	{
-		if (bloofi_summary_saturated(bs->orv, bs->params.m, bs->params.k))
+		if (bloofi_value_saturated(bs->value, bs->params.m, bs->params.k))
 			bs->growing = true; /* unsplittable: grow to build_cap */
 		else
 			bloofi_emit_bottom(bs, d + 1);	/* what a split leaves behind */
@@ -247,7 +247,7 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		MemoryContextSwitchTo(old);
 		bs->arena = palloc_extended((Size) bs->build_cap * v.nwords * 8, MCXT_ALLOC_HUGE);
 		bs->tids = palloc((Size) bs->build_cap * sizeof(ItemPointerData));
-		bs->orv = palloc0(v.nwords * 8);
+		bs->value = palloc0(v.nwords * 8);
 		MemoryContextSwitchTo(bs->tmpctx);
 	}
 	else

@@ -21,7 +21,7 @@
  * ---------------------------------------------------------
  * 1. Writers of the tree (pending-list flushes, inserts with fastupdate off,
  *    VACUUM) are serialised by the tree lock, a heavyweight lock on the
- *    metapage's block number (bloofi_tree_lock).  So a writer never races
+ *    metapage's block number (bloofi_lock_tree).  So a writer never races
  *    another writer: its descent, the values it reads and the paths it
  *    records stay valid while it holds the lock.
  * 2. Pending-list appends do not take the tree lock: they change only the
@@ -369,7 +369,7 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 {
 	Relation	index = ic->index;
 	BloofiNode	P;
-	uint8	   *pval;
+	uint8	   *parent_value;
 	uint32		s;
 	uint32		free_slots[2];
 	BlockNumber *unlinked = palloc(sizeof(BlockNumber) * (nbelow + 1));
@@ -399,9 +399,9 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	{
 		bloofi_node_read(index, ic->meta, path[depth - 1].node, &P);
 		s = path[depth - 1].slot;
-		pval = palloc(ic->fbytes);
-		bloofi_node_read_summary(index, &P, pval);
-		if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
+		parent_value = palloc(ic->fbytes);
+		bloofi_node_read_value(index, &P, parent_value);
+		if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, parent_value) &&
 			bloofi_node_switch_slots(index, &P, 1, &s, nnew, free_slots))
 		{
 			/*
@@ -547,22 +547,22 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
 /*
  * Whether n leaves (filters) fit in bottom node B, as it is now (re-read: a
  * leaf inserted alone may have gone in since the descent): fan-out and free
- * slots.  Fills orf with their OR and slots[0..n) with the free slots they
+ * slots.  Fills batch_value with their OR and slots[0..n) with the free slots they
  * would take.  Writes nothing.
  */
 static bool
 bloofi_bottom_fits(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filters,
-				   uint8 *orf, uint32 *slots)
+				   uint8 *batch_value, uint32 *slots)
 {
 	uint8	   *val = palloc(ic->fbytes);
 	bool		fits;
 
 	bloofi_node_read(ic->index, ic->meta, B->start, B);
-	bloofi_node_read_summary(ic->index, B, val);
-	memset(orf, 0, ic->fbytes);
+	bloofi_node_read_value(ic->index, B, val);
+	memset(batch_value, 0, ic->fbytes);
 	for (int i = 0; i < n; i++)
-		bs_or(orf, filters[i], ic->nwords);
-	bs_or(val, orf, ic->nwords);
+		bs_or(batch_value, filters[i], ic->nwords);
+	bs_or(val, batch_value, ic->nwords);
 	fits = B->nlive + n <= bloofi_fanout_limit(ic->meta, 0, val) &&
 		bloofi_free_slots(ic->index, B, n, slots) == n;
 	pfree(val);
@@ -583,7 +583,7 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	int			room;
 
 	bloofi_node_read(ic->index, ic->meta, B->start, B);
-	bloofi_node_read_summary(ic->index, B, val);
+	bloofi_node_read_value(ic->index, B, val);
 	for (int i = 0; i < n; i++)
 		bs_or(val, filters[i], ic->nwords);
 	limit = bloofi_fanout_limit(ic->meta, 0, val);
@@ -592,7 +592,7 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	if (room > 0 && room < n)
 	{
 		/* the limit for the value with those first leaves only (not saturated: 2d) */
-		bloofi_node_read_summary(ic->index, B, val);
+		bloofi_node_read_value(ic->index, B, val);
 		for (int i = 0; i < room; i++)
 			bs_or(val, filters[i], ic->nwords);
 		limit = bloofi_fanout_limit(ic->meta, 0, val);
@@ -612,14 +612,14 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 static bool
 bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode *B,
 					 int n, const ItemPointerData *tids, const uint8 *const *filters,
-					 uint8 *orf)
+					 uint8 *batch_value)
 {
 	uint32	   *slots = palloc(sizeof(uint32) * n);
 
-	if (!bloofi_bottom_fits(ic, B, n, filters, orf, slots))
+	if (!bloofi_bottom_fits(ic, B, n, filters, batch_value, slots))
 		return false;
 	bloofi_node_set_slots(ic->index, B, n, slots, tids);
-	bloofi_propagate(ic->index, ic->meta, path, depth, orf);
+	bloofi_propagate(ic->index, ic->meta, path, depth, batch_value);
 	bloofi_node_set_bits(ic->index, B, n, slots, filters);
 	pfree(slots);
 	return true;
@@ -635,7 +635,7 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
 	int			depth;
 	BloofiNode	B;
-	uint8	   *orf = palloc(ic->fbytes);
+	uint8	   *batch_value = palloc(ic->fbytes);
 
 	if (ic->meta->root == InvalidBlockNumber)
 	{
@@ -649,13 +649,13 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 	for (int tries = 0;; tries++)
 	{
 		bloofi_descend(ic, f, path, &depth, &B);
-		if (bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f, orf))
+		if (bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f, batch_value))
 			break;
 		if (tries >= BLOOFI_MAX_ROOM_TRIES || !bloofi_make_room(ic, path, depth, &B, f, 1))
 			elog(ERROR, "bloofi: no room for a leaf in index \"%s\" (bottom node %u, %u of %u slots live)",
 				 RelationGetRelationName(ic->index), B.start, B.nlive, B.cap);
 	}
-	pfree(orf);
+	pfree(batch_value);
 }
 
 /*
@@ -942,14 +942,14 @@ bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slot
 	BloofiNode	B;
 	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
 	int			depth;
-	uint8	   *orf = palloc0(8 * bs_words_for_bits(meta->m));
+	uint8	   *batch_value = palloc0(8 * bs_words_for_bits(meta->m));
 
 	bloofi_node_read(index, meta, node, &B);
 	for (int i = 0; i < n; i++)
-		bs_or(orf, filters[i], bs_words_for_bits(meta->m));
+		bs_or(batch_value, filters[i], bs_words_for_bits(meta->m));
 	/* the order of an insert: down the path from the root, then the node */
 	if (bloofi_find_path(index, meta, node, path, &depth))
-		bloofi_propagate(index, meta, path, depth, orf);
+		bloofi_propagate(index, meta, path, depth, batch_value);
 	bloofi_node_set_bits(index, &B, n, slots, filters);
-	pfree(orf);
+	pfree(batch_value);
 }

@@ -63,7 +63,7 @@ bloofi_stats_visit(Relation index, const BloofiNode *node, const ItemPointerData
 
 		a->bottom++;
 		a->leaves += node->nlive;
-		bloofi_node_read_summary(index, node, val);
+		bloofi_node_read_value(index, node, val);
 		a->fill += (double) bs_popcount(val, node->geom.filter_bytes / 8) / node->geom.m;
 		pfree(val);
 	}
@@ -114,10 +114,10 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		BloofiNode	R;
 		uint8	   *val;
 
-		bloofi_tree_walk(index, meta, bloofi_stats_visit, &a);
+		bloofi_walk_nodes(index, meta, bloofi_stats_visit, &a);
 		bloofi_node_read(index, meta, meta->root, &R);
 		val = palloc(R.geom.filter_bytes);
-		bloofi_node_read_summary(index, &R, val);
+		bloofi_node_read_value(index, &R, val);
 		root_fill = (double) bs_popcount(val, R.geom.filter_bytes / 8) / meta->m;
 	}
 	bloofi_pending_visit(index, meta, false, bloofi_count_visit, pend);
@@ -376,7 +376,7 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 	out->or_live = palloc0(cs->fbytes);
 	out->suspect = false;
 	out->height = X.level + 1;
-	bloofi_node_read_summary(index, &X, out->value);
+	bloofi_node_read_value(index, &X, out->value);
 	tids = palloc0(sizeof(ItemPointerData) * X.cap);
 	bloofi_node_read_tids(index, &X, X.cap, tids);
 	for (uint32 s = 0; s < X.cap; s++)
@@ -434,8 +434,8 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 			bloofi_column_digest(page, X.geom.slice_bytes, j0, n, X.cap, count, digest);
 			copy2 = palloc(BLOOFI_PAGE_BYTES);
 			memcpy(copy2, page, BLOOFI_PAGE_BYTES);
-			bloofi_clear_and_summarise(page, X.geom.slice_bytes, j0, n, none, valid, orcols);
-			bloofi_clear_and_summarise(copy2, X.geom.slice_bytes, j0, n, none, live, out->or_live);
+			bloofi_clear_and_recompute_value(page, X.geom.slice_bytes, j0, n, none, valid, orcols);
+			bloofi_clear_and_recompute_value(copy2, X.geom.slice_bytes, j0, n, none, live, out->or_live);
 			pfree(copy2);
 		}
 		for (uint32 s = 0; s < X.nused; s++)
@@ -511,7 +511,7 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 				start);
 	/* fan-out: at most 2d children unless the value is saturated (no-split rule) */
 	if (X.nlive > 2 * cs->meta->order &&
-		!bloofi_summary_saturated(out->value, cs->meta->m, cs->meta->k))
+		!bloofi_value_saturated(out->value, cs->meta->m, cs->meta->k))
 		CORRUPT(index, "Node at block %u has %u children, more than 2d = %u, and an unsaturated value.",
 				start, X.nlive, 2 * cs->meta->order);
 }

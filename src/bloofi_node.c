@@ -1,7 +1,7 @@
 /*
  * bloofi_node.c
  *    Bloofi tree nodes on pages: capacity rules, reading a node's contents,
- *    writing whole new nodes, updating columns and summaries in place, the
+ *    writing whole new nodes, updating columns and values in place, the
  *    one-record switch of a structural change, copying nodes, finding paths.
  *
  * A node is a contiguous run of pages (layout in bloofi.h and
@@ -83,21 +83,21 @@ bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val)
 	return 2 * meta->order;
 }
 
-/* copy the node's value (its summary, geom.filter_bytes) */
+/* copy the node's value (geom.filter_bytes bytes) from its value pages */
 void
-bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary)
+bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value)
 {
 	const BloofiGeometry *geom = &node->geom;
 
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	for (uint32 sp = 0; sp < geom->value_pages; sp++)
 	{
 		BlockNumber blk = node->start + geom->tid_pages + sp;
 		Buffer		buf = ReadBuffer(index, blk);
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
-		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
-			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_VALUE, node->start);
+		memcpy(value + (size_t) sp * geom->value_bytes_per_page,
+			   PageGetContents(BufferGetPage(buf)), bloofi_value_page_bytes(geom, sp));
 		UnlockReleaseBuffer(buf);
 	}
 }
@@ -197,7 +197,7 @@ bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
  * Write a new node of `cap` slots at `level` holding the n children tids[i]
  * with values filters[i] (slots 0..n-1; an invalid tid leaves its slot
  * free), and return its first block; its value (OR of the filters) is left
- * in summary when not NULL.  With wal, the pages come from the free-page
+ * in value_out when not NULL.  With wal, the pages come from the free-page
  * map or the end of the file (bloofi_space_alloc: under a NEW intent until
  * the record that links the node), and every page is logged as a full
  * image; without (CREATE INDEX), they are appended and the caller logs the
@@ -206,21 +206,21 @@ bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
 BlockNumber
 bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint32 cap,
 				  uint32 n, const ItemPointerData *tids, const uint8 *const *filters,
-				  uint8 *summary, bool wal)
+				  uint8 *value_out, bool wal)
 {
 	BloofiGeometry geom;
-	uint8	   *orv;
+	uint8	   *value;
 	uint32		nlive = 0;
 	BlockNumber start = InvalidBlockNumber;
 	BloofiWal	w;
 
 	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
 		elog(ERROR, "bloofi: invalid node geometry m=%u cap=%u n=%u", meta->m, cap, n);
-	orv = palloc0(geom.filter_bytes);
+	value = palloc0(geom.filter_bytes);
 	for (uint32 i = 0; i < n; i++)
 		if (ItemPointerIsValid(&tids[i]))
 		{
-			bs_or(orv, filters[i], geom.filter_bytes / 8);
+			bs_or(value, filters[i], geom.filter_bytes / 8);
 			nlive++;
 		}
 
@@ -270,21 +270,21 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 				op->nused = n;
 				op->nlive = nlive;
 				op->level = level;
-				if (bloofi_summary_saturated(orv, meta->m, meta->k))
+				if (bloofi_value_saturated(value, meta->m, meta->k))
 					op->flags |= BLOOFI_NODE_SATURATED;
 			}
 		}
-		else if (p < geom.tid_pages + geom.summary_pages)
+		else if (p < geom.tid_pages + geom.value_pages)
 		{
 			uint32		sp = p - geom.tid_pages;
-			uint32		bytes = bloofi_summary_page_bytes(&geom, sp);
+			uint32		bytes = bloofi_value_page_bytes(&geom, sp);
 
-			bloofi_init_page(page, BLOOFI_PAGE_SUMMARY, start, bytes);
-			memcpy(data, orv + (size_t) sp * geom.summary_bytes_per_page, bytes);
+			bloofi_init_page(page, BLOOFI_PAGE_VALUE, start, bytes);
+			memcpy(data, value + (size_t) sp * geom.value_bytes_per_page, bytes);
 		}
 		else
 		{
-			uint32		sp = p - geom.tid_pages - geom.summary_pages;
+			uint32		sp = p - geom.tid_pages - geom.value_pages;
 			uint32		j0 = bloofi_slice_page_first(&geom, sp);
 			uint32		cnt = bloofi_slice_page_count(&geom, sp);
 
@@ -302,15 +302,15 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 	}
 	if (wal)
 		bloofi_wal_flush(&w);
-	if (summary)
-		memcpy(summary, orv, geom.filter_bytes);
-	pfree(orv);
+	if (value_out)
+		memcpy(value_out, value, geom.filter_bytes);
+	pfree(value);
 	return start;
 }
 
 /*
  * Update the node's value from `value` (geom.filter_bytes): OR it in, or
- * with exact, replace the value by it.  Only summary pages that change are
+ * with exact, replace the value by it.  Only value pages that change are
  * written (GenericXLog).
  */
 void
@@ -320,17 +320,17 @@ bloofi_node_update_value(Relation index, const BloofiNode *node, const uint8 *va
 	BloofiWal	w;
 
 	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	for (uint32 sp = 0; sp < geom->value_pages; sp++)
 	{
 		BlockNumber blk = node->start + geom->tid_pages + sp;
-		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		const uint8 *part = value + (size_t) sp * geom->summary_bytes_per_page;
+		uint32		bytes = bloofi_value_page_bytes(geom, sp);
+		const uint8 *part = value + (size_t) sp * geom->value_bytes_per_page;
 		Buffer		buf = ReadBuffer(index, blk);
 		const uint8 *cur;
 		uint8	   *data;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_VALUE, node->start);
 		cur = (const uint8 *) PageGetContents(BufferGetPage(buf));
 		if (exact ? memcmp(cur, part, bytes) == 0 : bs_is_subset(part, cur, bytes / 8))
 		{
@@ -357,12 +357,12 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 					 const uint8 *const *filters)
 {
 	const BloofiGeometry *geom = &node->geom;
-	uint8	   *orall = palloc0(geom->filter_bytes);
+	uint8	   *batch_value = palloc0(geom->filter_bytes);
 	BloofiWal	w;
 
 	for (int i = 0; i < n; i++)
-		bs_or(orall, filters[i], geom->filter_bytes / 8);
-	bloofi_node_update_value(index, node, orall, false);
+		bs_or(batch_value, filters[i], geom->filter_bytes / 8);
+	bloofi_node_update_value(index, node, batch_value, false);
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
@@ -375,7 +375,7 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 
 		if ((sp & 63) == 0)
 			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
-		if (bloofi_count_range(orall, j0, cnt) == 0)
+		if (bloofi_count_range(batch_value, j0, cnt) == 0)
 			continue;
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -395,7 +395,7 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 							  filters[i], slots[i]);
 	}
 	bloofi_wal_flush(&w);
-	pfree(orall);
+	pfree(batch_value);
 }
 
 /*
@@ -776,7 +776,7 @@ bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
 	return bloofi_find_below(index, meta, meta->root, target, path, 0, depth);
 }
 
-/* bloofi_tree_walk below start (depth levels under the root) */
+/* bloofi_walk_nodes below start (depth levels under the root) */
 static void
 bloofi_walk_below(Relation index, const BloofiMetaData *meta, BlockNumber start, int depth,
 				  BloofiNodeVisitor visit, void *arg)
@@ -804,7 +804,7 @@ bloofi_walk_below(Relation index, const BloofiMetaData *meta, BlockNumber start,
  * visit(index, node, its nused slots, arg).  Share locks, one page at a time.
  */
 void
-bloofi_tree_walk(Relation index, const BloofiMetaData *meta, BloofiNodeVisitor visit, void *arg)
+bloofi_walk_nodes(Relation index, const BloofiMetaData *meta, BloofiNodeVisitor visit, void *arg)
 {
 	if (meta->root != InvalidBlockNumber)
 		bloofi_walk_below(index, meta, meta->root, 0, visit, arg);
@@ -831,7 +831,7 @@ bloofi_collect_tids(Relation index, const BloofiNode *node, const ItemPointerDat
  * reachable from the root, each with its bottom node and slot.
  */
 HTAB *
-bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name)
+bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name)
 {
 	HASHCTL		ctl;
 	HTAB	   *h;
@@ -841,6 +841,6 @@ bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name)
 	ctl.entrysize = sizeof(BloofiLeafSlot);
 	ctl.hcxt = CurrentMemoryContext;
 	h = hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	bloofi_tree_walk(index, meta, bloofi_collect_tids, h);
+	bloofi_walk_nodes(index, meta, bloofi_collect_tids, h);
 	return h;
 }

@@ -293,8 +293,8 @@ bloofi_pending_flush(Relation index, bool wait)
 				old;
 
 	if (wait)
-		bloofi_tree_lock(index);
-	else if (!bloofi_tree_trylock(index))
+		bloofi_lock_tree(index);
+	else if (!bloofi_trylock_tree(index))
 		return;
 
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi flush context",
@@ -341,7 +341,7 @@ bloofi_pending_flush(Relation index, bool wait)
 		 * bits are set again in place; the others are placed as usual.
 		 */
 		/* the TIDs already in the tree, with their bottom node and slot */
-		HTAB	   *have = bloofi_tree_tids(index, meta, "bloofi tree tids");
+		HTAB	   *have = bloofi_leaf_slots(index, meta, "bloofi tree tids");
 		BloofiLeafSlot **found = palloc(sizeof(BloofiLeafSlot *) * Max(pc.n, 1));
 		uint32	   *slots = palloc(sizeof(uint32) * Max(pc.n, 1));
 		const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc.n, 1));
@@ -422,5 +422,5 @@ bloofi_pending_flush(Relation index, bool wait)
 done:
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
-	bloofi_tree_unlock(index);
+	bloofi_unlock_tree(index);
 }

@@ -93,10 +93,10 @@ bloofi_value_passes(Relation index, const BloofiNode *node, const uint32 *pos, u
 	{
 		uint32		byte = pos[i] / 8;
 		const uint8 *data = bloofi_walk_page(index, node->start,
-											 bloofi_summary_page(geom, byte),
+											 bloofi_value_page(geom, byte),
 											 &buf, &cur);
 
-		pass = (data[bloofi_summary_offset(geom, byte)] >> (pos[i] % 8)) & 1;
+		pass = (data[bloofi_value_offset(geom, byte)] >> (pos[i] % 8)) & 1;
 	}
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);

@@ -344,7 +344,7 @@ space_set_free(Relation index, BlockNumber start, uint32 npages, uint32 kind)
 
 /*
  * Settle the intents a writer left behind (bloofi.h).  Called by
- * bloofi_tree_lock when this backend takes the tree lock (not when it
+ * bloofi_lock_tree when this backend takes the tree lock (not when it
  * already holds it): every intent then belongs to a writer that stopped.
  */
 void
@@ -400,7 +400,7 @@ bloofi_space_recover(Relation index)
  * (bloofi_space_recover): every intent found then is such a writer's.
  */
 static bool
-bloofi_tree_lock_held(Relation index)
+bloofi_holds_tree_lock(Relation index)
 {
 	LOCKTAG		tag;
 
@@ -410,9 +410,9 @@ bloofi_tree_lock_held(Relation index)
 }
 
 void
-bloofi_tree_lock(Relation index)
+bloofi_lock_tree(Relation index)
 {
-	bool		again = bloofi_tree_lock_held(index);
+	bool		again = bloofi_holds_tree_lock(index);
 
 	LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
 	if (!again)
@@ -420,9 +420,9 @@ bloofi_tree_lock(Relation index)
 }
 
 bool
-bloofi_tree_trylock(Relation index)
+bloofi_trylock_tree(Relation index)
 {
-	bool		again = bloofi_tree_lock_held(index);
+	bool		again = bloofi_holds_tree_lock(index);
 
 	if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
 		return false;
@@ -432,7 +432,7 @@ bloofi_tree_trylock(Relation index)
 }
 
 void
-bloofi_tree_unlock(Relation index)
+bloofi_unlock_tree(Relation index)
 {
 	UnlockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
 }

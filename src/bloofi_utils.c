@@ -256,11 +256,11 @@ bloofi_require_params(Relation index, const BloofiMetaData *meta, const BsParams
 				 errhint("All filters of one bloofi index must share m, k, seed and hash family; use a partial index per parameter set.")));
 }
 
-/* fill^k > 1/2: testing the summary would not prune most lookups */
+/* fill^k > 1/2: testing the value would not prune most lookups */
 bool
-bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k)
+bloofi_value_saturated(const uint8 *value, uint32 m, uint32 k)
 {
-	return bloofi_tree_saturated(summary, m, (int) k);
+	return bloofi_tree_saturated(value, m, (int) k);
 }
 
 /* ---- elements -------------------------------------------------------------- */

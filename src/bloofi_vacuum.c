@@ -153,7 +153,7 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X.start);
 			memcpy(copy, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
 			UnlockReleaseBuffer(buf);
-			bloofi_clear_and_summarise(copy, X.geom.slice_bytes,
+			bloofi_clear_and_recompute_value(copy, X.geom.slice_bytes,
 									   bloofi_slice_page_first(&X.geom, sp),
 									   bloofi_slice_page_count(&X.geom, sp),
 									   vn->dead, live, vn->newval);
@@ -226,7 +226,7 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X->start);
 			page = bloofi_wal_page(&w, buf, false, 0);
-			bloofi_clear_and_summarise((uint8 *) PageGetContents(page), X->geom.slice_bytes,
+			bloofi_clear_and_recompute_value((uint8 *) PageGetContents(page), X->geom.slice_bytes,
 									   bloofi_slice_page_first(&X->geom, sp),
 									   bloofi_slice_page_count(&X->geom, sp),
 									   vn->dead, none, scratch);
@@ -236,7 +236,7 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 		pfree(scratch);
 	}
 	bloofi_node_update_value(index, X, vn->newval, true);
-	bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
+	bloofi_node_set_saturated(index, X, bloofi_value_saturated(vn->newval, vs->meta->m,
 																 vs->meta->k));
 }
 
@@ -334,12 +334,12 @@ bloofi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-	bloofi_tree_lock(index);
+	bloofi_lock_tree(index);
 	/* pending entries into the tree first, where dead ones are removed */
 	bloofi_pending_flush(index, true);
 	stats->num_index_tuples = bloofi_vac_tree(index, callback, callback_state,
 											  &stats->tuples_removed);
-	bloofi_tree_unlock(index);
+	bloofi_unlock_tree(index);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	return stats;
 }
@@ -693,7 +693,7 @@ bloofi_vac_compact(Relation index, BloofiSpaceReport *rep)
 	cs.cap = 64;
 	cs.n = 0;
 	cs.nodes = palloc(sizeof(CompactNode) * cs.cap);
-	bloofi_tree_walk(index, meta, bloofi_compact_visit, &cs);
+	bloofi_walk_nodes(index, meta, bloofi_compact_visit, &cs);
 	qsort(cs.nodes, cs.n, sizeof(CompactNode), bloofi_compact_cmp);
 	for (int i = 0; i < cs.n; i++)
 	{
@@ -762,7 +762,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	if (info->analyze_only)
 		return stats;
-	bloofi_tree_lock(index);
+	bloofi_lock_tree(index);
 	if (stats == NULL)
 	{
 		double		dummy = 0;
@@ -842,7 +842,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
-	bloofi_tree_unlock(index);
+	bloofi_unlock_tree(index);
 
 	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
 	stats->num_pages = RelationGetNumberOfBlocks(index);

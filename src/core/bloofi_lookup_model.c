@@ -59,10 +59,10 @@ bloofi_lookup_work(const BloofiLevelProfile *levels, int nlevels, int npos,
 		opened[0] = 1;
 	else
 	{
-		/* the root's value: its summary pages of the positions */
+		/* the root's value: its value pages of the positions */
 		w->values_tested += 1;
 		w->headers += 1;
-		w->pages += 1 + bloofi_pages_touched(levels[0].summary_pages, npos);
+		w->pages += 1 + bloofi_pages_touched(levels[0].value_pages, npos);
 	}
 	/* a node can pass only under an opened parent */
 	for (int i = 1; i < nlevels; i++)

@@ -27,7 +27,7 @@ typedef struct BloofiLevelProfile
 	double		slice_words;	/* 64-bit words of one of its slices: ceil(cap / 64) */
 	double		slice_pages;	/* its slice pages */
 	double		tid_pages;		/* its tid pages */
-	double		summary_pages;	/* pages of its own value */
+	double		value_pages;	/* pages of its own value */
 	double		value_fp;		/* mean fill^k of the values of this level's nodes */
 } BloofiLevelProfile;
 
