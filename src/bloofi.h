@@ -321,7 +321,6 @@ extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 extern bool bloofi_value_saturated(const uint8 *value, uint32 m, uint32 k);
 extern int	bloofi_get_order(Relation index);
 extern bool bloofi_get_fastupdate(Relation index);
-extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
 extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);
 extern void bloofi_require_max_m(uint32 m);
 

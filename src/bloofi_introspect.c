@@ -624,7 +624,7 @@ bloofi_probe(PG_FUNCTION_ARGS)
 
 		bloofi_params(meta, &p);
 		bs_hasher_init(&h, &p);
-		bs_key_positions(&h, bloofi_elem_key(&h, PG_GETARG_DATUM(1), elemtype), pos);
+		bs_key_positions(&h, bf_datum_key(&h, PG_GETARG_DATUM(1), elemtype), pos);
 		npos = bloofi_sort_positions(pos, p.k);
 		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
 		meta = bloofi_read_meta(index);

@@ -289,7 +289,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			MemoryContextReset(so->ctx);
 			return 0;
 		}
-		bs_key_positions(&h, bloofi_elem_key(&h, sk->sk_argument, sk->sk_subtype),
+		bs_key_positions(&h, bf_datum_key(&h, sk->sk_argument, sk->sk_subtype),
 						 pos + npos);
 		npos += p.k;
 	}

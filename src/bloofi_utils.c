@@ -263,15 +263,6 @@ bloofi_value_saturated(const uint8 *value, uint32 m, uint32 k)
 	return bloofi_tree_saturated(value, m, (int) k);
 }
 
-/* ---- elements -------------------------------------------------------------- */
-
-/* the key of an element of type typid: bloomfilter_util.c's one element encoding */
-BsKey
-bloofi_elem_key(const BsHasher *h, Datum value, Oid typid)
-{
-	return bf_datum_key(h, value, typid);
-}
-
 /* open a bloofi index for introspection: checks its AM and the caller's right to read the table */
 Relation
 bloofi_open_index(Oid indexoid, LOCKMODE lockmode)

@@ -41,7 +41,7 @@ extern bool bloofi_tree_all_ones(const uint8_t *bits, uint32_t m);
 /*
  * true when a node value of m bits prunes less than half of the lookups of
  * absent elements: fill^k > 1/2 (fill = popcount / m; an all-ones value is
- * saturated).  The same criterion as the index's BLOOFI_GROUP_SATURATED hint.
+ * saturated).  The same criterion as the index's BLOOFI_NODE_SATURATED hint.
  */
 extern bool bloofi_tree_saturated(const uint8_t *bits, uint32_t m, int k);
 
