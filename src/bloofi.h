@@ -22,9 +22,8 @@
  *                    map's directory and the writer's intents
  *
  * Other pages are pending pages and bitmap pages of the free-page map
- * (bloofi_space.c).  The locking protocol and the invariants are written at
- * the top of bloofi_insert.c, space management at the top of
- * bloofi_space.c.  Version 2 of the format is that of extension 1.0 with
+ * (bloofi_space.c).  Design notes, with the locking protocol, the
+ * invariants and space management: docs/bloofi.md.  Version 2 of the format is that of extension 1.0 with
  * the free-page map added: a 1.0 index reads as one without a map (its
  * chain of FREE nodes moves into the map at its next VACUUM).
  */

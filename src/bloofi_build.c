@@ -23,6 +23,8 @@
  * Pages are written through shared buffers without WAL and WAL-logged at the
  * end in one pass (log_newpage_range), as pgvector and GiST's sorted build
  * do; a crash before commit leaves an index nobody references.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

@@ -27,6 +27,8 @@
  *
  * bloofi_contsel, the restriction estimator of version 1.0, is the same
  * estimator as 1.1's bloom_contsel (it no longer probes the index).
+ *
+ * Design notes: docs/planner.md (the cost model) and docs/bloofi.md.
  */
 #include "postgres.h"
 

@@ -1,7 +1,8 @@
 /*
  * bloofi_insert.c
  *    Inserting filters into the Bloofi tree (the paper's section 3.1, with
- *    the no-split heuristic of section 3.4), and THE LOCKING PROTOCOL.
+ *    the no-split heuristic of section 3.4): one leaf or a batch, with the
+ *    splits and growth they need.
  *
  * Insert (Algorithm 2 of the paper): descend from the root to the child
  * whose value is the closest to the new filter in Hamming distance, down to
@@ -17,86 +18,30 @@
  * a few is nearly all ones) gets a few wide bit-sliced bottom nodes, and one
  * of sparse filters gets the paper's tree of d..2d children per node.
  *
- * Locking protocol (every page change through GenericXLog)
- * ---------------------------------------------------------
- * 1. Writers of the tree (pending-list flushes, inserts with fastupdate off,
- *    VACUUM) are serialised by the tree lock, a heavyweight lock on the
- *    metapage's block number (bloofi_lock_tree).  So a writer never races
- *    another writer: its descent, the values it reads and the paths it
- *    records stay valid while it holds the lock.
- * 2. Pending-list appends do not take the tree lock: they change only the
- *    metapage and pending pages, under the metapage's exclusive buffer lock
- *    (bloofi_pending.c).  A tree writer changes the metapage (root, chains)
- *    under the same buffer lock, and when it also locks a node page in the
- *    same record it locks the metapage first.
- * 3. The invariants.  Write X's value V(X) and, for the child Y in slot s,
- *    X's column C(X, s) (Y's value as X's slices hold it; at the bottom, a
- *    leaf's filter).  At every moment, for every node X and live slot s:
- *      (I1) V(X) contains C(X, s);
- *      (I2) C(X, s) contains every column of Y (so every leaf below Y);
- *      (I3) V(X) contains V(Y).
- *    Extra bits (slack) are allowed, missing ones never: a lookup tests the
- *    root's value and then columns, so I1 and I2 mean it never prunes a
- *    complete leaf.  They hold whatever prefix of a writer's records has
- *    reached the pages, which is what a reader running alongside sees, and
- *    what a cancel, an ERROR (out of memory, I/O) or a crash leaves behind,
- *    because every writer follows one of three orders:
- *    a. An insert only adds bits, from the top down: the leaves' TIDs (with
- *       the node's counts) first, then the OR of their filters into each
- *       value and column of the path from the root (a value before its
- *       column, a column before the child's value), then the bottom node's
- *       value, then the leaves' own columns last.  Any prefix leaves the
- *       new bits in a top segment of the path: slack above a leaf whose TID
- *       is already there and whose transaction has not committed (an insert
- *       finishes before its commit; a cancelled one aborts, and VACUUM
- *       removes the dead leaf and the slack).  No code relies on "a value
- *       already had the bits, so its ancestors do": every write of an
- *       insert goes over the whole path.
- *    b. Structural changes (split, growth, VACUUM's merges) copy and change
- *       no value above: the new nodes are written whole from the old
- *       nodes' columns (so their values are subsets of the old column in
- *       the parent: I1-I3 hold for them before anything points to them),
- *       their values put into free columns of the parent, and one record of
- *       the parent's header switches the slots (old slot cleared, new slots
- *       set).  A split happens before the leaf that needed it is inserted,
- *       never with it (a new leaf copied into a new node while the parent's
- *       value lacked it would break I1).  The old node is then RETIRED:
- *       never written again, and freed only when no snapshot older than its
- *       retirement remains (bloofi_node.c).  A reader that read the parent
- *       before the switch reaches the old node and finds everything that
- *       was there; a reader after it reaches the copies.
- *    c. VACUUM only removes bits, from the bottom up (a node's columns
- *       before its value, a child's value before its parent's column), and
- *       removes dead leaves' TIDs last: bloofi_vacuum.c.
- *    Matches are lossy (recheck): a leaf may be found twice (old and new
- *    node), dead, or in a slot reused since.
- * 4. Interrupts and errors.  A WAL record is atomic (GenericXLog: an ERROR
- *    before its end discards it), and by 3 any prefix of a writer's records
- *    leaves I1-I3 true, so no unit of writes needs interrupts held or a
- *    critical section: CHECK_FOR_INTERRUPTS may run between any two
- *    records, and an ERROR anywhere (out of memory, I/O) is as harmless as
- *    a cancel or a crash.  What such a stop leaves: slack above a leaf that
- *    is dead (an aborted insert, removed with its slack by VACUUM) or still
- *    in the flushing chain (completed by the next flush), slack above dead
- *    TIDs (an interrupted VACUUM, redone by the next), and pages whose fate
- *    was not settled: new nodes not linked yet, unlinked nodes not retired
- *    yet, runs being freed or cut off.  Those are recorded as intents in the
- *    metapage by the very records that create them, and settled by the next
- *    writer to take the tree lock (bloofi_space.c), so no page is lost or
- *    owned twice.  bloofi_check verifies I1-I3 always, every live leaf's
- *    column against its heap filter, exactness (every value and column the
- *    OR of the columns below) wherever no dead or flushing leaf lies below,
- *    and that every block of the file belongs to exactly one thing (the
- *    tree, a retired node, a pending chain, the free-page map, an intent) or
- *    was never written.
- * 5. Batches (a pending-list flush, bloofi_insert_leaves): the leaves are
- *    grouped by the bottom node their descent reaches (inner nodes read once
- *    per round for all descents); a group takes the room its node has (the
- *    rest waits for the next round), a node without room gets it first
- *    (bloofi_make_room) and its group waits, and the groups go in together: all their TIDs, then their ORs down all their paths level by
- *    level (one write per node for all its children on paths), then their
- *    columns.  A group whose path went through a node retired meanwhile
- *    waits for the next round's descent.
+ * Design notes: docs/bloofi.md; the locking protocol and the invariants
+ * are in its section "Concurrency: the locking protocol".  In short: writers of
+ * the tree (pending-list flushes, inserts with fastupdate off, VACUUM) are
+ * serialised by the tree lock (bloofi_lock_tree); pending-list appends take
+ * only the metapage's buffer lock.  Every change goes through GenericXLog,
+ * and every value contains its columns and its children's values (I1-I3)
+ * after any prefix of a writer's records, so a cancel, an ERROR or a crash
+ * is harmless and no unit of writes needs a critical section.  For that an
+ * insert adds bits from the top down (the leaves' TIDs first, then the OR
+ * of their filters into every value and column of the path from the root,
+ * the bottom node's value, the leaves' own columns last), and a structural
+ * change (split, growth) writes new nodes whole from the old ones' columns
+ * before one record switches them in, never together with the leaf that
+ * needed it; the old node is retired (bloofi_space_retire).
+ *
+ * Batches (a pending-list flush, bloofi_insert_leaves): the leaves are
+ * grouped by the bottom node their descent reaches (inner nodes read once
+ * per round for all descents); a group takes the room its node has (the
+ * rest waits for the next round), a node without room gets it first
+ * (bloofi_make_room) and its group waits, and the groups go in together:
+ * all their TIDs, then their ORs down all their paths level by level (one
+ * write per node for all its children on paths), then their columns.  A
+ * group whose path went through a node retired meanwhile waits for the next
+ * round's descent.
  */
 #include "postgres.h"
 

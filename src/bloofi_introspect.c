@@ -2,6 +2,8 @@
  * bloofi_introspect.c
  *    bloofi_stats (shape), bloofi_check (every invariant, against the heap)
  *    and bloofi_probe (the paper's search cost of one lookup).
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

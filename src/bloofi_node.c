@@ -16,6 +16,8 @@
  * Writers hold the tree lock (bloofi_insert.c); the metapage also changes
  * under its exclusive buffer lock, as pending-list appends change it
  * concurrently, and is locked before any node page of the same record.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

@@ -30,6 +30,8 @@
  * chain they read late was inserted before, so they find it there;
  * duplicates are harmless in a TID bitmap.  Lock order: metapage, then pending pages;
  * readers hold one share lock at a time.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

@@ -12,6 +12,8 @@
  * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
  * (recheck).  Readers' side of the protocol in bloofi_insert.c: no
  * heavyweight lock, one buffer share lock at a time.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

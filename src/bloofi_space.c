@@ -50,6 +50,8 @@
  * retired chain; the metapage's exclusive buffer lock around each record
  * that changes them (pending appends change other metapage fields
  * concurrently), taken before any other page of the record.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

@@ -42,6 +42,8 @@
  * someone waits for the lock), and the free pages at the end of the file
  * are cut off.  The work is one read of the tree plus the nodes written:
  * proportional to the index VACUUM finds, not to the garbage behind it.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

@@ -2,6 +2,8 @@
  * bloofi_layout.c
  *    Geometry of bit-sliced Bloofi nodes and the bit work on their pages
  *    (PostgreSQL-independent; see bloofi_layout.h for the layout).
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "bloofi_layout.h"
 

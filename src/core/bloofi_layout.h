@@ -21,6 +21,8 @@
  * as many whole slices per page as fit (a slice never straddles pages).  This
  * file computes that geometry and implements the bit work on page-sized
  * buffers; PostgreSQL pages, locks and WAL are in src/bloofi*.c.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #ifndef BLOOFI_LAYOUT_H
 #define BLOOFI_LAYOUT_H

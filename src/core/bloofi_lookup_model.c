@@ -1,6 +1,8 @@
 /*
  * bloofi_lookup_model.c
  *    Expected work of one Bloofi lookup (see bloofi_lookup_model.h).
+ *
+ * Design notes: docs/planner.md (the cost model) and docs/bloofi.md.
  */
 #include "bloofi_lookup_model.h"
 

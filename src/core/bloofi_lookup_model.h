@@ -14,6 +14,8 @@
  * parent that passed.  The tree is described level by level, root first,
  * each level by its mean node (src/bloofi_cost.c reads that profile from
  * the index once per relcache entry).
+ *
+ * Design notes: docs/planner.md (the cost model) and docs/bloofi.md.
  */
 #ifndef BLOOFI_LOOKUP_MODEL_H
 #define BLOOFI_LOOKUP_MODEL_H

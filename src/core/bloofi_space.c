@@ -5,6 +5,8 @@
  * Work is one pass over the words of [0, nbits): whole words of ones or of
  * zeros are taken at once, only mixed words are walked bit by bit (by runs,
  * with count-trailing-zeros).
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "bloofi_space.h"
 

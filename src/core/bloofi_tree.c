@@ -3,6 +3,8 @@
  *    The rules of the multi-level Bloofi tree: split choice, Hamming-closest
  *    descent, the no-split rule, bulk-build level sizes and their cost model
  *    (PostgreSQL-independent, allocation-free; see bloofi_tree.h).
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "bloofi_tree.h"
 
