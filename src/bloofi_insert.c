@@ -605,7 +605,7 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 
 /*
  * bloofi_propagate for the batches j < n with fit[j] (path paths[j] of
- * depths[j] steps, OR orfs row j), level by level from the root: each node
+ * depths[j] steps, OR values row j), level by level from the root: each node
  * on some path gets, in one bloofi_node_set_bits, the ORs of the batches
  * below each of its children on paths, so that a wide node's slices are
  * written once per round rather than once per batch.  The order of the
@@ -615,7 +615,7 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 static void
 bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
 					   BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT], const int *depths,
-					   const uint8 *orfs)
+					   const uint8 *values)
 {
 	int			maxdepth = 0;
 	uint32	   *slots = palloc(sizeof(uint32) * Max(n, 1));
@@ -655,7 +655,7 @@ bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
 					cp[k] = cols + (size_t) k * ic->fbytes;
 					k++;
 				}
-				bs_or(cols + (size_t) c * ic->fbytes, orfs + (size_t) i * ic->fbytes, ic->nwords);
+				bs_or(cols + (size_t) c * ic->fbytes, values + (size_t) i * ic->fbytes, ic->nwords);
 			}
 			bloofi_node_read(ic->index, ic->meta, node, &X);
 			bloofi_node_set_bits(ic->index, &X, k, slots, cp);
@@ -668,6 +668,217 @@ bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
 }
 
 /*
+ * One round of bloofi_insert_leaves over the n leaves still to insert
+ * (todo[t], t < n), grouped by the bottom node their descent reaches.
+ */
+typedef struct InsertRound
+{
+	int			n;				/* leaves of the round */
+	int			ntarget;		/* bottom nodes j they reach */
+	/* per leaf t */
+	int		   *which;			/* its bottom node j */
+	bool	   *done;			/* inserted in this round */
+	/* per bottom node j */
+	BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT]; /* its path from the root */
+	int		   *depths;
+	BloofiNode *nodes;
+	int		   *gstart;			/* its leaves: bt/bf[gstart[j] .. + gcount[j]) */
+	int		   *gcount;
+	int		   *gfirst;			/* the first of them, as t */
+	uint32	   *gslots;			/* their slots (gslots + gstart[j]) */
+	uint8	   *gvalue;			/* their OR (row j, fbytes each) */
+	bool	   *fit;			/* they go in this round */
+	/* the leaves grouped by bottom node */
+	ItemPointerData *bt;
+	const uint8 **bf;
+} InsertRound;
+
+static void
+bloofi_round_alloc(InsertRound *r, const InsertCtx *ic, int n)
+{
+	r->n = n;
+	r->ntarget = 0;
+	r->paths = palloc(sizeof(*r->paths) * n);
+	r->depths = palloc(sizeof(int) * n);
+	r->nodes = palloc(sizeof(BloofiNode) * n);
+	r->which = palloc(sizeof(int) * n);
+	r->done = palloc0(sizeof(bool) * n);
+	r->bt = palloc(sizeof(ItemPointerData) * n);
+	r->bf = palloc(sizeof(uint8 *) * n);
+	r->gstart = palloc(sizeof(int) * n);
+	r->gcount = palloc0(sizeof(int) * n);
+	r->gfirst = palloc(sizeof(int) * n);
+	r->gslots = palloc(sizeof(uint32) * n);
+	r->gvalue = palloc_extended((Size) n * ic->fbytes, MCXT_ALLOC_HUGE);
+	r->fit = palloc(sizeof(bool) * n);
+}
+
+static void
+bloofi_round_free(InsertRound *r)
+{
+	pfree(r->paths);
+	pfree(r->depths);
+	pfree(r->nodes);
+	pfree(r->which);
+	pfree(r->done);
+	pfree(r->bt);
+	pfree(r->bf);
+	pfree(r->gstart);
+	pfree(r->gcount);
+	pfree(r->gfirst);
+	pfree(r->gslots);
+	pfree(r->gvalue);
+	pfree(r->fit);
+}
+
+/*
+ * Descend for every leaf of the round and group the leaves by the bottom
+ * node reached (which, paths, depths, nodes, ntarget).  The descents write
+ * nothing, so inner nodes are read once for all of them (ic->cache).
+ */
+static void
+bloofi_round_descend(InsertCtx *ic, InsertRound *r, const int *todo,
+					 const uint8 *const *filters)
+{
+	HASHCTL		ctl;
+	MemoryContext cachecxt = AllocSetContextCreate(CurrentMemoryContext,
+												   "bloofi descent cache",
+												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext prev = MemoryContextSwitchTo(cachecxt);
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(BlockNumber);
+	ctl.entrysize = sizeof(DescentEntry);
+	ctl.hcxt = cachecxt;
+	ic->cache = hash_create("bloofi descent cache", 64, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ic->cache_bytes = 0;
+	for (int t = 0; t < r->n; t++)
+	{
+		BloofiPathStep p[BLOOFI_MAX_HEIGHT];
+		int			d;
+		BloofiNode	B;
+
+		bloofi_descend(ic, filters[todo[t]], p, &d, &B);
+		r->which[t] = -1;
+		for (int j = 0; j < r->ntarget && r->which[t] < 0; j++)
+			if (r->nodes[j].start == B.start)
+				r->which[t] = j;
+		if (r->which[t] < 0)
+		{
+			r->which[t] = r->ntarget;
+			r->nodes[r->ntarget] = B;
+			r->depths[r->ntarget] = d;
+			memcpy(r->paths[r->ntarget], p, sizeof(BloofiPathStep) * d);
+			r->ntarget++;
+		}
+	}
+	MemoryContextSwitchTo(prev);
+	MemoryContextDelete(cachecxt);
+	ic->cache = NULL;
+}
+
+/* lay the round's leaves out by bottom node (gcount, gfirst, gstart, bt, bf) */
+static void
+bloofi_round_group(InsertRound *r, const int *todo, const ItemPointerData *tids,
+				   const uint8 *const *filters)
+{
+	for (int t = 0; t < r->n; t++)
+	{
+		int			j = r->which[t];
+
+		if (r->gcount[j]++ == 0)
+			r->gfirst[j] = t;
+	}
+	for (int j = 0, pos = 0; j < r->ntarget; j++)
+	{
+		r->gstart[j] = pos;
+		for (int t = 0; t < r->n; t++)
+			if (r->which[t] == j)
+			{
+				r->bt[pos] = tids[todo[t]];
+				r->bf[pos++] = filters[todo[t]];
+			}
+	}
+}
+
+/*
+ * Step 1 of a round, per bottom node: a group takes the room its node has
+ * (up to its fan-out limit and free slots; fit[j]); the rest of it waits
+ * for the next round.  The group of a node without room gets room (a
+ * split, or a growth sized for the group: decided as for its first leaf
+ * inserted alone) and waits for the next round; a node that can be neither
+ * split nor grown takes that leaf the slow way.
+ */
+static void
+bloofi_round_make_room(InsertCtx *ic, InsertRound *r, const int *todo,
+					   const ItemPointerData *tids, const uint8 *const *filters)
+{
+	for (int j = 0; j < r->ntarget; j++)
+	{
+		int			room;
+
+		CHECK_FOR_INTERRUPTS();
+		r->fit[j] = false;
+		if (bloofi_path_stale(ic, r->paths[j], r->depths[j], r->nodes[j].start))
+			continue;
+		room = bloofi_bottom_room(ic, &r->nodes[j], r->gcount[j], r->bf + r->gstart[j]);
+		if (room > 0)
+		{
+			r->gcount[j] = room;
+			r->fit[j] = true;
+			continue;
+		}
+		if (!bloofi_make_room(ic, r->paths[j], r->depths[j], &r->nodes[j],
+							  r->bf[r->gstart[j]], r->gcount[j]))
+		{
+			int			t = r->gfirst[j];
+
+			bloofi_insert_one(ic, &tids[todo[t]], filters[todo[t]]);
+			r->done[t] = true;
+		}
+	}
+}
+
+/*
+ * Steps 2-5 of a round: the groups that fit, unless a reorganisation in
+ * step 1 changed their path or node, go in together: their TIDs, their ORs
+ * down the paths level by level, their columns.  Marks their leaves done.
+ */
+static void
+bloofi_round_write(InsertCtx *ic, InsertRound *r)
+{
+	/* 2. the groups that still fit */
+	for (int j = 0; j < r->ntarget; j++)
+		if (r->fit[j])
+			r->fit[j] = !bloofi_path_stale(ic, r->paths[j], r->depths[j], r->nodes[j].start) &&
+				bloofi_bottom_fits(ic, &r->nodes[j], r->gcount[j], r->bf + r->gstart[j],
+								   r->gvalue + (size_t) j * ic->fbytes,
+								   r->gslots + r->gstart[j]);
+	/* 3. their TIDs, 4. their ORs down the paths, level by level, 5. their columns */
+	for (int j = 0; j < r->ntarget; j++)
+		if (r->fit[j])
+			bloofi_node_set_slots(ic->index, &r->nodes[j], r->gcount[j],
+								  r->gslots + r->gstart[j], r->bt + r->gstart[j]);
+	bloofi_propagate_batch(ic, r->ntarget, r->fit, r->paths, r->depths, r->gvalue);
+	for (int j = 0; j < r->ntarget; j++)
+		if (r->fit[j])
+		{
+			int			left = r->gcount[j];
+
+			bloofi_node_set_bits(ic->index, &r->nodes[j], r->gcount[j],
+								 r->gslots + r->gstart[j], r->bf + r->gstart[j]);
+			/* (the group's first gcount[j] leaves, in the order of bt/bf) */
+			for (int t = 0; t < r->n && left > 0; t++)
+				if (r->which[t] == j)
+				{
+					r->done[t] = true;
+					left--;
+				}
+		}
+}
+
+/*
  * Insert n leaves (tids[i], filters[i]); the caller holds the tree lock.
  * Leaves are batched by the bottom node their descent reaches, so a batch
  * touches each slice page of a node once; a batch that does not fit goes
@@ -676,7 +887,7 @@ bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
  */
 void
 bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
-				   const uint8 *const *filters)
+					 const uint8 *const *filters)
 {
 	InsertCtx	ic;
 	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi tree insert",
@@ -700,23 +911,8 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 
 	while (ntodo > 0)
 	{
-		/* distinct bottom nodes reached by the remaining leaves, with their paths */
-		BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT] = palloc(sizeof(*paths) * ntodo);
-		int		   *depths = palloc(sizeof(int) * ntodo);
-		BloofiNode *nodes = palloc(sizeof(BloofiNode) * ntodo);
-		int		   *which = palloc(sizeof(int) * ntodo);
-		bool	   *done = palloc0(sizeof(bool) * ntodo);
-		ItemPointerData *bt = palloc(sizeof(ItemPointerData) * ntodo);
-		const uint8 **bf = palloc(sizeof(uint8 *) * ntodo);
-		/* per bottom node j: its leaves bt/bf[gstart[j] .. + gcount[j]), their slots and OR */
-		int		   *gstart = palloc(sizeof(int) * ntodo);
-		int		   *gcount = palloc0(sizeof(int) * ntodo);
-		int		   *gfirst = palloc(sizeof(int) * ntodo);
-		uint32	   *gslots = palloc(sizeof(uint32) * ntodo);
-		uint8	   *gorf = palloc_extended((Size) ntodo * ic.fbytes, MCXT_ALLOC_HUGE);
-		bool	   *fit = palloc(sizeof(bool) * ntodo);
-		int			ntarget = 0,
-					left = 0;
+		InsertRound r;
+		int			left = 0;
 
 		if (ic.meta->root == InvalidBlockNumber)
 		{
@@ -734,139 +930,17 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 			}
 			break;
 		}
-		/* the descents write nothing: inner nodes are read once for all of them */
-		{
-			HASHCTL		ctl;
-			MemoryContext cachecxt = AllocSetContextCreate(CurrentMemoryContext,
-														   "bloofi descent cache",
-														   ALLOCSET_DEFAULT_SIZES);
-			MemoryContext prev = MemoryContextSwitchTo(cachecxt);
-
-			memset(&ctl, 0, sizeof(ctl));
-			ctl.keysize = sizeof(BlockNumber);
-			ctl.entrysize = sizeof(DescentEntry);
-			ctl.hcxt = cachecxt;
-			ic.cache = hash_create("bloofi descent cache", 64, &ctl,
-								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-			ic.cache_bytes = 0;
-			for (int t = 0; t < ntodo; t++)
-			{
-				BloofiPathStep p[BLOOFI_MAX_HEIGHT];
-				int			d;
-				BloofiNode	B;
-
-				bloofi_descend(&ic, filters[todo[t]], p, &d, &B);
-				which[t] = -1;
-				for (int j = 0; j < ntarget && which[t] < 0; j++)
-					if (nodes[j].start == B.start)
-						which[t] = j;
-				if (which[t] < 0)
-				{
-					which[t] = ntarget;
-					nodes[ntarget] = B;
-					depths[ntarget] = d;
-					memcpy(paths[ntarget], p, sizeof(BloofiPathStep) * d);
-					ntarget++;
-				}
-			}
-			MemoryContextSwitchTo(prev);
-			MemoryContextDelete(cachecxt);
-			ic.cache = NULL;
-		}
-		/*
-		 * A batch per bottom node.  1. A group takes the room its node has
-		 * (up to its fan-out limit and free slots); the rest of it waits for
-		 * the next round.  The group of a node without room gets room (a
-		 * split, or a growth sized for the group: decided as for its first
-		 * leaf inserted alone) and waits for the next round; a node that can
-		 * be neither split nor grown takes that leaf the slow way.
-		 */
+		bloofi_round_alloc(&r, &ic, ntodo);
+		bloofi_round_descend(&ic, &r, todo, filters);
 		ic.nretired = 0;
+		bloofi_round_group(&r, todo, tids, filters);
+		bloofi_round_make_room(&ic, &r, todo, tids, filters);
+		bloofi_round_write(&ic, &r);
 		for (int t = 0; t < ntodo; t++)
-		{
-			int			j = which[t];
-
-			if (gcount[j]++ == 0)
-				gfirst[j] = t;
-		}
-		for (int j = 0, pos = 0; j < ntarget; j++)
-		{
-			gstart[j] = pos;
-			for (int t = 0; t < ntodo; t++)
-				if (which[t] == j)
-				{
-					bt[pos] = tids[todo[t]];
-					bf[pos++] = filters[todo[t]];
-				}
-		}
-		for (int j = 0; j < ntarget; j++)
-		{
-			int			room;
-
-			CHECK_FOR_INTERRUPTS();
-			fit[j] = false;
-			if (bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start))
-				continue;
-			/* a group takes what room its node has; the rest waits for the next round */
-			room = bloofi_bottom_room(&ic, &nodes[j], gcount[j], bf + gstart[j]);
-			if (room > 0)
-			{
-				gcount[j] = room;
-				fit[j] = true;
-				continue;
-			}
-			if (!bloofi_make_room(&ic, paths[j], depths[j], &nodes[j], bf[gstart[j]], gcount[j]))
-			{
-				int			t = gfirst[j];
-
-				bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
-				done[t] = true;
-			}
-		}
-		/* 2. the others, unless a reorganisation above changed their path or node */
-		for (int j = 0; j < ntarget; j++)
-			if (fit[j])
-				fit[j] = !bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start) &&
-					bloofi_bottom_fits(&ic, &nodes[j], gcount[j], bf + gstart[j],
-									   gorf + (size_t) j * ic.fbytes, gslots + gstart[j]);
-		/* 3. their TIDs, 4. their ORs down the paths, level by level, 5. their columns */
-		for (int j = 0; j < ntarget; j++)
-			if (fit[j])
-				bloofi_node_set_slots(index, &nodes[j], gcount[j], gslots + gstart[j],
-									  bt + gstart[j]);
-		bloofi_propagate_batch(&ic, ntarget, fit, paths, depths, gorf);
-		for (int j = 0; j < ntarget; j++)
-			if (fit[j])
-			{
-				int			left = gcount[j];
-
-				bloofi_node_set_bits(index, &nodes[j], gcount[j], gslots + gstart[j],
-									 bf + gstart[j]);
-				/* (the group's first gcount[j] leaves, in the order of bt/bf) */
-				for (int t = 0; t < ntodo && left > 0; t++)
-					if (which[t] == j)
-					{
-						done[t] = true;
-						left--;
-					}
-			}
-		for (int t = 0; t < ntodo; t++)
-			if (!done[t])
+			if (!r.done[t])
 				todo[left++] = todo[t];
 		ntodo = left;
-		pfree(paths);
-		pfree(depths);
-		pfree(nodes);
-		pfree(which);
-		pfree(done);
-		pfree(bt);
-		pfree(bf);
-		pfree(gstart);
-		pfree(gcount);
-		pfree(gfirst);
-		pfree(gslots);
-		pfree(gorf);
-		pfree(fit);
+		bloofi_round_free(&r);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
