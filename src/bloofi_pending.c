@@ -277,20 +277,165 @@ bloofi_pending_collect(ItemPointer tid, const uint8 *filter, bool flushing, void
 }
 
 /*
+ * Flush step 1: detach the active chain as the flushing chain, unless a
+ * crashed flush left one (*leftover).  Sets *head to the flushing chain's
+ * first page; returns false when there is nothing to flush.
+ */
+static bool
+bloofi_flush_detach(Relation index, BlockNumber *head, bool *leftover)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	BloofiWal	w;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	meta = BloofiPageGetMeta(BufferGetPage(metabuf));
+	*leftover = meta->flushing_head != InvalidBlockNumber;
+	if (!*leftover && meta->pending_head == InvalidBlockNumber)
+	{
+		UnlockReleaseBuffer(metabuf);
+		return false;
+	}
+	if (!*leftover)
+	{
+		bloofi_wal_begin(&w, index);
+		meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
+		meta->flushing_head = meta->pending_head;
+		meta->pending_head = meta->pending_tail = InvalidBlockNumber;
+		meta->npending = 0;
+		bloofi_wal_flush(&w);
+	}
+	/* (read from the buffer: the WAL image is gone after the flush) */
+	*head = BloofiPageGetMeta(BufferGetPage(metabuf))->flushing_head;
+	UnlockReleaseBuffer(metabuf);
+	return true;
+}
+
+/*
+ * A crashed flush's entries (pc): those whose TID reached the tree may lack
+ * some of their slice bits (TIDs and bits are separate WAL records), so
+ * their bits are set again in place, per bottom node; the others are left
+ * in pc->tids[0..] and filters[0..] to be placed as usual.  Returns how many
+ * are left.
+ */
+static int
+bloofi_flush_refill(Relation index, const BloofiMetaData *meta, PendingCollect *pc,
+					const uint8 **filters)
+{
+	/* the TIDs already in the tree, with their bottom node and slot */
+	HTAB	   *have = bloofi_leaf_slots(index, meta, "bloofi tree tids");
+	BloofiLeafSlot **found = palloc(sizeof(BloofiLeafSlot *) * Max(pc->n, 1));
+	uint32	   *slots = palloc(sizeof(uint32) * Max(pc->n, 1));
+	const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc->n, 1));
+	bool	   *done = palloc0(sizeof(bool) * Max(pc->n, 1));
+	int			out = 0;
+
+	for (int i = 0; i < pc->n; i++)
+	{
+		found[i] = hash_search(have, &pc->tids[i], HASH_FIND, NULL);
+		if (!found[i])
+		{
+			pc->tids[out] = pc->tids[i];
+			filters[out++] = pc->bits + (size_t) i * pc->fbytes;
+		}
+	}
+	/* per bottom node, the leaves to complete */
+	for (int i = 0; i < pc->n; i++)
+	{
+		int			nr = 0;
+
+		if (!found[i] || done[i])
+			continue;
+		for (int j = i; j < pc->n; j++)
+			if (found[j] && !done[j] && found[j]->node == found[i]->node)
+			{
+				slots[nr] = found[j]->slot;
+				refill[nr++] = pc->bits + (size_t) j * pc->fbytes;
+				done[j] = true;
+			}
+		bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
+	}
+	return out;
+}
+
+/*
+ * Flush step 2: the entries of the flushing chain at head into the tree
+ * (those of a crashed flush completed in place first).
+ */
+static void
+bloofi_flush_entries(Relation index, BlockNumber head, bool leftover)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	PendingCollect pc;
+	const uint8 **filters;
+	int			out = 0;
+
+	pc.fbytes = 8 * bs_words_for_bits(meta->m);
+	pc.n = 0;
+	pc.cap = 64;
+	pc.tids = palloc(sizeof(ItemPointerData) * pc.cap);
+	pc.bits = palloc((Size) pc.fbytes * pc.cap);
+	bloofi_chain_visit(index, meta, head, true, true, bloofi_pending_collect, &pc);
+	filters = palloc(sizeof(uint8 *) * Max(pc.n, 1));
+	if (leftover)
+		out = bloofi_flush_refill(index, meta, &pc, filters);
+	else
+		for (int i = 0; i < pc.n; i++)
+		{
+			pc.tids[out] = pc.tids[i];
+			filters[out++] = pc.bits + (size_t) i * pc.fbytes;
+		}
+	for (int i = 0; i < out; i += 1024)
+		bloofi_insert_leaves(index, Min(1024, out - i), pc.tids + i, filters + i);
+}
+
+/* Flush step 3: the flushing chain at head joins the pending free chain */
+static void
+bloofi_flush_release(Relation index, BlockNumber head)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	BloofiWal	w;
+	BlockNumber last = head;
+	BlockNumber nblocks;
+	Buffer		lastbuf;
+	Page		lastpage;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_wal_begin(&w, index);
+	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
+	nblocks = RelationGetNumberOfBlocks(index);
+	for (BlockNumber steps = 0; steps < nblocks; steps++)
+	{
+		Buffer		buf = ReadBuffer(index, last);
+		BlockNumber next;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		next = BloofiPageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+		if (next == InvalidBlockNumber)
+			break;
+		last = next;
+	}
+	lastbuf = ReadBuffer(index, last);
+	LockBuffer(lastbuf, BUFFER_LOCK_EXCLUSIVE);
+	lastpage = bloofi_wal_page(&w, lastbuf, false, 0);
+	BloofiPageGetOpaque(lastpage)->next = meta->free_head;
+	meta->free_head = head;
+	meta->flushing_head = InvalidBlockNumber;
+	bloofi_wal_flush(&w);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
  * Move the pending entries into the tree (protocol at the top).  With
  * wait = false, returns at once when another backend is flushing.
  */
 void
 bloofi_pending_flush(Relation index, bool wait)
 {
-	Buffer		metabuf;
-	BloofiMetaData *meta;
-	BloofiWal	w;
-	bool		leftover;
 	BlockNumber head;
-	PendingCollect pc;
-	const uint8 **filters;
-	int			out = 0;
+	bool		leftover;
 	MemoryContext tmp,
 				old;
 
@@ -302,126 +447,14 @@ bloofi_pending_flush(Relation index, bool wait)
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi flush context",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(tmp);
-
-	/* 1. detach the active chain (unless a crashed flush left one) */
-	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	meta = BloofiPageGetMeta(BufferGetPage(metabuf));
-	leftover = meta->flushing_head != InvalidBlockNumber;
-	if (!leftover && meta->pending_head == InvalidBlockNumber)
+	if (bloofi_flush_detach(index, &head, &leftover))
 	{
-		UnlockReleaseBuffer(metabuf);
-		goto done;
+		bloofi_flush_entries(index, head, leftover);
+		bloofi_flush_release(index, head);
+		/* that was a crashed flush's chain: now the active one (same lock, re-entrant) */
+		if (leftover)
+			bloofi_pending_flush(index, true);
 	}
-	if (!leftover)
-	{
-		bloofi_wal_begin(&w, index);
-		meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
-		meta->flushing_head = meta->pending_head;
-		meta->pending_head = meta->pending_tail = InvalidBlockNumber;
-		meta->npending = 0;
-		bloofi_wal_flush(&w);
-	}
-	/* (read from the buffer: the WAL image is gone after the flush) */
-	head = BloofiPageGetMeta(BufferGetPage(metabuf))->flushing_head;
-	UnlockReleaseBuffer(metabuf);
-
-	/* 2. its entries into the tree */
-	meta = bloofi_read_meta(index);
-	pc.fbytes = 8 * bs_words_for_bits(meta->m);
-	pc.n = 0;
-	pc.cap = 64;
-	pc.tids = palloc(sizeof(ItemPointerData) * pc.cap);
-	pc.bits = palloc((Size) pc.fbytes * pc.cap);
-	bloofi_chain_visit(index, meta, head, true, true, bloofi_pending_collect, &pc);
-	filters = palloc(sizeof(uint8 *) * Max(pc.n, 1));
-	if (leftover)
-	{
-		/*
-		 * A crashed flush: entries whose TID reached the tree may lack some of
-		 * their slice bits (TIDs and bits are separate WAL records), so their
-		 * bits are set again in place; the others are placed as usual.
-		 */
-		/* the TIDs already in the tree, with their bottom node and slot */
-		HTAB	   *have = bloofi_leaf_slots(index, meta, "bloofi tree tids");
-		BloofiLeafSlot **found = palloc(sizeof(BloofiLeafSlot *) * Max(pc.n, 1));
-		uint32	   *slots = palloc(sizeof(uint32) * Max(pc.n, 1));
-		const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc.n, 1));
-		bool	   *done = palloc0(sizeof(bool) * Max(pc.n, 1));
-
-		for (int i = 0; i < pc.n; i++)
-		{
-			found[i] = hash_search(have, &pc.tids[i], HASH_FIND, NULL);
-			if (!found[i])
-			{
-				pc.tids[out] = pc.tids[i];
-				filters[out++] = pc.bits + (size_t) i * pc.fbytes;
-			}
-		}
-		/* per bottom node, the leaves to complete */
-		for (int i = 0; i < pc.n; i++)
-		{
-			int			nr = 0;
-
-			if (!found[i] || done[i])
-				continue;
-			for (int j = i; j < pc.n; j++)
-				if (found[j] && !done[j] && found[j]->node == found[i]->node)
-				{
-					slots[nr] = found[j]->slot;
-					refill[nr++] = pc.bits + (size_t) j * pc.fbytes;
-					done[j] = true;
-				}
-			bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
-		}
-	}
-	else
-		for (int i = 0; i < pc.n; i++)
-		{
-			pc.tids[out] = pc.tids[i];
-			filters[out++] = pc.bits + (size_t) i * pc.fbytes;
-		}
-	for (int i = 0; i < out; i += 1024)
-		bloofi_insert_leaves(index, Min(1024, out - i), pc.tids + i, filters + i);
-
-	/* 3. the chain joins the free list */
-	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_wal_begin(&w, index);
-	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
-	{
-		BlockNumber last = head;
-		BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-		Buffer		lastbuf;
-		Page		lastpage;
-
-		for (BlockNumber steps = 0; steps < nblocks; steps++)
-		{
-			Buffer		buf = ReadBuffer(index, last);
-			BlockNumber next;
-
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			next = BloofiPageGetOpaque(BufferGetPage(buf))->next;
-			UnlockReleaseBuffer(buf);
-			if (next == InvalidBlockNumber)
-				break;
-			last = next;
-		}
-		lastbuf = ReadBuffer(index, last);
-		LockBuffer(lastbuf, BUFFER_LOCK_EXCLUSIVE);
-		lastpage = bloofi_wal_page(&w, lastbuf, false, 0);
-		BloofiPageGetOpaque(lastpage)->next = meta->free_head;
-		meta->free_head = head;
-		meta->flushing_head = InvalidBlockNumber;
-	}
-	bloofi_wal_flush(&w);
-	UnlockReleaseBuffer(metabuf);
-
-	/* that was a crashed flush's chain: now the active one (same lock, re-entrant) */
-	if (leftover)
-		bloofi_pending_flush(index, true);
-
-done:
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
 	bloofi_unlock_tree(index);
