@@ -195,6 +195,70 @@ bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
 	return n;
 }
 
+/* a new node's contents, as bloofi_node_write lays them out on its pages */
+typedef struct NodeImage
+{
+	BloofiGeometry geom;
+	BlockNumber start;			/* its first block */
+	uint16		level;
+	uint32		cap;
+	uint32		n;				/* slots 0..n-1 written */
+	uint32		nlive;			/* of which hold a child */
+	const ItemPointerData *tids;
+	const uint8 *const *filters;
+	const uint8 *value;			/* the OR of the filters */
+} NodeImage;
+
+/* fill page p (relative to the node's first block) of the node img */
+static void
+bloofi_node_fill_page(const BloofiMetaData *meta, const NodeImage *img, uint32 p, Page page)
+{
+	const BloofiGeometry *geom = &img->geom;
+	uint8	   *data = (uint8 *) PageGetContents(page);
+
+	if (p < geom->tid_pages)
+	{
+		uint32		first = p * geom->tids_per_page;
+		uint32		cnt = first < img->n ? Min(geom->tids_per_page, img->n - first) : 0;
+
+		bloofi_init_page(page, BLOOFI_PAGE_TID, img->start, BLOOFI_PAGE_BYTES);
+		memset(data, 0, BLOOFI_PAGE_BYTES);
+		if (cnt > 0)
+			memcpy(data, img->tids + first, (size_t) cnt * sizeof(ItemPointerData));
+		if (p == 0)
+		{
+			BloofiPageOpaque op = BloofiPageGetOpaque(page);
+
+			op->cap = img->cap;
+			op->nused = img->n;
+			op->nlive = img->nlive;
+			op->level = img->level;
+			if (bloofi_value_saturated(img->value, meta->m, meta->k))
+				op->flags |= BLOOFI_NODE_SATURATED;
+		}
+	}
+	else if (p < geom->tid_pages + geom->value_pages)
+	{
+		uint32		sp = p - geom->tid_pages;
+		uint32		bytes = bloofi_value_page_bytes(geom, sp);
+
+		bloofi_init_page(page, BLOOFI_PAGE_VALUE, img->start, bytes);
+		memcpy(data, img->value + (size_t) sp * geom->value_bytes_per_page, bytes);
+	}
+	else
+	{
+		uint32		sp = p - geom->tid_pages - geom->value_pages;
+		uint32		j0 = bloofi_slice_page_first(geom, sp);
+		uint32		cnt = bloofi_slice_page_count(geom, sp);
+
+		bloofi_init_page(page, BLOOFI_PAGE_SLICE, img->start, BLOOFI_PAGE_BYTES);
+		memset(data, 0, BLOOFI_PAGE_BYTES);
+		for (uint32 i = 0; i < img->n; i++)
+			if (ItemPointerIsValid(&img->tids[i]))
+				bloofi_set_column(data, geom->slice_bytes, j0, cnt, img->filters[i], i);
+	}
+}
+
 /*
  * Write a new node of `cap` slots at `level` holding the n children tids[i]
  * with values filters[i] (slots 0..n-1; an invalid tid leaves its slot
@@ -210,92 +274,56 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 				  uint32 n, const ItemPointerData *tids, const uint8 *const *filters,
 				  uint8 *value_out, bool wal)
 {
-	BloofiGeometry geom;
+	NodeImage	img;
 	uint8	   *value;
-	uint32		nlive = 0;
-	BlockNumber start = InvalidBlockNumber;
 	BloofiWal	w;
 
-	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
+	if (!bloofi_geometry(&img.geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
 		elog(ERROR, "bloofi: invalid node geometry m=%u cap=%u n=%u", meta->m, cap, n);
-	value = palloc0(geom.filter_bytes);
+	img.start = InvalidBlockNumber;
+	img.level = level;
+	img.cap = cap;
+	img.n = n;
+	img.nlive = 0;
+	img.tids = tids;
+	img.filters = filters;
+	value = palloc0(img.geom.filter_bytes);
 	for (uint32 i = 0; i < n; i++)
 		if (ItemPointerIsValid(&tids[i]))
 		{
-			bs_or(value, filters[i], geom.filter_bytes / 8);
-			nlive++;
+			bs_or(value, filters[i], img.geom.filter_bytes / 8);
+			img.nlive++;
 		}
+	img.value = value;
 
 	if (wal)
 	{
-		start = bloofi_space_alloc(index, geom.total_pages);
+		img.start = bloofi_space_alloc(index, img.geom.total_pages);
 		bloofi_wal_begin(&w, index);
 	}
-	for (uint32 p = 0; p < geom.total_pages; p++)
+	for (uint32 p = 0; p < img.geom.total_pages; p++)
 	{
 		Buffer		buf;
-		Page		page;
-		uint8	   *data;
 
 		if ((p & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (wal)
 		{
-			buf = ReadBuffer(index, start + p);
+			buf = ReadBuffer(index, img.start + p);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		}
 		else
 		{
 			buf = bloofi_new_buffer(index);
 			if (p == 0)
-				start = BufferGetBlockNumber(buf);
-			else if (BufferGetBlockNumber(buf) != start + p)
+				img.start = BufferGetBlockNumber(buf);
+			else if (BufferGetBlockNumber(buf) != img.start + p)
 				elog(ERROR, "bloofi: index \"%s\" was extended concurrently",
 					 RelationGetRelationName(index));
 		}
-		page = wal ? bloofi_wal_page(&w, buf, false, GENERIC_XLOG_FULL_IMAGE) : BufferGetPage(buf);
-		data = (uint8 *) PageGetContents(page);
-		if (p < geom.tid_pages)
-		{
-			uint32		first = p * geom.tids_per_page;
-			uint32		cnt = first < n ? Min(geom.tids_per_page, n - first) : 0;
-
-			bloofi_init_page(page, BLOOFI_PAGE_TID, start, BLOOFI_PAGE_BYTES);
-			memset(data, 0, BLOOFI_PAGE_BYTES);
-			if (cnt > 0)
-				memcpy(data, tids + first, (size_t) cnt * sizeof(ItemPointerData));
-			if (p == 0)
-			{
-				BloofiPageOpaque op = BloofiPageGetOpaque(page);
-
-				op->cap = cap;
-				op->nused = n;
-				op->nlive = nlive;
-				op->level = level;
-				if (bloofi_value_saturated(value, meta->m, meta->k))
-					op->flags |= BLOOFI_NODE_SATURATED;
-			}
-		}
-		else if (p < geom.tid_pages + geom.value_pages)
-		{
-			uint32		sp = p - geom.tid_pages;
-			uint32		bytes = bloofi_value_page_bytes(&geom, sp);
-
-			bloofi_init_page(page, BLOOFI_PAGE_VALUE, start, bytes);
-			memcpy(data, value + (size_t) sp * geom.value_bytes_per_page, bytes);
-		}
-		else
-		{
-			uint32		sp = p - geom.tid_pages - geom.value_pages;
-			uint32		j0 = bloofi_slice_page_first(&geom, sp);
-			uint32		cnt = bloofi_slice_page_count(&geom, sp);
-
-			bloofi_init_page(page, BLOOFI_PAGE_SLICE, start, BLOOFI_PAGE_BYTES);
-			memset(data, 0, BLOOFI_PAGE_BYTES);
-			for (uint32 i = 0; i < n; i++)
-				if (ItemPointerIsValid(&tids[i]))
-					bloofi_set_column(data, geom.slice_bytes, j0, cnt, filters[i], i);
-		}
+		bloofi_node_fill_page(meta, &img, p,
+							  wal ? bloofi_wal_page(&w, buf, false, GENERIC_XLOG_FULL_IMAGE) :
+							  BufferGetPage(buf));
 		if (!wal)
 		{
 			MarkBufferDirty(buf);
@@ -305,9 +333,9 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 	if (wal)
 		bloofi_wal_flush(&w);
 	if (value_out)
-		memcpy(value_out, value, geom.filter_bytes);
+		memcpy(value_out, value, img.geom.filter_bytes);
 	pfree(value);
-	return start;
+	return img.start;
 }
 
 /*
