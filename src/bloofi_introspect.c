@@ -342,16 +342,20 @@ bloofi_check_exact(const CheckSub *sub)
 	return !sub->suspect;
 }
 
-/* verify the subtree at start (reached from a node of level parent_level) */
+static void bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth,
+							  CheckSub *out);
+
+/*
+ * Read the header of the node at start (reached from a node of level
+ * parent_level, depth levels under the root) into X and check it: reached
+ * once, inside the file, in the tree, one level under its parent; claim its
+ * pages.
+ */
 static void
-bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth,
-				  CheckSub *out)
+bloofi_check_header(CheckState *cs, BlockNumber start, int parent_level, int depth,
+					BloofiNode *X)
 {
 	Relation	index = cs->index;
-	BloofiNode	X;
-	ItemPointerData *tids;
-	uint8	   *orcols = palloc0(cs->fbytes);
-	uint32		nvalid = 0;
 	bool		found;
 
 	CHECK_FOR_INTERRUPTS();
@@ -362,17 +366,183 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 		CORRUPT(index, "Node at block %u is reached twice.", start);
 	if (start >= cs->nblocks)
 		CORRUPT(index, "A node reference points to block %u, past the end of the index.", start);
-	bloofi_node_read(index, cs->meta, start, &X);
-	if (X.flags & (BLOOFI_NODE_RETIRED | BLOOFI_NODE_FREE))
+	bloofi_node_read(index, cs->meta, start, X);
+	if (X->flags & (BLOOFI_NODE_RETIRED | BLOOFI_NODE_FREE))
 		CORRUPT(index, "Node at block %u is in the tree but flagged %s.", start,
-				(X.flags & BLOOFI_NODE_FREE) ? "free" : "retired");
-	if (parent_level >= 0 && X.level != parent_level - 1)
+				(X->flags & BLOOFI_NODE_FREE) ? "free" : "retired");
+	if (parent_level >= 0 && X->level != parent_level - 1)
 		CORRUPT(index, "Node at block %u has level %u under a node of level %d.", start,
-				X.level, parent_level);
-	if (start + X.geom.total_pages > cs->nblocks)
+				X->level, parent_level);
+	if (start + X->geom.total_pages > cs->nblocks)
 		CORRUPT(index, "Node at block %u extends beyond the end of the index.", start);
-	bloofi_check_claim(BLOOFI_OWNER_TREE, start, X.geom.total_pages, cs);
+	bloofi_check_claim(BLOOFI_OWNER_TREE, start, X->geom.total_pages, cs);
+}
 
+/* check node X's slots tids[0..cap): children only below the high-water mark, counted right */
+static void
+bloofi_check_slots(CheckState *cs, const BloofiNode *X, const ItemPointerData *tids)
+{
+	Relation	index = cs->index;
+	BlockNumber start = X->start;
+	uint32		nvalid = 0;
+
+	for (uint32 s = 0; s < X->cap; s++)
+		if (ItemPointerIsValid(&tids[s]))
+		{
+			if (s >= X->nused)
+				CORRUPT(index, "Node at block %u holds a child in slot %u above its high-water mark %u.",
+						start, s, X->nused);
+			nvalid++;
+		}
+	if (nvalid != X->nlive)
+		CORRUPT(index, "Node at block %u counts %u children but holds %u.", start, X->nlive, nvalid);
+	if (X->level > 0 && nvalid == 0)
+		CORRUPT(index, "Inner node at block %u has no child.", start);
+}
+
+/*
+ * Check the leaves of bottom node X (slots tids): each live leaf's column
+ * against its heap filter, the node within leaf_capacity.  ORs the columns
+ * into orcols and the live leaves' into out->or_live; out->suspect when a
+ * leaf is dead or being flushed.
+ */
+static void
+bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *tids,
+					uint8 *orcols, CheckSub *out)
+{
+	Relation	index = cs->index;
+	BlockNumber start = X->start;
+	uint32	   *count = palloc0(sizeof(uint32) * X->cap);
+	uint64	   *digest = palloc0(sizeof(uint64) * X->cap);
+	uint64	   *valid = palloc0(sizeof(uint64) * X->geom.slice_words);
+	uint64	   *live = palloc0(sizeof(uint64) * X->geom.slice_words);
+	uint64	   *none = palloc0(sizeof(uint64) * X->geom.slice_words);
+	uint8	   *page = palloc(BLOOFI_PAGE_BYTES);
+
+	for (uint32 s = 0; s < X->nused; s++)
+	{
+		CheckEntry *e;
+
+		if (!ItemPointerIsValid(&tids[s]))
+			continue;
+		valid[s / 64] |= UINT64CONST(1) << (s % 64);
+		e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
+		if (e == NULL)
+			out->suspect = true;	/* a dead leaf, removed by the next VACUUM */
+		else
+		{
+			live[s / 64] |= UINT64CONST(1) << (s % 64);
+			if (e->in_flushing)
+				out->suspect = true;
+		}
+	}
+	for (uint32 sp = 0; sp < X->geom.slice_pages; sp++)
+	{
+		BlockNumber blk = bloofi_slice_block(X, sp);
+		Buffer		buf = ReadBuffer(index, blk);
+		uint32		j0 = bloofi_slice_page_first(&X->geom, sp);
+		uint32		n = bloofi_slice_page_count(&X->geom, sp);
+		uint8	   *copy2;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, start);
+		memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+		UnlockReleaseBuffer(buf);
+		bloofi_column_digest(page, X->geom.slice_bytes, j0, n, X->cap, count, digest);
+		copy2 = palloc(BLOOFI_PAGE_BYTES);
+		memcpy(copy2, page, BLOOFI_PAGE_BYTES);
+		bloofi_clear_and_recompute_value(page, X->geom.slice_bytes, j0, n, none, valid, orcols);
+		bloofi_clear_and_recompute_value(copy2, X->geom.slice_bytes, j0, n, none, live, out->or_live);
+		pfree(copy2);
+	}
+	for (uint32 s = 0; s < X->nused; s++)
+	{
+		CheckEntry *e;
+
+		if (!ItemPointerIsValid(&tids[s]))
+			continue;
+		e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
+		if (e == NULL)
+			continue;
+		e->in_tree++;
+		if ((e->count != count[s] || e->digest != digest[s]) && !e->in_flushing)
+			CORRUPT(index, "Leaf of heap tuple (%u,%u) (node %u, slot %u) differs from its filter: %u bits stored, %u in the heap.",
+					ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
+					start, s, count[s], e->count);
+	}
+	if (X->nlive > cs->meta->leaf_cap)
+		CORRUPT(index, "Bottom node at block %u has %u leaves, above leaf_capacity %u.",
+				start, X->nlive, cs->meta->leaf_cap);
+}
+
+/*
+ * Check the children of inner node X (slots tids, depth levels under the
+ * root), each subtree recursively, and I1-I3 between X's columns, its
+ * value and its children.  ORs the columns into orcols and the live leaves
+ * below into out->or_live; out->suspect when a subtree is.
+ */
+static void
+bloofi_check_inner(CheckState *cs, const BloofiNode *X, const ItemPointerData *tids, int depth,
+				   uint8 *orcols, CheckSub *out)
+{
+	Relation	index = cs->index;
+	BlockNumber start = X->start;
+	bool	   *want = palloc0(sizeof(bool) * Max(X->nused, 1));
+	uint8	   *cols = palloc_extended((Size) Max(X->nused, 1) * cs->fbytes, MCXT_ALLOC_HUGE);
+	int			childh = -1;
+
+	for (uint32 s = 0; s < X->nused; s++)
+		want[s] = ItemPointerIsValid(&tids[s]);
+	bloofi_node_read_columns(index, X, X->nused, want, cols);
+	for (uint32 s = 0; s < X->nused; s++)
+	{
+		CheckSub	sub;
+		const uint8 *col = cols + (size_t) s * cs->fbytes;
+
+		if (!want[s])
+			continue;
+		if (ItemPointerGetOffsetNumber(&tids[s]) != 1)
+			CORRUPT(index, "Inner node at block %u has a malformed child reference in slot %u.",
+					start, s);
+		bloofi_check_node(cs, ItemPointerGetBlockNumber(&tids[s]), X->level, depth + 1, &sub);
+		if (childh >= 0 && sub.height != childh)
+			CORRUPT(index, "Inner node at block %u has children of different heights.", start);
+		childh = sub.height;
+		bs_or(orcols, col, cs->nwords);
+		bs_or(out->or_live, sub.or_live, cs->nwords);
+		out->suspect |= sub.suspect;
+		/*
+		 * A column contains its child's columns (bits go down a path
+		 * from the root, and VACUUM shrinks from the bottom up), hence
+		 * every leaf below; a value contains its children's values.
+		 */
+		if (!bs_is_subset(sub.orcols, col, cs->nwords))
+			CORRUPT(index, "Column %u of node %u lacks bits of the columns of its child (node %u).",
+					s, start, ItemPointerGetBlockNumber(&tids[s]));
+		if (!bs_is_subset(sub.or_live, col, cs->nwords))
+			CORRUPT(index, "Column %u of node %u lacks bits of live leaves below it (a lookup could miss them).",
+					s, start);
+		if (!bs_is_subset(sub.value, out->value, cs->nwords))
+			CORRUPT(index, "Value of node %u lacks bits of the value of its child (node %u).",
+					start, ItemPointerGetBlockNumber(&tids[s]));
+		if (bloofi_check_exact(&sub) && memcmp(col, sub.orcols, cs->fbytes) != 0)
+			CORRUPT(index, "Column %u of node %u has bits that none of the columns of its child (node %u) has.",
+					s, start, ItemPointerGetBlockNumber(&tids[s]));
+	}
+}
+
+/* verify the subtree at start (reached from a node of level parent_level) */
+static void
+bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth,
+				  CheckSub *out)
+{
+	Relation	index = cs->index;
+	BloofiNode	X;
+	ItemPointerData *tids;
+	uint8	   *orcols = palloc0(cs->fbytes);
+
+	bloofi_check_header(cs, start, parent_level, depth, &X);
 	out->value = palloc(cs->fbytes);
 	out->orcols = orcols;
 	out->or_live = palloc0(cs->fbytes);
@@ -381,129 +551,11 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 	bloofi_node_read_value(index, &X, out->value);
 	tids = palloc0(sizeof(ItemPointerData) * X.cap);
 	bloofi_node_read_tids(index, &X, X.cap, tids);
-	for (uint32 s = 0; s < X.cap; s++)
-		if (ItemPointerIsValid(&tids[s]))
-		{
-			if (s >= X.nused)
-				CORRUPT(index, "Node at block %u holds a child in slot %u above its high-water mark %u.",
-						start, s, X.nused);
-			nvalid++;
-		}
-	if (nvalid != X.nlive)
-		CORRUPT(index, "Node at block %u counts %u children but holds %u.", start, X.nlive, nvalid);
-	if (X.level > 0 && nvalid == 0)
-		CORRUPT(index, "Inner node at block %u has no child.", start);
-
+	bloofi_check_slots(cs, &X, tids);
 	if (X.level == 0)
-	{
-		uint32	   *count = palloc0(sizeof(uint32) * X.cap);
-		uint64	   *digest = palloc0(sizeof(uint64) * X.cap);
-		uint64	   *valid = palloc0(sizeof(uint64) * X.geom.slice_words);
-		uint64	   *live = palloc0(sizeof(uint64) * X.geom.slice_words);
-		uint64	   *none = palloc0(sizeof(uint64) * X.geom.slice_words);
-		uint8	   *page = palloc(BLOOFI_PAGE_BYTES);
-
-		for (uint32 s = 0; s < X.nused; s++)
-		{
-			CheckEntry *e;
-
-			if (!ItemPointerIsValid(&tids[s]))
-				continue;
-			valid[s / 64] |= UINT64CONST(1) << (s % 64);
-			e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
-			if (e == NULL)
-				out->suspect = true;	/* a dead leaf, removed by the next VACUUM */
-			else
-			{
-				live[s / 64] |= UINT64CONST(1) << (s % 64);
-				if (e->in_flushing)
-					out->suspect = true;
-			}
-		}
-		for (uint32 sp = 0; sp < X.geom.slice_pages; sp++)
-		{
-			BlockNumber blk = bloofi_slice_block(&X, sp);
-			Buffer		buf = ReadBuffer(index, blk);
-			uint32		j0 = bloofi_slice_page_first(&X.geom, sp);
-			uint32		n = bloofi_slice_page_count(&X.geom, sp);
-			uint8	   *copy2;
-
-			CHECK_FOR_INTERRUPTS();
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, start);
-			memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
-			UnlockReleaseBuffer(buf);
-			bloofi_column_digest(page, X.geom.slice_bytes, j0, n, X.cap, count, digest);
-			copy2 = palloc(BLOOFI_PAGE_BYTES);
-			memcpy(copy2, page, BLOOFI_PAGE_BYTES);
-			bloofi_clear_and_recompute_value(page, X.geom.slice_bytes, j0, n, none, valid, orcols);
-			bloofi_clear_and_recompute_value(copy2, X.geom.slice_bytes, j0, n, none, live, out->or_live);
-			pfree(copy2);
-		}
-		for (uint32 s = 0; s < X.nused; s++)
-		{
-			CheckEntry *e;
-
-			if (!ItemPointerIsValid(&tids[s]))
-				continue;
-			e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
-			if (e == NULL)
-				continue;
-			e->in_tree++;
-			if ((e->count != count[s] || e->digest != digest[s]) && !e->in_flushing)
-				CORRUPT(index, "Leaf of heap tuple (%u,%u) (node %u, slot %u) differs from its filter: %u bits stored, %u in the heap.",
-						ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
-						start, s, count[s], e->count);
-		}
-		if (X.nlive > cs->meta->leaf_cap)
-			CORRUPT(index, "Bottom node at block %u has %u leaves, above leaf_capacity %u.",
-					start, X.nlive, cs->meta->leaf_cap);
-	}
+		bloofi_check_bottom(cs, &X, tids, orcols, out);
 	else
-	{
-		bool	   *want = palloc0(sizeof(bool) * Max(X.nused, 1));
-		uint8	   *cols = palloc_extended((Size) Max(X.nused, 1) * cs->fbytes, MCXT_ALLOC_HUGE);
-		int			childh = -1;
-
-		for (uint32 s = 0; s < X.nused; s++)
-			want[s] = ItemPointerIsValid(&tids[s]);
-		bloofi_node_read_columns(index, &X, X.nused, want, cols);
-		for (uint32 s = 0; s < X.nused; s++)
-		{
-			CheckSub	sub;
-			const uint8 *col = cols + (size_t) s * cs->fbytes;
-
-			if (!want[s])
-				continue;
-			if (ItemPointerGetOffsetNumber(&tids[s]) != 1)
-				CORRUPT(index, "Inner node at block %u has a malformed child reference in slot %u.",
-						start, s);
-			bloofi_check_node(cs, ItemPointerGetBlockNumber(&tids[s]), X.level, depth + 1, &sub);
-			if (childh >= 0 && sub.height != childh)
-				CORRUPT(index, "Inner node at block %u has children of different heights.", start);
-			childh = sub.height;
-			bs_or(orcols, col, cs->nwords);
-			bs_or(out->or_live, sub.or_live, cs->nwords);
-			out->suspect |= sub.suspect;
-			/*
-			 * A column contains its child's columns (bits go down a path
-			 * from the root, and VACUUM shrinks from the bottom up), hence
-			 * every leaf below; a value contains its children's values.
-			 */
-			if (!bs_is_subset(sub.orcols, col, cs->nwords))
-				CORRUPT(index, "Column %u of node %u lacks bits of the columns of its child (node %u).",
-						s, start, ItemPointerGetBlockNumber(&tids[s]));
-			if (!bs_is_subset(sub.or_live, col, cs->nwords))
-				CORRUPT(index, "Column %u of node %u lacks bits of live leaves below it (a lookup could miss them).",
-						s, start);
-			if (!bs_is_subset(sub.value, out->value, cs->nwords))
-				CORRUPT(index, "Value of node %u lacks bits of the value of its child (node %u).",
-						start, ItemPointerGetBlockNumber(&tids[s]));
-			if (bloofi_check_exact(&sub) && memcmp(col, sub.orcols, cs->fbytes) != 0)
-				CORRUPT(index, "Column %u of node %u has bits that none of the columns of its child (node %u) has.",
-						s, start, ItemPointerGetBlockNumber(&tids[s]));
-		}
-	}
+		bloofi_check_inner(cs, &X, tids, depth, orcols, out);
 	/* a value contains its columns, and is exactly their OR after any complete write */
 	if (!bs_is_subset(orcols, out->value, cs->nwords))
 		CORRUPT(index, "Value of node %u lacks bits of its children (it is not the OR of its children).",
