@@ -59,13 +59,16 @@
 
 typedef struct BloofiPageOpaqueData
 {
-	BlockNumber node;			/* first block of the node (0: metapage, pending pages) */
-	BlockNumber next;			/* pending pages: next page; node header: next node
-								 * of the retired or free chain */
-	uint32		nused;			/* node header: slots ever used (high-water); pending: entries */
+	BlockNumber node;			/* first block of the node (0: metapage,
+								 * pending pages) */
+	BlockNumber next;			/* pending pages: next page; node header: next
+								 * node of the retired or free chain */
+	uint32		nused;			/* node header: slots ever used (high-water);
+								 * pending: entries */
 	uint32		nlive;			/* node header: slots holding a child */
 	uint32		cap;			/* node header: slots */
-	TransactionId xid;			/* node header, retired: next XID when it was replaced */
+	TransactionId xid;			/* node header, retired: next XID when it was
+								 * replaced */
 	uint16		level;			/* node header: 0 = children are heap TIDs */
 	uint16		flags;			/* node header: BLOOFI_NODE_* */
 	uint16		kind;			/* BLOOFI_PAGE_* */
@@ -141,14 +144,19 @@ typedef struct BloofiMetaData
 	uint32		order;			/* d */
 	uint32		leaf_cap;		/* leaf_capacity reloption, rounded to 8 */
 	BlockNumber root;			/* InvalidBlockNumber: no node yet */
-	uint32		height;			/* levels of nodes: root level + 1 (0: no node) */
-	BlockNumber pending_head;	/* active pending chain (InvalidBlockNumber: none) */
+	uint32		height;			/* levels of nodes: root level + 1 (0: no
+								 * node) */
+	BlockNumber pending_head;	/* active pending chain (InvalidBlockNumber:
+								 * none) */
 	BlockNumber pending_tail;
 	uint32		npending;		/* entries in the active chain */
-	BlockNumber flushing_head;	/* chain being moved into the tree (or left by a crash) */
+	BlockNumber flushing_head;	/* chain being moved into the tree (or left by
+								 * a crash) */
 	BlockNumber free_head;		/* recycled pending pages */
-	BlockNumber retired_head;	/* chain of RETIRED nodes (through their header's next) */
-	BlockNumber freenode_head;	/* 1.0's chain of FREE nodes (VACUUM empties it) */
+	BlockNumber retired_head;	/* chain of RETIRED nodes (through their
+								 * header's next) */
+	BlockNumber freenode_head;	/* 1.0's chain of FREE nodes (VACUUM empties
+								 * it) */
 } BloofiMetaData;
 
 #define BloofiPageGetMeta(page) ((BloofiMetaData *) PageGetContents(page))
@@ -183,8 +191,10 @@ typedef struct BloofiMetaData
  * twice, whatever prefix of a writer's records reached the disk.
  */
 #define BLOOFI_FSM_BITS			(BLOOFI_PAGE_BYTES * 8)
-#define BLOOFI_FSM_DIR			512		/* regions: 512 * 65216 blocks (255 GB of 8 kB) */
-#define BLOOFI_MAX_INTENTS		200		/* > the 2 * BLOOFI_MAX_HEIGHT + 3 of one insert */
+#define BLOOFI_FSM_DIR			512 /* regions: 512 * 65216 blocks (255 GB of
+									 * 8 kB) */
+#define BLOOFI_MAX_INTENTS		200 /* > the 2 * BLOOFI_MAX_HEIGHT + 3 of one
+									 * insert */
 #define BLOOFI_META_SPACE_OFFSET 512
 
 #define BLOOFI_INTENT_NEW		1
@@ -213,8 +223,10 @@ typedef struct BloofiSpaceData
 /* what VACUUM did to the space (bloofi_vacuum.c reports it) */
 typedef struct BloofiSpaceReport
 {
-	BlockNumber retired;		/* pages of nodes this VACUUM took out of the tree */
-	BlockNumber freed;			/* pages it made reusable (retired nodes, pending pages) */
+	BlockNumber retired;		/* pages of nodes this VACUUM took out of the
+								 * tree */
+	BlockNumber freed;			/* pages it made reusable (retired nodes,
+								 * pending pages) */
 	BlockNumber truncated;		/* pages it cut off the end of the file */
 	BlockNumber moved;			/* pages of nodes it moved towards the front */
 } BloofiSpaceReport;
@@ -340,6 +352,7 @@ extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta,
 									 const uint8 *const *filters, uint8 *value_out, bool wal);
 extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
 									 const uint8 *value, bool exact);
+
 /* above this many children a split cuts in slot order (the choice is O(n^2)) */
 #define BLOOFI_SPLIT_CHOICE_MAX	512
 extern void bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 level,
@@ -364,7 +377,7 @@ extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNu
 typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
 								   const ItemPointerData *slots, void *arg);
 extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
-							 BloofiNodeVisitor visit, void *arg);
+							  BloofiNodeVisitor visit, void *arg);
 extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_space.c: free-page map, allocation, recycling, truncation */
@@ -382,6 +395,7 @@ extern BlockNumber bloofi_space_truncate(Relation index);
 extern void bloofi_space_move_bitmaps(Relation index);
 extern void bloofi_space_counts(Relation index, int64 *free_pages, int64 *free_runs,
 								int64 *retired_nodes, int64 *retired_pages);
+
 /* what bloofi_space_visit reports a run of blocks to be (bloofi_check) */
 typedef enum BloofiSpaceOwner
 {
@@ -396,7 +410,8 @@ typedef enum BloofiSpaceOwner
 	BLOOFI_OWNER_OLD,			/* OLD intent */
 	BLOOFI_OWNER_FREEING,		/* FREEING intent */
 	BLOOFI_OWNER_TRUNCATE,		/* TRUNCATE intent (to the end of the file) */
-	BLOOFI_OWNER_LEGACY_FREE	/* the FREE node chain of an index of version 1.0 */
+	BLOOFI_OWNER_LEGACY_FREE	/* the FREE node chain of an index of version
+								 * 1.0 */
 } BloofiSpaceOwner;
 typedef void (*BloofiSpaceVisitor) (BloofiSpaceOwner owner, BlockNumber start, BlockNumber n,
 									void *arg);
@@ -404,7 +419,7 @@ extern void bloofi_space_visit(Relation index, BloofiSpaceVisitor visit, void *a
 
 /* bloofi_insert.c: leaves into the tree (caller holds the tree lock) */
 extern void bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
-							   const uint8 *const *filters);
+								 const uint8 *const *filters);
 extern void bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slots,
 								 const uint8 *const *filters);
 extern void bloofi_propagate(Relation index, const BloofiMetaData *meta,

@@ -88,7 +88,11 @@ bloofi_handler(PG_FUNCTION_ARGS)
 	amroutine->amcanparallel = false;
 	amroutine->amcaninclude = false;
 	amroutine->amusemaintenanceworkmem = true;
-	/* VACUUM may flush the pending list (writing nodes): not in parallel workers */
+
+	/*
+	 * VACUUM may flush the pending list (writing nodes): not in parallel
+	 * workers
+	 */
 	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
 	amroutine->amkeytype = InvalidOid;
 

@@ -240,9 +240,11 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bs->meta->k = v.p.k;
 		bs->meta->hash = v.p.hash;
 		bs->meta->seed = v.p.seed;
+
 		/*
 		 * half of maintenance_work_mem for the sort, half for one bottom
-		 * node's buffer: the bound inserts also grow nodes to (two slots kept free)
+		 * node's buffer: the bound inserts also grow nodes to (two slots kept
+		 * free)
 		 */
 		bs->fbytes = v.nwords * 8;
 		bs->build_cap = Max(bloofi_effective_leaf_cap(bs->meta) - 2, 2 * bs->meta->order + 1);

@@ -57,7 +57,8 @@ PG_FUNCTION_INFO_V1(bloofi_contsel);
 /* cpu costs, in units of cpu_operator_cost (docs/planner.md) */
 #define COST_HASH			10.0	/* hashing one element into its positions */
 #define COST_WORD			0.3 /* ANDing one 64-bit word of a slice */
-#define COST_NODE			10.0	/* opening a node: header, geometry, buffers */
+#define COST_NODE			10.0	/* opening a node: header, geometry,
+									 * buffers */
 #define COST_PENDING_POS	0.5 /* one position of one pending entry */
 
 typedef struct BloofiCostProfile
@@ -116,7 +117,11 @@ profile_tree(Relation irel, const BloofiMetaData *meta, BloofiCostProfile *prof)
 			L->value_pages += X.geom.value_pages;
 			if (lvl == 0)
 				prof->root_tested = !(X.flags & BLOOFI_NODE_SATURATED);
-			/* a value of many pages (filters of megabytes) is taken as saturated */
+
+			/*
+			 * a value of many pages (filters of megabytes) is taken as
+			 * saturated
+			 */
 			L->value_fp += ((lvl == 0 && !prof->root_tested) ||
 							X.geom.value_pages > PROFILE_VALUE_PAGES) ? 1 :
 				node_value_fp(irel, &X, value, meta->k);
@@ -285,6 +290,7 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 							   COST_PENDING_POS * prof.pending * npos) +
 		cpu_index_tuple_cost * matches;
 	get_tablespace_page_costs(index->reltablespace, &spc_random_page_cost, &spc_seq_page_cost);
+
 	/*
 	 * the metapage and each node's first page at random, the node's other
 	 * pages (in its contiguous run, read in ascending order) sequentially

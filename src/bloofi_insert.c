@@ -60,11 +60,19 @@ typedef struct InsertCtx
 	uint32		d;
 	uint32		fbytes;
 	size_t		nwords;
-	/* nodes retired by this call (bloofi_insert_leaves: paths through them are stale) */
+
+	/*
+	 * nodes retired by this call (bloofi_insert_leaves: paths through them
+	 * are stale)
+	 */
 	BlockNumber *retired;
 	int			nretired;
 	int			retcap;
-	/* while a batch descends (no write): inner nodes' children, by first block */
+
+	/*
+	 * while a batch descends (no write): inner nodes' children, by first
+	 * block
+	 */
 	HTAB	   *cache;
 	Size		cache_bytes;
 } InsertCtx;
@@ -359,7 +367,10 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 		}
 		else
 		{
-			/* the parent must be grown or split: its children with old replaced */
+			/*
+			 * the parent must be grown or split: its children with old
+			 * replaced
+			 */
 			ItemPointerData *ptids;
 			uint8	   *pvals;
 			uint32	   *pslots;
@@ -536,7 +547,10 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	room = Min(room, bloofi_free_slots(ic->index, B, room, slots));
 	if (room > 0 && room < n)
 	{
-		/* the limit for the value with those first leaves only (not saturated: 2d) */
+		/*
+		 * the limit for the value with those first leaves only (not
+		 * saturated: 2d)
+		 */
 		bloofi_node_read_value(ic->index, B, val);
 		for (int i = 0; i < room; i++)
 			bs_or(val, filters[i], ic->nwords);
@@ -855,7 +869,11 @@ bloofi_round_write(InsertCtx *ic, InsertRound *r)
 				bloofi_bottom_fits(ic, &r->nodes[j], r->gcount[j], r->bf + r->gstart[j],
 								   r->gvalue + (size_t) j * ic->fbytes,
 								   r->gslots + r->gstart[j]);
-	/* 3. their TIDs, 4. their ORs down the paths, level by level, 5. their columns */
+
+	/*
+	 * 3. their TIDs, 4. their ORs down the paths, level by level, 5. their
+	 * columns
+	 */
 	for (int j = 0; j < r->ntarget; j++)
 		if (r->fit[j])
 			bloofi_node_set_slots(ic->index, &r->nodes[j], r->gcount[j],
@@ -922,7 +940,10 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		}
 		if (rounds++ >= 4)
 		{
-			/* the tree keeps changing shape (small nodes): one descent per leaf */
+			/*
+			 * the tree keeps changing shape (small nodes): one descent per
+			 * leaf
+			 */
 			for (int t = 0; t < ntodo; t++)
 			{
 				CHECK_FOR_INTERRUPTS();

@@ -103,7 +103,8 @@ bloofi_stats(PG_FUNCTION_ARGS)
 				free_runs,
 				retired_nodes,
 				retired_pages;
-	int64		pend[2] = {0, 0};	/* pending entries, of which in a flushing chain */
+	int64		pend[2] = {0, 0};	/* pending entries, of which in a flushing
+									 * chain */
 	int64		pending;
 	StatsAcc	a;
 	double		root_fill = -1;
@@ -153,7 +154,11 @@ bloofi_stats(PG_FUNCTION_ARGS)
 	values[14] = Int64GetDatum(pending);
 	values[15] = Int64GetDatum(pend[1]);
 	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
-	/* (an index of version 1.0 may still have a chain of free nodes until its next VACUUM) */
+
+	/*
+	 * (an index of version 1.0 may still have a chain of free nodes until its
+	 * next VACUUM)
+	 */
 	values[16] = Int64GetDatum(retired_nodes);
 	values[17] = Int64GetDatum(free_runs + bloofi_chain_length(index, meta, meta->freenode_head));
 	values[18] = Int64GetDatum(retired_pages);
@@ -204,8 +209,8 @@ static void
 bloofi_check_claim(BloofiSpaceOwner owner, BlockNumber start, BlockNumber n, void *arg)
 {
 	CheckState *cs = (CheckState *) arg;
-	bool		intent = owner == BLOOFI_OWNER_NEW || owner == BLOOFI_OWNER_FREEING ||
-		owner == BLOOFI_OWNER_TRUNCATE;
+	bool		intent = (owner == BLOOFI_OWNER_NEW || owner == BLOOFI_OWNER_FREEING ||
+						  owner == BLOOFI_OWNER_TRUNCATE);
 
 	for (uint64 b = start; b < (uint64) start + n; b++)
 	{
@@ -286,7 +291,8 @@ typedef struct CheckSub
 	uint8	   *value;			/* stored value of the node */
 	uint8	   *orcols;			/* OR of its columns (live slots) */
 	uint8	   *or_live;		/* OR of its live leaves */
-	bool		suspect;		/* holds a leaf that is dead or in the flushing chain */
+	bool		suspect;		/* holds a leaf that is dead or in the
+								 * flushing chain */
 	int			height;			/* levels of nodes below, itself included */
 } CheckSub;
 
@@ -512,10 +518,11 @@ bloofi_check_inner(CheckState *cs, const BloofiNode *X, const ItemPointerData *t
 		bs_or(orcols, col, cs->nwords);
 		bs_or(out->or_live, sub.or_live, cs->nwords);
 		out->suspect |= sub.suspect;
+
 		/*
-		 * A column contains its child's columns (bits go down a path
-		 * from the root, and VACUUM shrinks from the bottom up), hence
-		 * every leaf below; a value contains its children's values.
+		 * A column contains its child's columns (bits go down a path from the
+		 * root, and VACUUM shrinks from the bottom up), hence every leaf
+		 * below; a value contains its children's values.
 		 */
 		if (!bs_is_subset(sub.orcols, col, cs->nwords))
 			CORRUPT(index, "Column %u of node %u lacks bits of the columns of its child (node %u).",
@@ -556,14 +563,22 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 		bloofi_check_bottom(cs, &X, tids, orcols, out);
 	else
 		bloofi_check_inner(cs, &X, tids, depth, orcols, out);
-	/* a value contains its columns, and is exactly their OR after any complete write */
+
+	/*
+	 * a value contains its columns, and is exactly their OR after any
+	 * complete write
+	 */
 	if (!bs_is_subset(orcols, out->value, cs->nwords))
 		CORRUPT(index, "Value of node %u lacks bits of its children (it is not the OR of its children).",
 				start);
 	if (!out->suspect && memcmp(orcols, out->value, cs->fbytes) != 0)
 		CORRUPT(index, "Value of node %u has bits that none of its children has (it is not the OR of its children).",
 				start);
-	/* fan-out: at most 2d children unless the value is saturated (no-split rule) */
+
+	/*
+	 * fan-out: at most 2d children unless the value is saturated (no-split
+	 * rule)
+	 */
 	if (X.nlive > 2 * cs->meta->order &&
 		!bloofi_value_saturated(out->value, cs->meta->m, cs->meta->k))
 		CORRUPT(index, "Node at block %u has %u children, more than 2d = %u, and an unsaturated value.",
@@ -635,7 +650,10 @@ bloofi_check(PG_FUNCTION_ARGS)
 		CORRUPT(index, "Metapage height %u without a root.", cs.meta->height);
 	bloofi_check_space(&cs);
 
-	/* every live tuple exactly once (a flushing entry may also be in the tree) */
+	/*
+	 * every live tuple exactly once (a flushing entry may also be in the
+	 * tree)
+	 */
 	hash_seq_init(&hs, cs.live);
 	while ((e = hash_seq_search(&hs)) != NULL)
 	{

@@ -404,7 +404,8 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 		bool		any = false;
 
 		if ((sp & 63) == 0)
-			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
+			CHECK_FOR_INTERRUPTS(); /* between WAL records: nothing
+									 * half-written */
 		if (bloofi_count_range(batch_value, j0, cnt) == 0)
 			continue;
 		buf = ReadBuffer(index, blk);
@@ -558,7 +559,7 @@ bloofi_node_copy_below(Relation index, const BloofiNode *X)
 		op = BloofiPageGetOpaque(page);
 		if (op->node != X->start || op->bloofi_page_id != BLOOFI_PAGE_ID)
 			BLOOFI_NODE_CORRUPT(index, X->start + p, "Page %u of the node belongs to node %u.", p,
-						 op->node);
+								op->node);
 		op->node = to;
 		if (p == 0)
 		{
@@ -647,6 +648,7 @@ bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold, const ui
 	{
 		uint32		first = pages[k] * X->geom.tids_per_page;
 		uint32		lim = Min(X->cap, first + X->geom.tids_per_page);
+
 		/* the page's slots: those below nused read, those above free */
 		memset(tids, 0, sizeof(ItemPointerData) * X->geom.tids_per_page);
 		if (first < X->nused)
@@ -763,7 +765,7 @@ static bool
 bloofi_find_below(Relation index, const BloofiMetaData *meta, BlockNumber start,
 				  BlockNumber target, BloofiPathStep *path, int depth, int *out)
 {
-	BloofiNode n;
+	BloofiNode	n;
 	ItemPointerData *tids;
 	bool		found = false;
 

@@ -451,7 +451,11 @@ bloofi_pending_flush(Relation index, bool wait)
 	{
 		bloofi_flush_entries(index, head, leftover);
 		bloofi_flush_release(index, head);
-		/* that was a crashed flush's chain: now the active one (same lock, re-entrant) */
+
+		/*
+		 * that was a crashed flush's chain: now the active one (same lock,
+		 * re-entrant)
+		 */
 		if (leftover)
 			bloofi_pending_flush(index, true);
 	}

@@ -127,15 +127,17 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	{
 		const uint8 *data = bloofi_walk_page(index, node->start,
 											 bloofi_slice_page(geom, pos[i]), &buf, &cur) +
-			bloofi_slice_offset(geom, pos[i]);
+		bloofi_slice_offset(geom, pos[i]);
 
 		if (idx == NULL)
 		{
 			any = bloofi_and_slice(acc, data, nwords, geom->slice_bytes);
+
 			/*
 			 * A wide node after half of the slices (a word holds 64 leaves:
 			 * with half-full filters it is mostly zero after 7 or 8): when
-			 * most words are zero, the rest of the AND visits only the others.
+			 * most words are zero, the rest of the AND visits only the
+			 * others.
 			 */
 			if (any && nwords >= 256 && i >= 5 && i + 1 < npos && (i & 1))
 			{
@@ -143,7 +145,7 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 				nidx = bloofi_nonzero_words(acc, nwords, idx);
 				if (nidx * 3 > nwords)
 				{
-					pfree(idx);		/* not yet: try again two slices on */
+					pfree(idx); /* not yet: try again two slices on */
 					idx = NULL;
 				}
 			}
@@ -297,7 +299,11 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	npos = bloofi_sort_positions(pos, npos);
 	pgstat_count_index_scan(scan->indexRelation);
-	/* the pending chains first, then the tree from a fresh root (bloofi_pending.c) */
+
+	/*
+	 * the pending chains first, then the tree from a fresh root
+	 * (bloofi_pending.c)
+	 */
 	bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
 	meta = bloofi_read_meta(scan->indexRelation);
 	bloofi_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);

@@ -187,7 +187,10 @@ bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit)
 	}
 	if (start == InvalidBlockNumber)
 	{
-		/* the intent first: a crash before the pages exist leaves one that frees nothing */
+		/*
+		 * the intent first: a crash before the pages exist leaves one that
+		 * frees nothing
+		 */
 		start = nblocks;
 		bloofi_wal_begin(&w, index);
 		space_add_intent(index, BloofiPageGetSpace(bloofi_wal_page(&w, metabuf, true, 0)),
@@ -330,7 +333,11 @@ space_set_free(Relation index, BlockNumber start, uint32 npages, uint32 kind)
 					marked--;
 				}
 			}
-			/* (past the directory's last region: not tracked, lost until REINDEX) */
+
+			/*
+			 * (past the directory's last region: not tracked, lost until
+			 * REINDEX)
+			 */
 			a = b;
 		}
 		last = a >= end;

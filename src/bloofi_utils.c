@@ -193,7 +193,10 @@ bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 	Buffer		buf;
 	BloofiPageOpaque op;
 
-	/* (a block past the end makes ReadBuffer fail: no size check on this hot path) */
+	/*
+	 * (a block past the end makes ReadBuffer fail: no size check on this hot
+	 * path)
+	 */
 	if (start == BLOOFI_METAPAGE_BLKNO || start == InvalidBlockNumber)
 		BLOOFI_NODE_CORRUPT(index, start, "A node reference points outside the index.");
 	buf = ReadBuffer(index, start);
@@ -213,7 +216,7 @@ bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 		node->nused > node->cap || node->nlive > node->nused ||
 		node->level >= BLOOFI_MAX_HEIGHT)
 		BLOOFI_NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
-					 node->cap, node->nused, node->nlive, node->level, meta->m);
+							node->cap, node->nused, node->nlive, node->level, meta->m);
 }
 
 void

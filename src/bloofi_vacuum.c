@@ -156,9 +156,9 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 			memcpy(copy, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
 			UnlockReleaseBuffer(buf);
 			bloofi_clear_and_recompute_value(copy, X.geom.slice_bytes,
-									   bloofi_slice_page_first(&X.geom, sp),
-									   bloofi_slice_page_count(&X.geom, sp),
-									   vn->dead, live, vn->newval);
+											 bloofi_slice_page_first(&X.geom, sp),
+											 bloofi_slice_page_count(&X.geom, sp),
+											 vn->dead, live, vn->newval);
 		}
 		pfree(live);
 		pfree(copy);
@@ -229,9 +229,9 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X->start);
 			page = bloofi_wal_page(&w, buf, false, 0);
 			bloofi_clear_and_recompute_value((uint8 *) PageGetContents(page), X->geom.slice_bytes,
-									   bloofi_slice_page_first(&X->geom, sp),
-									   bloofi_slice_page_count(&X->geom, sp),
-									   vn->dead, none, scratch);
+											 bloofi_slice_page_first(&X->geom, sp),
+											 bloofi_slice_page_count(&X->geom, sp),
+											 vn->dead, none, scratch);
 		}
 		bloofi_wal_flush(&w);
 		pfree(none);
@@ -239,7 +239,7 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 	}
 	bloofi_node_update_value(index, X, vn->newval, true);
 	bloofi_node_set_saturated(index, X, bloofi_value_saturated(vn->newval, vs->meta->m,
-																 vs->meta->k));
+															   vs->meta->k));
 }
 
 /* pass 3 for a bottom node: its dead leaves' TIDs (their bits are gone already) */
@@ -313,7 +313,11 @@ bloofi_vac_tree(Relation index, IndexBulkDeleteCallback callback, void *callback
 	if (vs.meta->root != InvalidBlockNumber)
 	{
 		bloofi_vac_compute(&vs, vs.meta->root, 0);
-		/* nodes[] is in pre-order: backwards, every child comes before its parent */
+
+		/*
+		 * nodes[] is in pre-order: backwards, every child comes before its
+		 * parent
+		 */
 		for (int i = vs.n - 1; i >= 0; i--)
 			bloofi_vac_shrink(&vs, &vs.nodes[i]);
 		for (int i = 0; i < vs.n; i++)
@@ -356,7 +360,8 @@ typedef struct MergeCtx
 	uint32		fbytes;
 	size_t		nwords;
 	uint32		oldpages[2];	/* pages of the children being replaced */
-	BlockNumber retired_pages;	/* pages of the nodes merges took out of the tree */
+	BlockNumber retired_pages;	/* pages of the nodes merges took out of the
+								 * tree */
 } MergeCtx;
 
 /*
@@ -585,7 +590,10 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 		}
 	}
 
-	/* no child is short (or no room to merge): repack those much wider than they need */
+	/*
+	 * no child is short (or no room to merge): repack those much wider than
+	 * they need
+	 */
 	for (int i = 0; i < n; i++)
 		if (alive[i])
 		{
@@ -769,7 +777,10 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	{
 		double		dummy = 0;
 
-		/* a VACUUM without dead rows still empties the pending list and recomputes */
+		/*
+		 * a VACUUM without dead rows still empties the pending list and
+		 * recomputes
+		 */
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 		bloofi_pending_flush(index, true);
 		stats->num_index_tuples = bloofi_vac_tree(index, NULL, NULL, &dummy);
@@ -777,6 +788,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	memset(&rep, 0, sizeof(rep));
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi merge", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(tmp);
+
 	/*
 	 * First what no scan can read any more, so that the merges reuse it:
 	 * retired nodes older than every snapshot, pending pages; with the

@@ -132,9 +132,9 @@ bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t n)
 
 bool
 bloofi_clear_and_recompute_value(uint8_t *slice_page, uint32_t slice_bytes,
-						   uint32_t j0, uint32_t nslices,
-						   const uint64_t *dead, const uint64_t *live,
-						   uint8_t *value)
+								 uint32_t j0, uint32_t nslices,
+								 const uint64_t *dead, const uint64_t *live,
+								 uint8_t *value)
 {
 	bool		changed = false;
 	uint32_t	slice_words = (slice_bytes + 7) / 8;
@@ -383,4 +383,3 @@ bloofi_sort_positions(uint32_t *pos, uint32_t n)
 			pos[out++] = pos[i];
 	return out;
 }
-

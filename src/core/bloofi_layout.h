@@ -48,10 +48,11 @@ typedef struct BloofiGeometry
 	uint32_t	tids_per_page;
 	uint32_t	tid_pages;
 	uint32_t	filter_bytes;	/* 8 * ceil(m / 64) */
-	uint32_t	value_bytes_per_page; /* multiple of 8 */
+	uint32_t	value_bytes_per_page;	/* multiple of 8 */
 	uint32_t	value_pages;
 	uint32_t	slice_bytes;	/* cap / 8 */
-	uint32_t	slice_words;	/* ceil(cap / 64): 64-bit words covering a slice */
+	uint32_t	slice_words;	/* ceil(cap / 64): 64-bit words covering a
+								 * slice */
 	uint32_t	slices_per_page;
 	uint32_t	slice_pages;
 	uint32_t	total_pages;
@@ -136,9 +137,9 @@ extern uint32_t bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t 
  * bit was cleared.
  */
 extern bool bloofi_clear_and_recompute_value(uint8_t *slice_page, uint32_t slice_bytes,
-									   uint32_t j0, uint32_t nslices,
-									   const uint64_t *dead, const uint64_t *live,
-									   uint8_t *value);
+											 uint32_t j0, uint32_t nslices,
+											 const uint64_t *dead, const uint64_t *live,
+											 uint8_t *value);
 
 /*
  * Order-independent digest of a set of bit positions: the sum of a 64-bit

@@ -78,7 +78,11 @@ bloofi_lookup_work(const BloofiLevelProfile *levels, int nlevels, int npos,
 
 		if (opened[i] <= 0)
 			break;
-		/* children that pass, per opened node: the next level's, or the matches */
+
+		/*
+		 * children that pass, per opened node: the next level's, or the
+		 * matches
+		 */
 		passing = (i + 1 < nlevels ? opened[i + 1] : matches) / opened[i];
 		if (passing > L->children)
 			passing = L->children;

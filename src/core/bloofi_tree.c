@@ -162,7 +162,11 @@ bloofi_tree_level_parents_by(int64_t n, int d, int64_t fanout)
 
 	if (n <= 2 * (int64_t) d)
 		return 1;
-	/* sizes d..2d: between ceil(n / 2d) and floor(n / d) parents (n > 2d: not empty) */
+
+	/*
+	 * sizes d..2d: between ceil(n / 2d) and floor(n / d) parents (n > 2d: not
+	 * empty)
+	 */
 	lo = (n + 2 * (int64_t) d - 1) / (2 * (int64_t) d);
 	hi = n / d;
 	/* aim at fanout children each, rounded to nearest */
@@ -256,7 +260,8 @@ typedef struct PlanSpace
 	uint8_t    *vals[3];
 	BloofiSubtreeCost *cost[3];
 	const uint8_t **ptr[3];
-	uint8_t    *rootval;		/* OR of a whole level (the same at every level) */
+	uint8_t    *rootval;		/* OR of a whole level (the same at every
+								 * level) */
 } PlanSpace;
 
 /*

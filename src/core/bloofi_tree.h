@@ -49,10 +49,11 @@ extern bool bloofi_tree_saturated(const uint8_t *bits, uint32_t m, int k);
 typedef enum BloofiSplitRule
 {
 	BLOOFI_SPLIT_ALWAYS = 0,	/* the plain B+-tree rule */
-	BLOOFI_NOSPLIT_ALL_ONES = 1,	/* section 3.4: not when its value is all ones */
-	BLOOFI_NOSPLIT_SATURATED = 2	/* refinement: not when saturated (fill^k > 1/2):
-									 * a level of such nodes prunes little, as all-ones
-									 * ones prune nothing */
+	BLOOFI_NOSPLIT_ALL_ONES = 1,	/* section 3.4: not when its value is all
+									 * ones */
+	BLOOFI_NOSPLIT_SATURATED = 2	/* refinement: not when saturated (fill^k
+									 * > 1/2): a level of such nodes prunes
+									 * little, as all-ones ones prune nothing */
 } BloofiSplitRule;
 
 /*

@@ -356,7 +356,7 @@ bloofi_reftree_delete(BloofiRefTree *t, int32_t leaf)
 
 void
 bloofi_reftree_bulk_build(BloofiRefTree *t, const uint8_t *filters, const int64_t *ids,
-					   int64_t n, int32_t *leaf_index)
+						  int64_t n, int32_t *leaf_index)
 {
 	int32_t    *level;
 	int64_t		nlevel = n;
@@ -385,7 +385,10 @@ bloofi_reftree_bulk_build(BloofiRefTree *t, const uint8_t *filters, const int64_
 	vals = xmalloc(sizeof(uint8_t *) * (size_t) n);
 	work = xmalloc(bloofi_tree_level_plan_work(n, t->m));
 	for (int64_t i = 0; i < n; i++)
-		cost[i] = (BloofiSubtreeCost) {1, 0, 0};	/* a leaf */
+		cost[i] = (BloofiSubtreeCost)
+	{
+		1, 0, 0
+	};							/* a leaf */
 
 	while (nlevel > 1)
 	{
@@ -422,7 +425,7 @@ bloofi_reftree_bulk_build(BloofiRefTree *t, const uint8_t *filters, const int64_
 
 int64_t
 bloofi_reftree_search(const BloofiRefTree *t, const uint32_t *pos, int npos,
-				   BloofiRefMatch cb, void *arg)
+					  BloofiRefMatch cb, void *arg)
 {
 	int64_t		checked = 0;
 	int32_t    *stack;

@@ -31,7 +31,8 @@ typedef struct BloofiRefNode
 	int32_t		capchild;
 	int32_t    *child;			/* node indexes */
 	int64_t		id;				/* leaf: caller's row id */
-	uint8_t    *val;			/* nwords words: a leaf's filter, an inner node's OR */
+	uint8_t    *val;			/* nwords words: a leaf's filter, an inner
+								 * node's OR */
 	bool		leaf;
 	bool		used;			/* false: on the free list */
 } BloofiRefNode;
@@ -75,7 +76,7 @@ extern void bloofi_reftree_delete(BloofiRefTree *t, int32_t leaf);
  * leaf_index[i] (if not NULL) receives the node index of filter i.
  */
 extern void bloofi_reftree_bulk_build(BloofiRefTree *t, const uint8_t *filters,
-								   const int64_t *ids, int64_t n, int32_t *leaf_index);
+									  const int64_t *ids, int64_t n, int32_t *leaf_index);
 
 /*
  * Report every leaf whose filter has all npos bits pos[] set (no
@@ -83,7 +84,7 @@ extern void bloofi_reftree_bulk_build(BloofiRefTree *t, const uint8_t *filters,
  * Returns the nodes checked: one per node value tested, leaves included.
  */
 extern int64_t bloofi_reftree_search(const BloofiRefTree *t, const uint32_t *pos, int npos,
-								  BloofiRefMatch cb, void *arg);
+									 BloofiRefMatch cb, void *arg);
 
 /* height (a lone leaf: 1; empty: 0) and node counts */
 extern int	bloofi_reftree_height(const BloofiRefTree *t);
