@@ -270,9 +270,13 @@ bloofi_value_saturated(const uint8 *value, uint32 m, uint32 k)
 Relation
 bloofi_open_index(Oid indexoid, LOCKMODE lockmode)
 {
-	Relation	index = relation_open(indexoid, lockmode);
+	Relation	index = try_relation_open(indexoid, lockmode);
 	Oid			heapoid;
 
+	if (index == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 	if (index->rd_rel->relkind != RELKIND_INDEX ||
 		index->rd_rel->relam != get_index_am_oid("bloofi", false))
 		ereport(ERROR,
