@@ -10,7 +10,7 @@
  * positions (word by word, stopping as soon as it is empty) leaves the
  * matching slots; each counts as one filter checked per child, as the paper
  * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
- * (recheck).  Readers' side of the protocol in bloofi_insert.c: no
+ * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
  * heavyweight lock, one buffer share lock at a time.
  *
  * Design notes: docs/bloofi.md.

@@ -4,7 +4,7 @@
  *    redistribute underfull nodes (the paper's delete, section 3.2, done in
  *    bulk), repack oversized nodes, free retired nodes, compact the file.
  *
- * Everything runs under the tree lock (protocol in bloofi_insert.c), after
+ * Everything runs under the tree lock (protocol in docs/bloofi.md), after
  * the pending list has been moved into the tree.
  *
  * ambulkdelete, in passes over the tree:
@@ -20,7 +20,7 @@
  *      the node's value becomes the OR of its columns.  Values only shrink
  *      here, and from the bottom up, so at every moment a value contains its
  *      columns and its children's values and a column contains its child's
- *      columns (invariants I1-I3, bloofi_insert.c): readers never miss a
+ *      columns (invariants I1-I3, docs/bloofi.md): readers never miss a
  *      live leaf, and a VACUUM stopped half-way leaves a valid tree.
  *   3. the dead leaves' TIDs (their bits are gone already).
  *   Only pages that change are written.
@@ -31,7 +31,8 @@
  * value), else their children are redistributed over two new nodes; an
  * empty node is just unlinked; a child whose capacity is far above what its
  * children need is repacked.  New nodes replace the old ones in one record
- * of the parent (bloofi_insert.c, protocol 3b) and the old ones are retired.
+ * of the parent (the locking protocol's order 3.2 in docs/bloofi.md) and the
+ * old ones are retired.
  * A root left with a single child is replaced by that child.  Around the
  * merges, space (bloofi_space.c): retired nodes that no snapshot can still
  * read, and the pending list's free pages, become free pages first, so that
