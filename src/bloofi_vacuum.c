@@ -432,6 +432,150 @@ bloofi_repack(MergeCtx *mc, BloofiNode *X, uint32 slot, const BloofiNode *C)
 	return true;
 }
 
+/* the children of a node being merged, as read once and updated in memory */
+typedef struct MergeKids
+{
+	int			n;				/* entries (children, live or merged away) */
+	int			cap;
+	ItemPointerData *tids;		/* references */
+	uint32	   *slots;			/* slots in the parent */
+	uint8	   *vals;			/* values (the parent's columns), fbytes each */
+	BloofiNode *kids;			/* headers */
+	bool	   *alive;			/* still a child (not merged away) */
+} MergeKids;
+
+/* read X's children: references, slots, values and headers */
+static void
+bloofi_merge_kids_read(MergeCtx *mc, const BloofiNode *X, MergeKids *k)
+{
+	k->cap = Max(X->nused, 1) + 2;
+	k->tids = palloc(sizeof(ItemPointerData) * k->cap);
+	k->slots = palloc(sizeof(uint32) * k->cap);
+	k->vals = palloc_extended((Size) k->cap * mc->fbytes, MCXT_ALLOC_HUGE);
+	k->kids = palloc(sizeof(BloofiNode) * k->cap);
+	k->alive = palloc(sizeof(bool) * k->cap);
+	k->n = bloofi_node_children(mc->index, X, k->tids, k->vals, k->slots);
+	for (int i = 0; i < k->n; i++)
+	{
+		bloofi_node_read(mc->index, mc->meta, ItemPointerGetBlockNumber(&k->tids[i]),
+						 &k->kids[i]);
+		k->alive[i] = true;
+	}
+}
+
+static void
+bloofi_merge_kids_free(MergeKids *k)
+{
+	pfree(k->tids);
+	pfree(k->slots);
+	pfree(k->vals);
+	pfree(k->kids);
+	pfree(k->alive);
+}
+
+/* the live child other than u whose value is the closest to u's (Hamming) */
+static int
+bloofi_merge_sibling(const MergeCtx *mc, const MergeKids *k, int u)
+{
+	uint64		best = UINT64_MAX;
+	int			sib = -1;
+
+	for (int i = 0; i < k->n; i++)
+		if (k->alive[i] && i != u)
+		{
+			uint64		h = bloofi_tree_hamming(k->vals + (size_t) u * mc->fbytes,
+												k->vals + (size_t) i * mc->fbytes, mc->nwords);
+
+			if (h < best)
+			{
+				best = h;
+				sib = i;
+			}
+		}
+	return sib;
+}
+
+/*
+ * Merge X's children u and sib into one new node, or redistribute their
+ * children over two when one would be too wide, and switch them in X's
+ * place (bloofi_merge_switch); the new nodes join k.  Returns false, X
+ * unchanged, when X has no free slots for the switch.
+ */
+static bool
+bloofi_merge_pair(MergeCtx *mc, BloofiNode *X, MergeKids *k, int u, int sib)
+{
+	BloofiNode *A = &k->kids[u],
+			   *B = &k->kids[sib];
+	int			na,
+				nb,
+				nc,
+				nnew;
+	ItemPointerData *ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
+	uint8	   *cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes,
+									 MCXT_ALLOC_HUGE);
+	uint32	   *cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
+	const uint8 **cp;
+	uint8	   *value = palloc0(mc->fbytes);
+	uint32		olds[2] = {k->slots[u], k->slots[sib]};
+	BlockNumber oldstart[2] = {A->start, B->start};
+	BlockNumber news[2];
+	uint8	   *newvals[2];
+	uint32		freeslots[2];
+
+	na = bloofi_node_children(mc->index, A, ct, cv, cs);
+	nb = bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
+	nc = na + nb;
+	cp = palloc(sizeof(uint8 *) * nc);
+	for (int i = 0; i < nc; i++)
+	{
+		cp[i] = cv + (size_t) i * mc->fbytes;
+		bs_or(value, cp[i], mc->nwords);
+	}
+	nnew = (uint32) nc <= bloofi_fanout_limit(mc->meta, A->level, value) ? 1 : 2;
+	/* slots for the switch first: without them X is left as it is */
+	if (!bloofi_node_switch_slots(mc->index, X, 2, olds, nnew, freeslots))
+		return false;
+	if (k->n + 2 > k->cap)
+	{
+		/* (the new nodes are appended: the arrays grow) */
+		k->cap = 2 * k->cap;
+		k->tids = repalloc(k->tids, sizeof(ItemPointerData) * k->cap);
+		k->slots = repalloc(k->slots, sizeof(uint32) * k->cap);
+		k->vals = repalloc_huge(k->vals, (Size) k->cap * mc->fbytes);
+		k->kids = repalloc(k->kids, sizeof(BloofiNode) * k->cap);
+		k->alive = repalloc(k->alive, sizeof(bool) * k->cap);
+		A = &k->kids[u];
+		B = &k->kids[sib];
+	}
+	newvals[0] = k->vals + (size_t) k->n * mc->fbytes;
+	newvals[1] = k->vals + (size_t) (k->n + 1) * mc->fbytes;
+	mc->oldpages[0] = A->geom.total_pages;
+	mc->oldpages[1] = B->geom.total_pages;
+	if (nnew == 1)
+		news[0] = bloofi_node_write(mc->index, mc->meta, A->level,
+									bloofi_node_cap(mc->d, (uint64) nc + 2), nc, ct, cp,
+									newvals[0], true);
+	else
+		/* redistribute: two nodes of at least d children */
+		bloofi_node_write_halves(mc->index, mc->meta, A->level, nc, ct, cp, news, newvals);
+	bloofi_merge_switch(mc, X, 2, olds, oldstart, nnew, freeslots, news, newvals);
+	k->alive[u] = k->alive[sib] = false;
+	for (int i = 0; i < nnew; i++)
+	{
+		bloofi_child_ref(&k->tids[k->n], news[i]);
+		k->slots[k->n] = freeslots[i];
+		bloofi_node_read(mc->index, mc->meta, news[i], &k->kids[k->n]);
+		k->alive[k->n] = true;
+		k->n++;
+	}
+	pfree(ct);
+	pfree(cv);
+	pfree(cs);
+	pfree(cp);
+	pfree(value);
+	return true;
+}
+
 /*
  * Merge or redistribute X's underfull children, after their own subtrees
  * (post-order).  X's children (references, values, headers) are read once;
@@ -445,12 +589,9 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 {
 	BloofiNode	X;
 	ItemPointerData *tids;
-	uint8	   *vals;
 	uint32	   *slots;
-	BloofiNode *kids;
-	bool	   *alive;
-	int			n,
-				cap;
+	MergeKids	k;
+	int			n;
 
 	vacuum_delay_point();
 	bloofi_node_read(mc->index, mc->meta, start, &X);
@@ -466,146 +607,47 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 
 	/* X's children, once (their merges changed their insides, not X) */
 	bloofi_node_read(mc->index, mc->meta, start, &X);
-	cap = Max(X.nused, 1) + 2;
-	tids = palloc(sizeof(ItemPointerData) * cap);
-	slots = palloc(sizeof(uint32) * cap);
-	vals = palloc_extended((Size) cap * mc->fbytes, MCXT_ALLOC_HUGE);
-	kids = palloc(sizeof(BloofiNode) * cap);
-	alive = palloc(sizeof(bool) * cap);
-	n = bloofi_node_children(mc->index, &X, tids, vals, slots);
-	for (int i = 0; i < n; i++)
-	{
-		bloofi_node_read(mc->index, mc->meta, ItemPointerGetBlockNumber(&tids[i]), &kids[i]);
-		alive[i] = true;
-	}
-
+	bloofi_merge_kids_read(mc, &X, &k);
 	for (;;)
 	{
 		int			u = -1,
-					sib = -1,
 					nalive = 0;
-		uint64		best = UINT64_MAX;
 
 		vacuum_delay_point();
-		for (int i = 0; i < n; i++)
-			if (alive[i])
+		for (int i = 0; i < k.n; i++)
+			if (k.alive[i])
 			{
 				nalive++;
-				if (u < 0 && kids[i].nlive < mc->d)
+				if (u < 0 && k.kids[i].nlive < mc->d)
 					u = i;
 			}
 		if (u < 0 || nalive < 2)
 			break;
-		if (kids[u].nlive == 0)
+		if (k.kids[u].nlive == 0)
 		{
 			/* an empty child is just unlinked */
-			BlockNumber os = kids[u].start;
+			BlockNumber os = k.kids[u].start;
 
-			mc->oldpages[0] = kids[u].geom.total_pages;
-			bloofi_merge_switch(mc, &X, 1, &slots[u], &os, 0, NULL, NULL, NULL);
-			alive[u] = false;
+			mc->oldpages[0] = k.kids[u].geom.total_pages;
+			bloofi_merge_switch(mc, &X, 1, &k.slots[u], &os, 0, NULL, NULL, NULL);
+			k.alive[u] = false;
 			continue;
 		}
-		for (int i = 0; i < n; i++)
-			if (alive[i] && i != u)
-			{
-				uint64		h = bloofi_tree_hamming(vals + (size_t) u * mc->fbytes,
-													vals + (size_t) i * mc->fbytes, mc->nwords);
-
-				if (h < best)
-				{
-					best = h;
-					sib = i;
-				}
-			}
-		{
-			BloofiNode *A = &kids[u],
-					   *B = &kids[sib];
-			int			na,
-						nb,
-						nc,
-						nnew;
-			ItemPointerData *ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
-			uint8	   *cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes,
-											 MCXT_ALLOC_HUGE);
-			uint32	   *cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
-			const uint8 **cp;
-			uint8	   *value = palloc0(mc->fbytes);
-			uint32		olds[2] = {slots[u], slots[sib]};
-			BlockNumber oldstart[2] = {A->start, B->start};
-			BlockNumber news[2];
-			uint8	   *newvals[2];
-			uint32		freeslots[2];
-
-			na = bloofi_node_children(mc->index, A, ct, cv, cs);
-			nb = bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
-			nc = na + nb;
-			cp = palloc(sizeof(uint8 *) * nc);
-			for (int i = 0; i < nc; i++)
-			{
-				cp[i] = cv + (size_t) i * mc->fbytes;
-				bs_or(value, cp[i], mc->nwords);
-			}
-			nnew = (uint32) nc <= bloofi_fanout_limit(mc->meta, A->level, value) ? 1 : 2;
-			/* slots for the switch first: without them X is left as it is */
-			if (!bloofi_node_switch_slots(mc->index, &X, 2, olds, nnew, freeslots))
-				break;
-			if (n + 2 > cap)
-			{
-				/* (the new nodes are appended: the arrays grow) */
-				cap = 2 * cap;
-				tids = repalloc(tids, sizeof(ItemPointerData) * cap);
-				slots = repalloc(slots, sizeof(uint32) * cap);
-				vals = repalloc_huge(vals, (Size) cap * mc->fbytes);
-				kids = repalloc(kids, sizeof(BloofiNode) * cap);
-				alive = repalloc(alive, sizeof(bool) * cap);
-				A = &kids[u];
-				B = &kids[sib];
-			}
-			newvals[0] = vals + (size_t) n * mc->fbytes;
-			newvals[1] = vals + (size_t) (n + 1) * mc->fbytes;
-			mc->oldpages[0] = A->geom.total_pages;
-			mc->oldpages[1] = B->geom.total_pages;
-			if (nnew == 1)
-				news[0] = bloofi_node_write(mc->index, mc->meta, A->level,
-											bloofi_node_cap(mc->d, (uint64) nc + 2), nc, ct, cp,
-											newvals[0], true);
-			else
-				/* redistribute: two nodes of at least d children */
-				bloofi_node_write_halves(mc->index, mc->meta, A->level, nc, ct, cp, news, newvals);
-			bloofi_merge_switch(mc, &X, 2, olds, oldstart, nnew, freeslots, news, newvals);
-			alive[u] = alive[sib] = false;
-			for (int i = 0; i < nnew; i++)
-			{
-				bloofi_child_ref(&tids[n], news[i]);
-				slots[n] = freeslots[i];
-				bloofi_node_read(mc->index, mc->meta, news[i], &kids[n]);
-				alive[n] = true;
-				n++;
-			}
-			pfree(ct);
-			pfree(cv);
-			pfree(cs);
-			pfree(cp);
-			pfree(value);
-		}
+		if (!bloofi_merge_pair(mc, &X, &k, u, bloofi_merge_sibling(mc, &k, u)))
+			break;
 	}
 
 	/*
 	 * no child is short (or no room to merge): repack those much wider than
 	 * they need
 	 */
-	for (int i = 0; i < n; i++)
-		if (alive[i])
+	for (int i = 0; i < k.n; i++)
+		if (k.alive[i])
 		{
 			vacuum_delay_point();
-			bloofi_repack(mc, &X, slots[i], &kids[i]);
+			bloofi_repack(mc, &X, k.slots[i], &k.kids[i]);
 		}
-	pfree(tids);
-	pfree(slots);
-	pfree(vals);
-	pfree(kids);
-	pfree(alive);
+	bloofi_merge_kids_free(&k);
 }
 
 /* ---- space ----------------------------------------------------------- */
