@@ -59,9 +59,12 @@ UNIT_CC     ?= $(CC)
 UNIT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11
 UNIT_TESTS  = $(patsubst test/unit/%.c,test/unit/bin/%,$(sort $(wildcard test/unit/test_*.c)))
 
-test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h) $(wildcard test/unit/*.h test/unit/*.inc)
+# test/ref/*.c: reference implementations the tests compare with (not in the library)
+REF_SRCS    = $(sort $(wildcard test/ref/*.c))
+
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(REF_SRCS) $(wildcard src/core/*.h test/ref/*.h) $(wildcard test/unit/*.h test/unit/*.inc)
 	@mkdir -p test/unit/bin
-	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_SRCS) -lm
+	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/ref -Itest/unit -o $@ $< $(CORE_SRCS) $(REF_SRCS) -lm
 
 .PHONY: unitcheck unitcheck-sanitize bench fuzz check-sanitize
 unitcheck: $(UNIT_TESTS)

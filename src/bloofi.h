@@ -7,11 +7,11 @@
  * bit-sliced matrix of its children's values (src/core/bloofi_layout.h): a
  * contiguous run of pages
  *
- *   [tid pages][summary pages][slice pages]
+ *   [tid pages][value pages][slice pages]
  *
  * whose tid slots hold the children (heap TIDs at level 0, the "bottom"
  * nodes; at level >= 1 the first block of the child node, as an
- * ItemPointer with offset 1), whose summary is the node's own value (the OR
+ * ItemPointer with offset 1), whose value pages hold the node's own value (the OR
  * of its children) and whose slices hold the children's values column-wise.
  * The first tid page is the node's header (level, capacity, counts, flags
  * in the page opaque).  A lookup tests, at each node it visits, all of its
@@ -22,9 +22,8 @@
  *                    map's directory and the writer's intents
  *
  * Other pages are pending pages and bitmap pages of the free-page map
- * (bloofi_space.c).  The locking protocol and the invariants are written at
- * the top of bloofi_insert.c, space management at the top of
- * bloofi_space.c.  Version 2 of the format is that of extension 1.0 with
+ * (bloofi_space.c).  Design notes, with the locking protocol, the
+ * invariants and space management: docs/bloofi.md.  Version 2 of the format is that of extension 1.0 with
  * the free-page map added: a 1.0 index reads as one without a map (its
  * chain of FREE nodes moves into the map at its next VACUUM).
  */
@@ -53,20 +52,23 @@
 /* page kinds */
 #define BLOOFI_PAGE_META		1
 #define BLOOFI_PAGE_TID			2
-#define BLOOFI_PAGE_SUMMARY		3
+#define BLOOFI_PAGE_VALUE		3
 #define BLOOFI_PAGE_SLICE		4
 #define BLOOFI_PAGE_PENDING		5
 #define BLOOFI_PAGE_FSM			6	/* a bitmap page of the free-page map */
 
 typedef struct BloofiPageOpaqueData
 {
-	BlockNumber node;			/* first block of the node (0: metapage, pending pages) */
-	BlockNumber next;			/* pending pages: next page; node header: next node
-								 * of the retired or free chain */
-	uint32		nused;			/* node header: slots ever used (high-water); pending: entries */
+	BlockNumber node;			/* first block of the node (0: metapage,
+								 * pending pages) */
+	BlockNumber next;			/* pending pages: next page; node header: next
+								 * node of the retired or free chain */
+	uint32		nused;			/* node header: slots ever used (high-water);
+								 * pending: entries */
 	uint32		nlive;			/* node header: slots holding a child */
 	uint32		cap;			/* node header: slots */
-	TransactionId xid;			/* node header, retired: next XID when it was replaced */
+	TransactionId xid;			/* node header, retired: next XID when it was
+								 * replaced */
 	uint16		level;			/* node header: 0 = children are heap TIDs */
 	uint16		flags;			/* node header: BLOOFI_NODE_* */
 	uint16		kind;			/* BLOOFI_PAGE_* */
@@ -142,14 +144,19 @@ typedef struct BloofiMetaData
 	uint32		order;			/* d */
 	uint32		leaf_cap;		/* leaf_capacity reloption, rounded to 8 */
 	BlockNumber root;			/* InvalidBlockNumber: no node yet */
-	uint32		height;			/* levels of nodes: root level + 1 (0: no node) */
-	BlockNumber pending_head;	/* active pending chain (InvalidBlockNumber: none) */
+	uint32		height;			/* levels of nodes: root level + 1 (0: no
+								 * node) */
+	BlockNumber pending_head;	/* active pending chain (InvalidBlockNumber:
+								 * none) */
 	BlockNumber pending_tail;
 	uint32		npending;		/* entries in the active chain */
-	BlockNumber flushing_head;	/* chain being moved into the tree (or left by a crash) */
+	BlockNumber flushing_head;	/* chain being moved into the tree (or left by
+								 * a crash) */
 	BlockNumber free_head;		/* recycled pending pages */
-	BlockNumber retired_head;	/* chain of RETIRED nodes (through their header's next) */
-	BlockNumber freenode_head;	/* 1.0's chain of FREE nodes (VACUUM empties it) */
+	BlockNumber retired_head;	/* chain of RETIRED nodes (through their
+								 * header's next) */
+	BlockNumber freenode_head;	/* 1.0's chain of FREE nodes (VACUUM empties
+								 * it) */
 } BloofiMetaData;
 
 #define BloofiPageGetMeta(page) ((BloofiMetaData *) PageGetContents(page))
@@ -184,8 +191,10 @@ typedef struct BloofiMetaData
  * twice, whatever prefix of a writer's records reached the disk.
  */
 #define BLOOFI_FSM_BITS			(BLOOFI_PAGE_BYTES * 8)
-#define BLOOFI_FSM_DIR			512		/* regions: 512 * 65216 blocks (255 GB of 8 kB) */
-#define BLOOFI_MAX_INTENTS		200		/* > the 2 * BLOOFI_MAX_HEIGHT + 3 of one insert */
+#define BLOOFI_FSM_DIR			512 /* regions: 512 * 65216 blocks (255 GB of
+									 * 8 kB) */
+#define BLOOFI_MAX_INTENTS		200 /* > the 2 * BLOOFI_MAX_HEIGHT + 3 of one
+									 * insert */
 #define BLOOFI_META_SPACE_OFFSET 512
 
 #define BLOOFI_INTENT_NEW		1
@@ -214,8 +223,10 @@ typedef struct BloofiSpaceData
 /* what VACUUM did to the space (bloofi_vacuum.c reports it) */
 typedef struct BloofiSpaceReport
 {
-	BlockNumber retired;		/* pages of nodes this VACUUM took out of the tree */
-	BlockNumber freed;			/* pages it made reusable (retired nodes, pending pages) */
+	BlockNumber retired;		/* pages of nodes this VACUUM took out of the
+								 * tree */
+	BlockNumber freed;			/* pages it made reusable (retired nodes,
+								 * pending pages) */
 	BlockNumber truncated;		/* pages it cut off the end of the file */
 	BlockNumber moved;			/* pages of nodes it moved towards the front */
 } BloofiSpaceReport;
@@ -255,11 +266,20 @@ typedef struct BloofiNode
 static inline BlockNumber
 bloofi_slice_block(const BloofiNode *node, uint32 sp)
 {
-	return node->start + node->geom.tid_pages + node->geom.summary_pages + sp;
+	return node->start + node->geom.tid_pages + node->geom.value_pages + sp;
 }
 
 /* the tallest tree we descend (d >= 2: 2^64 leaves need fewer levels) */
 #define BLOOFI_MAX_HEIGHT		64
+
+/* ERROR: the node at block blk is damaged (errdetail from the arguments) */
+#define BLOOFI_NODE_CORRUPT(index, blk, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("index \"%s\" has an invalid node at block %u", \
+					RelationGetRelationName(index), (blk)), \
+			 errdetail(__VA_ARGS__), \
+			 errhint("Please REINDEX it.")))
 
 /* a root-to-node path: path[i] = (node, slot of the next node in it) */
 typedef struct BloofiPathStep
@@ -279,7 +299,7 @@ typedef struct BloofiSearchStats
 
 typedef void (*BloofiMatchCallback) (ItemPointer tid, void *arg);
 
-/* where a heap TID sits in the tree (entry of bloofi_tree_tids' hash table) */
+/* where a heap TID sits in the tree (entry of bloofi_leaf_slots' hash table) */
 typedef struct BloofiLeafSlot
 {
 	ItemPointerData tid;		/* hash key */
@@ -295,7 +315,6 @@ bloofi_child_ref(ItemPointer t, BlockNumber child)
 }
 
 /* bloofi_utils.c */
-extern void bloofi_init_reloptions(void);
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
@@ -303,29 +322,25 @@ extern void bloofi_init_page(Page page, uint16 kind, BlockNumber node, uint32 da
 extern void bloofi_init_meta_page(Page page, int order, int leaf_cap);
 extern Buffer bloofi_new_buffer(Relation index);
 extern BloofiMetaData *bloofi_read_meta(Relation index);
+extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+							 BloofiNode *node);
 extern void bloofi_check_page(Relation index, Page page, BlockNumber blkno,
 							  uint16 kind, BlockNumber node);
 extern void bloofi_params(const BloofiMetaData *meta, BsParams *p);
 extern void bloofi_require_params(Relation index, const BloofiMetaData *meta,
 								  const BsParams *p);
-extern bool bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k);
+extern bool bloofi_value_saturated(const uint8 *value, uint32 m, uint32 k);
 extern int	bloofi_get_order(Relation index);
-extern int	bloofi_get_leaf_cap(Relation index);
-extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern bool bloofi_get_fastupdate(Relation index);
-extern BsKey bloofi_elem_key(const BsHasher *h, Datum value, Oid typid);
 extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);
 extern void bloofi_require_max_m(uint32 m);
-extern void bloofi_tree_lock(Relation index);
-extern bool bloofi_tree_trylock(Relation index);
-extern void bloofi_tree_unlock(Relation index);
 
 /* bloofi_node.c: one node's pages */
 extern uint32 bloofi_node_cap(uint32 order, uint64 want);
+extern int	bloofi_get_leaf_cap(Relation index);
+extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern uint32 bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val);
-extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
-							 BloofiNode *node);
-extern void bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary);
+extern void bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value);
 extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
 								  ItemPointerData *tids);
 extern void bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
@@ -334,9 +349,10 @@ extern int	bloofi_node_children(Relation index, const BloofiNode *X, ItemPointer
 								 uint8 *vals, uint32 *slots);
 extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level,
 									 uint32 cap, uint32 n, const ItemPointerData *tids,
-									 const uint8 *const *filters, uint8 *summary, bool wal);
+									 const uint8 *const *filters, uint8 *value_out, bool wal);
 extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
 									 const uint8 *value, bool exact);
+
 /* above this many children a split cuts in slot order (the choice is O(n^2)) */
 #define BLOOFI_SPLIT_CHOICE_MAX	512
 extern void bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 level,
@@ -347,7 +363,6 @@ extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
 								 const uint32 *slots, const uint8 *const *filters);
 extern void bloofi_node_put_columns(Relation index, const BloofiNode *node, int n,
 									const uint32 *slots, const uint8 *const *filters);
-extern void bloofi_node_retire(Relation index, BlockNumber start);
 extern void bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated);
 extern BlockNumber bloofi_node_copy_below(Relation index, const BloofiNode *X);
 extern bool bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold,
@@ -361,15 +376,18 @@ extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNu
 							 BloofiPathStep *path, int *depth);
 typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
 								   const ItemPointerData *slots, void *arg);
-extern void bloofi_tree_walk(Relation index, const BloofiMetaData *meta,
-							 BloofiNodeVisitor visit, void *arg);
-extern HTAB *bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name);
+extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
+							  BloofiNodeVisitor visit, void *arg);
+extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_space.c: free-page map, allocation, recycling, truncation */
+extern void bloofi_lock_tree(Relation index);
+extern bool bloofi_trylock_tree(Relation index);
+extern void bloofi_unlock_tree(Relation index);
 extern BlockNumber bloofi_space_alloc(Relation index, uint32 npages);
 extern BlockNumber bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit);
 extern void bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire);
-extern void bloofi_space_retired(Page metapage, BlockNumber start);
+extern void bloofi_space_retire(Relation index, BlockNumber start);
 extern void bloofi_space_recover(Relation index);
 extern BlockNumber bloofi_space_recycle(Relation index, bool all);
 extern BlockNumber bloofi_space_reclaim_pending(Relation index);
@@ -377,6 +395,7 @@ extern BlockNumber bloofi_space_truncate(Relation index);
 extern void bloofi_space_move_bitmaps(Relation index);
 extern void bloofi_space_counts(Relation index, int64 *free_pages, int64 *free_runs,
 								int64 *retired_nodes, int64 *retired_pages);
+
 /* what bloofi_space_visit reports a run of blocks to be (bloofi_check) */
 typedef enum BloofiSpaceOwner
 {
@@ -391,7 +410,8 @@ typedef enum BloofiSpaceOwner
 	BLOOFI_OWNER_OLD,			/* OLD intent */
 	BLOOFI_OWNER_FREEING,		/* FREEING intent */
 	BLOOFI_OWNER_TRUNCATE,		/* TRUNCATE intent (to the end of the file) */
-	BLOOFI_OWNER_LEGACY_FREE	/* the FREE node chain of an index of version 1.0 */
+	BLOOFI_OWNER_LEGACY_FREE	/* the FREE node chain of an index of version
+								 * 1.0 */
 } BloofiSpaceOwner;
 typedef void (*BloofiSpaceVisitor) (BloofiSpaceOwner owner, BlockNumber start, BlockNumber n,
 									void *arg);
@@ -399,7 +419,7 @@ extern void bloofi_space_visit(Relation index, BloofiSpaceVisitor visit, void *a
 
 /* bloofi_insert.c: leaves into the tree (caller holds the tree lock) */
 extern void bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
-							   const uint8 *const *filters);
+								 const uint8 *const *filters);
 extern void bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slots,
 								 const uint8 *const *filters);
 extern void bloofi_propagate(Relation index, const BloofiMetaData *meta,
@@ -422,7 +442,8 @@ extern IndexBuildResult *bloofi_build(Relation heap, Relation index, IndexInfo *
 extern void bloofi_buildempty(Relation index);
 extern char *bloofi_buildphasename(int64 phasenum);
 
-/* bloofi_insert.c */
+/* bloofi_am.c: handler, reloptions, aminsert */
+extern void bloofi_init_reloptions(void);
 extern bool bloofi_insert(Relation index, Datum *values, bool *isnull,
 						  ItemPointer ht_ctid, Relation heapRel,
 						  IndexUniqueCheck checkUnique, bool indexUnchanged,

@@ -23,6 +23,8 @@
  * Pages are written through shared buffers without WAL and WAL-logged at the
  * end in one pass (log_newpage_range), as pgvector and GiST's sorted build
  * do; a crash before commit leaves an index nobody references.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -56,7 +58,7 @@ typedef struct BloofiBuildState
 	ItemPointerData *tids;
 	uint32		n;				/* filters buffered */
 	bool		growing;		/* the buffered node is saturated: fill it */
-	uint8	   *orv;			/* OR of the buffered filters */
+	uint8	   *value;			/* the buffered filters' value (their OR) */
 	/* the bottom level written so far: first blocks and values */
 	BlockNumber *level_start;
 	uint8	   *level_vals;
@@ -118,9 +120,9 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);
 	memmove(bs->tids, bs->tids + cnt, sizeof(ItemPointerData) * (bs->n - cnt));
 	bs->n -= cnt;
-	memset(bs->orv, 0, bs->fbytes);
+	memset(bs->value, 0, bs->fbytes);
 	for (uint32 i = 0; i < bs->n; i++)
-		bs_or(bs->orv, bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
+		bs_or(bs->value, bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
 	bs->growing = false;
 	pfree(fp);
 	pfree(val);
@@ -135,12 +137,12 @@ bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const uint8 *bits, siz
 	memcpy(bs->arena + (size_t) bs->n * nbytes, bits, nbytes);
 	bs->tids[bs->n] = *tid;
 	bs->n++;
-	bs_or(bs->orv, bits, nbytes / 8);
+	bs_or(bs->value, bits, nbytes / 8);
 	if (bs->n == bs->build_cap)
 		bloofi_emit_bottom(bs, bs->n);
 	else if (!bs->growing && bs->n == 2 * d + 1)
 	{
-		if (bloofi_summary_saturated(bs->orv, bs->params.m, bs->params.k))
+		if (bloofi_value_saturated(bs->value, bs->params.m, bs->params.k))
 			bs->growing = true; /* unsplittable: grow to build_cap */
 		else
 			bloofi_emit_bottom(bs, d + 1);	/* what a split leaves behind */
@@ -238,16 +240,18 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bs->meta->k = v.p.k;
 		bs->meta->hash = v.p.hash;
 		bs->meta->seed = v.p.seed;
+
 		/*
 		 * half of maintenance_work_mem for the sort, half for one bottom
-		 * node's buffer: the bound inserts also grow nodes to (two slots kept free)
+		 * node's buffer: the bound inserts also grow nodes to (two slots kept
+		 * free)
 		 */
 		bs->fbytes = v.nwords * 8;
 		bs->build_cap = Max(bloofi_effective_leaf_cap(bs->meta) - 2, 2 * bs->meta->order + 1);
 		MemoryContextSwitchTo(old);
 		bs->arena = palloc_extended((Size) bs->build_cap * v.nwords * 8, MCXT_ALLOC_HUGE);
 		bs->tids = palloc((Size) bs->build_cap * sizeof(ItemPointerData));
-		bs->orv = palloc0(v.nwords * 8);
+		bs->value = palloc0(v.nwords * 8);
 		MemoryContextSwitchTo(bs->tmpctx);
 	}
 	else

@@ -27,6 +27,8 @@
  *
  * bloofi_contsel, the restriction estimator of version 1.0, is the same
  * estimator as 1.1's bloom_contsel (it no longer probes the index).
+ *
+ * Design notes: docs/planner.md (the cost model) and docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -55,7 +57,8 @@ PG_FUNCTION_INFO_V1(bloofi_contsel);
 /* cpu costs, in units of cpu_operator_cost (docs/planner.md) */
 #define COST_HASH			10.0	/* hashing one element into its positions */
 #define COST_WORD			0.3 /* ANDing one 64-bit word of a slice */
-#define COST_NODE			10.0	/* opening a node: header, geometry, buffers */
+#define COST_NODE			10.0	/* opening a node: header, geometry,
+									 * buffers */
 #define COST_PENDING_POS	0.5 /* one position of one pending entry */
 
 typedef struct BloofiCostProfile
@@ -74,7 +77,7 @@ typedef struct BloofiCostProfile
 static double
 node_value_fp(Relation irel, const BloofiNode *node, uint8 *buf, uint32 k)
 {
-	bloofi_node_read_summary(irel, node, buf);
+	bloofi_node_read_value(irel, node, buf);
 	return pow((double) bs_popcount(buf, bs_words_for_bits(node->geom.m)) / node->geom.m, k);
 }
 
@@ -111,12 +114,16 @@ profile_tree(Relation irel, const BloofiMetaData *meta, BloofiCostProfile *prof)
 			L->slice_words += X.geom.slice_words;
 			L->slice_pages += X.geom.slice_pages;
 			L->tid_pages += X.geom.tid_pages;
-			L->summary_pages += X.geom.summary_pages;
+			L->value_pages += X.geom.value_pages;
 			if (lvl == 0)
 				prof->root_tested = !(X.flags & BLOOFI_NODE_SATURATED);
-			/* a value of many pages (filters of megabytes) is taken as saturated */
+
+			/*
+			 * a value of many pages (filters of megabytes) is taken as
+			 * saturated
+			 */
 			L->value_fp += ((lvl == 0 && !prof->root_tested) ||
-							X.geom.summary_pages > PROFILE_VALUE_PAGES) ? 1 :
+							X.geom.value_pages > PROFILE_VALUE_PAGES) ? 1 :
 				node_value_fp(irel, &X, value, meta->k);
 			if (X.level == 0)
 			{
@@ -148,7 +155,7 @@ profile_tree(Relation irel, const BloofiMetaData *meta, BloofiCostProfile *prof)
 		L->slice_words /= ncur;
 		L->slice_pages /= ncur;
 		L->tid_pages /= ncur;
-		L->summary_pages /= ncur;
+		L->value_pages /= ncur;
 		L->value_fp /= ncur;
 		prof->nlevels = lvl + 1;
 		nodes *= Max(L->children, 1);
@@ -222,14 +229,14 @@ hypothetical_profile(IndexOptInfo *index, BloofiCostProfile *prof)
 	prof->levels[0].slice_pages = ceil(1024 * ceil(prof->levels[0].children / 8) /
 									   BLOOFI_PAGE_BYTES);
 	prof->levels[0].tid_pages = ceil(prof->levels[0].children / g.tids_per_page);
-	prof->levels[0].summary_pages = 1;
+	prof->levels[0].value_pages = 1;
 	prof->levels[0].value_fp = 1;
 	prof->levels[1].nodes = prof->levels[0].children;
 	prof->levels[1].children = fan;
 	prof->levels[1].slice_words = g.slice_words;
 	prof->levels[1].slice_pages = g.slice_pages;
 	prof->levels[1].tid_pages = g.tid_pages;
-	prof->levels[1].summary_pages = g.summary_pages;
+	prof->levels[1].value_pages = g.value_pages;
 	prof->levels[1].value_fp = 1;
 }
 
@@ -283,6 +290,7 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 							   COST_PENDING_POS * prof.pending * npos) +
 		cpu_index_tuple_cost * matches;
 	get_tablespace_page_costs(index->reltablespace, &spc_random_page_cost, &spc_seq_page_cost);
+
 	/*
 	 * the metapage and each node's first page at random, the node's other
 	 * pages (in its contiguous run, read in ascending order) sequentially

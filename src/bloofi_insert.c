@@ -1,7 +1,8 @@
 /*
  * bloofi_insert.c
  *    Inserting filters into the Bloofi tree (the paper's section 3.1, with
- *    the no-split heuristic of section 3.4), and THE LOCKING PROTOCOL.
+ *    the no-split heuristic of section 3.4): one leaf or a batch, with the
+ *    splits and growth they need.
  *
  * Insert (Algorithm 2 of the paper): descend from the root to the child
  * whose value is the closest to the new filter in Hamming distance, down to
@@ -17,86 +18,30 @@
  * a few is nearly all ones) gets a few wide bit-sliced bottom nodes, and one
  * of sparse filters gets the paper's tree of d..2d children per node.
  *
- * Locking protocol (every page change through GenericXLog)
- * ---------------------------------------------------------
- * 1. Writers of the tree (pending-list flushes, inserts with fastupdate off,
- *    VACUUM) are serialised by the tree lock, a heavyweight lock on the
- *    metapage's block number (bloofi_tree_lock).  So a writer never races
- *    another writer: its descent, the values it reads and the paths it
- *    records stay valid while it holds the lock.
- * 2. Pending-list appends do not take the tree lock: they change only the
- *    metapage and pending pages, under the metapage's exclusive buffer lock
- *    (bloofi_pending.c).  A tree writer changes the metapage (root, chains)
- *    under the same buffer lock, and when it also locks a node page in the
- *    same record it locks the metapage first.
- * 3. The invariants.  Write X's value V(X) and, for the child Y in slot s,
- *    X's column C(X, s) (Y's value as X's slices hold it; at the bottom, a
- *    leaf's filter).  At every moment, for every node X and live slot s:
- *      (I1) V(X) contains C(X, s);
- *      (I2) C(X, s) contains every column of Y (so every leaf below Y);
- *      (I3) V(X) contains V(Y).
- *    Extra bits (slack) are allowed, missing ones never: a lookup tests the
- *    root's value and then columns, so I1 and I2 mean it never prunes a
- *    complete leaf.  They hold whatever prefix of a writer's records has
- *    reached the pages, which is what a reader running alongside sees, and
- *    what a cancel, an ERROR (out of memory, I/O) or a crash leaves behind,
- *    because every writer follows one of three orders:
- *    a. An insert only adds bits, from the top down: the leaves' TIDs (with
- *       the node's counts) first, then the OR of their filters into each
- *       value and column of the path from the root (a value before its
- *       column, a column before the child's value), then the bottom node's
- *       value, then the leaves' own columns last.  Any prefix leaves the
- *       new bits in a top segment of the path: slack above a leaf whose TID
- *       is already there and whose transaction has not committed (an insert
- *       finishes before its commit; a cancelled one aborts, and VACUUM
- *       removes the dead leaf and the slack).  No code relies on "a value
- *       already had the bits, so its ancestors do": every write of an
- *       insert goes over the whole path.
- *    b. Structural changes (split, growth, VACUUM's merges) copy and change
- *       no value above: the new nodes are written whole from the old
- *       nodes' columns (so their values are subsets of the old column in
- *       the parent: I1-I3 hold for them before anything points to them),
- *       their values put into free columns of the parent, and one record of
- *       the parent's header switches the slots (old slot cleared, new slots
- *       set).  A split happens before the leaf that needed it is inserted,
- *       never with it (a new leaf copied into a new node while the parent's
- *       value lacked it would break I1).  The old node is then RETIRED:
- *       never written again, and freed only when no snapshot older than its
- *       retirement remains (bloofi_node.c).  A reader that read the parent
- *       before the switch reaches the old node and finds everything that
- *       was there; a reader after it reaches the copies.
- *    c. VACUUM only removes bits, from the bottom up (a node's columns
- *       before its value, a child's value before its parent's column), and
- *       removes dead leaves' TIDs last: bloofi_vacuum.c.
- *    Matches are lossy (recheck): a leaf may be found twice (old and new
- *    node), dead, or in a slot reused since.
- * 4. Interrupts and errors.  A WAL record is atomic (GenericXLog: an ERROR
- *    before its end discards it), and by 3 any prefix of a writer's records
- *    leaves I1-I3 true, so no unit of writes needs interrupts held or a
- *    critical section: CHECK_FOR_INTERRUPTS may run between any two
- *    records, and an ERROR anywhere (out of memory, I/O) is as harmless as
- *    a cancel or a crash.  What such a stop leaves: slack above a leaf that
- *    is dead (an aborted insert, removed with its slack by VACUUM) or still
- *    in the flushing chain (completed by the next flush), slack above dead
- *    TIDs (an interrupted VACUUM, redone by the next), and pages whose fate
- *    was not settled: new nodes not linked yet, unlinked nodes not retired
- *    yet, runs being freed or cut off.  Those are recorded as intents in the
- *    metapage by the very records that create them, and settled by the next
- *    writer to take the tree lock (bloofi_space.c), so no page is lost or
- *    owned twice.  bloofi_check verifies I1-I3 always, every live leaf's
- *    column against its heap filter, exactness (every value and column the
- *    OR of the columns below) wherever no dead or flushing leaf lies below,
- *    and that every block of the file belongs to exactly one thing (the
- *    tree, a retired node, a pending chain, the free-page map, an intent) or
- *    was never written.
- * 5. Batches (a pending-list flush, bloofi_insert_leaves): the leaves are
- *    grouped by the bottom node their descent reaches (inner nodes read once
- *    per round for all descents); a group takes the room its node has (the
- *    rest waits for the next round), a node without room gets it first
- *    (bloofi_make_room) and its group waits, and the groups go in together: all their TIDs, then their ORs down all their paths level by
- *    level (one write per node for all its children on paths), then their
- *    columns.  A group whose path went through a node retired meanwhile
- *    waits for the next round's descent.
+ * Design notes: docs/bloofi.md; the locking protocol and the invariants
+ * are in its section "Concurrency: the locking protocol".  In short: writers of
+ * the tree (pending-list flushes, inserts with fastupdate off, VACUUM) are
+ * serialised by the tree lock (bloofi_lock_tree); pending-list appends take
+ * only the metapage's buffer lock.  Every change goes through GenericXLog,
+ * and every value contains its columns and its children's values (I1-I3)
+ * after any prefix of a writer's records, so a cancel, an ERROR or a crash
+ * is harmless and no unit of writes needs a critical section.  For that an
+ * insert adds bits from the top down (the leaves' TIDs first, then the OR
+ * of their filters into every value and column of the path from the root,
+ * the bottom node's value, the leaves' own columns last), and a structural
+ * change (split, growth) writes new nodes whole from the old ones' columns
+ * before one record switches them in, never together with the leaf that
+ * needed it; the old node is retired (bloofi_space_retire).
+ *
+ * Batches (a pending-list flush, bloofi_insert_leaves): the leaves are
+ * grouped by the bottom node their descent reaches (inner nodes read once
+ * per round for all descents); a group takes the room its node has (the
+ * rest waits for the next round), a node without room gets it first
+ * (bloofi_make_room) and its group waits, and the groups go in together:
+ * all their TIDs, then their ORs down all their paths level by level (one
+ * write per node for all its children on paths), then their columns.  A
+ * group whose path went through a node retired meanwhile waits for the next
+ * round's descent.
  */
 #include "postgres.h"
 
@@ -115,11 +60,19 @@ typedef struct InsertCtx
 	uint32		d;
 	uint32		fbytes;
 	size_t		nwords;
-	/* nodes retired by this call (bloofi_insert_leaves: paths through them are stale) */
+
+	/*
+	 * nodes retired by this call (bloofi_insert_leaves: paths through them
+	 * are stale)
+	 */
 	BlockNumber *retired;
 	int			nretired;
 	int			retcap;
-	/* while a batch descends (no write): inner nodes' children, by first block */
+
+	/*
+	 * while a batch descends (no write): inner nodes' children, by first
+	 * block
+	 */
 	HTAB	   *cache;
 	Size		cache_bytes;
 } InsertCtx;
@@ -134,34 +87,6 @@ typedef struct DescentEntry
 	uint32	   *slots;
 	const uint8 **vp;
 } DescentEntry;
-
-/*
- * Set the parameters of an empty index from its first filter (metapage
- * exclusive).  Returns a fresh copy of the metapage.
- */
-static BloofiMetaData *
-bloofi_set_params(Relation index, const BsParams *p)
-{
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	BloofiMetaData *meta;
-	BloofiWal	w;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	meta = BloofiPageGetMeta(BufferGetPage(metabuf));
-	if (!meta->have_params)
-	{
-		bloofi_wal_begin(&w, index);
-		meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
-		meta->m = p->m;
-		meta->k = p->k;
-		meta->hash = p->hash;
-		meta->seed = p->seed;
-		meta->have_params = 1;
-		bloofi_wal_flush(&w);
-	}
-	UnlockReleaseBuffer(metabuf);
-	return bloofi_read_meta(index);
-}
 
 /*
  * Write tids[i] into slots[i] of node X (an invalid tid frees the slot),
@@ -397,7 +322,7 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 {
 	Relation	index = ic->index;
 	BloofiNode	P;
-	uint8	   *pval;
+	uint8	   *parent_value;
 	uint32		s;
 	uint32		free_slots[2];
 	BlockNumber *unlinked = palloc(sizeof(BlockNumber) * (nbelow + 1));
@@ -428,9 +353,9 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	{
 		bloofi_node_read(index, ic->meta, path[depth - 1].node, &P);
 		s = path[depth - 1].slot;
-		pval = palloc(ic->fbytes);
-		bloofi_node_read_summary(index, &P, pval);
-		if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
+		parent_value = palloc(ic->fbytes);
+		bloofi_node_read_value(index, &P, parent_value);
+		if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, parent_value) &&
 			bloofi_node_switch_slots(index, &P, 1, &s, nnew, free_slots))
 		{
 			/*
@@ -443,7 +368,10 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 		}
 		else
 		{
-			/* the parent must be grown or split: its children with old replaced */
+			/*
+			 * the parent must be grown or split: its children with old
+			 * replaced
+			 */
 			ItemPointerData *ptids;
 			uint8	   *pvals;
 			uint32	   *pslots;
@@ -473,7 +401,7 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	}
 	for (int i = 0; i < nunlinked; i++)
 	{
-		bloofi_node_retire(index, unlinked[i]);
+		bloofi_space_retire(index, unlinked[i]);
 		if (ic->nretired == ic->retcap)
 		{
 			ic->retcap = Max(16, 2 * ic->retcap);
@@ -576,22 +504,22 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
 /*
  * Whether n leaves (filters) fit in bottom node B, as it is now (re-read: a
  * leaf inserted alone may have gone in since the descent): fan-out and free
- * slots.  Fills orf with their OR and slots[0..n) with the free slots they
+ * slots.  Fills batch_value with their OR and slots[0..n) with the free slots they
  * would take.  Writes nothing.
  */
 static bool
 bloofi_bottom_fits(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filters,
-				   uint8 *orf, uint32 *slots)
+				   uint8 *batch_value, uint32 *slots)
 {
 	uint8	   *val = palloc(ic->fbytes);
 	bool		fits;
 
 	bloofi_node_read(ic->index, ic->meta, B->start, B);
-	bloofi_node_read_summary(ic->index, B, val);
-	memset(orf, 0, ic->fbytes);
+	bloofi_node_read_value(ic->index, B, val);
+	memset(batch_value, 0, ic->fbytes);
 	for (int i = 0; i < n; i++)
-		bs_or(orf, filters[i], ic->nwords);
-	bs_or(val, orf, ic->nwords);
+		bs_or(batch_value, filters[i], ic->nwords);
+	bs_or(val, batch_value, ic->nwords);
 	fits = B->nlive + n <= bloofi_fanout_limit(ic->meta, 0, val) &&
 		bloofi_free_slots(ic->index, B, n, slots) == n;
 	pfree(val);
@@ -612,7 +540,7 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	int			room;
 
 	bloofi_node_read(ic->index, ic->meta, B->start, B);
-	bloofi_node_read_summary(ic->index, B, val);
+	bloofi_node_read_value(ic->index, B, val);
 	for (int i = 0; i < n; i++)
 		bs_or(val, filters[i], ic->nwords);
 	limit = bloofi_fanout_limit(ic->meta, 0, val);
@@ -620,8 +548,11 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	room = Min(room, bloofi_free_slots(ic->index, B, room, slots));
 	if (room > 0 && room < n)
 	{
-		/* the limit for the value with those first leaves only (not saturated: 2d) */
-		bloofi_node_read_summary(ic->index, B, val);
+		/*
+		 * the limit for the value with those first leaves only (not
+		 * saturated: 2d)
+		 */
+		bloofi_node_read_value(ic->index, B, val);
 		for (int i = 0; i < room; i++)
 			bs_or(val, filters[i], ic->nwords);
 		limit = bloofi_fanout_limit(ic->meta, 0, val);
@@ -641,14 +572,14 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 static bool
 bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode *B,
 					 int n, const ItemPointerData *tids, const uint8 *const *filters,
-					 uint8 *orf)
+					 uint8 *batch_value)
 {
 	uint32	   *slots = palloc(sizeof(uint32) * n);
 
-	if (!bloofi_bottom_fits(ic, B, n, filters, orf, slots))
+	if (!bloofi_bottom_fits(ic, B, n, filters, batch_value, slots))
 		return false;
 	bloofi_node_set_slots(ic->index, B, n, slots, tids);
-	bloofi_propagate(ic->index, ic->meta, path, depth, orf);
+	bloofi_propagate(ic->index, ic->meta, path, depth, batch_value);
 	bloofi_node_set_bits(ic->index, B, n, slots, filters);
 	pfree(slots);
 	return true;
@@ -664,7 +595,7 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
 	int			depth;
 	BloofiNode	B;
-	uint8	   *orf = palloc(ic->fbytes);
+	uint8	   *batch_value = palloc(ic->fbytes);
 
 	if (ic->meta->root == InvalidBlockNumber)
 	{
@@ -678,18 +609,18 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 	for (int tries = 0;; tries++)
 	{
 		bloofi_descend(ic, f, path, &depth, &B);
-		if (bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f, orf))
+		if (bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f, batch_value))
 			break;
 		if (tries >= BLOOFI_MAX_ROOM_TRIES || !bloofi_make_room(ic, path, depth, &B, f, 1))
 			elog(ERROR, "bloofi: no room for a leaf in index \"%s\" (bottom node %u, %u of %u slots live)",
 				 RelationGetRelationName(ic->index), B.start, B.nlive, B.cap);
 	}
-	pfree(orf);
+	pfree(batch_value);
 }
 
 /*
  * bloofi_propagate for the batches j < n with fit[j] (path paths[j] of
- * depths[j] steps, OR orfs row j), level by level from the root: each node
+ * depths[j] steps, OR values row j), level by level from the root: each node
  * on some path gets, in one bloofi_node_set_bits, the ORs of the batches
  * below each of its children on paths, so that a wide node's slices are
  * written once per round rather than once per batch.  The order of the
@@ -699,7 +630,7 @@ bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 static void
 bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
 					   BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT], const int *depths,
-					   const uint8 *orfs)
+					   const uint8 *values)
 {
 	int			maxdepth = 0;
 	uint32	   *slots = palloc(sizeof(uint32) * Max(n, 1));
@@ -739,7 +670,7 @@ bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
 					cp[k] = cols + (size_t) k * ic->fbytes;
 					k++;
 				}
-				bs_or(cols + (size_t) c * ic->fbytes, orfs + (size_t) i * ic->fbytes, ic->nwords);
+				bs_or(cols + (size_t) c * ic->fbytes, values + (size_t) i * ic->fbytes, ic->nwords);
 			}
 			bloofi_node_read(ic->index, ic->meta, node, &X);
 			bloofi_node_set_bits(ic->index, &X, k, slots, cp);
@@ -752,6 +683,221 @@ bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
 }
 
 /*
+ * One round of bloofi_insert_leaves over the n leaves still to insert
+ * (todo[t], t < n), grouped by the bottom node their descent reaches.
+ */
+typedef struct InsertRound
+{
+	int			n;				/* leaves of the round */
+	int			ntarget;		/* bottom nodes j they reach */
+	/* per leaf t */
+	int		   *which;			/* its bottom node j */
+	bool	   *done;			/* inserted in this round */
+	/* per bottom node j */
+	BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT]; /* its path from the root */
+	int		   *depths;
+	BloofiNode *nodes;
+	int		   *gstart;			/* its leaves: bt/bf[gstart[j] .. + gcount[j]) */
+	int		   *gcount;
+	int		   *gfirst;			/* the first of them, as t */
+	uint32	   *gslots;			/* their slots (gslots + gstart[j]) */
+	uint8	   *gvalue;			/* their OR (row j, fbytes each) */
+	bool	   *fit;			/* they go in this round */
+	/* the leaves grouped by bottom node */
+	ItemPointerData *bt;
+	const uint8 **bf;
+} InsertRound;
+
+static void
+bloofi_round_alloc(InsertRound *r, const InsertCtx *ic, int n)
+{
+	r->n = n;
+	r->ntarget = 0;
+	r->paths = palloc(sizeof(*r->paths) * n);
+	r->depths = palloc(sizeof(int) * n);
+	r->nodes = palloc(sizeof(BloofiNode) * n);
+	r->which = palloc(sizeof(int) * n);
+	r->done = palloc0(sizeof(bool) * n);
+	r->bt = palloc(sizeof(ItemPointerData) * n);
+	r->bf = palloc(sizeof(uint8 *) * n);
+	r->gstart = palloc(sizeof(int) * n);
+	r->gcount = palloc0(sizeof(int) * n);
+	r->gfirst = palloc(sizeof(int) * n);
+	r->gslots = palloc(sizeof(uint32) * n);
+	r->gvalue = palloc_extended((Size) n * ic->fbytes, MCXT_ALLOC_HUGE);
+	r->fit = palloc(sizeof(bool) * n);
+}
+
+static void
+bloofi_round_free(InsertRound *r)
+{
+	pfree(r->paths);
+	pfree(r->depths);
+	pfree(r->nodes);
+	pfree(r->which);
+	pfree(r->done);
+	pfree(r->bt);
+	pfree(r->bf);
+	pfree(r->gstart);
+	pfree(r->gcount);
+	pfree(r->gfirst);
+	pfree(r->gslots);
+	pfree(r->gvalue);
+	pfree(r->fit);
+}
+
+/*
+ * Descend for every leaf of the round and group the leaves by the bottom
+ * node reached (which, paths, depths, nodes, ntarget).  The descents write
+ * nothing, so inner nodes are read once for all of them (ic->cache).
+ */
+static void
+bloofi_round_descend(InsertCtx *ic, InsertRound *r, const int *todo,
+					 const uint8 *const *filters)
+{
+	HASHCTL		ctl;
+	MemoryContext cachecxt = AllocSetContextCreate(CurrentMemoryContext,
+												   "bloofi descent cache",
+												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext prev = MemoryContextSwitchTo(cachecxt);
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(BlockNumber);
+	ctl.entrysize = sizeof(DescentEntry);
+	ctl.hcxt = cachecxt;
+	ic->cache = hash_create("bloofi descent cache", 64, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ic->cache_bytes = 0;
+	for (int t = 0; t < r->n; t++)
+	{
+		BloofiPathStep p[BLOOFI_MAX_HEIGHT];
+		int			d;
+		BloofiNode	B;
+
+		bloofi_descend(ic, filters[todo[t]], p, &d, &B);
+		r->which[t] = -1;
+		for (int j = 0; j < r->ntarget && r->which[t] < 0; j++)
+			if (r->nodes[j].start == B.start)
+				r->which[t] = j;
+		if (r->which[t] < 0)
+		{
+			r->which[t] = r->ntarget;
+			r->nodes[r->ntarget] = B;
+			r->depths[r->ntarget] = d;
+			memcpy(r->paths[r->ntarget], p, sizeof(BloofiPathStep) * d);
+			r->ntarget++;
+		}
+	}
+	MemoryContextSwitchTo(prev);
+	MemoryContextDelete(cachecxt);
+	ic->cache = NULL;
+}
+
+/* lay the round's leaves out by bottom node (gcount, gfirst, gstart, bt, bf) */
+static void
+bloofi_round_group(InsertRound *r, const int *todo, const ItemPointerData *tids,
+				   const uint8 *const *filters)
+{
+	for (int t = 0; t < r->n; t++)
+	{
+		int			j = r->which[t];
+
+		if (r->gcount[j]++ == 0)
+			r->gfirst[j] = t;
+	}
+	for (int j = 0, pos = 0; j < r->ntarget; j++)
+	{
+		r->gstart[j] = pos;
+		for (int t = 0; t < r->n; t++)
+			if (r->which[t] == j)
+			{
+				r->bt[pos] = tids[todo[t]];
+				r->bf[pos++] = filters[todo[t]];
+			}
+	}
+}
+
+/*
+ * Step 1 of a round, per bottom node: a group takes the room its node has
+ * (up to its fan-out limit and free slots; fit[j]); the rest of it waits
+ * for the next round.  The group of a node without room gets room (a
+ * split, or a growth sized for the group: decided as for its first leaf
+ * inserted alone) and waits for the next round; a node that can be neither
+ * split nor grown takes that leaf the slow way.
+ */
+static void
+bloofi_round_make_room(InsertCtx *ic, InsertRound *r, const int *todo,
+					   const ItemPointerData *tids, const uint8 *const *filters)
+{
+	for (int j = 0; j < r->ntarget; j++)
+	{
+		int			room;
+
+		CHECK_FOR_INTERRUPTS();
+		r->fit[j] = false;
+		if (bloofi_path_stale(ic, r->paths[j], r->depths[j], r->nodes[j].start))
+			continue;
+		room = bloofi_bottom_room(ic, &r->nodes[j], r->gcount[j], r->bf + r->gstart[j]);
+		if (room > 0)
+		{
+			r->gcount[j] = room;
+			r->fit[j] = true;
+			continue;
+		}
+		if (!bloofi_make_room(ic, r->paths[j], r->depths[j], &r->nodes[j],
+							  r->bf[r->gstart[j]], r->gcount[j]))
+		{
+			int			t = r->gfirst[j];
+
+			bloofi_insert_one(ic, &tids[todo[t]], filters[todo[t]]);
+			r->done[t] = true;
+		}
+	}
+}
+
+/*
+ * Steps 2-5 of a round: the groups that fit, unless a reorganisation in
+ * step 1 changed their path or node, go in together: their TIDs, their ORs
+ * down the paths level by level, their columns.  Marks their leaves done.
+ */
+static void
+bloofi_round_write(InsertCtx *ic, InsertRound *r)
+{
+	/* 2. the groups that still fit */
+	for (int j = 0; j < r->ntarget; j++)
+		if (r->fit[j])
+			r->fit[j] = !bloofi_path_stale(ic, r->paths[j], r->depths[j], r->nodes[j].start) &&
+				bloofi_bottom_fits(ic, &r->nodes[j], r->gcount[j], r->bf + r->gstart[j],
+								   r->gvalue + (size_t) j * ic->fbytes,
+								   r->gslots + r->gstart[j]);
+
+	/*
+	 * 3. their TIDs, 4. their ORs down the paths, level by level, 5. their
+	 * columns
+	 */
+	for (int j = 0; j < r->ntarget; j++)
+		if (r->fit[j])
+			bloofi_node_set_slots(ic->index, &r->nodes[j], r->gcount[j],
+								  r->gslots + r->gstart[j], r->bt + r->gstart[j]);
+	bloofi_propagate_batch(ic, r->ntarget, r->fit, r->paths, r->depths, r->gvalue);
+	for (int j = 0; j < r->ntarget; j++)
+		if (r->fit[j])
+		{
+			int			left = r->gcount[j];
+
+			bloofi_node_set_bits(ic->index, &r->nodes[j], r->gcount[j],
+								 r->gslots + r->gstart[j], r->bf + r->gstart[j]);
+			/* (the group's first gcount[j] leaves, in the order of bt/bf) */
+			for (int t = 0; t < r->n && left > 0; t++)
+				if (r->which[t] == j)
+				{
+					r->done[t] = true;
+					left--;
+				}
+		}
+}
+
+/*
  * Insert n leaves (tids[i], filters[i]); the caller holds the tree lock.
  * Leaves are batched by the bottom node their descent reaches, so a batch
  * touches each slice page of a node once; a batch that does not fit goes
@@ -760,7 +906,7 @@ bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
  */
 void
 bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
-				   const uint8 *const *filters)
+					 const uint8 *const *filters)
 {
 	InsertCtx	ic;
 	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi tree insert",
@@ -784,23 +930,8 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 
 	while (ntodo > 0)
 	{
-		/* distinct bottom nodes reached by the remaining leaves, with their paths */
-		BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT] = palloc(sizeof(*paths) * ntodo);
-		int		   *depths = palloc(sizeof(int) * ntodo);
-		BloofiNode *nodes = palloc(sizeof(BloofiNode) * ntodo);
-		int		   *which = palloc(sizeof(int) * ntodo);
-		bool	   *done = palloc0(sizeof(bool) * ntodo);
-		ItemPointerData *bt = palloc(sizeof(ItemPointerData) * ntodo);
-		const uint8 **bf = palloc(sizeof(uint8 *) * ntodo);
-		/* per bottom node j: its leaves bt/bf[gstart[j] .. + gcount[j]), their slots and OR */
-		int		   *gstart = palloc(sizeof(int) * ntodo);
-		int		   *gcount = palloc0(sizeof(int) * ntodo);
-		int		   *gfirst = palloc(sizeof(int) * ntodo);
-		uint32	   *gslots = palloc(sizeof(uint32) * ntodo);
-		uint8	   *gorf = palloc_extended((Size) ntodo * ic.fbytes, MCXT_ALLOC_HUGE);
-		bool	   *fit = palloc(sizeof(bool) * ntodo);
-		int			ntarget = 0,
-					left = 0;
+		InsertRound r;
+		int			left = 0;
 
 		if (ic.meta->root == InvalidBlockNumber)
 		{
@@ -810,7 +941,10 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		}
 		if (rounds++ >= 4)
 		{
-			/* the tree keeps changing shape (small nodes): one descent per leaf */
+			/*
+			 * the tree keeps changing shape (small nodes): one descent per
+			 * leaf
+			 */
 			for (int t = 0; t < ntodo; t++)
 			{
 				CHECK_FOR_INTERRUPTS();
@@ -818,139 +952,17 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 			}
 			break;
 		}
-		/* the descents write nothing: inner nodes are read once for all of them */
-		{
-			HASHCTL		ctl;
-			MemoryContext cachecxt = AllocSetContextCreate(CurrentMemoryContext,
-														   "bloofi descent cache",
-														   ALLOCSET_DEFAULT_SIZES);
-			MemoryContext prev = MemoryContextSwitchTo(cachecxt);
-
-			memset(&ctl, 0, sizeof(ctl));
-			ctl.keysize = sizeof(BlockNumber);
-			ctl.entrysize = sizeof(DescentEntry);
-			ctl.hcxt = cachecxt;
-			ic.cache = hash_create("bloofi descent cache", 64, &ctl,
-								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-			ic.cache_bytes = 0;
-			for (int t = 0; t < ntodo; t++)
-			{
-				BloofiPathStep p[BLOOFI_MAX_HEIGHT];
-				int			d;
-				BloofiNode	B;
-
-				bloofi_descend(&ic, filters[todo[t]], p, &d, &B);
-				which[t] = -1;
-				for (int j = 0; j < ntarget && which[t] < 0; j++)
-					if (nodes[j].start == B.start)
-						which[t] = j;
-				if (which[t] < 0)
-				{
-					which[t] = ntarget;
-					nodes[ntarget] = B;
-					depths[ntarget] = d;
-					memcpy(paths[ntarget], p, sizeof(BloofiPathStep) * d);
-					ntarget++;
-				}
-			}
-			MemoryContextSwitchTo(prev);
-			MemoryContextDelete(cachecxt);
-			ic.cache = NULL;
-		}
-		/*
-		 * A batch per bottom node.  1. A group takes the room its node has
-		 * (up to its fan-out limit and free slots); the rest of it waits for
-		 * the next round.  The group of a node without room gets room (a
-		 * split, or a growth sized for the group: decided as for its first
-		 * leaf inserted alone) and waits for the next round; a node that can
-		 * be neither split nor grown takes that leaf the slow way.
-		 */
+		bloofi_round_alloc(&r, &ic, ntodo);
+		bloofi_round_descend(&ic, &r, todo, filters);
 		ic.nretired = 0;
+		bloofi_round_group(&r, todo, tids, filters);
+		bloofi_round_make_room(&ic, &r, todo, tids, filters);
+		bloofi_round_write(&ic, &r);
 		for (int t = 0; t < ntodo; t++)
-		{
-			int			j = which[t];
-
-			if (gcount[j]++ == 0)
-				gfirst[j] = t;
-		}
-		for (int j = 0, pos = 0; j < ntarget; j++)
-		{
-			gstart[j] = pos;
-			for (int t = 0; t < ntodo; t++)
-				if (which[t] == j)
-				{
-					bt[pos] = tids[todo[t]];
-					bf[pos++] = filters[todo[t]];
-				}
-		}
-		for (int j = 0; j < ntarget; j++)
-		{
-			int			room;
-
-			CHECK_FOR_INTERRUPTS();
-			fit[j] = false;
-			if (bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start))
-				continue;
-			/* a group takes what room its node has; the rest waits for the next round */
-			room = bloofi_bottom_room(&ic, &nodes[j], gcount[j], bf + gstart[j]);
-			if (room > 0)
-			{
-				gcount[j] = room;
-				fit[j] = true;
-				continue;
-			}
-			if (!bloofi_make_room(&ic, paths[j], depths[j], &nodes[j], bf[gstart[j]], gcount[j]))
-			{
-				int			t = gfirst[j];
-
-				bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
-				done[t] = true;
-			}
-		}
-		/* 2. the others, unless a reorganisation above changed their path or node */
-		for (int j = 0; j < ntarget; j++)
-			if (fit[j])
-				fit[j] = !bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start) &&
-					bloofi_bottom_fits(&ic, &nodes[j], gcount[j], bf + gstart[j],
-									   gorf + (size_t) j * ic.fbytes, gslots + gstart[j]);
-		/* 3. their TIDs, 4. their ORs down the paths, level by level, 5. their columns */
-		for (int j = 0; j < ntarget; j++)
-			if (fit[j])
-				bloofi_node_set_slots(index, &nodes[j], gcount[j], gslots + gstart[j],
-									  bt + gstart[j]);
-		bloofi_propagate_batch(&ic, ntarget, fit, paths, depths, gorf);
-		for (int j = 0; j < ntarget; j++)
-			if (fit[j])
-			{
-				int			left = gcount[j];
-
-				bloofi_node_set_bits(index, &nodes[j], gcount[j], gslots + gstart[j],
-									 bf + gstart[j]);
-				/* (the group's first gcount[j] leaves, in the order of bt/bf) */
-				for (int t = 0; t < ntodo && left > 0; t++)
-					if (which[t] == j)
-					{
-						done[t] = true;
-						left--;
-					}
-			}
-		for (int t = 0; t < ntodo; t++)
-			if (!done[t])
+			if (!r.done[t])
 				todo[left++] = todo[t];
 		ntodo = left;
-		pfree(paths);
-		pfree(depths);
-		pfree(nodes);
-		pfree(which);
-		pfree(done);
-		pfree(bt);
-		pfree(bf);
-		pfree(gstart);
-		pfree(gcount);
-		pfree(gfirst);
-		pfree(gslots);
-		pfree(gorf);
-		pfree(fit);
+		bloofi_round_free(&r);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
@@ -971,57 +983,14 @@ bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slot
 	BloofiNode	B;
 	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
 	int			depth;
-	uint8	   *orf = palloc0(8 * bs_words_for_bits(meta->m));
+	uint8	   *batch_value = palloc0(8 * bs_words_for_bits(meta->m));
 
 	bloofi_node_read(index, meta, node, &B);
 	for (int i = 0; i < n; i++)
-		bs_or(orf, filters[i], bs_words_for_bits(meta->m));
+		bs_or(batch_value, filters[i], bs_words_for_bits(meta->m));
 	/* the order of an insert: down the path from the root, then the node */
 	if (bloofi_find_path(index, meta, node, path, &depth))
-		bloofi_propagate(index, meta, path, depth, orf);
+		bloofi_propagate(index, meta, path, depth, batch_value);
 	bloofi_node_set_bits(index, &B, n, slots, filters);
-	pfree(orf);
-}
-
-bool
-bloofi_insert(Relation index, Datum *values, bool *isnull,
-			  ItemPointer ht_ctid, Relation heapRel,
-			  IndexUniqueCheck checkUnique, bool indexUnchanged,
-			  IndexInfo *indexInfo)
-{
-	BloomView	v;
-	BloofiMetaData *meta;
-	MemoryContext tmp,
-				old;
-
-	if (isnull[0])
-		return false;
-
-	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi insert context",
-								ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(tmp);
-
-	bf_view_datum(values[0], &v);
-	meta = bloofi_read_meta(index);
-	if (!meta->have_params)
-	{
-		bloofi_require_max_m(v.p.m);
-		meta = bloofi_set_params(index, &v.p);
-	}
-	bloofi_require_params(index, meta, &v.p);
-
-	if (bloofi_get_fastupdate(index) && bloofi_pending_usable(meta))
-		bloofi_pending_insert(index, ht_ctid, v.bits);
-	else
-	{
-		const uint8 *f = v.bits;
-
-		bloofi_tree_lock(index);
-		bloofi_insert_leaves(index, 1, ht_ctid, &f);
-		bloofi_tree_unlock(index);
-	}
-
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(tmp);
-	return false;
+	pfree(batch_value);
 }

@@ -2,6 +2,8 @@
  * bloofi_introspect.c
  *    bloofi_stats (shape), bloofi_check (every invariant, against the heap)
  *    and bloofi_probe (the paper's search cost of one lookup).
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -63,7 +65,7 @@ bloofi_stats_visit(Relation index, const BloofiNode *node, const ItemPointerData
 
 		a->bottom++;
 		a->leaves += node->nlive;
-		bloofi_node_read_summary(index, node, val);
+		bloofi_node_read_value(index, node, val);
 		a->fill += (double) bs_popcount(val, node->geom.filter_bytes / 8) / node->geom.m;
 		pfree(val);
 	}
@@ -101,7 +103,8 @@ bloofi_stats(PG_FUNCTION_ARGS)
 				free_runs,
 				retired_nodes,
 				retired_pages;
-	int64		pend[2] = {0, 0};	/* pending entries, of which in a flushing chain */
+	int64		pend[2] = {0, 0};	/* pending entries, of which in a flushing
+									 * chain */
 	int64		pending;
 	StatsAcc	a;
 	double		root_fill = -1;
@@ -114,10 +117,10 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		BloofiNode	R;
 		uint8	   *val;
 
-		bloofi_tree_walk(index, meta, bloofi_stats_visit, &a);
+		bloofi_walk_nodes(index, meta, bloofi_stats_visit, &a);
 		bloofi_node_read(index, meta, meta->root, &R);
 		val = palloc(R.geom.filter_bytes);
-		bloofi_node_read_summary(index, &R, val);
+		bloofi_node_read_value(index, &R, val);
 		root_fill = (double) bs_popcount(val, R.geom.filter_bytes / 8) / meta->m;
 	}
 	bloofi_pending_visit(index, meta, false, bloofi_count_visit, pend);
@@ -151,7 +154,11 @@ bloofi_stats(PG_FUNCTION_ARGS)
 	values[14] = Int64GetDatum(pending);
 	values[15] = Int64GetDatum(pend[1]);
 	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
-	/* (an index of version 1.0 may still have a chain of free nodes until its next VACUUM) */
+
+	/*
+	 * (an index of version 1.0 may still have a chain of free nodes until its
+	 * next VACUUM)
+	 */
 	values[16] = Int64GetDatum(retired_nodes);
 	values[17] = Int64GetDatum(free_runs + bloofi_chain_length(index, meta, meta->freenode_head));
 	values[18] = Int64GetDatum(retired_pages);
@@ -202,8 +209,8 @@ static void
 bloofi_check_claim(BloofiSpaceOwner owner, BlockNumber start, BlockNumber n, void *arg)
 {
 	CheckState *cs = (CheckState *) arg;
-	bool		intent = owner == BLOOFI_OWNER_NEW || owner == BLOOFI_OWNER_FREEING ||
-		owner == BLOOFI_OWNER_TRUNCATE;
+	bool		intent = (owner == BLOOFI_OWNER_NEW || owner == BLOOFI_OWNER_FREEING ||
+						  owner == BLOOFI_OWNER_TRUNCATE);
 
 	for (uint64 b = start; b < (uint64) start + n; b++)
 	{
@@ -284,7 +291,8 @@ typedef struct CheckSub
 	uint8	   *value;			/* stored value of the node */
 	uint8	   *orcols;			/* OR of its columns (live slots) */
 	uint8	   *or_live;		/* OR of its live leaves */
-	bool		suspect;		/* holds a leaf that is dead or in the flushing chain */
+	bool		suspect;		/* holds a leaf that is dead or in the
+								 * flushing chain */
 	int			height;			/* levels of nodes below, itself included */
 } CheckSub;
 
@@ -340,16 +348,20 @@ bloofi_check_exact(const CheckSub *sub)
 	return !sub->suspect;
 }
 
-/* verify the subtree at start (reached from a node of level parent_level) */
+static void bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth,
+							  CheckSub *out);
+
+/*
+ * Read the header of the node at start (reached from a node of level
+ * parent_level, depth levels under the root) into X and check it: reached
+ * once, inside the file, in the tree, one level under its parent; claim its
+ * pages.
+ */
 static void
-bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth,
-				  CheckSub *out)
+bloofi_check_header(CheckState *cs, BlockNumber start, int parent_level, int depth,
+					BloofiNode *X)
 {
 	Relation	index = cs->index;
-	BloofiNode	X;
-	ItemPointerData *tids;
-	uint8	   *orcols = palloc0(cs->fbytes);
-	uint32		nvalid = 0;
 	bool		found;
 
 	CHECK_FOR_INTERRUPTS();
@@ -360,158 +372,215 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 		CORRUPT(index, "Node at block %u is reached twice.", start);
 	if (start >= cs->nblocks)
 		CORRUPT(index, "A node reference points to block %u, past the end of the index.", start);
-	bloofi_node_read(index, cs->meta, start, &X);
-	if (X.flags & (BLOOFI_NODE_RETIRED | BLOOFI_NODE_FREE))
+	bloofi_node_read(index, cs->meta, start, X);
+	if (X->flags & (BLOOFI_NODE_RETIRED | BLOOFI_NODE_FREE))
 		CORRUPT(index, "Node at block %u is in the tree but flagged %s.", start,
-				(X.flags & BLOOFI_NODE_FREE) ? "free" : "retired");
-	if (parent_level >= 0 && X.level != parent_level - 1)
+				(X->flags & BLOOFI_NODE_FREE) ? "free" : "retired");
+	if (parent_level >= 0 && X->level != parent_level - 1)
 		CORRUPT(index, "Node at block %u has level %u under a node of level %d.", start,
-				X.level, parent_level);
-	if (start + X.geom.total_pages > cs->nblocks)
+				X->level, parent_level);
+	if (start + X->geom.total_pages > cs->nblocks)
 		CORRUPT(index, "Node at block %u extends beyond the end of the index.", start);
-	bloofi_check_claim(BLOOFI_OWNER_TREE, start, X.geom.total_pages, cs);
+	bloofi_check_claim(BLOOFI_OWNER_TREE, start, X->geom.total_pages, cs);
+}
 
+/* check node X's slots tids[0..cap): children only below the high-water mark, counted right */
+static void
+bloofi_check_slots(CheckState *cs, const BloofiNode *X, const ItemPointerData *tids)
+{
+	Relation	index = cs->index;
+	BlockNumber start = X->start;
+	uint32		nvalid = 0;
+
+	for (uint32 s = 0; s < X->cap; s++)
+		if (ItemPointerIsValid(&tids[s]))
+		{
+			if (s >= X->nused)
+				CORRUPT(index, "Node at block %u holds a child in slot %u above its high-water mark %u.",
+						start, s, X->nused);
+			nvalid++;
+		}
+	if (nvalid != X->nlive)
+		CORRUPT(index, "Node at block %u counts %u children but holds %u.", start, X->nlive, nvalid);
+	if (X->level > 0 && nvalid == 0)
+		CORRUPT(index, "Inner node at block %u has no child.", start);
+}
+
+/*
+ * Check the leaves of bottom node X (slots tids): each live leaf's column
+ * against its heap filter, the node within leaf_capacity.  ORs the columns
+ * into orcols and the live leaves' into out->or_live; out->suspect when a
+ * leaf is dead or being flushed.
+ */
+static void
+bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *tids,
+					uint8 *orcols, CheckSub *out)
+{
+	Relation	index = cs->index;
+	BlockNumber start = X->start;
+	uint32	   *count = palloc0(sizeof(uint32) * X->cap);
+	uint64	   *digest = palloc0(sizeof(uint64) * X->cap);
+	uint64	   *valid = palloc0(sizeof(uint64) * X->geom.slice_words);
+	uint64	   *live = palloc0(sizeof(uint64) * X->geom.slice_words);
+	uint64	   *none = palloc0(sizeof(uint64) * X->geom.slice_words);
+	uint8	   *page = palloc(BLOOFI_PAGE_BYTES);
+
+	for (uint32 s = 0; s < X->nused; s++)
+	{
+		CheckEntry *e;
+
+		if (!ItemPointerIsValid(&tids[s]))
+			continue;
+		valid[s / 64] |= UINT64CONST(1) << (s % 64);
+		e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
+		if (e == NULL)
+			out->suspect = true;	/* a dead leaf, removed by the next VACUUM */
+		else
+		{
+			live[s / 64] |= UINT64CONST(1) << (s % 64);
+			if (e->in_flushing)
+				out->suspect = true;
+		}
+	}
+	for (uint32 sp = 0; sp < X->geom.slice_pages; sp++)
+	{
+		BlockNumber blk = bloofi_slice_block(X, sp);
+		Buffer		buf = ReadBuffer(index, blk);
+		uint32		j0 = bloofi_slice_page_first(&X->geom, sp);
+		uint32		n = bloofi_slice_page_count(&X->geom, sp);
+		uint8	   *copy2;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, start);
+		memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+		UnlockReleaseBuffer(buf);
+		bloofi_column_digest(page, X->geom.slice_bytes, j0, n, X->cap, count, digest);
+		copy2 = palloc(BLOOFI_PAGE_BYTES);
+		memcpy(copy2, page, BLOOFI_PAGE_BYTES);
+		bloofi_clear_and_recompute_value(page, X->geom.slice_bytes, j0, n, none, valid, orcols);
+		bloofi_clear_and_recompute_value(copy2, X->geom.slice_bytes, j0, n, none, live, out->or_live);
+		pfree(copy2);
+	}
+	for (uint32 s = 0; s < X->nused; s++)
+	{
+		CheckEntry *e;
+
+		if (!ItemPointerIsValid(&tids[s]))
+			continue;
+		e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
+		if (e == NULL)
+			continue;
+		e->in_tree++;
+		if ((e->count != count[s] || e->digest != digest[s]) && !e->in_flushing)
+			CORRUPT(index, "Leaf of heap tuple (%u,%u) (node %u, slot %u) differs from its filter: %u bits stored, %u in the heap.",
+					ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
+					start, s, count[s], e->count);
+	}
+	if (X->nlive > cs->meta->leaf_cap)
+		CORRUPT(index, "Bottom node at block %u has %u leaves, above leaf_capacity %u.",
+				start, X->nlive, cs->meta->leaf_cap);
+}
+
+/*
+ * Check the children of inner node X (slots tids, depth levels under the
+ * root), each subtree recursively, and I1-I3 between X's columns, its
+ * value and its children.  ORs the columns into orcols and the live leaves
+ * below into out->or_live; out->suspect when a subtree is.
+ */
+static void
+bloofi_check_inner(CheckState *cs, const BloofiNode *X, const ItemPointerData *tids, int depth,
+				   uint8 *orcols, CheckSub *out)
+{
+	Relation	index = cs->index;
+	BlockNumber start = X->start;
+	bool	   *want = palloc0(sizeof(bool) * Max(X->nused, 1));
+	uint8	   *cols = palloc_extended((Size) Max(X->nused, 1) * cs->fbytes, MCXT_ALLOC_HUGE);
+	int			childh = -1;
+
+	for (uint32 s = 0; s < X->nused; s++)
+		want[s] = ItemPointerIsValid(&tids[s]);
+	bloofi_node_read_columns(index, X, X->nused, want, cols);
+	for (uint32 s = 0; s < X->nused; s++)
+	{
+		CheckSub	sub;
+		const uint8 *col = cols + (size_t) s * cs->fbytes;
+
+		if (!want[s])
+			continue;
+		if (ItemPointerGetOffsetNumber(&tids[s]) != 1)
+			CORRUPT(index, "Inner node at block %u has a malformed child reference in slot %u.",
+					start, s);
+		bloofi_check_node(cs, ItemPointerGetBlockNumber(&tids[s]), X->level, depth + 1, &sub);
+		if (childh >= 0 && sub.height != childh)
+			CORRUPT(index, "Inner node at block %u has children of different heights.", start);
+		childh = sub.height;
+		bs_or(orcols, col, cs->nwords);
+		bs_or(out->or_live, sub.or_live, cs->nwords);
+		out->suspect |= sub.suspect;
+
+		/*
+		 * A column contains its child's columns (bits go down a path from the
+		 * root, and VACUUM shrinks from the bottom up), hence every leaf
+		 * below; a value contains its children's values.
+		 */
+		if (!bs_is_subset(sub.orcols, col, cs->nwords))
+			CORRUPT(index, "Column %u of node %u lacks bits of the columns of its child (node %u).",
+					s, start, ItemPointerGetBlockNumber(&tids[s]));
+		if (!bs_is_subset(sub.or_live, col, cs->nwords))
+			CORRUPT(index, "Column %u of node %u lacks bits of live leaves below it (a lookup could miss them).",
+					s, start);
+		if (!bs_is_subset(sub.value, out->value, cs->nwords))
+			CORRUPT(index, "Value of node %u lacks bits of the value of its child (node %u).",
+					start, ItemPointerGetBlockNumber(&tids[s]));
+		if (bloofi_check_exact(&sub) && memcmp(col, sub.orcols, cs->fbytes) != 0)
+			CORRUPT(index, "Column %u of node %u has bits that none of the columns of its child (node %u) has.",
+					s, start, ItemPointerGetBlockNumber(&tids[s]));
+	}
+}
+
+/* verify the subtree at start (reached from a node of level parent_level) */
+static void
+bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth,
+				  CheckSub *out)
+{
+	Relation	index = cs->index;
+	BloofiNode	X;
+	ItemPointerData *tids;
+	uint8	   *orcols = palloc0(cs->fbytes);
+
+	bloofi_check_header(cs, start, parent_level, depth, &X);
 	out->value = palloc(cs->fbytes);
 	out->orcols = orcols;
 	out->or_live = palloc0(cs->fbytes);
 	out->suspect = false;
 	out->height = X.level + 1;
-	bloofi_node_read_summary(index, &X, out->value);
+	bloofi_node_read_value(index, &X, out->value);
 	tids = palloc0(sizeof(ItemPointerData) * X.cap);
 	bloofi_node_read_tids(index, &X, X.cap, tids);
-	for (uint32 s = 0; s < X.cap; s++)
-		if (ItemPointerIsValid(&tids[s]))
-		{
-			if (s >= X.nused)
-				CORRUPT(index, "Node at block %u holds a child in slot %u above its high-water mark %u.",
-						start, s, X.nused);
-			nvalid++;
-		}
-	if (nvalid != X.nlive)
-		CORRUPT(index, "Node at block %u counts %u children but holds %u.", start, X.nlive, nvalid);
-	if (X.level > 0 && nvalid == 0)
-		CORRUPT(index, "Inner node at block %u has no child.", start);
-
+	bloofi_check_slots(cs, &X, tids);
 	if (X.level == 0)
-	{
-		uint32	   *count = palloc0(sizeof(uint32) * X.cap);
-		uint64	   *digest = palloc0(sizeof(uint64) * X.cap);
-		uint64	   *valid = palloc0(sizeof(uint64) * X.geom.slice_words);
-		uint64	   *live = palloc0(sizeof(uint64) * X.geom.slice_words);
-		uint64	   *none = palloc0(sizeof(uint64) * X.geom.slice_words);
-		uint8	   *page = palloc(BLOOFI_PAGE_BYTES);
-
-		for (uint32 s = 0; s < X.nused; s++)
-		{
-			CheckEntry *e;
-
-			if (!ItemPointerIsValid(&tids[s]))
-				continue;
-			valid[s / 64] |= UINT64CONST(1) << (s % 64);
-			e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
-			if (e == NULL)
-				out->suspect = true;	/* a dead leaf, removed by the next VACUUM */
-			else
-			{
-				live[s / 64] |= UINT64CONST(1) << (s % 64);
-				if (e->in_flushing)
-					out->suspect = true;
-			}
-		}
-		for (uint32 sp = 0; sp < X.geom.slice_pages; sp++)
-		{
-			BlockNumber blk = bloofi_slice_block(&X, sp);
-			Buffer		buf = ReadBuffer(index, blk);
-			uint32		j0 = bloofi_slice_page_first(&X.geom, sp);
-			uint32		n = bloofi_slice_page_count(&X.geom, sp);
-			uint8	   *copy2;
-
-			CHECK_FOR_INTERRUPTS();
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, start);
-			memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
-			UnlockReleaseBuffer(buf);
-			bloofi_column_digest(page, X.geom.slice_bytes, j0, n, X.cap, count, digest);
-			copy2 = palloc(BLOOFI_PAGE_BYTES);
-			memcpy(copy2, page, BLOOFI_PAGE_BYTES);
-			bloofi_clear_and_summarise(page, X.geom.slice_bytes, j0, n, none, valid, orcols);
-			bloofi_clear_and_summarise(copy2, X.geom.slice_bytes, j0, n, none, live, out->or_live);
-			pfree(copy2);
-		}
-		for (uint32 s = 0; s < X.nused; s++)
-		{
-			CheckEntry *e;
-
-			if (!ItemPointerIsValid(&tids[s]))
-				continue;
-			e = hash_search(cs->live, &tids[s], HASH_FIND, NULL);
-			if (e == NULL)
-				continue;
-			e->in_tree++;
-			if ((e->count != count[s] || e->digest != digest[s]) && !e->in_flushing)
-				CORRUPT(index, "Leaf of heap tuple (%u,%u) (node %u, slot %u) differs from its filter: %u bits stored, %u in the heap.",
-						ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
-						start, s, count[s], e->count);
-		}
-		if (X.nlive > cs->meta->leaf_cap)
-			CORRUPT(index, "Bottom node at block %u has %u leaves, above leaf_capacity %u.",
-					start, X.nlive, cs->meta->leaf_cap);
-	}
+		bloofi_check_bottom(cs, &X, tids, orcols, out);
 	else
-	{
-		bool	   *want = palloc0(sizeof(bool) * Max(X.nused, 1));
-		uint8	   *cols = palloc_extended((Size) Max(X.nused, 1) * cs->fbytes, MCXT_ALLOC_HUGE);
-		int			childh = -1;
+		bloofi_check_inner(cs, &X, tids, depth, orcols, out);
 
-		for (uint32 s = 0; s < X.nused; s++)
-			want[s] = ItemPointerIsValid(&tids[s]);
-		bloofi_node_read_columns(index, &X, X.nused, want, cols);
-		for (uint32 s = 0; s < X.nused; s++)
-		{
-			CheckSub	sub;
-			const uint8 *col = cols + (size_t) s * cs->fbytes;
-
-			if (!want[s])
-				continue;
-			if (ItemPointerGetOffsetNumber(&tids[s]) != 1)
-				CORRUPT(index, "Inner node at block %u has a malformed child reference in slot %u.",
-						start, s);
-			bloofi_check_node(cs, ItemPointerGetBlockNumber(&tids[s]), X.level, depth + 1, &sub);
-			if (childh >= 0 && sub.height != childh)
-				CORRUPT(index, "Inner node at block %u has children of different heights.", start);
-			childh = sub.height;
-			bs_or(orcols, col, cs->nwords);
-			bs_or(out->or_live, sub.or_live, cs->nwords);
-			out->suspect |= sub.suspect;
-			/*
-			 * A column contains its child's columns (bits go down a path
-			 * from the root, and VACUUM shrinks from the bottom up), hence
-			 * every leaf below; a value contains its children's values.
-			 */
-			if (!bs_is_subset(sub.orcols, col, cs->nwords))
-				CORRUPT(index, "Column %u of node %u lacks bits of the columns of its child (node %u).",
-						s, start, ItemPointerGetBlockNumber(&tids[s]));
-			if (!bs_is_subset(sub.or_live, col, cs->nwords))
-				CORRUPT(index, "Column %u of node %u lacks bits of live leaves below it (a lookup could miss them).",
-						s, start);
-			if (!bs_is_subset(sub.value, out->value, cs->nwords))
-				CORRUPT(index, "Value of node %u lacks bits of the value of its child (node %u).",
-						start, ItemPointerGetBlockNumber(&tids[s]));
-			if (bloofi_check_exact(&sub) && memcmp(col, sub.orcols, cs->fbytes) != 0)
-				CORRUPT(index, "Column %u of node %u has bits that none of the columns of its child (node %u) has.",
-						s, start, ItemPointerGetBlockNumber(&tids[s]));
-		}
-	}
-	/* a value contains its columns, and is exactly their OR after any complete write */
+	/*
+	 * a value contains its columns, and is exactly their OR after any
+	 * complete write
+	 */
 	if (!bs_is_subset(orcols, out->value, cs->nwords))
 		CORRUPT(index, "Value of node %u lacks bits of its children (it is not the OR of its children).",
 				start);
 	if (!out->suspect && memcmp(orcols, out->value, cs->fbytes) != 0)
 		CORRUPT(index, "Value of node %u has bits that none of its children has (it is not the OR of its children).",
 				start);
-	/* fan-out: at most 2d children unless the value is saturated (no-split rule) */
+
+	/*
+	 * fan-out: at most 2d children unless the value is saturated (no-split
+	 * rule)
+	 */
 	if (X.nlive > 2 * cs->meta->order &&
-		!bloofi_summary_saturated(out->value, cs->meta->m, cs->meta->k))
+		!bloofi_value_saturated(out->value, cs->meta->m, cs->meta->k))
 		CORRUPT(index, "Node at block %u has %u children, more than 2d = %u, and an unsaturated value.",
 				start, X.nlive, 2 * cs->meta->order);
 }
@@ -581,7 +650,10 @@ bloofi_check(PG_FUNCTION_ARGS)
 		CORRUPT(index, "Metapage height %u without a root.", cs.meta->height);
 	bloofi_check_space(&cs);
 
-	/* every live tuple exactly once (a flushing entry may also be in the tree) */
+	/*
+	 * every live tuple exactly once (a flushing entry may also be in the
+	 * tree)
+	 */
 	hash_seq_init(&hs, cs.live);
 	while ((e = hash_seq_search(&hs)) != NULL)
 	{
@@ -624,7 +696,7 @@ bloofi_probe(PG_FUNCTION_ARGS)
 
 		bloofi_params(meta, &p);
 		bs_hasher_init(&h, &p);
-		bs_key_positions(&h, bloofi_elem_key(&h, PG_GETARG_DATUM(1), elemtype), pos);
+		bs_key_positions(&h, bf_datum_key(&h, PG_GETARG_DATUM(1), elemtype), pos);
 		npos = bloofi_sort_positions(pos, p.k);
 		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
 		meta = bloofi_read_meta(index);

@@ -1,8 +1,8 @@
 /*
  * bloofi_node.c
- *    Bloofi tree nodes on pages: reading, writing whole new nodes, updating
- *    columns and summaries in place, the one-record switch of a structural
- *    change, retiring and copying nodes, finding paths.
+ *    Bloofi tree nodes on pages: capacity rules, reading a node's contents,
+ *    writing whole new nodes, updating columns and values in place, the
+ *    one-record switch of a structural change, copying nodes, finding paths.
  *
  * A node is a contiguous run of pages (layout in bloofi.h and
  * src/core/bloofi_layout.h).  New nodes (splits, growth, merges, repacks,
@@ -13,9 +13,11 @@
  * RETIRED, pushed on the metapage's retired chain with the next XID, and
  * left unchanged, so that a lookup that read the old parent still finds
  * every leaf that was there; VACUUM frees it later (bloofi_space.c).
- * Writers hold the tree lock (bloofi_insert.c); the metapage also changes
+ * Writers hold the tree lock (bloofi_space.c); the metapage also changes
  * under its exclusive buffer lock, as pending-list appends change it
  * concurrently, and is locked before any node page of the same record.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -30,14 +32,6 @@
 #include "bloofi.h"
 #include "bloofi_tree.h"
 
-#define NODE_CORRUPT(index, blk, ...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INDEX_CORRUPTED), \
-			 errmsg("index \"%s\" has an invalid node at block %u", \
-					RelationGetRelationName(index), (blk)), \
-			 errdetail(__VA_ARGS__), \
-			 errhint("Please REINDEX it.")))
-
 /*
  * Slots of a new node that must hold `want` slots: at least 2d children plus
  * two free slots (a replacement switches children into free slots), rounded
@@ -48,6 +42,33 @@ uint32
 bloofi_node_cap(uint32 order, uint64 want)
 {
 	return bloofi_round_capacity(Max(want, (uint64) 2 * order + 2), BLOOFI_MAX_CAP);
+}
+
+/* the leaf_capacity reloption rounded up to a multiple of 8, at least 2d + 2 */
+int
+bloofi_get_leaf_cap(Relation index)
+{
+	BloofiOptions *o = (BloofiOptions *) index->rd_options;
+	int			cap = o ? o->leaf_capacity : BLOOFI_DEFAULT_LEAF_CAP;
+
+	cap = (int) bloofi_round_capacity((uint64) cap, BLOOFI_MAX_CAP);
+	return Max(cap, (int) bloofi_node_cap(bloofi_get_order(index), 0));
+}
+
+/*
+ * The most leaves a bottom node may grow to now: leaf_capacity, and no more
+ * than half of maintenance_work_mem holds as filters (a split or growth
+ * reads a node's children into memory, as the build buffers a node), at
+ * least an inner node's capacity.
+ */
+uint32
+bloofi_effective_leaf_cap(const BloofiMetaData *meta)
+{
+	uint64		fbytes = 8 * bs_words_for_bits(Max(meta->m, 1));
+	uint64		by_mem = (uint64) maintenance_work_mem * 512 / (fbytes + sizeof(ItemPointerData));
+	uint64		cap = Min((uint64) meta->leaf_cap, by_mem);
+
+	return Max((uint32) cap, bloofi_node_cap(meta->order, 0));
 }
 
 /*
@@ -64,55 +85,21 @@ bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val)
 	return 2 * meta->order;
 }
 
-/*
- * Read the header of the node starting at block start (share lock, checked
- * to be a node header) and its geometry.
- */
+/* copy the node's value (geom.filter_bytes bytes) from its value pages */
 void
-bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
-				 BloofiNode *node)
-{
-	Buffer		buf;
-	BloofiPageOpaque op;
-
-	/* (a block past the end makes ReadBuffer fail: no size check on this hot path) */
-	if (start == BLOOFI_METAPAGE_BLKNO || start == InvalidBlockNumber)
-		NODE_CORRUPT(index, start, "A node reference points outside the index.");
-	buf = ReadBuffer(index, start);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
-	op = BloofiPageGetOpaque(BufferGetPage(buf));
-	node->start = start;
-	node->cap = op->cap;
-	node->nused = op->nused;
-	node->nlive = op->nlive;
-	node->level = op->level;
-	node->flags = op->flags;
-	node->xid = op->xid;
-	node->next = op->next;
-	UnlockReleaseBuffer(buf);
-	if (!bloofi_geometry(&node->geom, meta->m, node->cap, BLOOFI_PAGE_BYTES) ||
-		node->nused > node->cap || node->nlive > node->nused ||
-		node->level >= BLOOFI_MAX_HEIGHT)
-		NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
-					 node->cap, node->nused, node->nlive, node->level, meta->m);
-}
-
-/* copy the node's value (its summary, geom.filter_bytes) */
-void
-bloofi_node_read_summary(Relation index, const BloofiNode *node, uint8 *summary)
+bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value)
 {
 	const BloofiGeometry *geom = &node->geom;
 
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	for (uint32 sp = 0; sp < geom->value_pages; sp++)
 	{
 		BlockNumber blk = node->start + geom->tid_pages + sp;
 		Buffer		buf = ReadBuffer(index, blk);
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
-		memcpy(summary + (size_t) sp * geom->summary_bytes_per_page,
-			   PageGetContents(BufferGetPage(buf)), bloofi_summary_page_bytes(geom, sp));
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_VALUE, node->start);
+		memcpy(value + (size_t) sp * geom->value_bytes_per_page,
+			   PageGetContents(BufferGetPage(buf)), bloofi_value_page_bytes(geom, sp));
 		UnlockReleaseBuffer(buf);
 	}
 }
@@ -208,11 +195,75 @@ bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
 	return n;
 }
 
+/* a new node's contents, as bloofi_node_write lays them out on its pages */
+typedef struct NodeImage
+{
+	BloofiGeometry geom;
+	BlockNumber start;			/* its first block */
+	uint16		level;
+	uint32		cap;
+	uint32		n;				/* slots 0..n-1 written */
+	uint32		nlive;			/* of which hold a child */
+	const ItemPointerData *tids;
+	const uint8 *const *filters;
+	const uint8 *value;			/* the OR of the filters */
+} NodeImage;
+
+/* fill page p (relative to the node's first block) of the node img */
+static void
+bloofi_node_fill_page(const BloofiMetaData *meta, const NodeImage *img, uint32 p, Page page)
+{
+	const BloofiGeometry *geom = &img->geom;
+	uint8	   *data = (uint8 *) PageGetContents(page);
+
+	if (p < geom->tid_pages)
+	{
+		uint32		first = p * geom->tids_per_page;
+		uint32		cnt = first < img->n ? Min(geom->tids_per_page, img->n - first) : 0;
+
+		bloofi_init_page(page, BLOOFI_PAGE_TID, img->start, BLOOFI_PAGE_BYTES);
+		memset(data, 0, BLOOFI_PAGE_BYTES);
+		if (cnt > 0)
+			memcpy(data, img->tids + first, (size_t) cnt * sizeof(ItemPointerData));
+		if (p == 0)
+		{
+			BloofiPageOpaque op = BloofiPageGetOpaque(page);
+
+			op->cap = img->cap;
+			op->nused = img->n;
+			op->nlive = img->nlive;
+			op->level = img->level;
+			if (bloofi_value_saturated(img->value, meta->m, meta->k))
+				op->flags |= BLOOFI_NODE_SATURATED;
+		}
+	}
+	else if (p < geom->tid_pages + geom->value_pages)
+	{
+		uint32		sp = p - geom->tid_pages;
+		uint32		bytes = bloofi_value_page_bytes(geom, sp);
+
+		bloofi_init_page(page, BLOOFI_PAGE_VALUE, img->start, bytes);
+		memcpy(data, img->value + (size_t) sp * geom->value_bytes_per_page, bytes);
+	}
+	else
+	{
+		uint32		sp = p - geom->tid_pages - geom->value_pages;
+		uint32		j0 = bloofi_slice_page_first(geom, sp);
+		uint32		cnt = bloofi_slice_page_count(geom, sp);
+
+		bloofi_init_page(page, BLOOFI_PAGE_SLICE, img->start, BLOOFI_PAGE_BYTES);
+		memset(data, 0, BLOOFI_PAGE_BYTES);
+		for (uint32 i = 0; i < img->n; i++)
+			if (ItemPointerIsValid(&img->tids[i]))
+				bloofi_set_column(data, geom->slice_bytes, j0, cnt, img->filters[i], i);
+	}
+}
+
 /*
  * Write a new node of `cap` slots at `level` holding the n children tids[i]
  * with values filters[i] (slots 0..n-1; an invalid tid leaves its slot
  * free), and return its first block; its value (OR of the filters) is left
- * in summary when not NULL.  With wal, the pages come from the free-page
+ * in value_out when not NULL.  With wal, the pages come from the free-page
  * map or the end of the file (bloofi_space_alloc: under a NEW intent until
  * the record that links the node), and every page is logged as a full
  * image; without (CREATE INDEX), they are appended and the caller logs the
@@ -221,94 +272,58 @@ bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
 BlockNumber
 bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint32 cap,
 				  uint32 n, const ItemPointerData *tids, const uint8 *const *filters,
-				  uint8 *summary, bool wal)
+				  uint8 *value_out, bool wal)
 {
-	BloofiGeometry geom;
-	uint8	   *orv;
-	uint32		nlive = 0;
-	BlockNumber start = InvalidBlockNumber;
+	NodeImage	img;
+	uint8	   *value;
 	BloofiWal	w;
 
-	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
+	if (!bloofi_geometry(&img.geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
 		elog(ERROR, "bloofi: invalid node geometry m=%u cap=%u n=%u", meta->m, cap, n);
-	orv = palloc0(geom.filter_bytes);
+	img.start = InvalidBlockNumber;
+	img.level = level;
+	img.cap = cap;
+	img.n = n;
+	img.nlive = 0;
+	img.tids = tids;
+	img.filters = filters;
+	value = palloc0(img.geom.filter_bytes);
 	for (uint32 i = 0; i < n; i++)
 		if (ItemPointerIsValid(&tids[i]))
 		{
-			bs_or(orv, filters[i], geom.filter_bytes / 8);
-			nlive++;
+			bs_or(value, filters[i], img.geom.filter_bytes / 8);
+			img.nlive++;
 		}
+	img.value = value;
 
 	if (wal)
 	{
-		start = bloofi_space_alloc(index, geom.total_pages);
+		img.start = bloofi_space_alloc(index, img.geom.total_pages);
 		bloofi_wal_begin(&w, index);
 	}
-	for (uint32 p = 0; p < geom.total_pages; p++)
+	for (uint32 p = 0; p < img.geom.total_pages; p++)
 	{
 		Buffer		buf;
-		Page		page;
-		uint8	   *data;
 
 		if ((p & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (wal)
 		{
-			buf = ReadBuffer(index, start + p);
+			buf = ReadBuffer(index, img.start + p);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		}
 		else
 		{
 			buf = bloofi_new_buffer(index);
 			if (p == 0)
-				start = BufferGetBlockNumber(buf);
-			else if (BufferGetBlockNumber(buf) != start + p)
+				img.start = BufferGetBlockNumber(buf);
+			else if (BufferGetBlockNumber(buf) != img.start + p)
 				elog(ERROR, "bloofi: index \"%s\" was extended concurrently",
 					 RelationGetRelationName(index));
 		}
-		page = wal ? bloofi_wal_page(&w, buf, false, GENERIC_XLOG_FULL_IMAGE) : BufferGetPage(buf);
-		data = (uint8 *) PageGetContents(page);
-		if (p < geom.tid_pages)
-		{
-			uint32		first = p * geom.tids_per_page;
-			uint32		cnt = first < n ? Min(geom.tids_per_page, n - first) : 0;
-
-			bloofi_init_page(page, BLOOFI_PAGE_TID, start, BLOOFI_PAGE_BYTES);
-			memset(data, 0, BLOOFI_PAGE_BYTES);
-			if (cnt > 0)
-				memcpy(data, tids + first, (size_t) cnt * sizeof(ItemPointerData));
-			if (p == 0)
-			{
-				BloofiPageOpaque op = BloofiPageGetOpaque(page);
-
-				op->cap = cap;
-				op->nused = n;
-				op->nlive = nlive;
-				op->level = level;
-				if (bloofi_summary_saturated(orv, meta->m, meta->k))
-					op->flags |= BLOOFI_NODE_SATURATED;
-			}
-		}
-		else if (p < geom.tid_pages + geom.summary_pages)
-		{
-			uint32		sp = p - geom.tid_pages;
-			uint32		bytes = bloofi_summary_page_bytes(&geom, sp);
-
-			bloofi_init_page(page, BLOOFI_PAGE_SUMMARY, start, bytes);
-			memcpy(data, orv + (size_t) sp * geom.summary_bytes_per_page, bytes);
-		}
-		else
-		{
-			uint32		sp = p - geom.tid_pages - geom.summary_pages;
-			uint32		j0 = bloofi_slice_page_first(&geom, sp);
-			uint32		cnt = bloofi_slice_page_count(&geom, sp);
-
-			bloofi_init_page(page, BLOOFI_PAGE_SLICE, start, BLOOFI_PAGE_BYTES);
-			memset(data, 0, BLOOFI_PAGE_BYTES);
-			for (uint32 i = 0; i < n; i++)
-				if (ItemPointerIsValid(&tids[i]))
-					bloofi_set_column(data, geom.slice_bytes, j0, cnt, filters[i], i);
-		}
+		bloofi_node_fill_page(meta, &img, p,
+							  wal ? bloofi_wal_page(&w, buf, false, GENERIC_XLOG_FULL_IMAGE) :
+							  BufferGetPage(buf));
 		if (!wal)
 		{
 			MarkBufferDirty(buf);
@@ -317,15 +332,15 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 	}
 	if (wal)
 		bloofi_wal_flush(&w);
-	if (summary)
-		memcpy(summary, orv, geom.filter_bytes);
-	pfree(orv);
-	return start;
+	if (value_out)
+		memcpy(value_out, value, img.geom.filter_bytes);
+	pfree(value);
+	return img.start;
 }
 
 /*
  * Update the node's value from `value` (geom.filter_bytes): OR it in, or
- * with exact, replace the value by it.  Only summary pages that change are
+ * with exact, replace the value by it.  Only value pages that change are
  * written (GenericXLog).
  */
 void
@@ -335,17 +350,17 @@ bloofi_node_update_value(Relation index, const BloofiNode *node, const uint8 *va
 	BloofiWal	w;
 
 	bloofi_wal_begin(&w, index);
-	for (uint32 sp = 0; sp < geom->summary_pages; sp++)
+	for (uint32 sp = 0; sp < geom->value_pages; sp++)
 	{
 		BlockNumber blk = node->start + geom->tid_pages + sp;
-		uint32		bytes = bloofi_summary_page_bytes(geom, sp);
-		const uint8 *part = value + (size_t) sp * geom->summary_bytes_per_page;
+		uint32		bytes = bloofi_value_page_bytes(geom, sp);
+		const uint8 *part = value + (size_t) sp * geom->value_bytes_per_page;
 		Buffer		buf = ReadBuffer(index, blk);
 		const uint8 *cur;
 		uint8	   *data;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SUMMARY, node->start);
+		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_VALUE, node->start);
 		cur = (const uint8 *) PageGetContents(BufferGetPage(buf));
 		if (exact ? memcmp(cur, part, bytes) == 0 : bs_is_subset(part, cur, bytes / 8))
 		{
@@ -372,12 +387,12 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 					 const uint8 *const *filters)
 {
 	const BloofiGeometry *geom = &node->geom;
-	uint8	   *orall = palloc0(geom->filter_bytes);
+	uint8	   *batch_value = palloc0(geom->filter_bytes);
 	BloofiWal	w;
 
 	for (int i = 0; i < n; i++)
-		bs_or(orall, filters[i], geom->filter_bytes / 8);
-	bloofi_node_update_value(index, node, orall, false);
+		bs_or(batch_value, filters[i], geom->filter_bytes / 8);
+	bloofi_node_update_value(index, node, batch_value, false);
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
@@ -389,8 +404,9 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 		bool		any = false;
 
 		if ((sp & 63) == 0)
-			CHECK_FOR_INTERRUPTS();	/* between WAL records: nothing half-written */
-		if (bloofi_count_range(orall, j0, cnt) == 0)
+			CHECK_FOR_INTERRUPTS(); /* between WAL records: nothing
+									 * half-written */
+		if (bloofi_count_range(batch_value, j0, cnt) == 0)
 			continue;
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -410,7 +426,7 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 							  filters[i], slots[i]);
 	}
 	bloofi_wal_flush(&w);
-	pfree(orall);
+	pfree(batch_value);
 }
 
 /*
@@ -512,35 +528,6 @@ bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 leve
 }
 
 /*
- * Retire the node at start (unlinked from the tree by a switch, which left
- * an OLD intent for it): flag it, stamp it with the next XID and push it on
- * the retired chain, in one record with the metapage that settles the
- * intent.
- */
-void
-bloofi_node_retire(Relation index, BlockNumber start)
-{
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	Buffer		buf = ReadBuffer(index, start);
-	Page		mp;
-	BloofiPageOpaque op;
-	BloofiWal	w;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
-	bloofi_wal_begin(&w, index);
-	mp = bloofi_wal_page(&w, metabuf, false, 0);
-	op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
-	op->flags |= BLOOFI_NODE_RETIRED;
-	op->xid = ReadNextTransactionId();
-	op->next = BloofiPageGetMeta(mp)->retired_head;
-	BloofiPageGetMeta(mp)->retired_head = start;
-	bloofi_space_retired(mp, start);
-	bloofi_wal_flush(&w);
-}
-
-/*
  * Copy node X, page by page, to the lowest free run of the map that ends at
  * or before X's first block (VACUUM's compaction): returns the copy's first
  * block, or InvalidBlockNumber when there is no such run.  The copy is
@@ -571,8 +558,8 @@ bloofi_node_copy_below(Relation index, const BloofiNode *X)
 		UnlockReleaseBuffer(src);
 		op = BloofiPageGetOpaque(page);
 		if (op->node != X->start || op->bloofi_page_id != BLOOFI_PAGE_ID)
-			NODE_CORRUPT(index, X->start + p, "Page %u of the node belongs to node %u.", p,
-						 op->node);
+			BLOOFI_NODE_CORRUPT(index, X->start + p, "Page %u of the node belongs to node %u.", p,
+								op->node);
 		op->node = to;
 		if (p == 0)
 		{
@@ -661,6 +648,7 @@ bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold, const ui
 	{
 		uint32		first = pages[k] * X->geom.tids_per_page;
 		uint32		lim = Min(X->cap, first + X->geom.tids_per_page);
+
 		/* the page's slots: those below nused read, those above free */
 		memset(tids, 0, sizeof(ItemPointerData) * X->geom.tids_per_page);
 		if (first < X->nused)
@@ -777,7 +765,7 @@ static bool
 bloofi_find_below(Relation index, const BloofiMetaData *meta, BlockNumber start,
 				  BlockNumber target, BloofiPathStep *path, int depth, int *out)
 {
-	BloofiNode n;
+	BloofiNode	n;
 	ItemPointerData *tids;
 	bool		found = false;
 
@@ -820,7 +808,7 @@ bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
 	return bloofi_find_below(index, meta, meta->root, target, path, 0, depth);
 }
 
-/* bloofi_tree_walk below start (depth levels under the root) */
+/* bloofi_walk_nodes below start (depth levels under the root) */
 static void
 bloofi_walk_below(Relation index, const BloofiMetaData *meta, BlockNumber start, int depth,
 				  BloofiNodeVisitor visit, void *arg)
@@ -830,7 +818,7 @@ bloofi_walk_below(Relation index, const BloofiMetaData *meta, BlockNumber start,
 
 	CHECK_FOR_INTERRUPTS();
 	if (depth >= BLOOFI_MAX_HEIGHT)
-		NODE_CORRUPT(index, start, "The tree is deeper than %d levels.", BLOOFI_MAX_HEIGHT);
+		BLOOFI_NODE_CORRUPT(index, start, "The tree is deeper than %d levels.", BLOOFI_MAX_HEIGHT);
 	bloofi_node_read(index, meta, start, &n);
 	tids = palloc(sizeof(ItemPointerData) * Max(n.nused, 1));
 	bloofi_node_read_tids(index, &n, n.nused, tids);
@@ -848,7 +836,7 @@ bloofi_walk_below(Relation index, const BloofiMetaData *meta, BlockNumber start,
  * visit(index, node, its nused slots, arg).  Share locks, one page at a time.
  */
 void
-bloofi_tree_walk(Relation index, const BloofiMetaData *meta, BloofiNodeVisitor visit, void *arg)
+bloofi_walk_nodes(Relation index, const BloofiMetaData *meta, BloofiNodeVisitor visit, void *arg)
 {
 	if (meta->root != InvalidBlockNumber)
 		bloofi_walk_below(index, meta, meta->root, 0, visit, arg);
@@ -875,7 +863,7 @@ bloofi_collect_tids(Relation index, const BloofiNode *node, const ItemPointerDat
  * reachable from the root, each with its bottom node and slot.
  */
 HTAB *
-bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name)
+bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name)
 {
 	HASHCTL		ctl;
 	HTAB	   *h;
@@ -885,6 +873,6 @@ bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name)
 	ctl.entrysize = sizeof(BloofiLeafSlot);
 	ctl.hcxt = CurrentMemoryContext;
 	h = hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	bloofi_tree_walk(index, meta, bloofi_collect_tids, h);
+	bloofi_walk_nodes(index, meta, bloofi_collect_tids, h);
 	return h;
 }

@@ -14,7 +14,7 @@
  * under the metapage's exclusive lock), flushing_head (a chain being moved
  * into the tree) and free_head (recycled pending pages).
  *
- * Flush protocol (one flusher at a time: the tree lock of bloofi_insert.c,
+ * Flush protocol (one flusher at a time: the tree lock of bloofi_space.c,
  * taken conditionally by inserters and unconditionally by VACUUM):
  *   1. metapage X: the active chain becomes the flushing chain, the active
  *      chain restarts empty;                                    (one record)
@@ -30,6 +30,8 @@
  * chain they read late was inserted before, so they find it there;
  * duplicates are harmless in a TID bitmap.  Lock order: metapage, then pending pages;
  * readers hold one share lock at a time.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -275,43 +277,26 @@ bloofi_pending_collect(ItemPointer tid, const uint8 *filter, bool flushing, void
 }
 
 /*
- * Move the pending entries into the tree (protocol at the top).  With
- * wait = false, returns at once when another backend is flushing.
+ * Flush step 1: detach the active chain as the flushing chain, unless a
+ * crashed flush left one (*leftover).  Sets *head to the flushing chain's
+ * first page; returns false when there is nothing to flush.
  */
-void
-bloofi_pending_flush(Relation index, bool wait)
+static bool
+bloofi_flush_detach(Relation index, BlockNumber *head, bool *leftover)
 {
-	Buffer		metabuf;
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	BloofiMetaData *meta;
 	BloofiWal	w;
-	bool		leftover;
-	BlockNumber head;
-	PendingCollect pc;
-	const uint8 **filters;
-	int			out = 0;
-	MemoryContext tmp,
-				old;
 
-	if (wait)
-		bloofi_tree_lock(index);
-	else if (!bloofi_tree_trylock(index))
-		return;
-
-	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi flush context",
-								ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(tmp);
-
-	/* 1. detach the active chain (unless a crashed flush left one) */
-	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	meta = BloofiPageGetMeta(BufferGetPage(metabuf));
-	leftover = meta->flushing_head != InvalidBlockNumber;
-	if (!leftover && meta->pending_head == InvalidBlockNumber)
+	*leftover = meta->flushing_head != InvalidBlockNumber;
+	if (!*leftover && meta->pending_head == InvalidBlockNumber)
 	{
 		UnlockReleaseBuffer(metabuf);
-		goto done;
+		return false;
 	}
-	if (!leftover)
+	if (!*leftover)
 	{
 		bloofi_wal_begin(&w, index);
 		meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
@@ -321,11 +306,70 @@ bloofi_pending_flush(Relation index, bool wait)
 		bloofi_wal_flush(&w);
 	}
 	/* (read from the buffer: the WAL image is gone after the flush) */
-	head = BloofiPageGetMeta(BufferGetPage(metabuf))->flushing_head;
+	*head = BloofiPageGetMeta(BufferGetPage(metabuf))->flushing_head;
 	UnlockReleaseBuffer(metabuf);
+	return true;
+}
 
-	/* 2. its entries into the tree */
-	meta = bloofi_read_meta(index);
+/*
+ * A crashed flush's entries (pc): those whose TID reached the tree may lack
+ * some of their slice bits (TIDs and bits are separate WAL records), so
+ * their bits are set again in place, per bottom node; the others are left
+ * in pc->tids[0..] and filters[0..] to be placed as usual.  Returns how many
+ * are left.
+ */
+static int
+bloofi_flush_refill(Relation index, const BloofiMetaData *meta, PendingCollect *pc,
+					const uint8 **filters)
+{
+	/* the TIDs already in the tree, with their bottom node and slot */
+	HTAB	   *have = bloofi_leaf_slots(index, meta, "bloofi tree tids");
+	BloofiLeafSlot **found = palloc(sizeof(BloofiLeafSlot *) * Max(pc->n, 1));
+	uint32	   *slots = palloc(sizeof(uint32) * Max(pc->n, 1));
+	const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc->n, 1));
+	bool	   *done = palloc0(sizeof(bool) * Max(pc->n, 1));
+	int			out = 0;
+
+	for (int i = 0; i < pc->n; i++)
+	{
+		found[i] = hash_search(have, &pc->tids[i], HASH_FIND, NULL);
+		if (!found[i])
+		{
+			pc->tids[out] = pc->tids[i];
+			filters[out++] = pc->bits + (size_t) i * pc->fbytes;
+		}
+	}
+	/* per bottom node, the leaves to complete */
+	for (int i = 0; i < pc->n; i++)
+	{
+		int			nr = 0;
+
+		if (!found[i] || done[i])
+			continue;
+		for (int j = i; j < pc->n; j++)
+			if (found[j] && !done[j] && found[j]->node == found[i]->node)
+			{
+				slots[nr] = found[j]->slot;
+				refill[nr++] = pc->bits + (size_t) j * pc->fbytes;
+				done[j] = true;
+			}
+		bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
+	}
+	return out;
+}
+
+/*
+ * Flush step 2: the entries of the flushing chain at head into the tree
+ * (those of a crashed flush completed in place first).
+ */
+static void
+bloofi_flush_entries(Relation index, BlockNumber head, bool leftover)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	PendingCollect pc;
+	const uint8 **filters;
+	int			out = 0;
+
 	pc.fbytes = 8 * bs_words_for_bits(meta->m);
 	pc.n = 0;
 	pc.cap = 64;
@@ -334,45 +378,7 @@ bloofi_pending_flush(Relation index, bool wait)
 	bloofi_chain_visit(index, meta, head, true, true, bloofi_pending_collect, &pc);
 	filters = palloc(sizeof(uint8 *) * Max(pc.n, 1));
 	if (leftover)
-	{
-		/*
-		 * A crashed flush: entries whose TID reached the tree may lack some of
-		 * their slice bits (TIDs and bits are separate WAL records), so their
-		 * bits are set again in place; the others are placed as usual.
-		 */
-		/* the TIDs already in the tree, with their bottom node and slot */
-		HTAB	   *have = bloofi_tree_tids(index, meta, "bloofi tree tids");
-		BloofiLeafSlot **found = palloc(sizeof(BloofiLeafSlot *) * Max(pc.n, 1));
-		uint32	   *slots = palloc(sizeof(uint32) * Max(pc.n, 1));
-		const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc.n, 1));
-		bool	   *done = palloc0(sizeof(bool) * Max(pc.n, 1));
-
-		for (int i = 0; i < pc.n; i++)
-		{
-			found[i] = hash_search(have, &pc.tids[i], HASH_FIND, NULL);
-			if (!found[i])
-			{
-				pc.tids[out] = pc.tids[i];
-				filters[out++] = pc.bits + (size_t) i * pc.fbytes;
-			}
-		}
-		/* per bottom node, the leaves to complete */
-		for (int i = 0; i < pc.n; i++)
-		{
-			int			nr = 0;
-
-			if (!found[i] || done[i])
-				continue;
-			for (int j = i; j < pc.n; j++)
-				if (found[j] && !done[j] && found[j]->node == found[i]->node)
-				{
-					slots[nr] = found[j]->slot;
-					refill[nr++] = pc.bits + (size_t) j * pc.fbytes;
-					done[j] = true;
-				}
-			bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
-		}
-	}
+		out = bloofi_flush_refill(index, meta, &pc, filters);
 	else
 		for (int i = 0; i < pc.n; i++)
 		{
@@ -381,46 +387,79 @@ bloofi_pending_flush(Relation index, bool wait)
 		}
 	for (int i = 0; i < out; i += 1024)
 		bloofi_insert_leaves(index, Min(1024, out - i), pc.tids + i, filters + i);
+}
 
-	/* 3. the chain joins the free list */
-	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+/* Flush step 3: the flushing chain at head joins the pending free chain */
+static void
+bloofi_flush_release(Relation index, BlockNumber head)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	BloofiMetaData *meta;
+	BloofiWal	w;
+	BlockNumber last = head;
+	BlockNumber nblocks;
+	Buffer		lastbuf;
+	Page		lastpage;
+
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	bloofi_wal_begin(&w, index);
 	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
+	nblocks = RelationGetNumberOfBlocks(index);
+	for (BlockNumber steps = 0; steps < nblocks; steps++)
 	{
-		BlockNumber last = head;
-		BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-		Buffer		lastbuf;
-		Page		lastpage;
+		Buffer		buf = ReadBuffer(index, last);
+		BlockNumber next;
 
-		for (BlockNumber steps = 0; steps < nblocks; steps++)
-		{
-			Buffer		buf = ReadBuffer(index, last);
-			BlockNumber next;
-
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			next = BloofiPageGetOpaque(BufferGetPage(buf))->next;
-			UnlockReleaseBuffer(buf);
-			if (next == InvalidBlockNumber)
-				break;
-			last = next;
-		}
-		lastbuf = ReadBuffer(index, last);
-		LockBuffer(lastbuf, BUFFER_LOCK_EXCLUSIVE);
-		lastpage = bloofi_wal_page(&w, lastbuf, false, 0);
-		BloofiPageGetOpaque(lastpage)->next = meta->free_head;
-		meta->free_head = head;
-		meta->flushing_head = InvalidBlockNumber;
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		next = BloofiPageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+		if (next == InvalidBlockNumber)
+			break;
+		last = next;
 	}
+	lastbuf = ReadBuffer(index, last);
+	LockBuffer(lastbuf, BUFFER_LOCK_EXCLUSIVE);
+	lastpage = bloofi_wal_page(&w, lastbuf, false, 0);
+	BloofiPageGetOpaque(lastpage)->next = meta->free_head;
+	meta->free_head = head;
+	meta->flushing_head = InvalidBlockNumber;
 	bloofi_wal_flush(&w);
 	UnlockReleaseBuffer(metabuf);
+}
 
-	/* that was a crashed flush's chain: now the active one (same lock, re-entrant) */
-	if (leftover)
-		bloofi_pending_flush(index, true);
+/*
+ * Move the pending entries into the tree (protocol at the top).  With
+ * wait = false, returns at once when another backend is flushing.
+ */
+void
+bloofi_pending_flush(Relation index, bool wait)
+{
+	BlockNumber head;
+	bool		leftover;
+	MemoryContext tmp,
+				old;
 
-done:
+	if (wait)
+		bloofi_lock_tree(index);
+	else if (!bloofi_trylock_tree(index))
+		return;
+
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi flush context",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+	if (bloofi_flush_detach(index, &head, &leftover))
+	{
+		bloofi_flush_entries(index, head, leftover);
+		bloofi_flush_release(index, head);
+
+		/*
+		 * that was a crashed flush's chain: now the active one (same lock,
+		 * re-entrant)
+		 */
+		if (leftover)
+			bloofi_pending_flush(index, true);
+	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
-	bloofi_tree_unlock(index);
+	bloofi_unlock_tree(index);
 }

@@ -10,8 +10,10 @@
  * positions (word by word, stopping as soon as it is empty) leaves the
  * matching slots; each counts as one filter checked per child, as the paper
  * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
- * (recheck).  Readers' side of the protocol in bloofi_insert.c: no
+ * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
  * heavyweight lock, one buffer share lock at a time.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -93,10 +95,10 @@ bloofi_value_passes(Relation index, const BloofiNode *node, const uint32 *pos, u
 	{
 		uint32		byte = pos[i] / 8;
 		const uint8 *data = bloofi_walk_page(index, node->start,
-											 bloofi_summary_page(geom, byte),
+											 bloofi_value_page(geom, byte),
 											 &buf, &cur);
 
-		pass = (data[bloofi_summary_offset(geom, byte)] >> (pos[i] % 8)) & 1;
+		pass = (data[bloofi_value_offset(geom, byte)] >> (pos[i] % 8)) & 1;
 	}
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);
@@ -125,15 +127,17 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	{
 		const uint8 *data = bloofi_walk_page(index, node->start,
 											 bloofi_slice_page(geom, pos[i]), &buf, &cur) +
-			bloofi_slice_offset(geom, pos[i]);
+		bloofi_slice_offset(geom, pos[i]);
 
 		if (idx == NULL)
 		{
 			any = bloofi_and_slice(acc, data, nwords, geom->slice_bytes);
+
 			/*
 			 * A wide node after half of the slices (a word holds 64 leaves:
 			 * with half-full filters it is mostly zero after 7 or 8): when
-			 * most words are zero, the rest of the AND visits only the others.
+			 * most words are zero, the rest of the AND visits only the
+			 * others.
 			 */
 			if (any && nwords >= 256 && i >= 5 && i + 1 < npos && (i & 1))
 			{
@@ -141,7 +145,7 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 				nidx = bloofi_nonzero_words(acc, nwords, idx);
 				if (nidx * 3 > nwords)
 				{
-					pfree(idx);		/* not yet: try again two slices on */
+					pfree(idx); /* not yet: try again two slices on */
 					idx = NULL;
 				}
 			}
@@ -289,13 +293,17 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			MemoryContextReset(so->ctx);
 			return 0;
 		}
-		bs_key_positions(&h, bloofi_elem_key(&h, sk->sk_argument, sk->sk_subtype),
+		bs_key_positions(&h, bf_datum_key(&h, sk->sk_argument, sk->sk_subtype),
 						 pos + npos);
 		npos += p.k;
 	}
 	npos = bloofi_sort_positions(pos, npos);
 	pgstat_count_index_scan(scan->indexRelation);
-	/* the pending chains first, then the tree from a fresh root (bloofi_pending.c) */
+
+	/*
+	 * the pending chains first, then the tree from a fresh root
+	 * (bloofi_pending.c)
+	 */
 	bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
 	meta = bloofi_read_meta(scan->indexRelation);
 	bloofi_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);

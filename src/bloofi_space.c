@@ -1,8 +1,9 @@
 /*
  * bloofi_space.c
- *    Space management of a Bloofi index: the free-page map, allocation of
- *    page runs for new nodes, intents, recycling of retired nodes and of
- *    pending pages, truncation of the file's free tail.
+ *    Space management of a Bloofi index: the tree lock, the free-page map,
+ *    allocation of page runs for new nodes, intents, retiring replaced
+ *    nodes, recycling retired nodes and pending pages, truncation of the
+ *    file's free tail.
  *
  * Allocation.  A new node is a run of contiguous pages of any length (its
  * geometry: cap and m).  bloofi_space_alloc takes the lowest run of free
@@ -17,7 +18,7 @@
  * Lifecycle of a node's pages:
  *
  *   free --alloc--> NEW (intent) --linked--> in the tree --unlinked--> OLD
- *   (intent) --bloofi_node_retire--> retired chain --VACUUM, once no scan
+ *   (intent) --bloofi_space_retire--> retired chain --VACUUM, once no scan
  *   can read it--> FREEING (intent) --> free
  *
  * and of a pending page: the pending free chain (recycled by later pending
@@ -49,6 +50,8 @@
  * retired chain; the metapage's exclusive buffer lock around each record
  * that changes them (pending appends change other metapage fields
  * concurrently), taken before any other page of the record.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -56,6 +59,7 @@
 #include "catalog/storage.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"
 
@@ -183,7 +187,10 @@ bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit)
 	}
 	if (start == InvalidBlockNumber)
 	{
-		/* the intent first: a crash before the pages exist leaves one that frees nothing */
+		/*
+		 * the intent first: a crash before the pages exist leaves one that
+		 * frees nothing
+		 */
 		start = nblocks;
 		bloofi_wal_begin(&w, index);
 		space_add_intent(index, BloofiPageGetSpace(bloofi_wal_page(&w, metabuf, true, 0)),
@@ -232,11 +239,33 @@ bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire)
 	}
 }
 
-/* in the image of the metapage of the record that retires node start */
+/*
+ * Retire the node at start (unlinked from the tree by a switch, which left
+ * an OLD intent for it): flag it, stamp it with the next XID and push it on
+ * the retired chain, in one record with the metapage that settles the
+ * intent.
+ */
 void
-bloofi_space_retired(Page metapage, BlockNumber start)
+bloofi_space_retire(Relation index, BlockNumber start)
 {
-	space_drop_intent(BloofiPageGetSpace(metapage), BLOOFI_INTENT_OLD, start);
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	Buffer		buf = ReadBuffer(index, start);
+	Page		mp;
+	BloofiPageOpaque op;
+	BloofiWal	w;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
+	bloofi_wal_begin(&w, index);
+	mp = bloofi_wal_page(&w, metabuf, false, 0);
+	op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
+	op->flags |= BLOOFI_NODE_RETIRED;
+	op->xid = ReadNextTransactionId();
+	op->next = BloofiPageGetMeta(mp)->retired_head;
+	BloofiPageGetMeta(mp)->retired_head = start;
+	space_drop_intent(BloofiPageGetSpace(mp), BLOOFI_INTENT_OLD, start);
+	bloofi_wal_flush(&w);
 }
 
 /*
@@ -304,7 +333,11 @@ space_set_free(Relation index, BlockNumber start, uint32 npages, uint32 kind)
 					marked--;
 				}
 			}
-			/* (past the directory's last region: not tracked, lost until REINDEX) */
+
+			/*
+			 * (past the directory's last region: not tracked, lost until
+			 * REINDEX)
+			 */
 			a = b;
 		}
 		last = a >= end;
@@ -320,7 +353,7 @@ space_set_free(Relation index, BlockNumber start, uint32 npages, uint32 kind)
 
 /*
  * Settle the intents a writer left behind (bloofi.h).  Called by
- * bloofi_tree_lock when this backend takes the tree lock (not when it
+ * bloofi_lock_tree when this backend takes the tree lock (not when it
  * already holds it): every intent then belongs to a writer that stopped.
  */
 void
@@ -359,12 +392,58 @@ bloofi_space_recover(Relation index)
 				}
 				break;
 			case BLOOFI_INTENT_OLD:
-				bloofi_node_retire(index, it.start);
+				bloofi_space_retire(index, it.start);
 				break;
 			default:
 				SPACE_CORRUPT(index, BLOOFI_METAPAGE_BLKNO, "An intent has kind %u.", it.kind);
 		}
 	}
+}
+
+/*
+ * The tree lock: a heavyweight lock on the metapage's block number (as GIN
+ * locks its pending-list cleanup) serialising every writer of the tree:
+ * pending-list flushes, direct inserts and VACUUM.  Readers never take it.
+ * A backend that takes it (rather than taking it again while holding it)
+ * first settles what a writer that stopped half-way left behind
+ * (bloofi_space_recover): every intent found then is such a writer's.
+ */
+static bool
+bloofi_holds_tree_lock(Relation index)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
+					 index->rd_lockInfo.lockRelId.relId, BLOOFI_METAPAGE_BLKNO);
+	return LockHeldByMe(&tag, ExclusiveLock);
+}
+
+void
+bloofi_lock_tree(Relation index)
+{
+	bool		again = bloofi_holds_tree_lock(index);
+
+	LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+	if (!again)
+		bloofi_space_recover(index);
+}
+
+bool
+bloofi_trylock_tree(Relation index)
+{
+	bool		again = bloofi_holds_tree_lock(index);
+
+	if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
+		return false;
+	if (!again)
+		bloofi_space_recover(index);
+	return true;
+}
+
+void
+bloofi_unlock_tree(Relation index)
+{
+	UnlockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
 }
 
 /*

@@ -1,77 +1,26 @@
 /*
  * bloofi_utils.c
- *    Bloofi access method: handler, reloptions, page and metapage helpers,
- *    the tree lock, batched GenericXLog, element keys.
+ *    The bottom layer of the Bloofi glue: reloption values of an open index,
+ *    batched GenericXLog, page and metapage helpers, reading a node's header,
+ *    the index's filter parameters, opening an index for introspection.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
-#include "access/reloptions.h"
 #include "access/relation.h"
 #include "catalog/index.h"
-#include "catalog/pg_am.h"
-#include "catalog/pg_type.h"
-#include "commands/vacuum.h"
+#include "commands/defrem.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
-#include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "commands/defrem.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/uuid.h"
 
 #include "bloofi.h"
 #include "bloofi_tree.h"
 
-PG_FUNCTION_INFO_V1(bloofi_handler);
-
-static relopt_kind bloofi_relopt_kind;
-static bool bloofi_relopt_ready = false;
-static relopt_parse_elt bloofi_relopt_tab[3];
-
-/*
- * bloofi_init_reloptions: register the reloptions once per backend; called
- * from _PG_init, and again (a no-op) by the handler and amoptions.
- */
-void
-bloofi_init_reloptions(void)
-{
-	if (bloofi_relopt_ready)
-		return;
-	bloofi_relopt_kind = add_reloption_kind();
-	add_int_reloption(bloofi_relopt_kind, "order",
-					  "Order d of the Bloofi tree: nodes have d..2d children",
-					  BLOOFI_DEFAULT_ORDER, BLOOFI_MIN_ORDER, BLOOFI_MAX_ORDER,
-					  AccessExclusiveLock);
-	bloofi_relopt_tab[0].optname = "order";
-	bloofi_relopt_tab[0].opttype = RELOPT_TYPE_INT;
-	bloofi_relopt_tab[0].offset = offsetof(BloofiOptions, order);
-	add_int_reloption(bloofi_relopt_kind, "leaf_capacity",
-					  "Most leaves of a bottom node that the no-split rule lets grow past 2d (its value is saturated)",
-					  BLOOFI_DEFAULT_LEAF_CAP, BLOOFI_MIN_LEAF_CAP, BLOOFI_MAX_CAP,
-					  AccessExclusiveLock);
-	bloofi_relopt_tab[1].optname = "leaf_capacity";
-	bloofi_relopt_tab[1].opttype = RELOPT_TYPE_INT;
-	bloofi_relopt_tab[1].offset = offsetof(BloofiOptions, leaf_capacity);
-	add_bool_reloption(bloofi_relopt_kind, "fastupdate",
-					   "Buffer inserts in a pending list moved into the tree in batches",
-					   true, AccessExclusiveLock);
-	bloofi_relopt_tab[2].optname = "fastupdate";
-	bloofi_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
-	bloofi_relopt_tab[2].offset = offsetof(BloofiOptions, fastupdate);
-	bloofi_relopt_ready = true;
-}
-
-static bytea *
-bloofi_options(Datum reloptions, bool validate)
-{
-	bloofi_init_reloptions();
-	return (bytea *) build_reloptions(reloptions, validate, bloofi_relopt_kind,
-									  sizeof(BloofiOptions), bloofi_relopt_tab,
-									  lengthof(bloofi_relopt_tab));
-}
-
+/* the order reloption (d) of an open index */
 int
 bloofi_get_order(Relation index)
 {
@@ -80,138 +29,13 @@ bloofi_get_order(Relation index)
 	return o ? o->order : BLOOFI_DEFAULT_ORDER;
 }
 
-/* the leaf_capacity reloption rounded up to a multiple of 8, at least 2d + 2 */
-int
-bloofi_get_leaf_cap(Relation index)
-{
-	BloofiOptions *o = (BloofiOptions *) index->rd_options;
-	int			cap = o ? o->leaf_capacity : BLOOFI_DEFAULT_LEAF_CAP;
-
-	cap = (int) bloofi_round_capacity((uint64) cap, BLOOFI_MAX_CAP);
-	return Max(cap, (int) bloofi_node_cap(bloofi_get_order(index), 0));
-}
-
-/*
- * The most leaves a bottom node may grow to now: leaf_capacity, and no more
- * than half of maintenance_work_mem holds as filters (a split or growth
- * reads a node's children into memory, as the build buffers a node), at
- * least an inner node's capacity.
- */
-uint32
-bloofi_effective_leaf_cap(const BloofiMetaData *meta)
-{
-	uint64		fbytes = 8 * bs_words_for_bits(Max(meta->m, 1));
-	uint64		by_mem = (uint64) maintenance_work_mem * 512 / (fbytes + sizeof(ItemPointerData));
-	uint64		cap = Min((uint64) meta->leaf_cap, by_mem);
-
-	return Max((uint32) cap, bloofi_node_cap(meta->order, 0));
-}
-
+/* the fastupdate reloption of an open index */
 bool
 bloofi_get_fastupdate(Relation index)
 {
 	BloofiOptions *o = (BloofiOptions *) index->rd_options;
 
 	return o ? o->fastupdate : true;
-}
-
-/*
- * The tree lock: a heavyweight lock on the metapage's block number (as GIN
- * locks its pending-list cleanup) serialising every writer of the tree:
- * pending-list flushes, direct inserts and VACUUM.  Readers never take it.
- * A backend that takes it (rather than taking it again while holding it)
- * first settles what a writer that stopped half-way left behind
- * (bloofi_space_recover): every intent found then is such a writer's.
- */
-static bool
-bloofi_tree_lock_held(Relation index)
-{
-	LOCKTAG		tag;
-
-	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
-					 index->rd_lockInfo.lockRelId.relId, BLOOFI_METAPAGE_BLKNO);
-	return LockHeldByMe(&tag, ExclusiveLock);
-}
-
-void
-bloofi_tree_lock(Relation index)
-{
-	bool		again = bloofi_tree_lock_held(index);
-
-	LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
-	if (!again)
-		bloofi_space_recover(index);
-}
-
-bool
-bloofi_tree_trylock(Relation index)
-{
-	bool		again = bloofi_tree_lock_held(index);
-
-	if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
-		return false;
-	if (!again)
-		bloofi_space_recover(index);
-	return true;
-}
-
-void
-bloofi_tree_unlock(Relation index)
-{
-	UnlockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
-}
-
-Datum
-bloofi_handler(PG_FUNCTION_ARGS)
-{
-	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
-
-	bloofi_init_reloptions();
-	amroutine->amstrategies = 1;
-	amroutine->amsupport = 0;
-	amroutine->amoptsprocnum = 0;
-	amroutine->amcanorder = false;
-	amroutine->amcanorderbyop = false;
-	amroutine->amcanbackward = false;
-	amroutine->amcanunique = false;
-	amroutine->amcanmulticol = false;
-	amroutine->amoptionalkey = false;
-	amroutine->amsearcharray = false;
-	amroutine->amsearchnulls = false;
-	amroutine->amstorage = false;
-	amroutine->amclusterable = false;
-	amroutine->ampredlocks = false;
-	amroutine->amcanparallel = false;
-	amroutine->amcaninclude = false;
-	amroutine->amusemaintenanceworkmem = true;
-	/* VACUUM may flush the pending list (writing nodes): not in parallel workers */
-	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
-	amroutine->amkeytype = InvalidOid;
-
-	amroutine->ambuild = bloofi_build;
-	amroutine->ambuildempty = bloofi_buildempty;
-	amroutine->aminsert = bloofi_insert;
-	amroutine->ambulkdelete = bloofi_bulkdelete;
-	amroutine->amvacuumcleanup = bloofi_vacuumcleanup;
-	amroutine->amcanreturn = NULL;
-	amroutine->amcostestimate = bloofi_costestimate;
-	amroutine->amoptions = bloofi_options;
-	amroutine->amproperty = NULL;
-	amroutine->ambuildphasename = bloofi_buildphasename;
-	amroutine->amvalidate = bloofi_validate;
-	amroutine->amadjustmembers = NULL;
-	amroutine->ambeginscan = bloofi_beginscan;
-	amroutine->amrescan = bloofi_rescan;
-	amroutine->amgettuple = NULL;
-	amroutine->amgetbitmap = bloofi_getbitmap;
-	amroutine->amendscan = bloofi_endscan;
-	amroutine->ammarkpos = NULL;
-	amroutine->amrestrpos = NULL;
-	amroutine->amestimateparallelscan = NULL;
-	amroutine->aminitparallelscan = NULL;
-	amroutine->amparallelrescan = NULL;
-
-	PG_RETURN_POINTER(amroutine);
 }
 
 /* ---- GenericXLog in batches --------------------------------------------- */
@@ -358,6 +182,43 @@ bloofi_read_meta(Relation index)
 	return meta;
 }
 
+/*
+ * Read the header of the node starting at block start (share lock, checked
+ * to be a node header) and its geometry.
+ */
+void
+bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+				 BloofiNode *node)
+{
+	Buffer		buf;
+	BloofiPageOpaque op;
+
+	/*
+	 * (a block past the end makes ReadBuffer fail: no size check on this hot
+	 * path)
+	 */
+	if (start == BLOOFI_METAPAGE_BLKNO || start == InvalidBlockNumber)
+		BLOOFI_NODE_CORRUPT(index, start, "A node reference points outside the index.");
+	buf = ReadBuffer(index, start);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
+	op = BloofiPageGetOpaque(BufferGetPage(buf));
+	node->start = start;
+	node->cap = op->cap;
+	node->nused = op->nused;
+	node->nlive = op->nlive;
+	node->level = op->level;
+	node->flags = op->flags;
+	node->xid = op->xid;
+	node->next = op->next;
+	UnlockReleaseBuffer(buf);
+	if (!bloofi_geometry(&node->geom, meta->m, node->cap, BLOOFI_PAGE_BYTES) ||
+		node->nused > node->cap || node->nlive > node->nused ||
+		node->level >= BLOOFI_MAX_HEIGHT)
+		BLOOFI_NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
+							node->cap, node->nused, node->nlive, node->level, meta->m);
+}
+
 void
 bloofi_params(const BloofiMetaData *meta, BsParams *p)
 {
@@ -398,20 +259,11 @@ bloofi_require_params(Relation index, const BloofiMetaData *meta, const BsParams
 				 errhint("All filters of one bloofi index must share m, k, seed and hash family; use a partial index per parameter set.")));
 }
 
-/* fill^k > 1/2: testing the summary would not prune most lookups */
+/* fill^k > 1/2: testing the value would not prune most lookups */
 bool
-bloofi_summary_saturated(const uint8 *summary, uint32 m, uint32 k)
+bloofi_value_saturated(const uint8 *value, uint32 m, uint32 k)
 {
-	return bloofi_tree_saturated(summary, m, (int) k);
-}
-
-/* ---- elements -------------------------------------------------------------- */
-
-/* the key of an element of type typid: bloomfilter_util.c's one element encoding */
-BsKey
-bloofi_elem_key(const BsHasher *h, Datum value, Oid typid)
-{
-	return bf_datum_key(h, value, typid);
+	return bloofi_tree_saturated(value, m, (int) k);
 }
 
 /* open a bloofi index for introspection: checks its AM and the caller's right to read the table */

@@ -4,7 +4,7 @@
  *    redistribute underfull nodes (the paper's delete, section 3.2, done in
  *    bulk), repack oversized nodes, free retired nodes, compact the file.
  *
- * Everything runs under the tree lock (protocol in bloofi_insert.c), after
+ * Everything runs under the tree lock (protocol in docs/bloofi.md), after
  * the pending list has been moved into the tree.
  *
  * ambulkdelete, in passes over the tree:
@@ -20,7 +20,7 @@
  *      the node's value becomes the OR of its columns.  Values only shrink
  *      here, and from the bottom up, so at every moment a value contains its
  *      columns and its children's values and a column contains its child's
- *      columns (invariants I1-I3, bloofi_insert.c): readers never miss a
+ *      columns (invariants I1-I3, docs/bloofi.md): readers never miss a
  *      live leaf, and a VACUUM stopped half-way leaves a valid tree.
  *   3. the dead leaves' TIDs (their bits are gone already).
  *   Only pages that change are written.
@@ -31,7 +31,8 @@
  * value), else their children are redistributed over two new nodes; an
  * empty node is just unlinked; a child whose capacity is far above what its
  * children need is repacked.  New nodes replace the old ones in one record
- * of the parent (bloofi_insert.c, protocol 3b) and the old ones are retired.
+ * of the parent (the locking protocol's order 3.2 in docs/bloofi.md) and the
+ * old ones are retired.
  * A root left with a single child is replaced by that child.  Around the
  * merges, space (bloofi_space.c): retired nodes that no snapshot can still
  * read, and the pending list's free pages, become free pages first, so that
@@ -42,6 +43,8 @@
  * someone waits for the lock), and the free pages at the end of the file
  * are cut off.  The work is one read of the tree plus the nodes written:
  * proportional to the index VACUUM finds, not to the garbage behind it.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
@@ -153,10 +156,10 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X.start);
 			memcpy(copy, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
 			UnlockReleaseBuffer(buf);
-			bloofi_clear_and_summarise(copy, X.geom.slice_bytes,
-									   bloofi_slice_page_first(&X.geom, sp),
-									   bloofi_slice_page_count(&X.geom, sp),
-									   vn->dead, live, vn->newval);
+			bloofi_clear_and_recompute_value(copy, X.geom.slice_bytes,
+											 bloofi_slice_page_first(&X.geom, sp),
+											 bloofi_slice_page_count(&X.geom, sp),
+											 vn->dead, live, vn->newval);
 		}
 		pfree(live);
 		pfree(copy);
@@ -226,18 +229,18 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X->start);
 			page = bloofi_wal_page(&w, buf, false, 0);
-			bloofi_clear_and_summarise((uint8 *) PageGetContents(page), X->geom.slice_bytes,
-									   bloofi_slice_page_first(&X->geom, sp),
-									   bloofi_slice_page_count(&X->geom, sp),
-									   vn->dead, none, scratch);
+			bloofi_clear_and_recompute_value((uint8 *) PageGetContents(page), X->geom.slice_bytes,
+											 bloofi_slice_page_first(&X->geom, sp),
+											 bloofi_slice_page_count(&X->geom, sp),
+											 vn->dead, none, scratch);
 		}
 		bloofi_wal_flush(&w);
 		pfree(none);
 		pfree(scratch);
 	}
 	bloofi_node_update_value(index, X, vn->newval, true);
-	bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
-																 vs->meta->k));
+	bloofi_node_set_saturated(index, X, bloofi_value_saturated(vn->newval, vs->meta->m,
+															   vs->meta->k));
 }
 
 /* pass 3 for a bottom node: its dead leaves' TIDs (their bits are gone already) */
@@ -311,7 +314,11 @@ bloofi_vac_tree(Relation index, IndexBulkDeleteCallback callback, void *callback
 	if (vs.meta->root != InvalidBlockNumber)
 	{
 		bloofi_vac_compute(&vs, vs.meta->root, 0);
-		/* nodes[] is in pre-order: backwards, every child comes before its parent */
+
+		/*
+		 * nodes[] is in pre-order: backwards, every child comes before its
+		 * parent
+		 */
 		for (int i = vs.n - 1; i >= 0; i--)
 			bloofi_vac_shrink(&vs, &vs.nodes[i]);
 		for (int i = 0; i < vs.n; i++)
@@ -334,12 +341,12 @@ bloofi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-	bloofi_tree_lock(index);
+	bloofi_lock_tree(index);
 	/* pending entries into the tree first, where dead ones are removed */
 	bloofi_pending_flush(index, true);
 	stats->num_index_tuples = bloofi_vac_tree(index, callback, callback_state,
 											  &stats->tuples_removed);
-	bloofi_tree_unlock(index);
+	bloofi_unlock_tree(index);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	return stats;
 }
@@ -354,7 +361,8 @@ typedef struct MergeCtx
 	uint32		fbytes;
 	size_t		nwords;
 	uint32		oldpages[2];	/* pages of the children being replaced */
-	BlockNumber retired_pages;	/* pages of the nodes merges took out of the tree */
+	BlockNumber retired_pages;	/* pages of the nodes merges took out of the
+								 * tree */
 } MergeCtx;
 
 /*
@@ -372,7 +380,7 @@ bloofi_merge_switch(MergeCtx *mc, BloofiNode *X, int nold, const uint32 *olds,
 	bloofi_node_put_columns(mc->index, X, nnew, freeslots, (const uint8 *const *) newvals);
 	bloofi_node_switch(mc->index, X, nold, olds, nnew, freeslots, news, nold, oldstart);
 	for (int i = 0; i < nold; i++)
-		bloofi_node_retire(mc->index, oldstart[i]);
+		bloofi_space_retire(mc->index, oldstart[i]);
 	for (int i = 0; i < nold; i++)
 		mc->retired_pages += mc->oldpages[i];
 }
@@ -415,12 +423,156 @@ bloofi_repack(MergeCtx *mc, BloofiNode *X, uint32 slot, const BloofiNode *C)
 		bloofi_set_root(mc->index, copy, mc->meta->height, 1, &C->start);
 	else
 		bloofi_node_switch(mc->index, X, 1, &slot, 1, &slot, &copy, 1, &C->start);
-	bloofi_node_retire(mc->index, C->start);
+	bloofi_space_retire(mc->index, C->start);
 	mc->retired_pages += C->geom.total_pages;
 	pfree(tids);
 	pfree(slots);
 	pfree(vals);
 	pfree(vp);
+	return true;
+}
+
+/* the children of a node being merged, as read once and updated in memory */
+typedef struct MergeKids
+{
+	int			n;				/* entries (children, live or merged away) */
+	int			cap;
+	ItemPointerData *tids;		/* references */
+	uint32	   *slots;			/* slots in the parent */
+	uint8	   *vals;			/* values (the parent's columns), fbytes each */
+	BloofiNode *kids;			/* headers */
+	bool	   *alive;			/* still a child (not merged away) */
+} MergeKids;
+
+/* read X's children: references, slots, values and headers */
+static void
+bloofi_merge_kids_read(MergeCtx *mc, const BloofiNode *X, MergeKids *k)
+{
+	k->cap = Max(X->nused, 1) + 2;
+	k->tids = palloc(sizeof(ItemPointerData) * k->cap);
+	k->slots = palloc(sizeof(uint32) * k->cap);
+	k->vals = palloc_extended((Size) k->cap * mc->fbytes, MCXT_ALLOC_HUGE);
+	k->kids = palloc(sizeof(BloofiNode) * k->cap);
+	k->alive = palloc(sizeof(bool) * k->cap);
+	k->n = bloofi_node_children(mc->index, X, k->tids, k->vals, k->slots);
+	for (int i = 0; i < k->n; i++)
+	{
+		bloofi_node_read(mc->index, mc->meta, ItemPointerGetBlockNumber(&k->tids[i]),
+						 &k->kids[i]);
+		k->alive[i] = true;
+	}
+}
+
+static void
+bloofi_merge_kids_free(MergeKids *k)
+{
+	pfree(k->tids);
+	pfree(k->slots);
+	pfree(k->vals);
+	pfree(k->kids);
+	pfree(k->alive);
+}
+
+/* the live child other than u whose value is the closest to u's (Hamming) */
+static int
+bloofi_merge_sibling(const MergeCtx *mc, const MergeKids *k, int u)
+{
+	uint64		best = UINT64_MAX;
+	int			sib = -1;
+
+	for (int i = 0; i < k->n; i++)
+		if (k->alive[i] && i != u)
+		{
+			uint64		h = bloofi_tree_hamming(k->vals + (size_t) u * mc->fbytes,
+												k->vals + (size_t) i * mc->fbytes, mc->nwords);
+
+			if (h < best)
+			{
+				best = h;
+				sib = i;
+			}
+		}
+	return sib;
+}
+
+/*
+ * Merge X's children u and sib into one new node, or redistribute their
+ * children over two when one would be too wide, and switch them in X's
+ * place (bloofi_merge_switch); the new nodes join k.  Returns false, X
+ * unchanged, when X has no free slots for the switch.
+ */
+static bool
+bloofi_merge_pair(MergeCtx *mc, BloofiNode *X, MergeKids *k, int u, int sib)
+{
+	BloofiNode *A = &k->kids[u],
+			   *B = &k->kids[sib];
+	int			na,
+				nb,
+				nc,
+				nnew;
+	ItemPointerData *ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
+	uint8	   *cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes,
+									 MCXT_ALLOC_HUGE);
+	uint32	   *cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
+	const uint8 **cp;
+	uint8	   *value = palloc0(mc->fbytes);
+	uint32		olds[2] = {k->slots[u], k->slots[sib]};
+	BlockNumber oldstart[2] = {A->start, B->start};
+	BlockNumber news[2];
+	uint8	   *newvals[2];
+	uint32		freeslots[2];
+
+	na = bloofi_node_children(mc->index, A, ct, cv, cs);
+	nb = bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
+	nc = na + nb;
+	cp = palloc(sizeof(uint8 *) * nc);
+	for (int i = 0; i < nc; i++)
+	{
+		cp[i] = cv + (size_t) i * mc->fbytes;
+		bs_or(value, cp[i], mc->nwords);
+	}
+	nnew = (uint32) nc <= bloofi_fanout_limit(mc->meta, A->level, value) ? 1 : 2;
+	/* slots for the switch first: without them X is left as it is */
+	if (!bloofi_node_switch_slots(mc->index, X, 2, olds, nnew, freeslots))
+		return false;
+	if (k->n + 2 > k->cap)
+	{
+		/* (the new nodes are appended: the arrays grow) */
+		k->cap = 2 * k->cap;
+		k->tids = repalloc(k->tids, sizeof(ItemPointerData) * k->cap);
+		k->slots = repalloc(k->slots, sizeof(uint32) * k->cap);
+		k->vals = repalloc_huge(k->vals, (Size) k->cap * mc->fbytes);
+		k->kids = repalloc(k->kids, sizeof(BloofiNode) * k->cap);
+		k->alive = repalloc(k->alive, sizeof(bool) * k->cap);
+		A = &k->kids[u];
+		B = &k->kids[sib];
+	}
+	newvals[0] = k->vals + (size_t) k->n * mc->fbytes;
+	newvals[1] = k->vals + (size_t) (k->n + 1) * mc->fbytes;
+	mc->oldpages[0] = A->geom.total_pages;
+	mc->oldpages[1] = B->geom.total_pages;
+	if (nnew == 1)
+		news[0] = bloofi_node_write(mc->index, mc->meta, A->level,
+									bloofi_node_cap(mc->d, (uint64) nc + 2), nc, ct, cp,
+									newvals[0], true);
+	else
+		/* redistribute: two nodes of at least d children */
+		bloofi_node_write_halves(mc->index, mc->meta, A->level, nc, ct, cp, news, newvals);
+	bloofi_merge_switch(mc, X, 2, olds, oldstart, nnew, freeslots, news, newvals);
+	k->alive[u] = k->alive[sib] = false;
+	for (int i = 0; i < nnew; i++)
+	{
+		bloofi_child_ref(&k->tids[k->n], news[i]);
+		k->slots[k->n] = freeslots[i];
+		bloofi_node_read(mc->index, mc->meta, news[i], &k->kids[k->n]);
+		k->alive[k->n] = true;
+		k->n++;
+	}
+	pfree(ct);
+	pfree(cv);
+	pfree(cs);
+	pfree(cp);
+	pfree(value);
 	return true;
 }
 
@@ -437,12 +589,9 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 {
 	BloofiNode	X;
 	ItemPointerData *tids;
-	uint8	   *vals;
 	uint32	   *slots;
-	BloofiNode *kids;
-	bool	   *alive;
-	int			n,
-				cap;
+	MergeKids	k;
+	int			n;
 
 	vacuum_delay_point();
 	bloofi_node_read(mc->index, mc->meta, start, &X);
@@ -458,143 +607,47 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 
 	/* X's children, once (their merges changed their insides, not X) */
 	bloofi_node_read(mc->index, mc->meta, start, &X);
-	cap = Max(X.nused, 1) + 2;
-	tids = palloc(sizeof(ItemPointerData) * cap);
-	slots = palloc(sizeof(uint32) * cap);
-	vals = palloc_extended((Size) cap * mc->fbytes, MCXT_ALLOC_HUGE);
-	kids = palloc(sizeof(BloofiNode) * cap);
-	alive = palloc(sizeof(bool) * cap);
-	n = bloofi_node_children(mc->index, &X, tids, vals, slots);
-	for (int i = 0; i < n; i++)
-	{
-		bloofi_node_read(mc->index, mc->meta, ItemPointerGetBlockNumber(&tids[i]), &kids[i]);
-		alive[i] = true;
-	}
-
+	bloofi_merge_kids_read(mc, &X, &k);
 	for (;;)
 	{
 		int			u = -1,
-					sib = -1,
 					nalive = 0;
-		uint64		best = UINT64_MAX;
 
 		vacuum_delay_point();
-		for (int i = 0; i < n; i++)
-			if (alive[i])
+		for (int i = 0; i < k.n; i++)
+			if (k.alive[i])
 			{
 				nalive++;
-				if (u < 0 && kids[i].nlive < mc->d)
+				if (u < 0 && k.kids[i].nlive < mc->d)
 					u = i;
 			}
 		if (u < 0 || nalive < 2)
 			break;
-		if (kids[u].nlive == 0)
+		if (k.kids[u].nlive == 0)
 		{
 			/* an empty child is just unlinked */
-			BlockNumber os = kids[u].start;
+			BlockNumber os = k.kids[u].start;
 
-			mc->oldpages[0] = kids[u].geom.total_pages;
-			bloofi_merge_switch(mc, &X, 1, &slots[u], &os, 0, NULL, NULL, NULL);
-			alive[u] = false;
+			mc->oldpages[0] = k.kids[u].geom.total_pages;
+			bloofi_merge_switch(mc, &X, 1, &k.slots[u], &os, 0, NULL, NULL, NULL);
+			k.alive[u] = false;
 			continue;
 		}
-		for (int i = 0; i < n; i++)
-			if (alive[i] && i != u)
-			{
-				uint64		h = bloofi_tree_hamming(vals + (size_t) u * mc->fbytes,
-													vals + (size_t) i * mc->fbytes, mc->nwords);
-
-				if (h < best)
-				{
-					best = h;
-					sib = i;
-				}
-			}
-		{
-			BloofiNode *A = &kids[u],
-					   *B = &kids[sib];
-			int			na,
-						nb,
-						nc,
-						nnew;
-			ItemPointerData *ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
-			uint8	   *cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes,
-											 MCXT_ALLOC_HUGE);
-			uint32	   *cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
-			const uint8 **cp;
-			uint8	   *value = palloc0(mc->fbytes);
-			uint32		olds[2] = {slots[u], slots[sib]};
-			BlockNumber oldstart[2] = {A->start, B->start};
-			BlockNumber news[2];
-			uint8	   *newvals[2];
-			uint32		freeslots[2];
-
-			na = bloofi_node_children(mc->index, A, ct, cv, cs);
-			nb = bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
-			nc = na + nb;
-			cp = palloc(sizeof(uint8 *) * nc);
-			for (int i = 0; i < nc; i++)
-			{
-				cp[i] = cv + (size_t) i * mc->fbytes;
-				bs_or(value, cp[i], mc->nwords);
-			}
-			nnew = (uint32) nc <= bloofi_fanout_limit(mc->meta, A->level, value) ? 1 : 2;
-			/* slots for the switch first: without them X is left as it is */
-			if (!bloofi_node_switch_slots(mc->index, &X, 2, olds, nnew, freeslots))
-				break;
-			if (n + 2 > cap)
-			{
-				/* (the new nodes are appended: the arrays grow) */
-				cap = 2 * cap;
-				tids = repalloc(tids, sizeof(ItemPointerData) * cap);
-				slots = repalloc(slots, sizeof(uint32) * cap);
-				vals = repalloc_huge(vals, (Size) cap * mc->fbytes);
-				kids = repalloc(kids, sizeof(BloofiNode) * cap);
-				alive = repalloc(alive, sizeof(bool) * cap);
-				A = &kids[u];
-				B = &kids[sib];
-			}
-			newvals[0] = vals + (size_t) n * mc->fbytes;
-			newvals[1] = vals + (size_t) (n + 1) * mc->fbytes;
-			mc->oldpages[0] = A->geom.total_pages;
-			mc->oldpages[1] = B->geom.total_pages;
-			if (nnew == 1)
-				news[0] = bloofi_node_write(mc->index, mc->meta, A->level,
-											bloofi_node_cap(mc->d, (uint64) nc + 2), nc, ct, cp,
-											newvals[0], true);
-			else
-				/* redistribute: two nodes of at least d children */
-				bloofi_node_write_halves(mc->index, mc->meta, A->level, nc, ct, cp, news, newvals);
-			bloofi_merge_switch(mc, &X, 2, olds, oldstart, nnew, freeslots, news, newvals);
-			alive[u] = alive[sib] = false;
-			for (int i = 0; i < nnew; i++)
-			{
-				bloofi_child_ref(&tids[n], news[i]);
-				slots[n] = freeslots[i];
-				bloofi_node_read(mc->index, mc->meta, news[i], &kids[n]);
-				alive[n] = true;
-				n++;
-			}
-			pfree(ct);
-			pfree(cv);
-			pfree(cs);
-			pfree(cp);
-			pfree(value);
-		}
+		if (!bloofi_merge_pair(mc, &X, &k, u, bloofi_merge_sibling(mc, &k, u)))
+			break;
 	}
 
-	/* no child is short (or no room to merge): repack those much wider than they need */
-	for (int i = 0; i < n; i++)
-		if (alive[i])
+	/*
+	 * no child is short (or no room to merge): repack those much wider than
+	 * they need
+	 */
+	for (int i = 0; i < k.n; i++)
+		if (k.alive[i])
 		{
 			vacuum_delay_point();
-			bloofi_repack(mc, &X, slots[i], &kids[i]);
+			bloofi_repack(mc, &X, k.slots[i], &k.kids[i]);
 		}
-	pfree(tids);
-	pfree(slots);
-	pfree(vals);
-	pfree(kids);
-	pfree(alive);
+	bloofi_merge_kids_free(&k);
 }
 
 /* ---- space ----------------------------------------------------------- */
@@ -693,7 +746,7 @@ bloofi_vac_compact(Relation index, BloofiSpaceReport *rep)
 	cs.cap = 64;
 	cs.n = 0;
 	cs.nodes = palloc(sizeof(CompactNode) * cs.cap);
-	bloofi_tree_walk(index, meta, bloofi_compact_visit, &cs);
+	bloofi_walk_nodes(index, meta, bloofi_compact_visit, &cs);
 	qsort(cs.nodes, cs.n, sizeof(CompactNode), bloofi_compact_cmp);
 	for (int i = 0; i < cs.n; i++)
 	{
@@ -721,7 +774,7 @@ bloofi_vac_compact(Relation index, BloofiSpaceReport *rep)
 			bloofi_node_read(index, meta, pm ? pm->parent : e->parent, &P);
 			bloofi_node_switch(index, &P, 1, &e->slot, 1, &e->slot, &to, 1, &N.start);
 		}
-		bloofi_node_retire(index, N.start);
+		bloofi_space_retire(index, N.start);
 		m = hash_search(moved, &N.start, HASH_ENTER, NULL);
 		m->parent = to;
 		rep->moved += N.geom.total_pages;
@@ -762,12 +815,15 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	if (info->analyze_only)
 		return stats;
-	bloofi_tree_lock(index);
+	bloofi_lock_tree(index);
 	if (stats == NULL)
 	{
 		double		dummy = 0;
 
-		/* a VACUUM without dead rows still empties the pending list and recomputes */
+		/*
+		 * a VACUUM without dead rows still empties the pending list and
+		 * recomputes
+		 */
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 		bloofi_pending_flush(index, true);
 		stats->num_index_tuples = bloofi_vac_tree(index, NULL, NULL, &dummy);
@@ -775,6 +831,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	memset(&rep, 0, sizeof(rep));
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi merge", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(tmp);
+
 	/*
 	 * First what no scan can read any more, so that the merges reuse it:
 	 * retired nodes older than every snapshot, pending pages; with the
@@ -812,7 +869,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			bloofi_node_children(index, &R, tids, NULL, slots);
 			bloofi_set_root(index, ItemPointerGetBlockNumber(&tids[0]), mc.meta->height - 1,
 							1, &R.start);
-			bloofi_node_retire(index, R.start);
+			bloofi_space_retire(index, R.start);
 			mc.retired_pages += R.geom.total_pages;
 		}
 		/* the root too may be much wider than its children need */
@@ -842,7 +899,7 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
-	bloofi_tree_unlock(index);
+	bloofi_unlock_tree(index);
 
 	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
 	stats->num_pages = RelationGetNumberOfBlocks(index);

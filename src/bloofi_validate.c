@@ -6,6 +6,8 @@
  * operators of strategy 1 with the signature (bloomfilter, elem) -> boolean,
  * elem one of bigint, integer, smallint, text, varchar, bytea, uuid (the
  * element types the scan can hash); it has no support functions.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 

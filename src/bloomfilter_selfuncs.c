@@ -461,7 +461,7 @@ set_hits(const BfColumnStats *cs, const BfStatsSet *set, Datum value, Oid typid)
 
 	if (set->d->nsample == 0)
 		return 0;
-	bs_key_positions(&set->hasher, bloofi_elem_key(&set->hasher, value, typid), pos);
+	bs_key_positions(&set->hasher, bf_datum_key(&set->hasher, value, typid), pos);
 	return bs_colstats_hits(set->d->slices, set->d->nsample, set->d->fold_m, set->d->m,
 							pos, set->d->k, cs->acc);
 }
@@ -599,7 +599,7 @@ const_filter_fraction(VariableStatData *vardata, Datum filter)
 	bs_hasher_init(&h, &v.p);
 	for (int j = 0; j < pr.n; j++)
 	{
-		if (bs_key_test(&h, bloofi_elem_key(&h, pr.values[j], pr.typid), v.bits))
+		if (bs_key_test(&h, bf_datum_key(&h, pr.values[j], pr.typid), v.bits))
 			hits += pr.weights[j];
 		wsum += pr.weights[j];
 	}

@@ -2,6 +2,8 @@
  * bloofi_layout.c
  *    Geometry of bit-sliced Bloofi nodes and the bit work on their pages
  *    (PostgreSQL-independent; see bloofi_layout.h for the layout).
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "bloofi_layout.h"
 
@@ -26,14 +28,14 @@ bloofi_geometry(BloofiGeometry *g, uint32_t m, uint32_t cap, uint32_t page_bytes
 	g->tid_pages = (cap + g->tids_per_page - 1) / g->tids_per_page;
 	filter_bytes = 8 * bs_words_for_bits(m);
 	g->filter_bytes = (uint32_t) filter_bytes;
-	g->summary_bytes_per_page = page_bytes & ~UINT32_C(7);
-	g->summary_pages = (g->filter_bytes + g->summary_bytes_per_page - 1) /
-		g->summary_bytes_per_page;
+	g->value_bytes_per_page = page_bytes & ~UINT32_C(7);
+	g->value_pages = (g->filter_bytes + g->value_bytes_per_page - 1) /
+		g->value_bytes_per_page;
 	g->slice_bytes = cap / 8;
 	g->slice_words = (cap + 63) / 64;
 	g->slices_per_page = page_bytes / g->slice_bytes;
 	g->slice_pages = (m + g->slices_per_page - 1) / g->slices_per_page;
-	g->total_pages = g->tid_pages + g->summary_pages + g->slice_pages;
+	g->total_pages = g->tid_pages + g->value_pages + g->slice_pages;
 	return true;
 }
 
@@ -47,12 +49,12 @@ bloofi_slice_page_count(const BloofiGeometry *g, uint32_t sp)
 }
 
 uint32_t
-bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp)
+bloofi_value_page_bytes(const BloofiGeometry *g, uint32_t sp)
 {
-	uint32_t	first = sp * g->summary_bytes_per_page;
+	uint32_t	first = sp * g->value_bytes_per_page;
 	uint32_t	left = first < g->filter_bytes ? g->filter_bytes - first : 0;
 
-	return left < g->summary_bytes_per_page ? left : g->summary_bytes_per_page;
+	return left < g->value_bytes_per_page ? left : g->value_bytes_per_page;
 }
 
 uint32_t
@@ -129,10 +131,10 @@ bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t n)
 }
 
 bool
-bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_bytes,
-						   uint32_t j0, uint32_t nslices,
-						   const uint64_t *dead, const uint64_t *live,
-						   uint8_t *summary)
+bloofi_clear_and_recompute_value(uint8_t *slice_page, uint32_t slice_bytes,
+								 uint32_t j0, uint32_t nslices,
+								 const uint64_t *dead, const uint64_t *live,
+								 uint8_t *value)
 {
 	bool		changed = false;
 	uint32_t	slice_words = (slice_bytes + 7) / 8;
@@ -156,7 +158,7 @@ bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_bytes,
 				any = true;
 		}
 		if (any)
-			bs_bit_set(summary, j0 + i);
+			bs_bit_set(value, j0 + i);
 	}
 	return changed;
 }
@@ -381,4 +383,3 @@ bloofi_sort_positions(uint32_t *pos, uint32_t n)
 			pos[out++] = pos[i];
 	return out;
 }
-

@@ -14,13 +14,15 @@
  *
  * A node occupies a contiguous run of pages:
  *
- *    [tid pages][summary pages][slice pages]
+ *    [tid pages][value pages][slice pages]
  *
- * tid pages hold cap 6-byte slots, the summary pages the node's own m-bit
+ * tid pages hold cap 6-byte slots, the value pages the node's own m-bit
  * value (the OR of its children), the slice pages m slices of cap / 8 bytes,
  * as many whole slices per page as fit (a slice never straddles pages).  This
  * file computes that geometry and implements the bit work on page-sized
  * buffers; PostgreSQL pages, locks and WAL are in src/bloofi*.c.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #ifndef BLOOFI_LAYOUT_H
 #define BLOOFI_LAYOUT_H
@@ -46,10 +48,11 @@ typedef struct BloofiGeometry
 	uint32_t	tids_per_page;
 	uint32_t	tid_pages;
 	uint32_t	filter_bytes;	/* 8 * ceil(m / 64) */
-	uint32_t	summary_bytes_per_page; /* multiple of 8 */
-	uint32_t	summary_pages;
+	uint32_t	value_bytes_per_page;	/* multiple of 8 */
+	uint32_t	value_pages;
 	uint32_t	slice_bytes;	/* cap / 8 */
-	uint32_t	slice_words;	/* ceil(cap / 64): 64-bit words covering a slice */
+	uint32_t	slice_words;	/* ceil(cap / 64): 64-bit words covering a
+								 * slice */
 	uint32_t	slices_per_page;
 	uint32_t	slice_pages;
 	uint32_t	total_pages;
@@ -68,7 +71,7 @@ extern bool bloofi_geometry(BloofiGeometry *g, uint32_t m, uint32_t cap,
 static inline uint32_t
 bloofi_slice_page(const BloofiGeometry *g, uint32_t j)
 {
-	return g->tid_pages + g->summary_pages + j / g->slices_per_page;
+	return g->tid_pages + g->value_pages + j / g->slices_per_page;
 }
 
 static inline uint32_t
@@ -87,21 +90,21 @@ bloofi_slice_page_first(const BloofiGeometry *g, uint32_t sp)
 /* number of slices stored on slice page sp */
 extern uint32_t bloofi_slice_page_count(const BloofiGeometry *g, uint32_t sp);
 
-/* summary page number (relative) and byte offset for filter byte b */
+/* value page number (relative) and byte offset for filter byte b */
 static inline uint32_t
-bloofi_summary_page(const BloofiGeometry *g, uint32_t byte)
+bloofi_value_page(const BloofiGeometry *g, uint32_t byte)
 {
-	return g->tid_pages + byte / g->summary_bytes_per_page;
+	return g->tid_pages + byte / g->value_bytes_per_page;
 }
 
 static inline uint32_t
-bloofi_summary_offset(const BloofiGeometry *g, uint32_t byte)
+bloofi_value_offset(const BloofiGeometry *g, uint32_t byte)
 {
-	return byte % g->summary_bytes_per_page;
+	return byte % g->value_bytes_per_page;
 }
 
-/* bytes of the summary stored on summary page sp (0-based among summary pages) */
-extern uint32_t bloofi_summary_page_bytes(const BloofiGeometry *g, uint32_t sp);
+/* bytes of the value stored on value page sp (0-based among value pages) */
+extern uint32_t bloofi_value_page_bytes(const BloofiGeometry *g, uint32_t sp);
 
 /* round n up to a multiple of BLOOFI_SLOT_QUANTUM (8), clamped to [8, max_cap] */
 extern uint32_t bloofi_round_capacity(uint64_t n, uint32_t max_cap);
@@ -129,14 +132,14 @@ extern uint32_t bloofi_count_range(const uint8_t *filter, uint32_t j0, uint32_t 
 
 /*
  * Clear the slots of `dead` (slice_words words, bit s = slot s) in the
- * nslices slices of slice_page, and set bit j0 + i of summary (a full m-bit
+ * nslices slices of slice_page, and set bit j0 + i of value (a full m-bit
  * array) when slice i still has a bit of `live` set.  Returns true when a
  * bit was cleared.
  */
-extern bool bloofi_clear_and_summarise(uint8_t *slice_page, uint32_t slice_bytes,
-									   uint32_t j0, uint32_t nslices,
-									   const uint64_t *dead, const uint64_t *live,
-									   uint8_t *summary);
+extern bool bloofi_clear_and_recompute_value(uint8_t *slice_page, uint32_t slice_bytes,
+											 uint32_t j0, uint32_t nslices,
+											 const uint64_t *dead, const uint64_t *live,
+											 uint8_t *value);
 
 /*
  * Order-independent digest of a set of bit positions: the sum of a 64-bit

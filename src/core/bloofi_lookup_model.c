@@ -1,6 +1,8 @@
 /*
  * bloofi_lookup_model.c
  *    Expected work of one Bloofi lookup (see bloofi_lookup_model.h).
+ *
+ * Design notes: docs/planner.md (the cost model) and docs/bloofi.md.
  */
 #include "bloofi_lookup_model.h"
 
@@ -59,10 +61,10 @@ bloofi_lookup_work(const BloofiLevelProfile *levels, int nlevels, int npos,
 		opened[0] = 1;
 	else
 	{
-		/* the root's value: its summary pages of the positions */
+		/* the root's value: its value pages of the positions */
 		w->values_tested += 1;
 		w->headers += 1;
-		w->pages += 1 + bloofi_pages_touched(levels[0].summary_pages, npos);
+		w->pages += 1 + bloofi_pages_touched(levels[0].value_pages, npos);
 	}
 	/* a node can pass only under an opened parent */
 	for (int i = 1; i < nlevels; i++)
@@ -76,7 +78,11 @@ bloofi_lookup_work(const BloofiLevelProfile *levels, int nlevels, int npos,
 
 		if (opened[i] <= 0)
 			break;
-		/* children that pass, per opened node: the next level's, or the matches */
+
+		/*
+		 * children that pass, per opened node: the next level's, or the
+		 * matches
+		 */
 		passing = (i + 1 < nlevels ? opened[i + 1] : matches) / opened[i];
 		if (passing > L->children)
 			passing = L->children;

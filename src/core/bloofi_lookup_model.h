@@ -14,6 +14,8 @@
  * parent that passed.  The tree is described level by level, root first,
  * each level by its mean node (src/bloofi_cost.c reads that profile from
  * the index once per relcache entry).
+ *
+ * Design notes: docs/planner.md (the cost model) and docs/bloofi.md.
  */
 #ifndef BLOOFI_LOOKUP_MODEL_H
 #define BLOOFI_LOOKUP_MODEL_H
@@ -24,20 +26,24 @@ typedef struct BloofiLevelProfile
 {
 	double		nodes;			/* nodes at this level (the root level: 1) */
 	double		children;		/* mean live children of a node */
-	double		slice_words;	/* 64-bit words of one of its slices: ceil(cap / 64) */
+	double		slice_words;	/* 64-bit words of one of its slices: ceil(cap
+								 * / 64) */
 	double		slice_pages;	/* its slice pages */
 	double		tid_pages;		/* its tid pages */
-	double		summary_pages;	/* pages of its own value */
-	double		value_fp;		/* mean fill^k of the values of this level's nodes */
+	double		value_pages;	/* pages of its own value */
+	double		value_fp;		/* mean fill^k of the values of this level's
+								 * nodes */
 } BloofiLevelProfile;
 
 typedef struct BloofiLookupWork
 {
 	double		nodes_opened;	/* nodes whose slices are ANDed */
-	double		pages;			/* index pages read: headers, values, slices, tids */
-	double		headers;		/* of which node headers: the first page of each
-								 * node read, the others following it in the
-								 * node's contiguous run, in ascending order */
+	double		pages;			/* index pages read: headers, values, slices,
+								 * tids */
+	double		headers;		/* of which node headers: the first page of
+								 * each node read, the others following it in
+								 * the node's contiguous run, in ascending
+								 * order */
 	double		words;			/* 64-bit words ANDed */
 	double		values_tested;	/* filters checked, as the paper counts */
 } BloofiLookupWork;

@@ -5,6 +5,8 @@
  * Work is one pass over the words of [0, nbits): whole words of ones or of
  * zeros are taken at once, only mixed words are walked bit by bit (by runs,
  * with count-trailing-zeros).
+ *
+ * Design notes: docs/bloofi.md.
  */
 #include "bloofi_space.h"
 
@@ -58,7 +60,8 @@ bloofi_bits_find_run(const uint8_t *bits, uint32_t nbits, uint32_t n)
 {
 	uint32_t	nwords = (nbits + 63) / 64;
 	uint64_t	start = 0;
-	uint64_t	run = 0;			/* set bits ending just before the current word */
+	uint64_t	run = 0;		/* set bits ending just before the current
+								 * word */
 
 	if (n == 0)
 		return -1;
@@ -137,6 +140,7 @@ bloofi_bits_runs(const uint8_t *bits, uint32_t nbits, bool carry)
 	{
 		uint64_t	v = space_word(bits, nbits, w);
 		uint32_t	width = nbits - 64 * w >= 64 ? 64 : nbits - 64 * w;
+
 		/* run starts: a one whose lower neighbour is a zero */
 		uint64_t	starts = v & ~((v << 1) | (prev ? 1 : 0));
 
@@ -155,6 +159,7 @@ bloofi_bits_trailing(const uint8_t *bits, uint32_t nbits)
 	{
 		uint32_t	width = nbits - 64 * w >= 64 ? 64 : nbits - 64 * w;
 		uint64_t	v = space_word(bits, nbits, w);
+
 		/* the word's top `width` bits, reversed into a count of leading ones */
 		uint64_t	shifted = v << (64 - width);
 		uint32_t	ones = ~shifted == 0 ? 64 : (uint32_t) __builtin_clzll(~shifted);

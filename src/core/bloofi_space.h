@@ -10,6 +10,8 @@
  * node, first fit from the lowest block so that the used pages gather at the
  * front of the file and the free ones at its end, where VACUUM truncates
  * them), mark runs free or used, and count.
+ *
+ * Design notes: docs/bloofi.md.
  */
 #ifndef BLOOFI_SPACE_H
 #define BLOOFI_SPACE_H

@@ -1,41 +1,22 @@
 /*
  * bloofi_tree.h
- *    PostgreSQL-independent logic of the multi-level Bloofi tree (the paper's
- *    d-ary hierarchy, sections 3.1-3.4), and an in-memory reference tree
- *    built from it.
+ *    The rules of the multi-level Bloofi tree (the paper's d-ary hierarchy,
+ *    sections 3.1-3.4), PostgreSQL-independent and allocation-free.
  *
- * Two layers:
+ * Decisions on node values (m-bit filters of nwords 64-bit words), called by
+ * the index access method on page contents (src/bloofi_*.c) and by the
+ * in-memory reference tree of the tests (test/ref/bloofi_reftree.h):
+ *   bloofi_tree_hamming        Hamming distance of two filters
+ *   bloofi_tree_closest        the child the insert descends into
+ *   bloofi_tree_all_ones       the section 3.4 test
+ *   bloofi_tree_saturated      its refinement (fill^k > 1/2)
+ *   bloofi_tree_must_split     overflow rule with the no-split heuristic
+ *   bloofi_tree_split_choice   which children go to the new sibling
+ *   bloofi_tree_level_parents  bottom-up bulk build: parents per level
+ *   bloofi_tree_level_plan     ... chosen by a search-cost model
  *
- *  1. Allocation-free decisions on node values (m-bit filters of nwords
- *     64-bit words), meant to be called by the index access method on page
- *     contents as well as by the reference tree below:
- *       bloofi_tree_hamming        Hamming distance of two filters
- *       bloofi_tree_closest        the child the insert descends into
- *       bloofi_tree_all_ones       the section 3.4 test
- *       bloofi_tree_saturated      its refinement (fill^k > 1/2)
- *       bloofi_tree_must_split     overflow rule with the no-split heuristic
- *       bloofi_tree_split_choice   which children go to the new sibling
- *       bloofi_tree_level_parents  bottom-up bulk build: parents per level
- *       bloofi_tree_level_plan     ... chosen by a search-cost model
- *
- *  2. BloofiTree, an in-memory Bloofi tree of order d (every node except the
- *     root has d..2d children, the root 2..2d; a node that the split rule
- *     exempts, all ones (section 3.4) or saturated, may keep more than 2d),
- *     with the paper's insert (descend to the Hamming-closest child, OR the filter
- *     into every node on the path, split on overflow up to the root),
- *     delete (redistribute with or merge into a sibling on underflow,
- *     recompute values to the root, shrink the root), bottom-up bulk build,
- *     search (counting every node value tested as one node checked, as the
- *     paper counts) and an invariant check.  It is the executable
- *     specification of the tree: unit tests compare it with brute force and
- *     measure the paper's search cost on the paper's configuration.  It
- *     allocates with malloc and aborts on out-of-memory, so it is for tests
- *     and tools, not for backend code.
- *
- * The on-disk index (src/bloofi*.c) follows this specification on pages:
- * it calls the decisions of layer 1 (closest child, split choice, no-split
- * rule, bulk levels), and the benchmark compares its search cost with this
- * tree's on the same filters (test/bench/30_bloofi.sh, parts (d), (d')).
+ * The bloofi_tree_ prefix belongs to this file alone.  Design notes:
+ * docs/bloofi.md.
  */
 #ifndef BLOOFI_TREE_H
 #define BLOOFI_TREE_H
@@ -60,7 +41,7 @@ extern bool bloofi_tree_all_ones(const uint8_t *bits, uint32_t m);
 /*
  * true when a node value of m bits prunes less than half of the lookups of
  * absent elements: fill^k > 1/2 (fill = popcount / m; an all-ones value is
- * saturated).  The same criterion as the index's BLOOFI_GROUP_SATURATED hint.
+ * saturated).  The same criterion as the index's BLOOFI_NODE_SATURATED hint.
  */
 extern bool bloofi_tree_saturated(const uint8_t *bits, uint32_t m, int k);
 
@@ -68,11 +49,11 @@ extern bool bloofi_tree_saturated(const uint8_t *bits, uint32_t m, int k);
 typedef enum BloofiSplitRule
 {
 	BLOOFI_SPLIT_ALWAYS = 0,	/* the plain B+-tree rule */
-	BLOOFI_NOSPLIT_ALL_ONES = 1,	/* section 3.4: not when its value is all ones */
-	BLOOFI_NOSPLIT_SATURATED = 2	/* refinement: not when saturated (fill^k > 1/2):
-									 * a level of such nodes prunes little, as all-ones
-									 * ones prune nothing (bench: 96.9 vs 107.1 nodes
-									 * checked at the paper's N = 10,000) */
+	BLOOFI_NOSPLIT_ALL_ONES = 1,	/* section 3.4: not when its value is all
+									 * ones */
+	BLOOFI_NOSPLIT_SATURATED = 2	/* refinement: not when saturated (fill^k
+									 * > 1/2): a level of such nodes prunes
+									 * little, as all-ones ones prune nothing */
 } BloofiSplitRule;
 
 /*
@@ -104,9 +85,7 @@ extern void bloofi_tree_split_choice(const uint8_t *const *vals, int n, int min_
  * Bulk build: how many parents n >= 2 nodes of one level get in a tree of
  * order d: 1 when n <= 2d, else about n / (d + 1) (the shape of the paper's
  * bulk build, which inserts next to the rightmost leaf, so that splits leave
- * d + 1 children behind; d + 1 children also beat 2d in the benchmark:
- * 22.5 vs 23.9 nodes checked at N = 1,000, 104.2 vs 108.8 at N = 10,000,
- * before bloofi_tree_level_plan chose between d + 1 and d per level),
+ * d + 1 children behind, and fewer nodes checked per lookup than 2d),
  * clamped so that every parent gets d..2d children.  Each parent takes a run
  * of consecutive nodes, sizes differing by at most one;
  * bloofi_tree_level_run gives the first node of parent p.
@@ -134,8 +113,7 @@ extern int64_t bloofi_tree_level_run(int64_t n, int64_t parents, int64_t p);
  * A root over a level costs 1 (its own value, unless saturated) + the
  * present of the parent of that level.  The paper's trees put the root where
  * B+-tree splits happen to leave it, or (section 3.4) over a saturated level;
- * the model puts it where lookups check fewest nodes: at the paper's
- * N = 10,000, over 41 subtrees of ~243 leaves rather than 14 of ~729.
+ * the model puts it where lookups check fewest nodes.
  */
 typedef struct BloofiSubtreeCost
 {
@@ -167,8 +145,8 @@ extern int64_t bloofi_tree_level_parents_by(int64_t n, int d, int64_t fanout);
  * next level),
  * and one wide root over the whole level, allowed when n <= max_fanout and
  * the rule would never split that root (section 3.4 in bulk).  Never worse,
- * by the model, than fan-out d + 1 all the way; at the paper's N = 10,000
- * the lower levels get d + 1 and the upper ones d, where siblings' false
+ * by the model, than fan-out d + 1 all the way; typically the lower
+ * levels get d + 1 and the upper ones d, where siblings' false
  * positives make narrow nodes pay.  work: bloofi_tree_level_plan_work(n, m)
  * bytes, 8-byte aligned.
  */
@@ -178,80 +156,5 @@ extern int64_t bloofi_tree_level_plan(const uint8_t *const *vals,
 									  uint32_t m, int k, BloofiSplitRule rule,
 									  int64_t max_fanout, BloofiSubtreeCost *pcost,
 									  void *work);
-
-/* ---- in-memory reference tree ------------------------------------------ */
-
-typedef struct BloofiTreeNode
-{
-	int32_t		parent;			/* -1: the root */
-	int32_t		nchild;			/* inner: children; leaf: 0 */
-	int32_t		capchild;
-	int32_t    *child;			/* node indexes */
-	int64_t		id;				/* leaf: caller's row id */
-	uint8_t    *val;			/* nwords words: a leaf's filter, an inner node's OR */
-	bool		leaf;
-	bool		used;			/* false: on the free list */
-} BloofiTreeNode;
-
-typedef struct BloofiTree
-{
-	uint32_t	m;
-	size_t		nwords;
-	int			k;				/* hash functions (for the saturation rule) */
-	int			d;				/* order: non-root nodes have d..2d children */
-	BloofiSplitRule rule;		/* which full nodes are not split */
-	int32_t		root;			/* -1: empty */
-	int64_t		nleaves;
-	int32_t		nnodes;			/* slots used in nodes[] (some may be free) */
-	int32_t		capnodes;
-	BloofiTreeNode *nodes;
-	int32_t    *freelist;
-	int32_t		nfree;
-	uint64_t   *scratch;		/* 2 * nwords words for split choices */
-} BloofiTree;
-
-/* what a search reports */
-typedef void (*BloofiTreeMatch) (int64_t id, void *arg);
-
-/* an empty tree of order d >= 1 over m-bit filters of k hash functions */
-extern void bloofi_tree_init(BloofiTree *t, uint32_t m, int k, int d, BloofiSplitRule rule);
-extern void bloofi_tree_free(BloofiTree *t);
-
-/* insert a leaf (filter of nwords words, id); returns its node index, which
- * never changes while the leaf lives */
-extern int32_t bloofi_tree_insert(BloofiTree *t, const uint8_t *filter, int64_t id);
-
-/* remove the leaf at node index leaf */
-extern void bloofi_tree_delete(BloofiTree *t, int32_t leaf);
-
-/*
- * Build an empty tree bottom-up from n filters (row-major, nwords words
- * each) in the given order (similar filters next to each other give good
- * pruning): consecutive runs of d..2d nodes get a parent, level by level,
- * as bloofi_tree_level_plan decides (fan-out d + 1 or d, or a wide root).
- * leaf_index[i] (if not NULL) receives the node index of filter i.
- */
-extern void bloofi_tree_bulk_build(BloofiTree *t, const uint8_t *filters,
-								   const int64_t *ids, int64_t n, int32_t *leaf_index);
-
-/*
- * Report every leaf whose filter has all npos bits pos[] set (no
- * duplicates), descending only into nodes whose value has them all.
- * Returns the nodes checked: one per node value tested, leaves included.
- */
-extern int64_t bloofi_tree_search(const BloofiTree *t, const uint32_t *pos, int npos,
-								  BloofiTreeMatch cb, void *arg);
-
-/* height (a lone leaf: 1; empty: 0) and node counts */
-extern int	bloofi_tree_height(const BloofiTree *t);
-extern int64_t bloofi_tree_inner_nodes(const BloofiTree *t);
-
-/*
- * Verify every invariant: parent links, uniform leaf depth, every inner
- * value equal to the OR of its children, fan-out (root 2..2d, others
- * d..2d, more than 2d only for a node the split rule exempts), leaf
- * count.  Returns NULL when all hold, else a message (static buffer).
- */
-extern const char *bloofi_tree_check(const BloofiTree *t);
 
 #endif							/* BLOOFI_TREE_H */

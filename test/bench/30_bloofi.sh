@@ -33,7 +33,7 @@
 #       of 10,000 lookups each; it draws new hash keys per invocation), see
 #       test/bench/README.md, Bloofi, "The paper's figures".
 #  (d') the same filters and lookups through the in-memory reference tree of
-#       src/core/bloofi_tree.c (test/bench/bloofi_tree_bench.c), d = 2: a
+#       test/ref/bloofi_reftree.c (test/bench/bloofi_tree_bench.c), d = 2: a
 #       cross-check of the on-disk tree's figures.
 #   (e) filter size (paper's Fig 11): N = 1,000, m = 1,008 / 10,080 / 100,992,
 #       k = 7, d = 2: nodes checked, lookup time vs a sequential scan.
@@ -253,17 +253,17 @@ done
 results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(verdict "$r_p" ">=" 100)")
 bs_psql -q -c "DROP TABLE bp"
 
-# The in-memory reference tree (src/core/bloofi_tree.c) on the same filters
+# The in-memory reference tree (test/ref/bloofi_reftree.c) on the same filters
 # and lookups: the executable specification the on-disk index follows, a
 # cross-check, no target (it always tests the root's value, as the authors'
 # code does; the index skips a saturated root's; its bulk build plans the
 # bottom level too, the index's streams it in nodes of d + 1).
 echo
-echo "-- (d') the same configuration through the in-memory reference tree (src/core/bloofi_tree.c, d = 2; cross-check, no target)"
+echo "-- (d') the same configuration through the in-memory reference tree (test/ref/bloofi_reftree.c, d = 2; cross-check, no target)"
 mkdir -p test/bench/bin
 # shellcheck disable=SC2046
-"$("$PG_CONFIG" --cc | awk '{print $1}')" $("$PG_CONFIG" --cflags) -fPIC -Isrc/core \
-    -o test/bench/bin/bloofi_tree_bench test/bench/bloofi_tree_bench.c src/core/*.c -lm
+"$("$PG_CONFIG" --cc | awk '{print $1}')" $("$PG_CONFIG" --cflags) -fPIC -Isrc/core -Itest/ref \
+    -o test/bench/bin/bloofi_tree_bench test/bench/bloofi_tree_bench.c src/core/*.c test/ref/bloofi_reftree.c -lm
 printf '   %8s %10s %10s %14s %16s %7s %12s %9s\n' N build split_rule nodes_checked paper height inner_nodes build_ms
 for n in 1000 10000; do
     while read -r how rule nc h inner mt bms; do

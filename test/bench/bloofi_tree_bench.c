@@ -1,8 +1,8 @@
 /*
  * bloofi_tree_bench.c
- *    The paper's search cost (section 5, Fig 5) of the multi-level Bloofi tree
- *    logic in src/core/bloofi_tree.c (the in-memory reference tree, not the
- *    on-disk index): filters of m bits, k hashes (xxh3, seed 0, as
+ *    The paper's search cost (section 5, Fig 5) of the in-memory reference
+ *    Bloofi tree (test/ref/bloofi_reftree.c, built with the rules of
+ *    src/core/bloofi_tree.c; not the on-disk index): filters of m bits, k hashes (xxh3, seed 0, as
  *    bloom_from_array), filter i holding [100 i, 100 i + 100) (the paper's
  *    "nonrandom" data), order d, iterative build (inserts in id order) and
  *    bulk build (bottom-up from the filters sorted by bloofi_similarity_key,
@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "bloofi_layout.h"
-#include "bloofi_tree.h"
+#include "bloofi_reftree.h"
 #include "bs_bits.h"
 #include "bs_hash.h"
 
@@ -92,7 +92,7 @@ main(int argc, char **argv)
 	{
 		int			bulk = run % 2;
 		BloofiSplitRule rule = run < 2 ? BLOOFI_NOSPLIT_ALL_ONES : BLOOFI_NOSPLIT_SATURATED;
-		BloofiTree	t;
+		BloofiRefTree	t;
 		int64_t		checked = 0,
 					matches = 0;
 		const int	lookups = 1000;
@@ -100,10 +100,10 @@ main(int argc, char **argv)
 					build_ms;
 		const char *err;
 
-		bloofi_tree_init(&t, p.m, p.k, d, rule);
+		bloofi_reftree_init(&t, p.m, p.k, d, rule);
 		if (!bulk)
 			for (int64_t i = 0; i < n; i++)
-				bloofi_tree_insert(&t, filters + (size_t) i * fb, i);
+				bloofi_reftree_insert(&t, filters + (size_t) i * fb, i);
 		else
 		{
 			SortItem   *items = malloc(sizeof(SortItem) * (size_t) n);
@@ -121,13 +121,13 @@ main(int argc, char **argv)
 				memcpy(sorted + (size_t) i * fb, filters + (size_t) items[i].id * fb, fb);
 				ids[i] = items[i].id;
 			}
-			bloofi_tree_bulk_build(&t, sorted, ids, n, NULL);
+			bloofi_reftree_bulk_build(&t, sorted, ids, n, NULL);
 			free(items);
 			free(sorted);
 			free(ids);
 		}
 		build_ms = now_ms() - t0;
-		if ((err = bloofi_tree_check(&t)) != NULL)
+		if ((err = bloofi_reftree_check(&t)) != NULL)
 		{
 			fprintf(stderr, "invariant violated: %s\n", err);
 			rc = 1;
@@ -139,7 +139,7 @@ main(int argc, char **argv)
 			int64_t		st[3] = {x / 100, 0, 0};
 
 			bs_key_positions(&h, bs_key_int64(&h, x), pos);
-			checked += bloofi_tree_search(&t, pos, p.k, count_match, st);
+			checked += bloofi_reftree_search(&t, pos, p.k, count_match, st);
 			matches += st[2];
 			if (st[1] != 1)
 			{
@@ -150,9 +150,9 @@ main(int argc, char **argv)
 		}
 		printf("%s %s %.2f %d %lld %.2f %.0f\n", bulk ? "bulk" : "iterative",
 			   run < 2 ? "all-ones" : "saturated",
-			   (double) checked / lookups, bloofi_tree_height(&t),
-			   (long long) bloofi_tree_inner_nodes(&t), (double) matches / lookups, build_ms);
-		bloofi_tree_free(&t);
+			   (double) checked / lookups, bloofi_reftree_height(&t),
+			   (long long) bloofi_reftree_inner_nodes(&t), (double) matches / lookups, build_ms);
+		bloofi_reftree_free(&t);
 	}
 	free(filters);
 	return rc;

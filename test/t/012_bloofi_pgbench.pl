@@ -73,7 +73,7 @@ my ($n, $diff) = split / /, $res;
 cmp_ok($n, '>', 500, "lookups find rows ($n)");
 is($diff, '0', 'index results equal sequential scan results after the concurrent run');
 
-# VACUUM after the run leaves summaries exact and removes every dead leaf
+# VACUUM after the run leaves values exact and removes every dead leaf
 $node->safe_psql('postgres', 'VACUUM t');
 is($node->safe_psql('postgres', q{SELECT leaves = (SELECT count(*) FROM t) FROM bloofi_stats('t_f')}),
 	't', 'after VACUUM the index holds exactly the live rows');

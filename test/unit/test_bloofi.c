@@ -1,7 +1,7 @@
 /*
  * test_bloofi.c
  *    Unit tests of the Bloofi layout core: geometry bounds, transposition
- *    against a naive bit-by-bit model, column set/get/put/clear, summaries,
+ *    against a naive bit-by-bit model, column set/get/put/clear, values,
  *    the AND-of-slices search against testing every leaf, insert choice.
  *
  * Capacities are multiples of BLOOFI_SLOT_QUANTUM (8), so a slice is
@@ -65,10 +65,10 @@ test_geometry(void)
 	CHECK(g.slice_pages == (2397 + 6) / 7, "slice pages %u", g.slice_pages);
 	CHECK(g.tid_pages == (8192 * 6 + 8143) / 8144 || g.tid_pages * g.tids_per_page >= 8192,
 		  "tid pages %u", g.tid_pages);
-	CHECK(g.filter_bytes == 8 * 38 && g.summary_pages == 1, "summary %u", g.summary_pages);
+	CHECK(g.filter_bytes == 8 * 38 && g.value_pages == 1, "value pages %u", g.value_pages);
 	CHECK(bloofi_geometry(&g, 100992, 64, 8144), "large filter");
-	CHECK(g.summary_pages == 2 && bloofi_summary_page_bytes(&g, 0) + bloofi_summary_page_bytes(&g, 1)
-		  == g.filter_bytes, "summary split %u", g.summary_pages);
+	CHECK(g.value_pages == 2 && bloofi_value_page_bytes(&g, 0) + bloofi_value_page_bytes(&g, 1)
+		  == g.filter_bytes, "value split %u", g.value_pages);
 	{
 		uint32_t	tot = 0;
 
@@ -96,7 +96,7 @@ test_geometry(void)
 				  "cap %u: %u slice pages", cap, g.slice_pages);
 			CHECK(g.tid_pages * g.tids_per_page >= cap && (g.tid_pages - 1) * g.tids_per_page < cap,
 				  "cap %u: %u tid pages", cap, g.tid_pages);
-			CHECK(g.total_pages == g.tid_pages + g.summary_pages + g.slice_pages,
+			CHECK(g.total_pages == g.tid_pages + g.value_pages + g.slice_pages,
 				  "cap %u: total pages", cap);
 			for (uint32_t sp = 0; sp < g.slice_pages; sp++)
 				tot += bloofi_slice_page_count(&g, sp);
@@ -107,7 +107,7 @@ test_geometry(void)
 				uint32_t	off = bloofi_slice_offset(&g, j);
 
 				if (off + g.slice_bytes > g.page_bytes ||
-					bloofi_slice_page(&g, j) != g.tid_pages + g.summary_pages + j / g.slices_per_page)
+					bloofi_slice_page(&g, j) != g.tid_pages + g.value_pages + j / g.slices_per_page)
 				{
 					CHECK(false, "cap %u: slice %u at page %u offset %u", cap, j,
 						  bloofi_slice_page(&g, j), off);
@@ -380,7 +380,7 @@ pages_vs_model(const BloofiGeometry *g, uint8_t **pg, const uint8_t *leaves,
 /*
  * Random filters in a node of cap slots (nleaves of them used), each the
  * Bloom filter of nelem random elements: transposition, column set/get/put,
- * search, column counts and digests, clear and summaries, all against the
+ * search, column counts and digests, clear and values, all against the
  * row-major leaves.
  */
 static void
@@ -636,9 +636,9 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 	}
 
 	/*
-	 * clear every third leaf (from slot 1); summary = OR of the others.  live
+	 * clear every third leaf (from slot 1); value = OR of the others.  live
 	 * has every bit set but the dead slots', past cap too (a neighbour's bit
-	 * read past a slice's end would show in the summary); the second pass
+	 * read past a slice's end would show in the value); the second pass
 	 * clears every bit past cap too (they are not in the slice: nothing
 	 * changes, the neighbours stay).
 	 */
@@ -670,23 +670,23 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 				bs_or(want, leaves + (size_t) s * fb, fb / 8);
 		}
 		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-			changed |= bloofi_clear_and_summarise(group[sp], g.slice_bytes,
+			changed |= bloofi_clear_and_recompute_value(group[sp], g.slice_bytes,
 												  bloofi_slice_page_first(&g, sp),
 												  bloofi_slice_page_count(&g, sp),
 												  dead, live, sum);
 		CHECK(changed == (ndead > 0), "cap %u: clearing changed something (%d)", cap, changed);
-		CHECK(memcmp(sum, want, fb) == 0, "cap %u: summary = OR of live leaves", cap);
+		CHECK(memcmp(sum, want, fb) == 0, "cap %u: value = OR of live leaves", cap);
 		bad = pages_vs_model(&g, group, leaves, nleaves, alive);
 		CHECK(bad == 0, "cap %u: dead columns cleared, live kept (%d wrong)", cap, bad);
 
-		/* nothing more to clear: unchanged, same summary over every slot */
+		/* nothing more to clear: unchanged, same value over every slot */
 		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-			changed2 |= bloofi_clear_and_summarise(group[sp], g.slice_bytes,
+			changed2 |= bloofi_clear_and_recompute_value(group[sp], g.slice_bytes,
 												   bloofi_slice_page_first(&g, sp),
 												   bloofi_slice_page_count(&g, sp),
 												   dead, all, sum2);
 		CHECK(!changed2, "cap %u: clearing again changes nothing", cap);
-		CHECK(memcmp(sum2, want, fb) == 0, "cap %u: summary over all slots = OR of live leaves", cap);
+		CHECK(memcmp(sum2, want, fb) == 0, "cap %u: value over all slots = OR of live leaves", cap);
 
 		/* clear the slots past cap (none): nothing changes */
 		for (uint32_t w = 0; w < nw; w++)
@@ -696,14 +696,14 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 		changed2 = false;
 		memset(sum2, 0, fb);
 		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-			changed2 |= bloofi_clear_and_summarise(group[sp], g.slice_bytes,
+			changed2 |= bloofi_clear_and_recompute_value(group[sp], g.slice_bytes,
 												   bloofi_slice_page_first(&g, sp),
 												   bloofi_slice_page_count(&g, sp),
 												   dead, none, sum2);
 		CHECK(!changed2, "cap %u: clearing slots past cap changes nothing", cap);
 		bad = pages_vs_model(&g, group, leaves, nleaves, alive);
 		CHECK(bad == 0, "cap %u: clearing slots past cap keeps every slice (%d wrong)", cap, bad);
-		CHECK(bs_popcount(sum2, fb / 8) == 0, "cap %u: no live slot, empty summary", cap);
+		CHECK(bs_popcount(sum2, fb / 8) == 0, "cap %u: no live slot, empty value", cap);
 
 		/* put_column back the dead leaves: the node is the bulk one again */
 		{

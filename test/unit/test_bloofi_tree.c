@@ -1,6 +1,7 @@
 /*
  * test_bloofi_tree.c
- *    Unit tests of the multi-level Bloofi tree logic (src/core/bloofi_tree.c):
+ *    Unit tests of the multi-level Bloofi tree rules (src/core/bloofi_tree.c)
+ *    and the reference tree built from them (test/ref/bloofi_reftree.c):
  *    Hamming-closest choice, the all-ones rule, split choice, bulk-build level
  *    sizes, and the reference tree under random inserts, deletes and bulk
  *    builds, checked against its invariants and against testing every filter
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bloofi_tree.h"
+#include "bloofi_reftree.h"
 #include "bs_bits.h"
 #include "bs_hash.h"
 #include "unit.h"
@@ -211,9 +212,9 @@ random_filter(uint8_t *f, int cluster)
 
 /* check invariants and compare searches with testing every live filter */
 static bool
-verify(const BloofiTree *t, Oracle *o, const char *what)
+verify(const BloofiRefTree *t, Oracle *o, const char *what)
 {
-	const char *err = bloofi_tree_check(t);
+	const char *err = bloofi_reftree_check(t);
 
 	if (err)
 	{
@@ -226,7 +227,7 @@ verify(const BloofiTree *t, Oracle *o, const char *what)
 		int			npos = 1 + (int) (q % 2);
 
 		memset(o->hits, 0, sizeof(o->hits));
-		bloofi_tree_search(t, pos, npos, count_hit, o);
+		bloofi_reftree_search(t, pos, npos, count_hit, o);
 		for (int i = 0; i < RMAX; i++)
 		{
 			int			want = o->live[i] && bs_bit_test(o->f[i], pos[0]) &&
@@ -247,14 +248,14 @@ static void
 run_random_tree(int d, BloofiSplitRule rule, bool bulk)
 {
 	static Oracle o;
-	BloofiTree	t;
+	BloofiRefTree	t;
 	int			nlive = 0;
 	bool		ok = true;
 	char		what[64];
 
 	snprintf(what, sizeof(what), "d %d rule %d bulk %d", d, rule, bulk);
 	memset(&o, 0, sizeof(o));
-	bloofi_tree_init(&t, RM, 3, d, rule);
+	bloofi_reftree_init(&t, RM, 3, d, rule);
 	for (int i = 0; i < RMAX; i++)
 		random_filter(o.f[i], (int) (rnd() % 12));
 
@@ -267,7 +268,7 @@ run_random_tree(int d, BloofiSplitRule rule, bool bulk)
 			ids[i] = i;
 			o.live[i] = true;
 		}
-		bloofi_tree_bulk_build(&t, &o.f[0][0], ids, RMAX / 2, o.leaf);
+		bloofi_reftree_bulk_build(&t, &o.f[0][0], ids, RMAX / 2, o.leaf);
 		nlive = RMAX / 2;
 		ok = verify(&t, &o, what);
 	}
@@ -279,13 +280,13 @@ run_random_tree(int d, BloofiSplitRule rule, bool bulk)
 
 		if (o.live[i])
 		{
-			bloofi_tree_delete(&t, o.leaf[i]);
+			bloofi_reftree_delete(&t, o.leaf[i]);
 			o.live[i] = false;
 			nlive--;
 		}
 		else if (rnd() % 4 != 0 || nlive < 20)
 		{
-			o.leaf[i] = bloofi_tree_insert(&t, o.f[i], i);
+			o.leaf[i] = bloofi_reftree_insert(&t, o.f[i], i);
 			o.live[i] = true;
 			nlive++;
 		}
@@ -296,43 +297,43 @@ run_random_tree(int d, BloofiSplitRule rule, bool bulk)
 	for (int i = 0; i < RMAX && ok; i++)
 		if (o.live[i])
 		{
-			bloofi_tree_delete(&t, o.leaf[i]);
+			bloofi_reftree_delete(&t, o.leaf[i]);
 			o.live[i] = false;
 			if (i % 25 == 0)
 				ok = verify(&t, &o, what);
 		}
-	CHECK(!ok || (t.root == -1 && t.nleaves == 0 && bloofi_tree_check(&t) == NULL),
+	CHECK(!ok || (t.root == -1 && t.nleaves == 0 && bloofi_reftree_check(&t) == NULL),
 		  "%s: emptied tree", what);
 	CHECK(ok, "%s: random inserts/deletes", what);
-	bloofi_tree_free(&t);
+	bloofi_reftree_free(&t);
 }
 
 /* dense filters: the upper levels are all ones, the rule keeps them wide */
 static void
 test_all_ones_rule(void)
 {
-	BloofiTree	on,
+	BloofiRefTree	on,
 				off;
 	uint8_t		f[8];
 
-	bloofi_tree_init(&on, 64, 3, 2, BLOOFI_NOSPLIT_ALL_ONES);
-	bloofi_tree_init(&off, 64, 3, 2, BLOOFI_SPLIT_ALWAYS);
+	bloofi_reftree_init(&on, 64, 3, 2, BLOOFI_NOSPLIT_ALL_ONES);
+	bloofi_reftree_init(&off, 64, 3, 2, BLOOFI_SPLIT_ALWAYS);
 	for (int i = 0; i < 200; i++)
 	{
 		bs_store64(f, rnd() | rnd());	/* ~75% ones */
-		bloofi_tree_insert(&on, f, i);
-		bloofi_tree_insert(&off, f, i);
+		bloofi_reftree_insert(&on, f, i);
+		bloofi_reftree_insert(&off, f, i);
 	}
-	CHECK(bloofi_tree_check(&on) == NULL, "rule on: %s", bloofi_tree_check(&on));
-	CHECK(bloofi_tree_check(&off) == NULL, "rule off: %s", bloofi_tree_check(&off));
-	CHECK(bloofi_tree_height(&on) < bloofi_tree_height(&off),
+	CHECK(bloofi_reftree_check(&on) == NULL, "rule on: %s", bloofi_reftree_check(&on));
+	CHECK(bloofi_reftree_check(&off) == NULL, "rule off: %s", bloofi_reftree_check(&off));
+	CHECK(bloofi_reftree_height(&on) < bloofi_reftree_height(&off),
 		  "the rule stops all-ones levels: height %d vs %d",
-		  bloofi_tree_height(&on), bloofi_tree_height(&off));
-	CHECK(bloofi_tree_inner_nodes(&on) < bloofi_tree_inner_nodes(&off),
+		  bloofi_reftree_height(&on), bloofi_reftree_height(&off));
+	CHECK(bloofi_reftree_inner_nodes(&on) < bloofi_reftree_inner_nodes(&off),
 		  "fewer inner nodes with the rule: %lld vs %lld",
-		  (long long) bloofi_tree_inner_nodes(&on), (long long) bloofi_tree_inner_nodes(&off));
-	bloofi_tree_free(&on);
-	bloofi_tree_free(&off);
+		  (long long) bloofi_reftree_inner_nodes(&on), (long long) bloofi_reftree_inner_nodes(&off));
+	bloofi_reftree_free(&on);
+	bloofi_reftree_free(&off);
 }
 
 /*
@@ -361,9 +362,9 @@ test_cost_model(void)
 
 /* the model's nodes checked per lookup of a present element, over a built tree */
 static BloofiSubtreeCost
-model_cost(const BloofiTree *t, int32_t i)
+model_cost(const BloofiRefTree *t, int32_t i)
 {
-	const BloofiTreeNode *nd = &t->nodes[i];
+	const BloofiRefNode *nd = &t->nodes[i];
 	BloofiSubtreeCost out = {1, 0, 0};
 	BloofiSubtreeCost *c;
 
@@ -416,19 +417,19 @@ test_paper_configuration(void)
 	{
 		int			bulk = run % 2;
 		BloofiSplitRule rule = run < 2 ? BLOOFI_NOSPLIT_ALL_ONES : BLOOFI_NOSPLIT_SATURATED;
-		BloofiTree	t;
+		BloofiRefTree	t;
 		int64_t		checked = 0,
 					found = 0,
 					matches = 0;
 		const int	lookups = 200;
 
-		bloofi_tree_init(&t, p.m, p.k, 2, rule);
+		bloofi_reftree_init(&t, p.m, p.k, 2, rule);
 		if (bulk)
-			bloofi_tree_bulk_build(&t, filters, ids, n, NULL);
+			bloofi_reftree_bulk_build(&t, filters, ids, n, NULL);
 		else
 			for (int i = 0; i < n; i++)
-				bloofi_tree_insert(&t, filters + (size_t) i * 8 * nwords, i);
-		CHECK(bloofi_tree_check(&t) == NULL, "paper config: %s", bloofi_tree_check(&t));
+				bloofi_reftree_insert(&t, filters + (size_t) i * 8 * nwords, i);
+		CHECK(bloofi_reftree_check(&t) == NULL, "paper config: %s", bloofi_reftree_check(&t));
 		for (int q = 0; q < lookups; q++)
 		{
 			int64_t		x = (int64_t) (q * 7919) % (100 * n);
@@ -436,7 +437,7 @@ test_paper_configuration(void)
 			int64_t		want[3] = {x / 100, 0, 0};
 
 			bs_key_positions(&h, bs_key_int64(&h, x), pos);
-			checked += bloofi_tree_search(&t, pos, 7, count_match, want);
+			checked += bloofi_reftree_search(&t, pos, 7, count_match, want);
 			found += want[1];
 			matches += want[2];
 		}
@@ -455,10 +456,10 @@ test_paper_configuration(void)
 		printf("paper configuration, N = %d, d = 2, %s build, %s rule: height %d, "
 			   "%lld inner nodes, %.2f nodes checked per lookup (authors' code: %s), %.2f matches\n",
 			   n, bulk ? "bulk" : "iterative", run < 2 ? "all-ones" : "saturated",
-			   bloofi_tree_height(&t),
-			   (long long) bloofi_tree_inner_nodes(&t), (double) checked / lookups,
+			   bloofi_reftree_height(&t),
+			   (long long) bloofi_reftree_inner_nodes(&t), (double) checked / lookups,
 			   bulk ? "21.64" : "24.56", (double) matches / lookups);
-		bloofi_tree_free(&t);
+		bloofi_reftree_free(&t);
 	}
 	free(filters);
 	free(ids);

@@ -1,0 +1,48 @@
+-- Bloofi index: plans.  A selective lookup (and a join probing the index)
+-- uses a bitmap scan on the index with both operator forms; a lookup most
+-- rows match is a sequential scan.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsample;
+RESET client_min_messages;
+
+-- 3000 rows: row i holds the integers [10 i, 10 i + 10), the texts 't<i>',
+-- the bytea of i and the uuid md5(i); every 10th row a NULL filter.
+CREATE TABLE bt (id int PRIMARY KEY, f bloomfilter);
+INSERT INTO bt
+SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE
+       bloom_add(bloom_add(bloom_add(
+           bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j)::bigint[], 1024, 5),
+           't' || i), int4send(i)), md5(i::text)::uuid) END
+FROM generate_series(1, 3000) i;
+CREATE INDEX bt_f ON bt USING bloofi (f) WITH (order = 4);
+ANALYZE bt;
+
+CREATE TEMP TABLE px AS SELECT (x * 7)::bigint AS x FROM generate_series(0, 4400) x;
+
+-- the join through the index really uses it (parameterised bitmap scan)
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT bt.id FROM px p JOIN bt ON bt.f @> p.x;
+RESET enable_seqscan;
+
+-- plan shapes: a selective lookup uses the index, with both operator forms
+EXPLAIN (COSTS OFF) SELECT id FROM bt WHERE f @> 12345::bigint;
+EXPLAIN (COSTS OFF) SELECT id FROM bt WHERE 12345::bigint <@ f;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM bt WHERE f @> 't77'::text AND f @> 771::bigint;
+SELECT id FROM bt WHERE f @> 't77'::text AND f @> 771::bigint;
+RESET enable_seqscan;
+SELECT id FROM bt WHERE f @> 12345::bigint;
+SELECT id FROM bt WHERE 12345::bigint <@ f;
+SELECT count(*) FROM bt WHERE f @> NULL::bigint;
+
+-- ... and a lookup most rows match is a sequential scan
+CREATE TABLE bt_common (id int, f bloomfilter);
+INSERT INTO bt_common
+SELECT i, bloom_from_array(ARRAY[0, i]::bigint[], 4096, 3) FROM generate_series(1, 5000) i;
+CREATE INDEX bt_common_f ON bt_common USING bloofi (f);
+ANALYZE bt_common;
+EXPLAIN (COSTS OFF) SELECT id FROM bt_common WHERE f @> 0::bigint;
+EXPLAIN (COSTS OFF) SELECT id FROM bt_common WHERE f @> 4321::bigint;
+SELECT count(*) FROM bt_common WHERE f @> 0::bigint;
+
+DROP TABLE bt, bt_common;
