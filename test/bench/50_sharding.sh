@@ -52,35 +52,13 @@ verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 
 # ---- three shard clusters -------------------------------------------------
-SHARD_DIRS=()
-shards_stop() {
-    local d
-    for d in "${SHARD_DIRS[@]}"; do
-        bs_as_owner "$BS_BINDIR/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1 || true
-        rm -rf "$d"
-    done
-    SHARD_DIRS=()
-}
 if [ -n "${BS_BENCH_RUNNER:-}" ]; then
-    trap 'shards_stop' EXIT
+    trap 'bs_shards_stop' EXIT
 else
-    trap 'shards_stop; bs_cluster_stop' EXIT
+    trap 'bs_shards_stop; bs_cluster_stop' EXIT
 fi
-for i in 1 2 3; do
-    d=$(mktemp -d /tmp/bs-shard.XXXXXX)
-    SHARD_DIRS+=("$d")
-    [ "$(id -u)" = 0 ] && chown postgres:postgres "$d"
-    bs_as_owner "$BS_BINDIR/initdb" -D "$d/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 \
-        --no-sync >"$d/initdb.log" 2>&1 || { cat "$d/initdb.log"; exit 1; }
-    bs_as_owner "$BS_BINDIR/pg_ctl" -D "$d/data" -l "$d/server.log" -w \
-        -o "-k $d -p $((SHARD_PORT + i - 1)) -c listen_addresses='' -c fsync=off -c shared_buffers=256MB -c max_parallel_workers_per_gather=0 -c jit=off -c autovacuum=off -c synchronous_commit=off" \
-        start >/dev/null || { cat "$d/server.log"; exit 1; }
-done
-shard_psql() {      # shard_psql N psql-args...  (N = 1..3)
-    local n=$1
-    shift
-    PGHOST=${SHARD_DIRS[$((n - 1))]} PGPORT=$((SHARD_PORT + n - 1)) bs_psql "$@"
-}
+bs_shards_start 3 "$SHARD_PORT" shared_buffers=256MB "${BS_BENCH_SETTINGS[@]:1}"
+shard_psql() { bs_shard_psql "$@"; }
 echo "-- coordinator: port $PGPORT; shards: ports $SHARD_PORT..$((SHARD_PORT + 2)) (unix sockets)"
 
 # ---- the recipe -------------------------------------------------------------
@@ -104,7 +82,7 @@ servers=""
 for i in 1 2 3; do
     servers="$servers
 CREATE SERVER bench_shard$i FOREIGN DATA WRAPPER postgres_fdw
-  OPTIONS (host '${SHARD_DIRS[$((i - 1))]}', port '$((SHARD_PORT + i - 1))', dbname 'postgres',
+  OPTIONS (host '${BS_SHARD_DIRS[$((i - 1))]}', port '$((SHARD_PORT + i - 1))', dbname 'postgres',
            extensions 'bloomsample', async_capable 'true', fetch_size '1000');
 CREATE USER MAPPING FOR CURRENT_USER SERVER bench_shard$i;
 CREATE SCHEMA bench_shard${i}_bst;
