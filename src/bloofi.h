@@ -18,9 +18,15 @@
  * children at once: the AND of the k slices of the element's positions.
  *
  *   block 0          metapage: parameters, reloption snapshot, root, height,
- *                    pending list, chains of retired and free nodes
+ *                    pending list, chain of retired nodes, the free-page
+ *                    map's directory and the writer's intents
  *
- * The locking protocol is written at the top of bloofi_insert.c.
+ * Other pages are pending pages and bitmap pages of the free-page map
+ * (bloofi_space.c).  The locking protocol and the invariants are written at
+ * the top of bloofi_insert.c, space management at the top of
+ * bloofi_space.c.  Version 2 of the format is that of extension 1.0 with
+ * the free-page map added: a 1.0 index reads as one without a map (its
+ * chain of FREE nodes moves into the map at its next VACUUM).
  */
 #ifndef BLOOFI_H
 #define BLOOFI_H
@@ -50,6 +56,7 @@
 #define BLOOFI_PAGE_SUMMARY		3
 #define BLOOFI_PAGE_SLICE		4
 #define BLOOFI_PAGE_PENDING		5
+#define BLOOFI_PAGE_FSM			6	/* a bitmap page of the free-page map */
 
 typedef struct BloofiPageOpaqueData
 {
@@ -69,10 +76,12 @@ typedef struct BloofiPageOpaqueData
 typedef BloofiPageOpaqueData *BloofiPageOpaque;
 
 /*
- * A node replaced by a copy (split, growth, merge) is RETIRED: unchanged
- * from then on and still readable by lookups that reached it through the old
- * parent; a VACUUM frees it (FREE) once no such lookup can run any more, and
- * a new node of the same size reuses its pages.
+ * A node replaced by a copy (split, growth, merge, repack, compaction) is
+ * RETIRED: unchanged from then on and still readable by lookups that
+ * reached it through the old parent; a VACUUM frees its pages (marks them
+ * in the free-page map) once no such lookup can run any more, and new nodes
+ * of any size reuse them.  FREE marked the nodes of the free chain of
+ * version 1.0 (still read, to move them into the map).
  */
 #define BLOOFI_NODE_RETIRED		0x01
 #define BLOOFI_NODE_FREE		0x02
@@ -140,10 +149,76 @@ typedef struct BloofiMetaData
 	BlockNumber flushing_head;	/* chain being moved into the tree (or left by a crash) */
 	BlockNumber free_head;		/* recycled pending pages */
 	BlockNumber retired_head;	/* chain of RETIRED nodes (through their header's next) */
-	BlockNumber freenode_head;	/* chain of FREE nodes */
+	BlockNumber freenode_head;	/* 1.0's chain of FREE nodes (VACUUM empties it) */
 } BloofiMetaData;
 
 #define BloofiPageGetMeta(page) ((BloofiMetaData *) PageGetContents(page))
+
+/*
+ * Space management (bloofi_space.c): the metapage also holds, at a fixed
+ * offset after BloofiMetaData, the directory of the free-page map's bitmap
+ * pages and the intents of the tree writer in progress.  An index written
+ * before these existed reads them as zeros: no bitmap page, no intent.
+ *
+ * Bitmap page i (its block is fsm[i]; 0: none yet) has one bit per block of
+ * region i, blocks [i * BLOOFI_FSM_BITS, (i + 1) * BLOOFI_FSM_BITS): set =
+ * free for reuse.  It lies in its own region (made from the first block of
+ * the first run freed there).  Only tree writers (tree lock) use and change
+ * the map, always under the metapage's exclusive lock; a bit is never set
+ * for a block at or past the end of the file.
+ *
+ * An intent records, in the same WAL record as the change that creates it,
+ * pages whose fate a tree writer has not settled yet:
+ *   NEW      a run allocated for a new node not linked into the tree yet
+ *            (dropped by the record that links it);
+ *   OLD      a node unlinked by that record, to be retired (dropped by the
+ *            record that retires it);
+ *   FREEING  a run taken off the retired (or a free) chain whose bits are
+ *            being set;
+ *   TRUNCATE blocks from `start` on, cleared from the map, about to be cut
+ *            off the file.
+ * A writer that stops half-way (cancel, ERROR, crash) leaves its intents
+ * behind, and the next one to take the tree lock settles them first
+ * (bloofi_space_recover): NEW runs and what TRUNCATE did not cut are freed,
+ * OLD nodes retired, FREEING bits set.  So no page is ever lost or owned
+ * twice, whatever prefix of a writer's records reached the disk.
+ */
+#define BLOOFI_FSM_BITS			(BLOOFI_PAGE_BYTES * 8)
+#define BLOOFI_FSM_DIR			512		/* regions: 512 * 65216 blocks (255 GB of 8 kB) */
+#define BLOOFI_MAX_INTENTS		200		/* > the 2 * BLOOFI_MAX_HEIGHT + 3 of one insert */
+#define BLOOFI_META_SPACE_OFFSET 512
+
+#define BLOOFI_INTENT_NEW		1
+#define BLOOFI_INTENT_OLD		2
+#define BLOOFI_INTENT_FREEING	3
+#define BLOOFI_INTENT_TRUNCATE	4
+
+typedef struct BloofiIntent
+{
+	BlockNumber start;
+	uint32		npages;			/* TRUNCATE: unused */
+	uint32		kind;			/* BLOOFI_INTENT_* */
+} BloofiIntent;
+
+typedef struct BloofiSpaceData
+{
+	uint32		nintents;
+	uint32		reserved;
+	BlockNumber fsm[BLOOFI_FSM_DIR];
+	BloofiIntent intents[BLOOFI_MAX_INTENTS];
+} BloofiSpaceData;
+
+#define BloofiPageGetSpace(page) \
+	((BloofiSpaceData *) ((char *) PageGetContents(page) + BLOOFI_META_SPACE_OFFSET))
+
+/* what VACUUM did to the space (bloofi_vacuum.c reports it) */
+typedef struct BloofiSpaceReport
+{
+	BlockNumber retired;		/* pages of nodes this VACUUM took out of the tree */
+	BlockNumber freed;			/* pages it made reusable (retired nodes, pending pages) */
+	BlockNumber truncated;		/* pages it cut off the end of the file */
+	BlockNumber moved;			/* pages of nodes it moved towards the front */
+} BloofiSpaceReport;
 
 /* build progress phases (pg_stat_progress_create_index.phase) */
 #define BLOOFI_PHASE_LOAD		2
@@ -270,12 +345,18 @@ extern void bloofi_node_write_halves(Relation index, const BloofiMetaData *meta,
 									 uint8 *const *newvals);
 extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
 								 const uint32 *slots, const uint8 *const *filters);
-extern void bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
-								   const uint8 *filter);
+extern void bloofi_node_put_columns(Relation index, const BloofiNode *node, int n,
+									const uint32 *slots, const uint8 *const *filters);
 extern void bloofi_node_retire(Relation index, BlockNumber start);
 extern void bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated);
-extern void bloofi_node_recycle(Relation index);
-extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height);
+extern BlockNumber bloofi_node_copy_below(Relation index, const BloofiNode *X);
+extern bool bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold,
+									 const uint32 *oldslots, int nnew, uint32 *newslots);
+extern void bloofi_node_switch(Relation index, BloofiNode *X, int nold, const uint32 *oldslots,
+							   int nnew, const uint32 *newslots, const BlockNumber *news,
+							   int nretire, const BlockNumber *retire);
+extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height,
+							int nretire, const BlockNumber *retire);
 extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
 							 BloofiPathStep *path, int *depth);
 typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
@@ -283,6 +364,38 @@ typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
 extern void bloofi_tree_walk(Relation index, const BloofiMetaData *meta,
 							 BloofiNodeVisitor visit, void *arg);
 extern HTAB *bloofi_tree_tids(Relation index, const BloofiMetaData *meta, const char *name);
+
+/* bloofi_space.c: free-page map, allocation, recycling, truncation */
+extern BlockNumber bloofi_space_alloc(Relation index, uint32 npages);
+extern BlockNumber bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit);
+extern void bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire);
+extern void bloofi_space_retired(Page metapage, BlockNumber start);
+extern void bloofi_space_recover(Relation index);
+extern BlockNumber bloofi_space_recycle(Relation index, bool all);
+extern BlockNumber bloofi_space_reclaim_pending(Relation index);
+extern BlockNumber bloofi_space_truncate(Relation index);
+extern void bloofi_space_move_bitmaps(Relation index);
+extern void bloofi_space_counts(Relation index, int64 *free_pages, int64 *free_runs,
+								int64 *retired_nodes, int64 *retired_pages);
+/* what bloofi_space_visit reports a run of blocks to be (bloofi_check) */
+typedef enum BloofiSpaceOwner
+{
+	BLOOFI_OWNER_NONE = 0,
+	BLOOFI_OWNER_META,
+	BLOOFI_OWNER_TREE,			/* a node of the tree */
+	BLOOFI_OWNER_RETIRED,		/* a node of the retired chain */
+	BLOOFI_OWNER_FREE,			/* free in the map */
+	BLOOFI_OWNER_FSM,			/* a bitmap page of the map */
+	BLOOFI_OWNER_PENDING,		/* a page of a pending chain */
+	BLOOFI_OWNER_NEW,			/* NEW intent */
+	BLOOFI_OWNER_OLD,			/* OLD intent */
+	BLOOFI_OWNER_FREEING,		/* FREEING intent */
+	BLOOFI_OWNER_TRUNCATE,		/* TRUNCATE intent (to the end of the file) */
+	BLOOFI_OWNER_LEGACY_FREE	/* the FREE node chain of an index of version 1.0 */
+} BloofiSpaceOwner;
+typedef void (*BloofiSpaceVisitor) (BloofiSpaceOwner owner, BlockNumber start, BlockNumber n,
+									void *arg);
+extern void bloofi_space_visit(Relation index, BloofiSpaceVisitor visit, void *arg);
 
 /* bloofi_insert.c: leaves into the tree (caller holds the tree lock) */
 extern void bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
@@ -301,7 +414,7 @@ extern void bloofi_pending_search(Relation index, const BloofiMetaData *meta,
 								  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 typedef void (*BloofiPendingVisitor) (ItemPointer tid, const uint8 *filter, bool flushing,
 									  void *arg);
-extern void bloofi_pending_visit(Relation index, const BloofiMetaData *meta,
+extern void bloofi_pending_visit(Relation index, const BloofiMetaData *meta, bool strict,
 								 BloofiPendingVisitor visit, void *arg);
 
 /* bloofi_build.c */

@@ -7,9 +7,10 @@
  * whose value is the closest to the new filter in Hamming distance, down to
  * a bottom node (level 0, whose children are leaves); add the leaf there and
  * OR the filter into every value on the path.  A node that would get more
- * than 2d children is split in two (children partitioned by similarity,
- * bloofi_tree_split_choice), which adds a child to its parent and may split
- * it in turn, up to a new root.  Exception (section 3.4, refined): a node
+ * than 2d children is split in two first (children partitioned by
+ * similarity, bloofi_tree_split_choice), which adds a child to its parent
+ * and may split it in turn, up to a new root; the leaf then descends again
+ * and goes in the usual way.  Exception (section 3.4, refined): a node
  * whose value is saturated (fill^k > 1/2, all ones included) is not split,
  * since its halves would prune no better; it keeps growing, a bottom node up
  * to the leaf_capacity reloption.  So a collection of dense filters (an OR of
@@ -28,35 +29,74 @@
  *    (bloofi_pending.c).  A tree writer changes the metapage (root, chains)
  *    under the same buffer lock, and when it also locks a node page in the
  *    same record it locks the metapage first.
- * 3. Readers (scans, bloofi_probe, the selectivity estimator) take no
- *    heavyweight lock and hold at most one buffer share lock at a time.
- *    They may therefore see any interleaving of a writer's records, and
- *    every record keeps the tree searchable, because:
- *    a. Values only grow in place, and in this order: the new leaf's TID
- *       (with the node's counts), then the bottom node's value, then the
- *       leaf's bits in its slices, then, going up, each ancestor's value
- *       and then its column for the child on the path.  A reader that
- *       misses the leaf misses a row whose transaction has not committed
- *       (the insert finishes before the commit).  Every value contains its
- *       columns, and every column is contained in its child's value, at
- *       every moment (bloofi_check verifies both).
- *    b. Structural changes (split, growth, VACUUM's merges) copy: the new
- *       nodes are written whole, their values put into free columns of the
- *       parent, and one record of the parent's header switches the slots
- *       (old slot cleared, new slots set).  The old node is then RETIRED:
+ * 3. The invariants.  Write X's value V(X) and, for the child Y in slot s,
+ *    X's column C(X, s) (Y's value as X's slices hold it; at the bottom, a
+ *    leaf's filter).  At every moment, for every node X and live slot s:
+ *      (I1) V(X) contains C(X, s);
+ *      (I2) C(X, s) contains every column of Y (so every leaf below Y);
+ *      (I3) V(X) contains V(Y).
+ *    Extra bits (slack) are allowed, missing ones never: a lookup tests the
+ *    root's value and then columns, so I1 and I2 mean it never prunes a
+ *    complete leaf.  They hold whatever prefix of a writer's records has
+ *    reached the pages, which is what a reader running alongside sees, and
+ *    what a cancel, an ERROR (out of memory, I/O) or a crash leaves behind,
+ *    because every writer follows one of three orders:
+ *    a. An insert only adds bits, from the top down: the leaves' TIDs (with
+ *       the node's counts) first, then the OR of their filters into each
+ *       value and column of the path from the root (a value before its
+ *       column, a column before the child's value), then the bottom node's
+ *       value, then the leaves' own columns last.  Any prefix leaves the
+ *       new bits in a top segment of the path: slack above a leaf whose TID
+ *       is already there and whose transaction has not committed (an insert
+ *       finishes before its commit; a cancelled one aborts, and VACUUM
+ *       removes the dead leaf and the slack).  No code relies on "a value
+ *       already had the bits, so its ancestors do": every write of an
+ *       insert goes over the whole path.
+ *    b. Structural changes (split, growth, VACUUM's merges) copy and change
+ *       no value above: the new nodes are written whole from the old
+ *       nodes' columns (so their values are subsets of the old column in
+ *       the parent: I1-I3 hold for them before anything points to them),
+ *       their values put into free columns of the parent, and one record of
+ *       the parent's header switches the slots (old slot cleared, new slots
+ *       set).  A split happens before the leaf that needed it is inserted,
+ *       never with it (a new leaf copied into a new node while the parent's
+ *       value lacked it would break I1).  The old node is then RETIRED:
  *       never written again, and freed only when no snapshot older than its
  *       retirement remains (bloofi_node.c).  A reader that read the parent
  *       before the switch reaches the old node and finds everything that
  *       was there; a reader after it reaches the copies.
- *    c. VACUUM shrinks values top-down (a column before its child's value,
- *       a node's columns before its value): bloofi_vacuum.c.
+ *    c. VACUUM only removes bits, from the bottom up (a node's columns
+ *       before its value, a child's value before its parent's column), and
+ *       removes dead leaves' TIDs last: bloofi_vacuum.c.
  *    Matches are lossy (recheck): a leaf may be found twice (old and new
  *    node), dead, or in a slot reused since.
- * 4. After a crash, the same orders leave at worst: a leaf whose bits are
- *    in some of the values of its path (an aborted insert, harmless; or a
- *    flushed pending entry, completed by the next flush from the flushing
- *    chain), a VACUUM to redo, and nodes written but never linked (pages
- *    lost until REINDEX).  bloofi_check accepts exactly these states.
+ * 4. Interrupts and errors.  A WAL record is atomic (GenericXLog: an ERROR
+ *    before its end discards it), and by 3 any prefix of a writer's records
+ *    leaves I1-I3 true, so no unit of writes needs interrupts held or a
+ *    critical section: CHECK_FOR_INTERRUPTS may run between any two
+ *    records, and an ERROR anywhere (out of memory, I/O) is as harmless as
+ *    a cancel or a crash.  What such a stop leaves: slack above a leaf that
+ *    is dead (an aborted insert, removed with its slack by VACUUM) or still
+ *    in the flushing chain (completed by the next flush), slack above dead
+ *    TIDs (an interrupted VACUUM, redone by the next), and pages whose fate
+ *    was not settled: new nodes not linked yet, unlinked nodes not retired
+ *    yet, runs being freed or cut off.  Those are recorded as intents in the
+ *    metapage by the very records that create them, and settled by the next
+ *    writer to take the tree lock (bloofi_space.c), so no page is lost or
+ *    owned twice.  bloofi_check verifies I1-I3 always, every live leaf's
+ *    column against its heap filter, exactness (every value and column the
+ *    OR of the columns below) wherever no dead or flushing leaf lies below,
+ *    and that every block of the file belongs to exactly one thing (the
+ *    tree, a retired node, a pending chain, the free-page map, an intent) or
+ *    was never written.
+ * 5. Batches (a pending-list flush, bloofi_insert_leaves): the leaves are
+ *    grouped by the bottom node their descent reaches (inner nodes read once
+ *    per round for all descents); a group takes the room its node has (the
+ *    rest waits for the next round), a node without room gets it first
+ *    (bloofi_make_room) and its group waits, and the groups go in together: all their TIDs, then their ORs down all their paths level by
+ *    level (one write per node for all its children on paths), then their
+ *    columns.  A group whose path went through a node retired meanwhile
+ *    waits for the next round's descent.
  */
 #include "postgres.h"
 
@@ -75,7 +115,25 @@ typedef struct InsertCtx
 	uint32		d;
 	uint32		fbytes;
 	size_t		nwords;
+	/* nodes retired by this call (bloofi_insert_leaves: paths through them are stale) */
+	BlockNumber *retired;
+	int			nretired;
+	int			retcap;
+	/* while a batch descends (no write): inner nodes' children, by first block */
+	HTAB	   *cache;
+	Size		cache_bytes;
 } InsertCtx;
+
+/* an inner node's live children, as a descent reads them (InsertCtx.cache) */
+typedef struct DescentEntry
+{
+	BlockNumber start;			/* hash key */
+	int			n;
+	ItemPointerData *tids;
+	uint8	   *vals;
+	uint32	   *slots;
+	const uint8 **vp;
+} DescentEntry;
 
 /*
  * Set the parameters of an empty index from its first filter (metapage
@@ -205,17 +263,19 @@ bloofi_free_slots(Relation index, const BloofiNode *X, int n, uint32 *slots)
 }
 
 /*
- * OR filter into the values along the path, from the lowest step up: each
- * ancestor's value, then its column for the child on the path (the order of
- * the protocol above).
+ * OR filter into the values along the path, from the root down: each
+ * node's value, then its column for the child on the path (the order of the
+ * protocol above), so that at every moment the bits are in a top segment of
+ * the path.  Called before the bottom node's own value and leaf columns are
+ * written.
  */
 void
 bloofi_propagate(Relation index, const BloofiMetaData *meta, const BloofiPathStep *path,
 				 int depth, const uint8 *filter)
 {
-	for (int i = depth - 1; i >= 0; i--)
+	for (int i = 0; i < depth; i++)
 	{
-		BloofiNode A;
+		BloofiNode	A;
 
 		bloofi_node_read(index, meta, path[i].node, &A);
 		bloofi_node_set_bits(index, &A, 1, &path[i].slot, &filter);
@@ -235,143 +295,208 @@ bloofi_children_alloc(InsertCtx *ic, const BloofiNode *X, ItemPointerData **tids
 
 static void bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth,
 						   const BloofiNode *old, int nnew, const BlockNumber *news,
-						   uint8 *const *newvals, const uint8 *f);
+						   uint8 *const *newvals, int nbelow, const BlockNumber *below);
 
 /*
- * Write the new nodes for node X (at path depth `depth`) whose children are
- * now the n entries (tids, vals): one node when they fit (growth), else two
- * (split by similarity); then replace X by them in its parent.  f is the
- * filter whose insertion caused this (ORed into the ancestors).
+ * Write the n children (tids, vals) of node X (at path depth `depth`) into
+ * one new node when they and max(extra, room) more children to come fit in
+ * one (growth: a saturated value, section 3.4), else into two (split by
+ * similarity); then replace X by them in its parent.  extra_or (NULL: none)
+ * is the OR of the first `extra` children to come, for the saturation test
+ * only (a batch's other leaves do not make X saturated: they may end up
+ * elsewhere); none is written here.  A grown node gets room for twice its
+ * children and those to come, up to X's fan-out limit.  below[0..nbelow) are the nodes under X that the children replace
+ * (bloofi_replace).  Returns false, writing nothing, when X can be neither
+ * grown nor split (fewer than two children).
  */
-static void
+static bool
 bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *X,
 					int n, const ItemPointerData *tids, const uint8 *const *vals,
-					const uint8 *f)
+					int extra, const uint8 *extra_or, int room, int nbelow,
+					const BlockNumber *below)
 {
 	uint8	   *value = palloc0(ic->fbytes);
 	BlockNumber news[2];
 	uint8	   *newvals[2];
-	uint32		growcap = bloofi_node_cap(ic->d, Max((uint64) n * 2, X->cap) + 2);
+	uint32		total = (uint32) n + (uint32) Max(extra, room);
+	uint32		limit;
+	uint64		want;
+	uint32		growcap;
 
 	for (int i = 0; i < n; i++)
 		bs_or(value, vals[i], ic->nwords);
+	if (extra_or)
+		bs_or(value, extra_or, ic->nwords);
+	limit = bloofi_fanout_limit(ic->meta, X->level, value);
+	want = Max((uint64) total * 2, X->cap) + 2;
+	growcap = bloofi_node_cap(ic->d, Min(want, (uint64) limit + 2));
 
 	newvals[0] = palloc(ic->fbytes);
 	newvals[1] = palloc(ic->fbytes);
 	/* grow (no split: saturated) only into a node left with room: else split */
-	if ((uint32) n <= bloofi_fanout_limit(ic->meta, X->level, value) &&
-		growcap >= (uint32) n + Max(2, (uint32) n / 4))
+	if (total <= limit && growcap >= total + Max(2, total / 4))
 	{
 		news[0] = bloofi_node_write(ic->index, ic->meta, X->level, growcap,
 									n, tids, vals, newvals[0], true);
-		bloofi_replace(ic, path, depth, X, 1, news, newvals, f);
+		bloofi_replace(ic, path, depth, X, 1, news, newvals, nbelow, below);
 	}
-	else
+	else if (n >= 2)
 	{
 		bloofi_node_write_halves(ic->index, ic->meta, X->level, n, tids, vals, news, newvals);
-		bloofi_replace(ic, path, depth, X, 2, news, newvals, f);
+		bloofi_replace(ic, path, depth, X, 2, news, newvals, nbelow, below);
 	}
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Make room in bottom node B (path to it given) for a leaf f, and when B is
+ * grown, for `room` leaves (a batch bound for B, f first): its leaves are
+ * copied into a grown node or two halves, which replace it.  A pure reorganisation: no value above changes (the copies' values
+ * are subsets of B's column in its parent), so nothing is propagated; the
+ * new leaves go in afterwards, by a new descent, the usual way.  Returns
+ * false when B can be neither grown nor split.
+ */
+static bool
+bloofi_make_room(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *B,
+				 const uint8 *f, int room)
+{
+	ItemPointerData *ctids;
+	uint8	   *cvals;
+	uint32	   *cslots;
+	int			cn = bloofi_children_alloc(ic, B, &ctids, &cvals, &cslots);
+	const uint8 **v = palloc(sizeof(uint8 *) * Max(cn, 1));
+	bool		done;
+
+	for (int i = 0; i < cn; i++)
+		v[i] = cvals + (size_t) i * ic->fbytes;
+	done = bloofi_rebuild_node(ic, path, depth, B, cn, ctids, v, 1, f, room, 0, NULL);
+	pfree(ctids);
+	pfree(cvals);
+	pfree(cslots);
+	pfree(v);
+	return done;
 }
 
 /*
  * Replace node old (at path depth `depth`; depth 0 = the root) by nnew (1 or
- * 2) new nodes news[] with values newvals[], then retire it.  The parent
- * takes them in free slots and switches in one record when it has room;
- * else it is rebuilt (grown or split) in turn.  f is ORed into the values
- * above the parent.
+ * 2) new nodes news[] with values newvals[].  The parent takes them in free
+ * slots and switches in one record when it has room; else it is rebuilt
+ * (grown or split) in turn, and so on up, possibly to a new root.  The one
+ * record that switches the highest node changed links every new node and
+ * unlinks old and the nodes below[0..nbelow) that the new ones replace
+ * (bloofi_node_switch, bloofi_set_root); they are retired right after.
+ * The new values are subsets of old's column in the parent, so no value
+ * above changes.
  */
 static void
 bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *old,
-			   int nnew, const BlockNumber *news, uint8 *const *newvals, const uint8 *f)
+			   int nnew, const BlockNumber *news, uint8 *const *newvals,
+			   int nbelow, const BlockNumber *below)
 {
 	Relation	index = ic->index;
 	BloofiNode	P;
 	uint8	   *pval;
 	uint32		s;
 	uint32		free_slots[2];
+	BlockNumber *unlinked = palloc(sizeof(BlockNumber) * (nbelow + 1));
+	int			nunlinked = nbelow + 1;
 
+	memcpy(unlinked, below, sizeof(BlockNumber) * nbelow);
+	unlinked[nbelow] = old->start;
 	if (depth == 0)
 	{
-		if (nnew == 1)
-			bloofi_set_root(index, news[0], ic->meta->height);
-		else
+		BlockNumber root = news[0];
+		uint32		height = ic->meta->height;
+
+		if (nnew == 2)
 		{
 			ItemPointerData refs[2];
-			BlockNumber root;
 
 			bloofi_child_ref(&refs[0], news[0]);
 			bloofi_child_ref(&refs[1], news[1]);
 			root = bloofi_node_write(index, ic->meta, old->level + 1,
 									 bloofi_node_cap(ic->d, 0), 2, refs,
 									 (const uint8 *const *) newvals, NULL, true);
-			bloofi_set_root(index, root, ic->meta->height + 1);
+			height++;
 		}
-		bloofi_node_retire(index, old->start);
-		ic->meta = bloofi_read_meta(index);
-		return;
+		bloofi_set_root(index, root, height, nunlinked, unlinked);
 	}
-
-	bloofi_node_read(index, ic->meta, path[depth - 1].node, &P);
-	s = path[depth - 1].slot;
-	pval = palloc(ic->fbytes);
-	bloofi_node_read_summary(index, &P, pval);
-	bs_or(pval, f, ic->nwords);
-	if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
-		bloofi_free_slots(index, &P, nnew, free_slots) == nnew)
+	else
 	{
-		uint32		slots[3];
-		ItemPointerData tids[3];
-
-		/* the parent's value, the new columns (unreferenced yet), then the switch */
-		bloofi_node_update_value(index, &P, f, false);
-		for (int i = 0; i < nnew; i++)
-			bloofi_node_put_column(index, &P, free_slots[i], newvals[i]);
-		slots[0] = s;
-		ItemPointerSetInvalid(&tids[0]);
-		for (int i = 0; i < nnew; i++)
+		bloofi_node_read(index, ic->meta, path[depth - 1].node, &P);
+		s = path[depth - 1].slot;
+		pval = palloc(ic->fbytes);
+		bloofi_node_read_summary(index, &P, pval);
+		if (P.nlive - 1 + nnew <= bloofi_fanout_limit(ic->meta, P.level, pval) &&
+			bloofi_node_switch_slots(index, &P, 1, &s, nnew, free_slots))
 		{
-			slots[i + 1] = free_slots[i];
-			bloofi_child_ref(&tids[i + 1], news[i]);
+			/*
+			 * The new columns (unreferenced yet), then the switch.  The
+			 * vacated column keeps its bits: nothing reads a slot without a
+			 * child, and the column is written whole when the slot is reused.
+			 */
+			bloofi_node_put_columns(index, &P, nnew, free_slots, (const uint8 *const *) newvals);
+			bloofi_node_switch(index, &P, 1, &s, nnew, free_slots, news, nunlinked, unlinked);
 		}
-		bloofi_node_set_slots(index, &P, nnew + 1, slots, tids);
-		/* the vacated column: no longer read, cleared for tidiness */
+		else
 		{
-			uint8	   *zero = palloc0(ic->fbytes);
+			/* the parent must be grown or split: its children with old replaced */
+			ItemPointerData *ptids;
+			uint8	   *pvals;
+			uint32	   *pslots;
+			int			pn = bloofi_children_alloc(ic, &P, &ptids, &pvals, &pslots);
+			ItemPointerData *ctids = palloc(sizeof(ItemPointerData) * (pn + 2));
+			const uint8 **cvals = palloc(sizeof(uint8 *) * (pn + 2));
+			int			cn = 0;
 
-			bloofi_node_put_column(index, &P, s, zero);
-			pfree(zero);
-		}
-		bloofi_node_retire(index, old->start);
-		bloofi_propagate(index, ic->meta, path, depth - 1, f);
-		ic->meta = bloofi_read_meta(index);
-		return;
-	}
-
-	/* the parent must be grown or split: its children with old replaced */
-	{
-		ItemPointerData *ptids;
-		uint8	   *pvals;
-		uint32	   *pslots;
-		int			pn = bloofi_children_alloc(ic, &P, &ptids, &pvals, &pslots);
-		ItemPointerData *ctids = palloc(sizeof(ItemPointerData) * (pn + 2));
-		const uint8 **cvals = palloc(sizeof(uint8 *) * (pn + 2));
-		int			cn = 0;
-
-		for (int i = 0; i < pn; i++)
-			if (pslots[i] != s)
+			for (int i = 0; i < pn; i++)
+				if (pslots[i] != s)
+				{
+					ctids[cn] = ptids[i];
+					cvals[cn++] = pvals + (size_t) i * ic->fbytes;
+				}
+			for (int i = 0; i < nnew; i++)
 			{
-				ctids[cn] = ptids[i];
-				cvals[cn++] = pvals + (size_t) i * ic->fbytes;
+				bloofi_child_ref(&ctids[cn], news[i]);
+				cvals[cn++] = newvals[i];
 			}
-		for (int i = 0; i < nnew; i++)
-		{
-			bloofi_child_ref(&ctids[cn], news[i]);
-			cvals[cn++] = newvals[i];
+			/* (cn >= 2: P held old and at least one other child, or gets two) */
+			if (!bloofi_rebuild_node(ic, path, depth - 1, &P, cn, ctids, cvals, 0, NULL, 0,
+									 nunlinked, unlinked))
+				elog(ERROR, "bloofi: cannot rebuild node %u of index \"%s\"",
+					 P.start, RelationGetRelationName(index));
+			return;				/* (the switch above retired them all) */
 		}
-		/* P's own value gains f through its copies; old is retired after the switch */
-		bloofi_rebuild_node(ic, path, depth - 1, &P, cn, ctids, cvals, f);
-		bloofi_node_retire(index, old->start);
 	}
+	for (int i = 0; i < nunlinked; i++)
+	{
+		bloofi_node_retire(index, unlinked[i]);
+		if (ic->nretired == ic->retcap)
+		{
+			ic->retcap = Max(16, 2 * ic->retcap);
+			ic->retired = ic->retired ? repalloc(ic->retired, sizeof(BlockNumber) * ic->retcap) :
+				palloc(sizeof(BlockNumber) * ic->retcap);
+		}
+		ic->retired[ic->nretired++] = unlinked[i];
+	}
+	ic->meta = bloofi_read_meta(index);
+}
+
+/* true when the path to bottom node B goes through a node retired since it was read */
+static bool
+bloofi_path_stale(const InsertCtx *ic, const BloofiPathStep *path, int depth, BlockNumber B)
+{
+	for (int r = 0; r < ic->nretired; r++)
+	{
+		if (ic->retired[r] == B)
+			return true;
+		for (int i = 0; i < depth; i++)
+			if (path[i].node == ic->retired[r])
+				return true;
+	}
+	return false;
 }
 
 /*
@@ -388,105 +513,241 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
 	*depth = 0;
 	for (;;)
 	{
-		BloofiNode X;
-		ItemPointerData *tids;
-		uint8	   *vals;
-		uint32	   *slots;
-		const uint8 **vp;
-		int			n,
-					best;
+		BloofiNode	X;
+		DescentEntry local;
+		DescentEntry *e = NULL;
+		int			best;
 
 		CHECK_FOR_INTERRUPTS();
-		bloofi_node_read(ic->index, ic->meta, cur, &X);
-		if (X.level == 0)
+		if (ic->cache)
+			e = hash_search(ic->cache, &cur, HASH_FIND, NULL);
+		if (e == NULL)
 		{
-			*bottom = X;
-			return;
+			bloofi_node_read(ic->index, ic->meta, cur, &X);
+			if (X.level == 0)
+			{
+				*bottom = X;
+				return;
+			}
+			if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
+				elog(ERROR, "bloofi: tree of index \"%s\" deeper than %d levels",
+					 RelationGetRelationName(ic->index), BLOOFI_MAX_HEIGHT);
+			e = &local;
+			e->n = bloofi_children_alloc(ic, &X, &e->tids, &e->vals, &e->slots);
+			if (e->n == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("index \"%s\" has an inner node without children at block %u",
+								RelationGetRelationName(ic->index), cur),
+						 errhint("Please REINDEX it.")));
+			e->vp = palloc(sizeof(uint8 *) * e->n);
+			for (int i = 0; i < e->n; i++)
+				e->vp[i] = e->vals + (size_t) i * ic->fbytes;
+			/* kept for the batch's other descents while the cache has room */
+			if (ic->cache && ic->cache_bytes < (Size) maintenance_work_mem * 1024 / 2)
+			{
+				DescentEntry *c = hash_search(ic->cache, &cur, HASH_ENTER, NULL);
+
+				*c = local;
+				c->start = cur;
+				ic->cache_bytes += (Size) X.nused * (ic->fbytes + 16);
+				e = c;
+			}
 		}
-		if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
+		else if (*depth + 1 >= BLOOFI_MAX_HEIGHT)
 			elog(ERROR, "bloofi: tree of index \"%s\" deeper than %d levels",
 				 RelationGetRelationName(ic->index), BLOOFI_MAX_HEIGHT);
-		n = bloofi_children_alloc(ic, &X, &tids, &vals, &slots);
-		if (n == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" has an inner node without children at block %u",
-							RelationGetRelationName(ic->index), cur),
-					 errhint("Please REINDEX it.")));
-		vp = palloc(sizeof(uint8 *) * n);
-		for (int i = 0; i < n; i++)
-			vp[i] = vals + (size_t) i * ic->fbytes;
-		best = bloofi_tree_closest(vp, n, f, ic->nwords);
+		best = bloofi_tree_closest(e->vp, e->n, f, ic->nwords);
 		path[*depth].node = cur;
-		path[*depth].slot = slots[best];
+		path[*depth].slot = e->slots[best];
 		(*depth)++;
-		cur = ItemPointerGetBlockNumber(&tids[best]);
-		pfree(tids);
-		pfree(vals);
-		pfree(slots);
-		pfree(vp);
+		cur = ItemPointerGetBlockNumber(&e->tids[best]);
+		if (e == &local)
+		{
+			pfree(local.tids);
+			pfree(local.vals);
+			pfree(local.slots);
+			pfree(local.vp);
+		}
 	}
 }
 
-/* insert n leaves that all go to bottom node B (path to it given) */
+/*
+ * Whether n leaves (filters) fit in bottom node B, as it is now (re-read: a
+ * leaf inserted alone may have gone in since the descent): fan-out and free
+ * slots.  Fills orf with their OR and slots[0..n) with the free slots they
+ * would take.  Writes nothing.
+ */
 static bool
-bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode *B,
-					 int n, const ItemPointerData *tids, const uint8 *const *filters)
+bloofi_bottom_fits(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filters,
+				   uint8 *orf, uint32 *slots)
 {
 	uint8	   *val = palloc(ic->fbytes);
-	uint8	   *orf = palloc0(ic->fbytes);
-	uint32	   *slots = palloc(sizeof(uint32) * n);
+	bool		fits;
 
+	bloofi_node_read(ic->index, ic->meta, B->start, B);
 	bloofi_node_read_summary(ic->index, B, val);
+	memset(orf, 0, ic->fbytes);
 	for (int i = 0; i < n; i++)
 		bs_or(orf, filters[i], ic->nwords);
 	bs_or(val, orf, ic->nwords);
-	if (B->nlive + n > bloofi_fanout_limit(ic->meta, 0, val) ||
-		bloofi_free_slots(ic->index, B, n, slots) < n)
+	fits = B->nlive + n <= bloofi_fanout_limit(ic->meta, 0, val) &&
+		bloofi_free_slots(ic->index, B, n, slots) == n;
+	pfree(val);
+	return fits;
+}
+
+/*
+ * How many of the n leaves (filters), taken in order, fit in bottom node B
+ * as it is now: its fan-out limit (for its value with the leaves that go
+ * in) less its leaves, and its free slots.  Writes nothing.
+ */
+static int
+bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filters)
+{
+	uint8	   *val = palloc(ic->fbytes);
+	uint32	   *slots = palloc(sizeof(uint32) * n);
+	uint32		limit;
+	int			room;
+
+	bloofi_node_read(ic->index, ic->meta, B->start, B);
+	bloofi_node_read_summary(ic->index, B, val);
+	for (int i = 0; i < n; i++)
+		bs_or(val, filters[i], ic->nwords);
+	limit = bloofi_fanout_limit(ic->meta, 0, val);
+	room = B->nlive >= limit ? 0 : (int) Min((uint32) n, limit - B->nlive);
+	room = Min(room, bloofi_free_slots(ic->index, B, room, slots));
+	if (room > 0 && room < n)
+	{
+		/* the limit for the value with those first leaves only (not saturated: 2d) */
+		bloofi_node_read_summary(ic->index, B, val);
+		for (int i = 0; i < room; i++)
+			bs_or(val, filters[i], ic->nwords);
+		limit = bloofi_fanout_limit(ic->meta, 0, val);
+		room = B->nlive >= limit ? 0 : (int) Min((uint32) room, limit - B->nlive);
+	}
+	pfree(val);
+	pfree(slots);
+	return room;
+}
+
+/*
+ * Insert n leaves that all go to bottom node B (path to it given), when they
+ * fit: their TIDs (and the node's counts) first, then their OR down the path
+ * from the root (bloofi_propagate), then B's value and the leaves' columns.
+ * Returns false, writing nothing, when they do not fit.
+ */
+static bool
+bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode *B,
+					 int n, const ItemPointerData *tids, const uint8 *const *filters,
+					 uint8 *orf)
+{
+	uint32	   *slots = palloc(sizeof(uint32) * n);
+
+	if (!bloofi_bottom_fits(ic, B, n, filters, orf, slots))
 		return false;
-	/* TIDs and counts, the node's value and slices, then the ancestors */
 	bloofi_node_set_slots(ic->index, B, n, slots, tids);
-	bloofi_node_set_bits(ic->index, B, n, slots, filters);
 	bloofi_propagate(ic->index, ic->meta, path, depth, orf);
+	bloofi_node_set_bits(ic->index, B, n, slots, filters);
+	pfree(slots);
 	return true;
 }
 
-/* one leaf, with splits or growth when its bottom node is full */
+/* at most this many reorganisations for one leaf (each makes room somewhere) */
+#define BLOOFI_MAX_ROOM_TRIES	(2 * BLOOFI_MAX_HEIGHT)
+
+/* one leaf: room is made (split, growth) until its descent reaches a node with room */
 static void
 bloofi_insert_one(InsertCtx *ic, const ItemPointerData *tid, const uint8 *f)
 {
 	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
 	int			depth;
 	BloofiNode	B;
+	uint8	   *orf = palloc(ic->fbytes);
 
 	if (ic->meta->root == InvalidBlockNumber)
 	{
 		BlockNumber root = bloofi_node_write(ic->index, ic->meta, 0,
 											 bloofi_node_cap(ic->d, 0), 1, tid, &f, NULL, true);
 
-		bloofi_set_root(ic->index, root, 1);
+		bloofi_set_root(ic->index, root, 1, 0, NULL);
 		ic->meta = bloofi_read_meta(ic->index);
 		return;
 	}
-	bloofi_descend(ic, f, path, &depth, &B);
-	if (!bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f))
+	for (int tries = 0;; tries++)
 	{
-		ItemPointerData *ctids;
-		uint8	   *cvals;
-		uint32	   *cslots;
-		int			cn = bloofi_children_alloc(ic, &B, &ctids, &cvals, &cslots);
-		ItemPointerData *t = palloc(sizeof(ItemPointerData) * (cn + 1));
-		const uint8 **v = palloc(sizeof(uint8 *) * (cn + 1));
-
-		for (int i = 0; i < cn; i++)
-		{
-			t[i] = ctids[i];
-			v[i] = cvals + (size_t) i * ic->fbytes;
-		}
-		t[cn] = *tid;
-		v[cn] = f;
-		bloofi_rebuild_node(ic, path, depth, &B, cn + 1, t, v, f);
+		bloofi_descend(ic, f, path, &depth, &B);
+		if (bloofi_add_to_bottom(ic, path, depth, &B, 1, tid, &f, orf))
+			break;
+		if (tries >= BLOOFI_MAX_ROOM_TRIES || !bloofi_make_room(ic, path, depth, &B, f, 1))
+			elog(ERROR, "bloofi: no room for a leaf in index \"%s\" (bottom node %u, %u of %u slots live)",
+				 RelationGetRelationName(ic->index), B.start, B.nlive, B.cap);
 	}
+	pfree(orf);
+}
+
+/*
+ * bloofi_propagate for the batches j < n with fit[j] (path paths[j] of
+ * depths[j] steps, OR orfs row j), level by level from the root: each node
+ * on some path gets, in one bloofi_node_set_bits, the ORs of the batches
+ * below each of its children on paths, so that a wide node's slices are
+ * written once per round rather than once per batch.  The order of the
+ * protocol holds: a node's value, then its columns, and a node before the
+ * nodes below it.
+ */
+static void
+bloofi_propagate_batch(InsertCtx *ic, int n, const bool *fit,
+					   BloofiPathStep (*paths)[BLOOFI_MAX_HEIGHT], const int *depths,
+					   const uint8 *orfs)
+{
+	int			maxdepth = 0;
+	uint32	   *slots = palloc(sizeof(uint32) * Max(n, 1));
+	uint8	   *cols = palloc_extended((Size) Max(n, 1) * ic->fbytes, MCXT_ALLOC_HUGE);
+	const uint8 **cp = palloc(sizeof(uint8 *) * Max(n, 1));
+	bool	   *taken = palloc(sizeof(bool) * Max(n, 1));
+
+	for (int j = 0; j < n; j++)
+		if (fit[j])
+			maxdepth = Max(maxdepth, depths[j]);
+	for (int lvl = 0; lvl < maxdepth; lvl++)
+	{
+		memset(taken, 0, sizeof(bool) * n);
+		for (int j = 0; j < n; j++)
+		{
+			BlockNumber node;
+			BloofiNode	X;
+			int			k = 0;
+
+			if (!fit[j] || depths[j] <= lvl || taken[j])
+				continue;
+			/* the batches through this node, their ORs merged per child slot */
+			node = paths[j][lvl].node;
+			for (int i = j; i < n; i++)
+			{
+				int			c;
+
+				if (!fit[i] || depths[i] <= lvl || taken[i] || paths[i][lvl].node != node)
+					continue;
+				taken[i] = true;
+				for (c = 0; c < k && slots[c] != paths[i][lvl].slot; c++)
+					;
+				if (c == k)
+				{
+					slots[k] = paths[i][lvl].slot;
+					memset(cols + (size_t) k * ic->fbytes, 0, ic->fbytes);
+					cp[k] = cols + (size_t) k * ic->fbytes;
+					k++;
+				}
+				bs_or(cols + (size_t) c * ic->fbytes, orfs + (size_t) i * ic->fbytes, ic->nwords);
+			}
+			bloofi_node_read(ic->index, ic->meta, node, &X);
+			bloofi_node_set_bits(ic->index, &X, k, slots, cp);
+		}
+	}
+	pfree(slots);
+	pfree(cols);
+	pfree(cp);
+	pfree(taken);
 }
 
 /*
@@ -513,6 +774,10 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 	ic.d = ic.meta->order;
 	ic.nwords = bs_words_for_bits(ic.meta->m);
 	ic.fbytes = (uint32) (8 * ic.nwords);
+	ic.retired = NULL;
+	ic.nretired = ic.retcap = 0;
+	ic.cache = NULL;
+	ic.cache_bytes = 0;
 	for (int i = 0; i < n; i++)
 		todo[i] = i;
 
@@ -526,9 +791,15 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		bool	   *done = palloc0(sizeof(bool) * ntodo);
 		ItemPointerData *bt = palloc(sizeof(ItemPointerData) * ntodo);
 		const uint8 **bf = palloc(sizeof(uint8 *) * ntodo);
+		/* per bottom node j: its leaves bt/bf[gstart[j] .. + gcount[j]), their slots and OR */
+		int		   *gstart = palloc(sizeof(int) * ntodo);
+		int		   *gcount = palloc0(sizeof(int) * ntodo);
+		int		   *gfirst = palloc(sizeof(int) * ntodo);
+		uint32	   *gslots = palloc(sizeof(uint32) * ntodo);
+		uint8	   *gorf = palloc_extended((Size) ntodo * ic.fbytes, MCXT_ALLOC_HUGE);
+		bool	   *fit = palloc(sizeof(bool) * ntodo);
 		int			ntarget = 0,
 					left = 0;
-		bool		changed = false;
 
 		if (ic.meta->root == InvalidBlockNumber)
 		{
@@ -546,54 +817,122 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 			}
 			break;
 		}
+		/* the descents write nothing: inner nodes are read once for all of them */
+		{
+			HASHCTL		ctl;
+			MemoryContext cachecxt = AllocSetContextCreate(CurrentMemoryContext,
+														   "bloofi descent cache",
+														   ALLOCSET_DEFAULT_SIZES);
+			MemoryContext prev = MemoryContextSwitchTo(cachecxt);
+
+			memset(&ctl, 0, sizeof(ctl));
+			ctl.keysize = sizeof(BlockNumber);
+			ctl.entrysize = sizeof(DescentEntry);
+			ctl.hcxt = cachecxt;
+			ic.cache = hash_create("bloofi descent cache", 64, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			ic.cache_bytes = 0;
+			for (int t = 0; t < ntodo; t++)
+			{
+				BloofiPathStep p[BLOOFI_MAX_HEIGHT];
+				int			d;
+				BloofiNode	B;
+
+				bloofi_descend(&ic, filters[todo[t]], p, &d, &B);
+				which[t] = -1;
+				for (int j = 0; j < ntarget && which[t] < 0; j++)
+					if (nodes[j].start == B.start)
+						which[t] = j;
+				if (which[t] < 0)
+				{
+					which[t] = ntarget;
+					nodes[ntarget] = B;
+					depths[ntarget] = d;
+					memcpy(paths[ntarget], p, sizeof(BloofiPathStep) * d);
+					ntarget++;
+				}
+			}
+			MemoryContextSwitchTo(prev);
+			MemoryContextDelete(cachecxt);
+			ic.cache = NULL;
+		}
+		/*
+		 * A batch per bottom node.  1. A group takes the room its node has
+		 * (up to its fan-out limit and free slots); the rest of it waits for
+		 * the next round.  The group of a node without room gets room (a
+		 * split, or a growth sized for the group: decided as for its first
+		 * leaf inserted alone) and waits for the next round; a node that can
+		 * be neither split nor grown takes that leaf the slow way.
+		 */
+		ic.nretired = 0;
 		for (int t = 0; t < ntodo; t++)
 		{
-			BloofiPathStep p[BLOOFI_MAX_HEIGHT];
-			int			d;
-			BloofiNode	B;
+			int			j = which[t];
 
-			bloofi_descend(&ic, filters[todo[t]], p, &d, &B);
-			which[t] = -1;
-			for (int j = 0; j < ntarget && which[t] < 0; j++)
-				if (nodes[j].start == B.start)
-					which[t] = j;
-			if (which[t] < 0)
-			{
-				which[t] = ntarget;
-				nodes[ntarget] = B;
-				depths[ntarget] = d;
-				memcpy(paths[ntarget], p, sizeof(BloofiPathStep) * d);
-				ntarget++;
-			}
+			if (gcount[j]++ == 0)
+				gfirst[j] = t;
 		}
-		/* a batch per bottom node; after a structural change the descents are stale */
-		for (int j = 0; j < ntarget && !changed; j++)
+		for (int j = 0, pos = 0; j < ntarget; j++)
 		{
-			int			nb = 0;
-
+			gstart[j] = pos;
 			for (int t = 0; t < ntodo; t++)
 				if (which[t] == j)
 				{
-					bt[nb] = tids[todo[t]];
-					bf[nb++] = filters[todo[t]];
+					bt[pos] = tids[todo[t]];
+					bf[pos++] = filters[todo[t]];
 				}
-			if (!bloofi_add_to_bottom(&ic, paths[j], depths[j], &nodes[j], nb, bt, bf))
+		}
+		for (int j = 0; j < ntarget; j++)
+		{
+			int			room;
+
+			CHECK_FOR_INTERRUPTS();
+			fit[j] = false;
+			if (bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start))
+				continue;
+			/* a group takes what room its node has; the rest waits for the next round */
+			room = bloofi_bottom_room(&ic, &nodes[j], gcount[j], bf + gstart[j]);
+			if (room > 0)
 			{
-				/* the first leaf the slow way (split, growth); the rest next round */
-				for (int t = 0; t < ntodo; t++)
-					if (which[t] == j)
-					{
-						bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
-						done[t] = true;
-						break;
-					}
-				changed = true;
+				gcount[j] = room;
+				fit[j] = true;
 				continue;
 			}
-			for (int t = 0; t < ntodo; t++)
-				if (which[t] == j)
-					done[t] = true;
+			if (!bloofi_make_room(&ic, paths[j], depths[j], &nodes[j], bf[gstart[j]], gcount[j]))
+			{
+				int			t = gfirst[j];
+
+				bloofi_insert_one(&ic, &tids[todo[t]], filters[todo[t]]);
+				done[t] = true;
+			}
 		}
+		/* 2. the others, unless a reorganisation above changed their path or node */
+		for (int j = 0; j < ntarget; j++)
+			if (fit[j])
+				fit[j] = !bloofi_path_stale(&ic, paths[j], depths[j], nodes[j].start) &&
+					bloofi_bottom_fits(&ic, &nodes[j], gcount[j], bf + gstart[j],
+									   gorf + (size_t) j * ic.fbytes, gslots + gstart[j]);
+		/* 3. their TIDs, 4. their ORs down the paths, level by level, 5. their columns */
+		for (int j = 0; j < ntarget; j++)
+			if (fit[j])
+				bloofi_node_set_slots(index, &nodes[j], gcount[j], gslots + gstart[j],
+									  bt + gstart[j]);
+		bloofi_propagate_batch(&ic, ntarget, fit, paths, depths, gorf);
+		for (int j = 0; j < ntarget; j++)
+			if (fit[j])
+			{
+				int			left = gcount[j];
+
+				bloofi_node_set_bits(index, &nodes[j], gcount[j], gslots + gstart[j],
+									 bf + gstart[j]);
+				/* (the group's first gcount[j] leaves, in the order of bt/bf) */
+				for (int t = 0; t < ntodo && left > 0; t++)
+					if (which[t] == j)
+					{
+						done[t] = true;
+						left--;
+					}
+			}
 		for (int t = 0; t < ntodo; t++)
 			if (!done[t])
 				todo[left++] = todo[t];
@@ -605,6 +944,12 @@ bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 		pfree(done);
 		pfree(bt);
 		pfree(bf);
+		pfree(gstart);
+		pfree(gcount);
+		pfree(gfirst);
+		pfree(gslots);
+		pfree(gorf);
+		pfree(fit);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
@@ -628,11 +973,12 @@ bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slot
 	uint8	   *orf = palloc0(8 * bs_words_for_bits(meta->m));
 
 	bloofi_node_read(index, meta, node, &B);
-	bloofi_node_set_bits(index, &B, n, slots, filters);
 	for (int i = 0; i < n; i++)
 		bs_or(orf, filters[i], bs_words_for_bits(meta->m));
+	/* the order of an insert: down the path from the root, then the node */
 	if (bloofi_find_path(index, meta, node, path, &depth))
 		bloofi_propagate(index, meta, path, depth, orf);
+	bloofi_node_set_bits(index, &B, n, slots, filters);
 	pfree(orf);
 }
 

@@ -95,8 +95,12 @@ bloofi_stats(PG_FUNCTION_ARGS)
 	Relation	index = bloofi_open_index(PG_GETARG_OID(0), AccessShareLock);
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	TupleDesc	tupdesc;
-	Datum		values[18];
-	bool		nulls[18] = {0};
+	Datum		values[20];
+	bool		nulls[20] = {0};
+	int64		free_pages,
+				free_runs,
+				retired_nodes,
+				retired_pages;
 	int64		pend[2] = {0, 0};	/* pending entries, of which in a flushing chain */
 	int64		pending;
 	StatsAcc	a;
@@ -116,7 +120,7 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		bloofi_node_read_summary(index, &R, val);
 		root_fill = (double) bs_popcount(val, R.geom.filter_bytes / 8) / meta->m;
 	}
-	bloofi_pending_visit(index, meta, bloofi_count_visit, pend);
+	bloofi_pending_visit(index, meta, false, bloofi_count_visit, pend);
 	pending = pend[0];
 	/* levels: the nodes' (meta->height) plus the leaves' */
 	values[0] = Int32GetDatum((int32) meta->height + (a.leaves + pending > 0 ? 1 : 0));
@@ -146,8 +150,12 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		nulls[13] = true;
 	values[14] = Int64GetDatum(pending);
 	values[15] = Int64GetDatum(pend[1]);
-	values[16] = Int64GetDatum(bloofi_chain_length(index, meta, meta->retired_head));
-	values[17] = Int64GetDatum(bloofi_chain_length(index, meta, meta->freenode_head));
+	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
+	/* (an index of version 1.0 may still have a chain of free nodes until its next VACUUM) */
+	values[16] = Int64GetDatum(retired_nodes);
+	values[17] = Int64GetDatum(free_runs + bloofi_chain_length(index, meta, meta->freenode_head));
+	values[18] = Int64GetDatum(retired_pages);
+	values[19] = Int64GetDatum(free_pages);
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -173,12 +181,108 @@ typedef struct CheckState
 	uint32		fbytes;
 	size_t		nwords;
 	uint32		nactive;
+	BlockNumber nblocks;		/* of the index */
+	uint8	   *owner;			/* BloofiSpaceOwner of every block */
 } CheckState;
+
+static const char *const bloofi_owner_names[] = {
+	"nothing", "the metapage", "a node of the tree", "a retired node", "free",
+	"a bitmap page of the free-page map", "a pending page", "a new node not linked yet",
+	"a node unlinked and not retired yet", "being freed", "being truncated",
+	"a free node of version 1.0"
+};
+
+/*
+ * Blocks [start, start + n) belong to owner: an error when one belongs to
+ * something else already, unless the two are an unsettled intent (a writer
+ * stopped half-way; bloofi_space_recover settles it) and the free pages it
+ * covers.
+ */
+static void
+bloofi_check_claim(BloofiSpaceOwner owner, BlockNumber start, BlockNumber n, void *arg)
+{
+	CheckState *cs = (CheckState *) arg;
+	bool		intent = owner == BLOOFI_OWNER_NEW || owner == BLOOFI_OWNER_FREEING ||
+		owner == BLOOFI_OWNER_TRUNCATE;
+
+	for (uint64 b = start; b < (uint64) start + n; b++)
+	{
+		uint8		old;
+
+		if (b >= cs->nblocks)
+		{
+			if (intent)			/* (a NEW run of pages not added yet) */
+				break;
+			CORRUPT(cs->index, "Block %u (%s) lies past the end of the index (%u blocks).",
+					(BlockNumber) b, bloofi_owner_names[owner], cs->nblocks);
+		}
+		old = cs->owner[b];
+		if (old == BLOOFI_OWNER_NONE)
+			cs->owner[b] = (uint8) owner;
+		else if ((intent && old == BLOOFI_OWNER_FREE) ||
+				 (owner == BLOOFI_OWNER_FREE && (old == BLOOFI_OWNER_NEW ||
+												 old == BLOOFI_OWNER_FREEING ||
+												 old == BLOOFI_OWNER_TRUNCATE)))
+			cs->owner[b] = intent ? (uint8) owner : old;
+		else
+			CORRUPT(cs->index, "Block %u is both %s and %s.", (BlockNumber) b,
+					bloofi_owner_names[old], bloofi_owner_names[owner]);
+	}
+}
+
+/* the pages of the pending chain starting at head */
+static void
+bloofi_check_pending_pages(CheckState *cs, BlockNumber head)
+{
+	for (BlockNumber steps = 0; head != InvalidBlockNumber; steps++)
+	{
+		Buffer		buf;
+
+		if (steps >= cs->nblocks || head >= cs->nblocks)
+			CORRUPT(cs->index, "A pending chain leaves the index or has a cycle (block %u).", head);
+		bloofi_check_claim(BLOOFI_OWNER_PENDING, head, 1, cs);
+		buf = ReadBuffer(cs->index, head);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(cs->index, BufferGetPage(buf), head, BLOOFI_PAGE_PENDING, 0);
+		head = BloofiPageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * Every block of the index belongs to exactly one thing (the metapage, a
+ * node of the tree, a retired node, the free-page map, a pending chain, or
+ * is free), or to an unsettled intent; a block that belongs to nothing and
+ * is not a page never written is lost space.
+ */
+static void
+bloofi_check_space(CheckState *cs)
+{
+	bloofi_check_claim(BLOOFI_OWNER_META, BLOOFI_METAPAGE_BLKNO, 1, cs);
+	bloofi_check_pending_pages(cs, cs->meta->pending_head);
+	bloofi_check_pending_pages(cs, cs->meta->flushing_head);
+	bloofi_check_pending_pages(cs, cs->meta->free_head);
+	bloofi_space_visit(cs->index, bloofi_check_claim, cs);
+	for (BlockNumber b = 0; b < cs->nblocks; b++)
+		if (cs->owner[b] == BLOOFI_OWNER_NONE)
+		{
+			Buffer		buf = ReadBuffer(cs->index, b);
+			bool		isnew;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			isnew = PageIsNew(BufferGetPage(buf));
+			UnlockReleaseBuffer(buf);
+			if (!isnew)
+				CORRUPT(cs->index, "Block %u belongs to no node, chain or free-page map: its space is lost.",
+						b);
+		}
+}
 
 /* what the walk returns for a subtree */
 typedef struct CheckSub
 {
 	uint8	   *value;			/* stored value of the node */
+	uint8	   *orcols;			/* OR of its columns (live slots) */
 	uint8	   *or_live;		/* OR of its live leaves */
 	bool		suspect;		/* holds a leaf that is dead or in the flushing chain */
 	int			height;			/* levels of nodes below, itself included */
@@ -254,6 +358,8 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 	hash_search(cs->nodes, &start, HASH_ENTER, &found);
 	if (found)
 		CORRUPT(index, "Node at block %u is reached twice.", start);
+	if (start >= cs->nblocks)
+		CORRUPT(index, "A node reference points to block %u, past the end of the index.", start);
 	bloofi_node_read(index, cs->meta, start, &X);
 	if (X.flags & (BLOOFI_NODE_RETIRED | BLOOFI_NODE_FREE))
 		CORRUPT(index, "Node at block %u is in the tree but flagged %s.", start,
@@ -261,10 +367,12 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 	if (parent_level >= 0 && X.level != parent_level - 1)
 		CORRUPT(index, "Node at block %u has level %u under a node of level %d.", start,
 				X.level, parent_level);
-	if (start + X.geom.total_pages > RelationGetNumberOfBlocks(index))
+	if (start + X.geom.total_pages > cs->nblocks)
 		CORRUPT(index, "Node at block %u extends beyond the end of the index.", start);
+	bloofi_check_claim(BLOOFI_OWNER_TREE, start, X.geom.total_pages, cs);
 
 	out->value = palloc(cs->fbytes);
+	out->orcols = orcols;
 	out->or_live = palloc0(cs->fbytes);
 	out->suspect = false;
 	out->height = X.level + 1;
@@ -375,14 +483,22 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 			bs_or(orcols, col, cs->nwords);
 			bs_or(out->or_live, sub.or_live, cs->nwords);
 			out->suspect |= sub.suspect;
-			if (!bs_is_subset(col, sub.value, cs->nwords))
-				CORRUPT(index, "Column %u of node %u has bits that its child's value (node %u) lacks.",
+			/*
+			 * A column contains its child's columns (bits go down a path
+			 * from the root, and VACUUM shrinks from the bottom up), hence
+			 * every leaf below; a value contains its children's values.
+			 */
+			if (!bs_is_subset(sub.orcols, col, cs->nwords))
+				CORRUPT(index, "Column %u of node %u lacks bits of the columns of its child (node %u).",
 						s, start, ItemPointerGetBlockNumber(&tids[s]));
 			if (!bs_is_subset(sub.or_live, col, cs->nwords))
 				CORRUPT(index, "Column %u of node %u lacks bits of live leaves below it (a lookup could miss them).",
 						s, start);
-			if (bloofi_check_exact(&sub) && memcmp(col, sub.value, cs->fbytes) != 0)
-				CORRUPT(index, "Column %u of node %u is not the value of its child (node %u).",
+			if (!bs_is_subset(sub.value, out->value, cs->nwords))
+				CORRUPT(index, "Value of node %u lacks bits of the value of its child (node %u).",
+						start, ItemPointerGetBlockNumber(&tids[s]));
+			if (bloofi_check_exact(&sub) && memcmp(col, sub.orcols, cs->fbytes) != 0)
+				CORRUPT(index, "Column %u of node %u has bits that none of the columns of its child (node %u) has.",
 						s, start, ItemPointerGetBlockNumber(&tids[s]));
 		}
 	}
@@ -430,6 +546,8 @@ bloofi_check(PG_FUNCTION_ARGS)
 		CORRUPT(index, "Metapage has a root but no filter parameters.");
 	cs.nwords = bs_words_for_bits(cs.meta->m);
 	cs.fbytes = (uint32) (8 * cs.nwords);
+	cs.nblocks = RelationGetNumberOfBlocks(index);
+	cs.owner = palloc_extended(Max(cs.nblocks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(ItemPointerData);
 	ctl.entrysize = sizeof(CheckEntry);
@@ -446,7 +564,7 @@ bloofi_check(PG_FUNCTION_ARGS)
 	table_index_build_scan(heap, index, indexInfo, true, false,
 						   bloofi_check_callback, (void *) &cs, NULL);
 	if (cs.meta->have_params)
-		bloofi_pending_visit(index, cs.meta, bloofi_check_pending_visit, &cs);
+		bloofi_pending_visit(index, cs.meta, true, bloofi_check_pending_visit, &cs);
 	if (cs.nactive != cs.meta->npending)
 		CORRUPT(index, "Metapage counts %u pending entries, the pending list holds %u.",
 				cs.meta->npending, cs.nactive);
@@ -461,6 +579,7 @@ bloofi_check(PG_FUNCTION_ARGS)
 	}
 	else if (cs.meta->height != 0)
 		CORRUPT(index, "Metapage height %u without a root.", cs.meta->height);
+	bloofi_check_space(&cs);
 
 	/* every live tuple exactly once (a flushing entry may also be in the tree) */
 	hash_seq_init(&hs, cs.live);

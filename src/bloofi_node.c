@@ -1,20 +1,21 @@
 /*
  * bloofi_node.c
  *    Bloofi tree nodes on pages: reading, writing whole new nodes, updating
- *    columns and summaries in place, retiring and recycling nodes, finding
- *    paths.
+ *    columns and summaries in place, the one-record switch of a structural
+ *    change, retiring and copying nodes, finding paths.
  *
  * A node is a contiguous run of pages (layout in bloofi.h and
- * src/core/bloofi_layout.h).  New nodes (splits, growth, merges, the build)
- * are written whole before anything points to them; a node that a copy
- * replaces is RETIRED, pushed on the metapage's retired chain with the next
- * XID, and left unchanged, so that a lookup that read the old parent still
- * finds every leaf that was there.  bloofi_node_recycle (VACUUM) moves a
- * retired node to the free chain once the oldest snapshot of the cluster is
- * newer than that XID, and bloofi_node_write reuses free nodes of the same
- * size before extending the index.  Writers hold the tree lock
- * (bloofi_insert.c); the chains also change under the metapage's exclusive
- * buffer lock, as pending-list appends change the metapage concurrently.
+ * src/core/bloofi_layout.h).  New nodes (splits, growth, merges, repacks,
+ * compaction, the build) are written whole, in pages that
+ * bloofi_space_alloc gives (free pages of the map or the end of the file),
+ * before anything points to them; one record then switches them in
+ * (bloofi_node_switch, bloofi_set_root).  A node that a copy replaces is
+ * RETIRED, pushed on the metapage's retired chain with the next XID, and
+ * left unchanged, so that a lookup that read the old parent still finds
+ * every leaf that was there; VACUUM frees it later (bloofi_space.c).
+ * Writers hold the tree lock (bloofi_insert.c); the metapage also changes
+ * under its exclusive buffer lock, as pending-list appends change it
+ * concurrently, and is locked before any node page of the same record.
  */
 #include "postgres.h"
 
@@ -208,64 +209,14 @@ bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
 }
 
 /*
- * Take a FREE node of exactly npages pages off the free chain (metapage
- * exclusive, and the predecessor's header): its first block, or
- * InvalidBlockNumber when there is none.  A crash after this leaves the node
- * in no chain (its pages are lost until REINDEX), never in two.
- */
-static BlockNumber
-bloofi_take_free_node(Relation index, const BloofiMetaData *meta, uint32 npages)
-{
-	BlockNumber prev = InvalidBlockNumber;
-	BlockNumber cur;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-
-	/* the caller's copy of the metapage may predate the last change of the chain */
-	meta = bloofi_read_meta(index);
-	cur = meta->freenode_head;
-	for (BlockNumber steps = 0; cur != InvalidBlockNumber && steps < nblocks; steps++)
-	{
-		BloofiNode n;
-
-		bloofi_node_read(index, meta, cur, &n);
-		if (!(n.flags & BLOOFI_NODE_FREE))
-			NODE_CORRUPT(index, cur, "A node on the free chain is not free (flags %u).", n.flags);
-		if (n.geom.total_pages == npages)
-		{
-			BloofiWal	w;
-
-			bloofi_wal_begin(&w, index);
-			if (prev == InvalidBlockNumber)
-			{
-				Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-
-				LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-				BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0))->freenode_head = n.next;
-			}
-			else
-			{
-				Buffer		pbuf = ReadBuffer(index, prev);
-
-				LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
-				BloofiPageGetOpaque(bloofi_wal_page(&w, pbuf, false, 0))->next = n.next;
-			}
-			bloofi_wal_flush(&w);
-			return cur;
-		}
-		prev = cur;
-		cur = n.next;
-	}
-	return InvalidBlockNumber;
-}
-
-/*
  * Write a new node of `cap` slots at `level` holding the n children tids[i]
  * with values filters[i] (slots 0..n-1; an invalid tid leaves its slot
  * free), and return its first block; its value (OR of the filters) is left
- * in summary when not NULL.  The pages come from a free node of the same
- * size or are appended (under the metapage lock, so they are contiguous).
- * With wal, every page is logged as a full image; without (CREATE INDEX),
- * the caller logs the whole relation at the end.
+ * in summary when not NULL.  With wal, the pages come from the free-page
+ * map or the end of the file (bloofi_space_alloc: under a NEW intent until
+ * the record that links the node), and every page is logged as a full
+ * image; without (CREATE INDEX), they are appended and the caller logs the
+ * whole relation at the end.
  */
 BlockNumber
 bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint32 cap,
@@ -276,8 +227,6 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 	uint8	   *orv;
 	uint32		nlive = 0;
 	BlockNumber start = InvalidBlockNumber;
-	Buffer		metabuf = InvalidBuffer;
-	bool		reuse;
 	BloofiWal	w;
 
 	if (!bloofi_geometry(&geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
@@ -291,17 +240,10 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 		}
 
 	if (wal)
-		start = bloofi_take_free_node(index, meta, geom.total_pages);
-	reuse = start != InvalidBlockNumber;
-	if (!reuse && wal)
 	{
-		/* appended pages are contiguous: extend under the metapage lock */
-		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	}
-
-	if (wal)
+		start = bloofi_space_alloc(index, geom.total_pages);
 		bloofi_wal_begin(&w, index);
+	}
 	for (uint32 p = 0; p < geom.total_pages; p++)
 	{
 		Buffer		buf;
@@ -310,7 +252,7 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 
 		if ((p & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (reuse)
+		if (wal)
 		{
 			buf = ReadBuffer(index, start + p);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -375,8 +317,6 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 	}
 	if (wal)
 		bloofi_wal_flush(&w);
-	if (BufferIsValid(metabuf))
-		UnlockReleaseBuffer(metabuf);
 	if (summary)
 		memcpy(summary, orv, geom.filter_bytes);
 	pfree(orv);
@@ -473,15 +413,23 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 	pfree(orall);
 }
 
-/* make column `slot` exactly filter (set and clear), logging pages that change */
+/*
+ * Make columns slots[0..n) exactly filters[i] (set and clear; a NULL filter
+ * clears the column), in one pass over the slice pages, logging only pages
+ * that change: a node's many columns cost one read of its slices, not one
+ * each.
+ */
 void
-bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
-					   const uint8 *filter)
+bloofi_node_put_columns(Relation index, const BloofiNode *node, int n, const uint32 *slots,
+						const uint8 *const *filters)
 {
 	const BloofiGeometry *geom = &node->geom;
 	uint8	   *probe = palloc(BLOOFI_PAGE_BYTES);
+	uint8	   *zero = palloc0(geom->filter_bytes);
 	BloofiWal	w;
 
+	if (n == 0)
+		return;
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
@@ -489,23 +437,26 @@ bloofi_node_put_column(Relation index, const BloofiNode *node, uint32 slot,
 		uint32		cnt = bloofi_slice_page_count(geom, sp);
 		BlockNumber blk = bloofi_slice_block(node, sp);
 		Buffer		buf = ReadBuffer(index, blk);
-		Page		page;
+		uint32		changed = 0;
 
 		if ((sp & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, node->start);
 		memcpy(probe, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
-		if (bloofi_put_column(probe, geom->slice_bytes, j0, cnt, slot, filter) == 0)
+		for (int i = 0; i < n; i++)
+			changed += bloofi_put_column(probe, geom->slice_bytes, j0, cnt, slots[i],
+										 filters[i] ? filters[i] : zero);
+		if (changed == 0)
 		{
 			UnlockReleaseBuffer(buf);
 			continue;
 		}
-		page = bloofi_wal_page(&w, buf, false, 0);
-		memcpy(PageGetContents(page), probe, BLOOFI_PAGE_BYTES);
+		memcpy(PageGetContents(bloofi_wal_page(&w, buf, false, 0)), probe, BLOOFI_PAGE_BYTES);
 	}
 	bloofi_wal_flush(&w);
 	pfree(probe);
+	pfree(zero);
 }
 
 /*
@@ -561,16 +512,17 @@ bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 leve
 }
 
 /*
- * Retire the node at start (it has just been replaced by a copy): flag it,
- * stamp it with the next XID and push it on the retired chain, in one record
- * with the metapage.
+ * Retire the node at start (unlinked from the tree by a switch, which left
+ * an OLD intent for it): flag it, stamp it with the next XID and push it on
+ * the retired chain, in one record with the metapage that settles the
+ * intent.
  */
 void
 bloofi_node_retire(Relation index, BlockNumber start)
 {
 	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	Buffer		buf = ReadBuffer(index, start);
-	BloofiMetaData *meta;
+	Page		mp;
 	BloofiPageOpaque op;
 	BloofiWal	w;
 
@@ -578,13 +530,58 @@ bloofi_node_retire(Relation index, BlockNumber start)
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
 	bloofi_wal_begin(&w, index);
-	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
+	mp = bloofi_wal_page(&w, metabuf, false, 0);
 	op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
 	op->flags |= BLOOFI_NODE_RETIRED;
 	op->xid = ReadNextTransactionId();
-	op->next = meta->retired_head;
-	meta->retired_head = start;
+	op->next = BloofiPageGetMeta(mp)->retired_head;
+	BloofiPageGetMeta(mp)->retired_head = start;
+	bloofi_space_retired(mp, start);
 	bloofi_wal_flush(&w);
+}
+
+/*
+ * Copy node X, page by page, to the lowest free run of the map that ends at
+ * or before X's first block (VACUUM's compaction): returns the copy's first
+ * block, or InvalidBlockNumber when there is no such run.  The copy is
+ * unlinked (a NEW intent) until the caller switches it in.
+ */
+BlockNumber
+bloofi_node_copy_below(Relation index, const BloofiNode *X)
+{
+	BlockNumber to = bloofi_space_alloc_below(index, X->geom.total_pages, X->start);
+	BloofiWal	w;
+
+	if (to == InvalidBlockNumber)
+		return InvalidBlockNumber;
+	bloofi_wal_begin(&w, index);
+	for (uint32 p = 0; p < X->geom.total_pages; p++)
+	{
+		Buffer		src = ReadBuffer(index, X->start + p);
+		Buffer		dst = ReadBuffer(index, to + p);
+		Page		page;
+		BloofiPageOpaque op;
+
+		if ((p & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		LockBuffer(src, BUFFER_LOCK_SHARE);
+		LockBuffer(dst, BUFFER_LOCK_EXCLUSIVE);
+		page = bloofi_wal_page(&w, dst, false, GENERIC_XLOG_FULL_IMAGE);
+		memcpy(page, BufferGetPage(src), BLCKSZ);
+		UnlockReleaseBuffer(src);
+		op = BloofiPageGetOpaque(page);
+		if (op->node != X->start || op->bloofi_page_id != BLOOFI_PAGE_ID)
+			NODE_CORRUPT(index, X->start + p, "Page %u of the node belongs to node %u.", p,
+						 op->node);
+		op->node = to;
+		if (p == 0)
+		{
+			op->next = InvalidBlockNumber;
+			op->xid = InvalidTransactionId;
+		}
+	}
+	bloofi_wal_flush(&w);
+	return to;
 }
 
 /* set or clear the SATURATED hint of a node (one record, only when it changes) */
@@ -610,77 +607,168 @@ bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated
 }
 
 /*
- * VACUUM: move every retired node that no running lookup can still reach
- * (retired before the oldest snapshot of the cluster) to the free chain,
- * one atomic record per node (metapage, predecessor, node).
+ * Point the metapage at a new root (one record), which links the new nodes
+ * written for it and unlinks the nretire nodes retire[] (bloofi_space_link);
+ * the caller retires them next.
  */
 void
-bloofi_node_recycle(Relation index)
-{
-	BloofiMetaData *meta = bloofi_read_meta(index);
-	TransactionId horizon = GetOldestNonRemovableTransactionId(NULL);
-	BlockNumber prev = InvalidBlockNumber;
-	BlockNumber cur = meta->retired_head;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-
-	for (BlockNumber steps = 0; cur != InvalidBlockNumber && steps < nblocks; steps++)
-	{
-		BloofiNode n;
-
-		CHECK_FOR_INTERRUPTS();
-		bloofi_node_read(index, meta, cur, &n);
-		if (!(n.flags & BLOOFI_NODE_RETIRED))
-			NODE_CORRUPT(index, cur, "A node on the retired chain is not retired (flags %u).",
-						 n.flags);
-		if (TransactionIdIsValid(n.xid) && TransactionIdPrecedes(n.xid, horizon))
-		{
-			Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-			Buffer		pbuf = InvalidBuffer;
-			Buffer		buf = ReadBuffer(index, cur);
-			BloofiMetaData *wm;
-			BloofiPageOpaque op;
-			BloofiWal	w;
-
-			LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-			if (prev != InvalidBlockNumber)
-			{
-				pbuf = ReadBuffer(index, prev);
-				LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
-			}
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_wal_begin(&w, index);
-			wm = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
-			if (BufferIsValid(pbuf))
-				BloofiPageGetOpaque(bloofi_wal_page(&w, pbuf, false, 0))->next = n.next;
-			else
-				wm->retired_head = n.next;
-			op = BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0));
-			op->flags = BLOOFI_NODE_FREE;
-			op->next = wm->freenode_head;
-			wm->freenode_head = cur;
-			bloofi_wal_flush(&w);
-			meta = bloofi_read_meta(index);
-			cur = n.next;		/* prev stays */
-			continue;
-		}
-		prev = cur;
-		cur = n.next;
-	}
-}
-
-/* point the metapage at a new root (one record) */
-void
-bloofi_set_root(Relation index, BlockNumber root, uint32 height)
+bloofi_set_root(Relation index, BlockNumber root, uint32 height, int nretire,
+				const BlockNumber *retire)
 {
 	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	BloofiMetaData *meta;
+	Page		mp;
 	BloofiWal	w;
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	bloofi_wal_begin(&w, index);
-	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, false, 0));
-	meta->root = root;
-	meta->height = height;
+	mp = bloofi_wal_page(&w, metabuf, false, 0);
+	BloofiPageGetMeta(mp)->root = root;
+	BloofiPageGetMeta(mp)->height = height;
+	bloofi_space_link(mp, nretire, retire);
+	bloofi_wal_flush(&w);
+}
+
+/* the tid page (relative) of slot s of X */
+#define SLOT_PAGE(X, s)		((s) / (X)->geom.tids_per_page)
+
+/*
+ * nnew free slots of X for a switch that frees oldslots[0..nold): on X's
+ * header page or on the tid pages of the old slots, so that the switch is
+ * one record (bloofi_node_switch); holes below the high-water mark first.
+ * Fills newslots[] and returns true, or returns false when there are too
+ * few such slots.
+ */
+bool
+bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold, const uint32 *oldslots,
+						 int nnew, uint32 *newslots)
+{
+	uint32		pages[3];
+	int			npages = 0;
+	int			got = 0;
+	ItemPointerData *tids = palloc(sizeof(ItemPointerData) * X->geom.tids_per_page);
+
+	pages[npages++] = 0;
+	for (int i = 0; i < nold; i++)
+	{
+		bool		have = false;
+
+		for (int k = 0; k < npages; k++)
+			have |= pages[k] == SLOT_PAGE(X, oldslots[i]);
+		if (!have)
+			pages[npages++] = SLOT_PAGE(X, oldslots[i]);
+	}
+	for (int k = 0; k < npages && got < nnew; k++)
+	{
+		uint32		first = pages[k] * X->geom.tids_per_page;
+		uint32		lim = Min(X->cap, first + X->geom.tids_per_page);
+		/* the page's slots: those below nused read, those above free */
+		memset(tids, 0, sizeof(ItemPointerData) * X->geom.tids_per_page);
+		if (first < X->nused)
+		{
+			Buffer		buf = ReadBuffer(index, X->start + pages[k]);
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			bloofi_check_page(index, BufferGetPage(buf), X->start + pages[k], BLOOFI_PAGE_TID,
+							  X->start);
+			memcpy(tids, PageGetContents(BufferGetPage(buf)),
+				   sizeof(ItemPointerData) * (lim - first));
+			UnlockReleaseBuffer(buf);
+		}
+		for (uint32 s = first; s < lim && got < nnew; s++)
+		{
+			bool		isold = false;
+
+			for (int i = 0; i < nold; i++)
+				isold |= oldslots[i] == s;
+			if (!isold && (s >= X->nused || !ItemPointerIsValid(&tids[s - first])))
+				newslots[got++] = s;
+		}
+	}
+	pfree(tids);
+	return got == nnew;
+}
+
+/*
+ * The switch of a structural change, in one record: slots oldslots[] of X
+ * are cleared, newslots[] (from bloofi_node_switch_slots) get the child
+ * references news[], X's counts follow, and the metapage links the new
+ * nodes and unlinks the nretire nodes retire[] (bloofi_space_link; the
+ * caller retires them next).  A reader sees X before or after, never half
+ * of it.  The new columns must be in place before.
+ */
+void
+bloofi_node_switch(Relation index, BloofiNode *X, int nold, const uint32 *oldslots,
+				   int nnew, const uint32 *newslots, const BlockNumber *news,
+				   int nretire, const BlockNumber *retire)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	uint32		pages[MAX_GENERIC_XLOG_PAGES];
+	Page		wpages[MAX_GENERIC_XLOG_PAGES];
+	int			npages = 0;
+	BloofiPageOpaque op;
+	BloofiWal	w;
+
+	/* the tid pages: the header first, then the others in block order */
+	pages[npages++] = 0;
+	for (int i = 0; i < nold + nnew; i++)
+	{
+		uint32		tp = SLOT_PAGE(X, i < nold ? oldslots[i] : newslots[i - nold]);
+		bool		have = false;
+
+		for (int k = 0; k < npages; k++)
+			have |= pages[k] == tp;
+		if (!have)
+		{
+			if (npages == MAX_GENERIC_XLOG_PAGES - 1)
+				elog(ERROR, "bloofi: a switch of node %u spans too many pages", X->start);
+			pages[npages++] = tp;
+		}
+	}
+	for (int k = 2; k < npages; k++)
+		for (int l = k; l > 1 && pages[l - 1] > pages[l]; l--)
+		{
+			uint32		t = pages[l];
+
+			pages[l] = pages[l - 1];
+			pages[l - 1] = t;
+		}
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_wal_begin(&w, index);
+	bloofi_space_link(bloofi_wal_page(&w, metabuf, false, 0), nretire, retire);
+	for (int k = 0; k < npages; k++)
+	{
+		Buffer		buf = ReadBuffer(index, X->start + pages[k]);
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), X->start + pages[k], BLOOFI_PAGE_TID,
+						  X->start);
+		wpages[k] = bloofi_wal_page(&w, buf, false, 0);
+	}
+	op = BloofiPageGetOpaque(wpages[0]);
+	for (int i = 0; i < nold + nnew; i++)
+	{
+		uint32		s = i < nold ? oldslots[i] : newslots[i - nold];
+		ItemPointerData *t = NULL;
+		ItemPointerData v;
+
+		if (i < nold)
+			ItemPointerSetInvalid(&v);
+		else
+			bloofi_child_ref(&v, news[i - nold]);
+		for (int k = 0; k < npages; k++)
+			if (pages[k] == SLOT_PAGE(X, s))
+				t = &((ItemPointerData *) PageGetContents(wpages[k]))[s % X->geom.tids_per_page];
+		Assert(t != NULL);
+		if (ItemPointerIsValid(t) && !ItemPointerIsValid(&v))
+			op->nlive--;
+		else if (!ItemPointerIsValid(t) && ItemPointerIsValid(&v))
+			op->nlive++;
+		*t = v;
+		if (ItemPointerIsValid(&v) && s >= op->nused)
+			op->nused = s + 1;
+	}
+	X->nused = op->nused;
+	X->nlive = op->nlive;
 	bloofi_wal_flush(&w);
 }
 

@@ -136,11 +136,16 @@ bloofi_pending_insert(Relation index, ItemPointer tid, const uint8 *filter)
 /*
  * Call visit(tid, filter) for every entry of the chain starting at head
  * (share locks, one page at a time; at most nblocks pages, so a chain read
- * through a stale pointer always ends).
+ * through a stale pointer always ends).  With strict (no writer can change
+ * the chains: bloofi_check, a flush reading its own chain) a page that is
+ * not a pending page is an error; else it ends the chain: a reader that
+ * read the head before a flush may follow the chain into pages that VACUUM
+ * has since given to nodes, and the entries it misses that way were moved
+ * into the tree before, where it looks next.
  */
 static void
 bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
-				   bool flushing, BloofiPendingVisitor visit, void *arg)
+				   bool flushing, bool strict, BloofiPendingVisitor visit, void *arg)
 {
 	uint32		fbytes = 8 * bs_words_for_bits(meta->m);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -155,12 +160,29 @@ bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
 
 		CHECK_FOR_INTERRUPTS();
 		if (blk >= nblocks)
+		{
+			if (!strict)
+				break;
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("index \"%s\" has a pending page pointer %u beyond its %u blocks",
 							RelationGetRelationName(index), blk, nblocks)));
+		}
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (!strict)
+		{
+			Page		page = BufferGetPage(buf);
+
+			if (PageIsNew(page) ||
+				PageGetSpecialSize(page) != MAXALIGN(sizeof(BloofiPageOpaqueData)) ||
+				BloofiPageGetOpaque(page)->bloofi_page_id != BLOOFI_PAGE_ID ||
+				BloofiPageGetOpaque(page)->kind != BLOOFI_PAGE_PENDING)
+			{
+				UnlockReleaseBuffer(buf);
+				break;
+			}
+		}
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_PENDING, 0);
 		op = BloofiPageGetOpaque(BufferGetPage(buf));
 		n = Min(op->nused, BLOOFI_PAGE_BYTES / BLOOFI_PENDING_ENTRY(fbytes));
@@ -180,13 +202,13 @@ bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
 }
 
 void
-bloofi_pending_visit(Relation index, const BloofiMetaData *meta,
+bloofi_pending_visit(Relation index, const BloofiMetaData *meta, bool strict,
 					 BloofiPendingVisitor visit, void *arg)
 {
 	if (!meta->have_params)
 		return;
-	bloofi_chain_visit(index, meta, meta->pending_head, false, visit, arg);
-	bloofi_chain_visit(index, meta, meta->flushing_head, true, visit, arg);
+	bloofi_chain_visit(index, meta, meta->pending_head, false, strict, visit, arg);
+	bloofi_chain_visit(index, meta, meta->flushing_head, true, strict, visit, arg);
 }
 
 typedef struct PendingSearch
@@ -224,7 +246,7 @@ bloofi_pending_search(Relation index, const BloofiMetaData *meta,
 {
 	PendingSearch ps = {pos, npos, cb, arg, st};
 
-	bloofi_pending_visit(index, meta, bloofi_pending_search_visit, &ps);
+	bloofi_pending_visit(index, meta, false, bloofi_pending_search_visit, &ps);
 }
 
 typedef struct PendingCollect
@@ -309,7 +331,7 @@ bloofi_pending_flush(Relation index, bool wait)
 	pc.cap = 64;
 	pc.tids = palloc(sizeof(ItemPointerData) * pc.cap);
 	pc.bits = palloc((Size) pc.fbytes * pc.cap);
-	bloofi_chain_visit(index, meta, head, true, bloofi_pending_collect, &pc);
+	bloofi_chain_visit(index, meta, head, true, true, bloofi_pending_collect, &pc);
 	filters = palloc(sizeof(uint8 *) * Max(pc.n, 1));
 	if (leftover)
 	{

@@ -119,17 +119,40 @@ bloofi_get_fastupdate(Relation index)
  * The tree lock: a heavyweight lock on the metapage's block number (as GIN
  * locks its pending-list cleanup) serialising every writer of the tree:
  * pending-list flushes, direct inserts and VACUUM.  Readers never take it.
+ * A backend that takes it (rather than taking it again while holding it)
+ * first settles what a writer that stopped half-way left behind
+ * (bloofi_space_recover): every intent found then is such a writer's.
  */
+static bool
+bloofi_tree_lock_held(Relation index)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
+					 index->rd_lockInfo.lockRelId.relId, BLOOFI_METAPAGE_BLKNO);
+	return LockHeldByMe(&tag, ExclusiveLock);
+}
+
 void
 bloofi_tree_lock(Relation index)
 {
+	bool		again = bloofi_tree_lock_held(index);
+
 	LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+	if (!again)
+		bloofi_space_recover(index);
 }
 
 bool
 bloofi_tree_trylock(Relation index)
 {
-	return ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
+	bool		again = bloofi_tree_lock_held(index);
+
+	if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
+		return false;
+	if (!again)
+		bloofi_space_recover(index);
+	return true;
 }
 
 void

@@ -2,45 +2,66 @@
  * bloofi_vacuum.c
  *    VACUUM for Bloofi: remove dead leaves, recompute every value, merge or
  *    redistribute underfull nodes (the paper's delete, section 3.2, done in
- *    bulk), free retired nodes.
+ *    bulk), repack oversized nodes, free retired nodes, compact the file.
  *
  * Everything runs under the tree lock (protocol in bloofi_insert.c), after
  * the pending list has been moved into the tree.
  *
- * ambulkdelete, in two passes over the tree:
+ * ambulkdelete, in passes over the tree:
  *   1. compute (read only, post-order): for each bottom node its dead leaves
  *      (VACUUM's callback) and its new value, the OR of its live leaves read
  *      off the slices; for each inner node the OR of its children's new
  *      values.  So every value becomes exactly the OR of its children again
- *      (also repairing what a crash left over-approximated), and pruning
+ *      (also removing the slack that interrupted writes left), and pruning
  *      does not decay with deletes.
- *   2. write (pre-order: a parent before its children): each node's columns
- *      first (a bottom node's dead leaves' bits, an inner node's columns set
- *      to its children's new values), then its value, then (bottom) the dead
- *      TIDs.  Values only shrink here, and top-down, so at every moment a
- *      value contains its columns and a column is contained in its child's
- *      value; readers never miss a live leaf.  Only pages that change are
- *      written.
+ *   2. shrink (children before parents): a bottom node's dead leaves lose
+ *      their bits in the slices, an inner node's columns become its
+ *      children's new values (all of them in one pass over its slices), then
+ *      the node's value becomes the OR of its columns.  Values only shrink
+ *      here, and from the bottom up, so at every moment a value contains its
+ *      columns and its children's values and a column contains its child's
+ *      columns (invariants I1-I3, bloofi_insert.c): readers never miss a
+ *      live leaf, and a VACUUM stopped half-way leaves a valid tree.
+ *   3. the dead leaves' TIDs (their bits are gone already).
+ *   Only pages that change are written.
  *
- * amvacuumcleanup: merges.  Post-order, a child with fewer than d children
- * (leaves) is merged with its closest sibling into one new node when the
- * two fit in one (at most 2d children, or more for a saturated value), else
- * their children are redistributed over two new nodes; an empty bottom node
- * is just unlinked.  New nodes replace the old ones in one record of the
- * parent (bloofi_insert.c, protocol 3b) and the old ones are retired.  A
- * root left with a single child is replaced by that child.  Retired nodes
- * that no snapshot can still reach are freed for reuse (bloofi_node.c).
+ * amvacuumcleanup: merges and space.  Post-order, a child with fewer than d
+ * children (leaves) is merged with its closest sibling into one new node
+ * when the two fit in one (at most 2d children, or more for a saturated
+ * value), else their children are redistributed over two new nodes; an
+ * empty node is just unlinked; a child whose capacity is far above what its
+ * children need is repacked.  New nodes replace the old ones in one record
+ * of the parent (bloofi_insert.c, protocol 3b) and the old ones are retired.
+ * A root left with a single child is replaced by that child.  Around the
+ * merges, space (bloofi_space.c): retired nodes that no snapshot can still
+ * read, and the pending list's free pages, become free pages first, so that
+ * the merges reuse them; when the index's AccessExclusiveLock is free at
+ * once (no scan or writer holds any lock on it) and free and retired pages
+ * make at least 1/16 of the index, every retired node is freed, the nodes
+ * in the file's tail move into free runs before them (stopping as soon as
+ * someone waits for the lock), and the free pages at the end of the file
+ * are cut off.  The work is one read of the tree plus the nodes written:
+ * proportional to the index VACUUM finds, not to the garbage behind it.
  */
 #include "postgres.h"
 
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "bloofi.h"
 #include "bloofi_tree.h"
+
+/*
+ * The space phase takes the index's AccessExclusiveLock (conditionally) only
+ * when free and retired pages make at least 1/16 of the index and 8 pages
+ * (heap VACUUM truncates a table from 1/16 or 1,000 pages on)
+ */
+#define BLOOFI_VACUUM_GAIN_FRACTION	16
+#define BLOOFI_VACUUM_GAIN_MIN		8
 
 typedef struct VacNode
 {
@@ -165,9 +186,14 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 	return me;
 }
 
-/* pass 2 for one node (its parent done already) */
+/*
+ * Pass 2 for one node, its children done already: an inner node's columns
+ * become its children's new values, a bottom node's dead leaves lose their
+ * bits in the slices; then the node's value becomes the OR of its columns.
+ * Only pages that change are written.
+ */
 static void
-bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
+bloofi_vac_shrink(VacState *vs, VacNode *vn)
 {
 	Relation	index = vs->index;
 	BloofiNode *X = &vn->node;
@@ -176,17 +202,14 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 	vacuum_delay_point();
 	if (X->level > 0)
 	{
-		/* columns = the children's new values (only changed pages are written) */
-		for (uint32 c = 0; c < vn->nchild; c++)
-			bloofi_node_put_column(index, X, vn->child_slot[c], vs->nodes[vn->child_idx[c]].newval);
-		bloofi_node_update_value(index, X, vn->newval, true);
-		bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
-																	 vs->meta->k));
-		return;
-	}
+		const uint8 **cols = palloc(sizeof(uint8 *) * Max(vn->nchild, 1));
 
-	/* bottom: the dead leaves' bits, the value, then the dead TIDs */
-	if (vn->ndead > 0)
+		for (uint32 c = 0; c < vn->nchild; c++)
+			cols[c] = vs->nodes[vn->child_idx[c]].newval;
+		bloofi_node_put_columns(index, X, (int) vn->nchild, vn->child_slot, cols);
+		pfree(cols);
+	}
+	else if (vn->ndead > 0)
 	{
 		uint64	   *none = palloc0(sizeof(uint64) * X->geom.slice_words);
 		uint8	   *scratch = palloc0(vs->fbytes);
@@ -215,42 +238,52 @@ bloofi_vac_write(VacState *vs, VacNode *vn, double *removed)
 	bloofi_node_update_value(index, X, vn->newval, true);
 	bloofi_node_set_saturated(index, X, bloofi_summary_saturated(vn->newval, vs->meta->m,
 																 vs->meta->k));
-	if (vn->ndead > 0)
+}
+
+/* pass 3 for a bottom node: its dead leaves' TIDs (their bits are gone already) */
+static void
+bloofi_vac_remove_tids(VacState *vs, VacNode *vn, double *removed)
+{
+	Relation	index = vs->index;
+	BloofiNode *X = &vn->node;
+	BloofiWal	w;
+
+	if (X->level > 0 || vn->ndead == 0)
+		return;
+	vacuum_delay_point();
+	bloofi_wal_begin(&w, index);
+	for (uint32 tp = 0; tp * X->geom.tids_per_page < X->nused; tp++)
 	{
-		bloofi_wal_begin(&w, index);
-		for (uint32 tp = 0; tp * X->geom.tids_per_page < X->nused; tp++)
+		uint32		first = tp * X->geom.tids_per_page;
+		uint32		n = Min(X->geom.tids_per_page, X->nused - first);
+		bool		touch = (tp == 0);
+		ItemPointerData *pt;
+		Buffer		buf;
+		Page		page;
+
+		for (uint32 i = 0; i < n && !touch; i++)
+			if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
+				touch = true;
+		if (!touch)
+			continue;
+		buf = ReadBuffer(index, X->start + tp);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), X->start + tp, BLOOFI_PAGE_TID, X->start);
+		page = bloofi_wal_page(&w, buf, false, 0);
+		pt = (ItemPointerData *) PageGetContents(page);
+		for (uint32 i = 0; i < n; i++)
+			if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
+				ItemPointerSetInvalid(&pt[i]);
+		if (tp == 0)
 		{
-			uint32		first = tp * X->geom.tids_per_page;
-			uint32		n = Min(X->geom.tids_per_page, X->nused - first);
-			bool		touch = (tp == 0);
-			ItemPointerData *pt;
-			Buffer		buf;
-			Page		page;
+			BloofiPageOpaque op = BloofiPageGetOpaque(page);
 
-			for (uint32 i = 0; i < n && !touch; i++)
-				if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
-					touch = true;
-			if (!touch)
-				continue;
-			buf = ReadBuffer(index, X->start + tp);
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_check_page(index, BufferGetPage(buf), X->start + tp, BLOOFI_PAGE_TID, X->start);
-			page = bloofi_wal_page(&w, buf, false, 0);
-			pt = (ItemPointerData *) PageGetContents(page);
-			for (uint32 i = 0; i < n; i++)
-				if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
-					ItemPointerSetInvalid(&pt[i]);
-			if (tp == 0)
-			{
-				BloofiPageOpaque op = BloofiPageGetOpaque(page);
-
-				op->nlive = vn->nlive;
-				op->nused = vn->newused;	/* trailing free slots are dropped */
-			}
+			op->nlive = vn->nlive;
+			op->nused = vn->newused;	/* trailing free slots are dropped */
 		}
-		bloofi_wal_flush(&w);
-		*removed += vn->ndead;
 	}
+	bloofi_wal_flush(&w);
+	*removed += vn->ndead;
 }
 
 /*
@@ -278,9 +311,12 @@ bloofi_vac_tree(Relation index, IndexBulkDeleteCallback callback, void *callback
 	if (vs.meta->root != InvalidBlockNumber)
 	{
 		bloofi_vac_compute(&vs, vs.meta->root, 0);
+		/* nodes[] is in pre-order: backwards, every child comes before its parent */
+		for (int i = vs.n - 1; i >= 0; i--)
+			bloofi_vac_shrink(&vs, &vs.nodes[i]);
 		for (int i = 0; i < vs.n; i++)
 		{
-			bloofi_vac_write(&vs, &vs.nodes[i], removed);
+			bloofi_vac_remove_tids(&vs, &vs.nodes[i], removed);
 			if (vs.nodes[i].node.level == 0)
 				live += vs.nodes[i].nlive;
 		}
@@ -317,83 +353,85 @@ typedef struct MergeCtx
 	uint32		d;
 	uint32		fbytes;
 	size_t		nwords;
+	uint32		oldpages[2];	/* pages of the children being replaced */
+	BlockNumber retired_pages;	/* pages of the nodes merges took out of the tree */
 } MergeCtx;
 
 /*
- * Replace children in slots olds[0..nold) of X by nnew new nodes (values
- * newvals) in free slots: columns first, then one record switching the
- * slots, then the vacated columns cleared; the old children are retired.
+ * Replace children in slots olds[0..nold) of X (first blocks oldstart[]) by
+ * nnew new nodes (values newvals) in the free slots freeslots[] (from
+ * bloofi_node_switch_slots): columns first, then one record switching the
+ * slots (bloofi_node_switch), then the old children retired (their vacated
+ * columns keep their bits: see bloofi_replace).
  */
 static void
 bloofi_merge_switch(MergeCtx *mc, BloofiNode *X, int nold, const uint32 *olds,
-					const BlockNumber *oldstart, int nnew, const BlockNumber *news,
-					uint8 *const *newvals)
+					const BlockNumber *oldstart, int nnew, const uint32 *freeslots,
+					const BlockNumber *news, uint8 *const *newvals)
 {
-	uint32		slots[4];
-	ItemPointerData tids[4];
-	uint32		freeslots[2];
-	int			nf = 0;
-	ItemPointerData *all = palloc(sizeof(ItemPointerData) * X->cap);
-	uint8	   *zero = palloc0(mc->fbytes);
-	int			k = 0;
-
-	bloofi_node_read_tids(mc->index, X, X->cap, all);
-	for (uint32 s = 0; s < X->cap && nf < nnew; s++)
-		if (s >= X->nused || !ItemPointerIsValid(&all[s]))
-			freeslots[nf++] = s;
-	Assert(nf == nnew);
-	for (int i = 0; i < nnew; i++)
-		bloofi_node_put_column(mc->index, X, freeslots[i], newvals[i]);
+	bloofi_node_put_columns(mc->index, X, nnew, freeslots, (const uint8 *const *) newvals);
+	bloofi_node_switch(mc->index, X, nold, olds, nnew, freeslots, news, nold, oldstart);
 	for (int i = 0; i < nold; i++)
-	{
-		slots[k] = olds[i];
-		ItemPointerSetInvalid(&tids[k]);	/* (a macro: no k++ inside) */
-		k++;
-	}
-	for (int i = 0; i < nnew; i++)
-	{
-		slots[k] = freeslots[i];
-		bloofi_child_ref(&tids[k], news[i]);
-		k++;
-	}
-	{
-		/* one record: the header page holds every slot of an inner node */
-		Buffer		buf = ReadBuffer(mc->index, X->start);
-		BloofiWal	w;
-		Page		page;
-		BloofiPageOpaque op;
-		ItemPointerData *pt;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(mc->index, BufferGetPage(buf), X->start, BLOOFI_PAGE_TID, X->start);
-		bloofi_wal_begin(&w, mc->index);
-		page = bloofi_wal_page(&w, buf, false, 0);
-		op = BloofiPageGetOpaque(page);
-		pt = (ItemPointerData *) PageGetContents(page);
-		for (int i = 0; i < k; i++)
-		{
-			if (ItemPointerIsValid(&pt[slots[i]]) && !ItemPointerIsValid(&tids[i]))
-				op->nlive--;
-			else if (!ItemPointerIsValid(&pt[slots[i]]) && ItemPointerIsValid(&tids[i]))
-				op->nlive++;
-			pt[slots[i]] = tids[i];
-			if (ItemPointerIsValid(&tids[i]) && slots[i] >= op->nused)
-				op->nused = slots[i] + 1;
-		}
-		X->nused = op->nused;
-		X->nlive = op->nlive;
-		bloofi_wal_flush(&w);
-	}
-	for (int i = 0; i < nold; i++)
-	{
-		bloofi_node_put_column(mc->index, X, olds[i], zero);
 		bloofi_node_retire(mc->index, oldstart[i]);
-	}
-	pfree(all);
-	pfree(zero);
+	for (int i = 0; i < nold; i++)
+		mc->retired_pages += mc->oldpages[i];
 }
 
-/* merge or redistribute X's underfull children (post-order over the subtree) */
+/*
+ * Repack node C (in slot `slot` of X; X NULL: C is the root) into a node of
+ * the capacity its live children need (a quarter more, as a bulk-built node
+ * gets), when that saves at least a quarter of C's pages: a node grown for
+ * a burst of inserts keeps its slices' width after VACUUM removed them
+ * otherwise.
+ * The copy has the same children, so the column (or the metapage) simply
+ * points to it.  Returns true when C was repacked.
+ */
+static bool
+bloofi_repack(MergeCtx *mc, BloofiNode *X, uint32 slot, const BloofiNode *C)
+{
+	uint32		want = bloofi_node_cap(mc->d, (uint64) C->nlive + Max(2, C->nlive / 4));
+	BloofiGeometry g;
+	ItemPointerData *tids;
+	uint8	   *vals;
+	uint32	   *slots;
+	const uint8 **vp;
+	int			n;
+	BlockNumber copy;
+
+	if (C->level == 0 && want / 8 > BLOOFI_PAGE_BYTES / 2)
+		want = BLOOFI_MAX_CAP;	/* (slices over half a page take a page each) */
+	if (C->nlive == 0 || !bloofi_geometry(&g, mc->meta->m, want, BLOOFI_PAGE_BYTES) ||
+		(uint64) g.total_pages * 4 > (uint64) C->geom.total_pages * 3)
+		return false;
+	tids = palloc(sizeof(ItemPointerData) * Max(C->nused, 1));
+	slots = palloc(sizeof(uint32) * Max(C->nused, 1));
+	vals = palloc_extended((Size) Max(C->nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
+	n = bloofi_node_children(mc->index, C, tids, vals, slots);
+	vp = palloc(sizeof(uint8 *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+		vp[i] = vals + (size_t) i * mc->fbytes;
+	copy = bloofi_node_write(mc->index, mc->meta, C->level, want, n, tids, vp, NULL, true);
+	if (X == NULL)
+		bloofi_set_root(mc->index, copy, mc->meta->height, 1, &C->start);
+	else
+		bloofi_node_switch(mc->index, X, 1, &slot, 1, &slot, &copy, 1, &C->start);
+	bloofi_node_retire(mc->index, C->start);
+	mc->retired_pages += C->geom.total_pages;
+	pfree(tids);
+	pfree(slots);
+	pfree(vals);
+	pfree(vp);
+	return true;
+}
+
+/*
+ * Merge or redistribute X's underfull children, after their own subtrees
+ * (post-order).  X's children (references, values, headers) are read once;
+ * each merge updates that picture in memory (the two old children leave it,
+ * the new nodes join it), so the work is one read of X and its children's
+ * headers plus the nodes merged, not a re-read per merge.  Then children
+ * much wider than they need are repacked (bloofi_repack).
+ */
 static void
 bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 {
@@ -401,8 +439,10 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 	ItemPointerData *tids;
 	uint8	   *vals;
 	uint32	   *slots;
-	int			n;
-	bool		again = true;
+	BloofiNode *kids;
+	bool	   *alive;
+	int			n,
+				cap;
 
 	vacuum_delay_point();
 	bloofi_node_read(mc->index, mc->meta, start, &X);
@@ -416,42 +456,50 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 	pfree(tids);
 	pfree(slots);
 
-	/* one merge at a time, re-reading X, until no child is underfull */
-	while (again)
+	/* X's children, once (their merges changed their insides, not X) */
+	bloofi_node_read(mc->index, mc->meta, start, &X);
+	cap = Max(X.nused, 1) + 2;
+	tids = palloc(sizeof(ItemPointerData) * cap);
+	slots = palloc(sizeof(uint32) * cap);
+	vals = palloc_extended((Size) cap * mc->fbytes, MCXT_ALLOC_HUGE);
+	kids = palloc(sizeof(BloofiNode) * cap);
+	alive = palloc(sizeof(bool) * cap);
+	n = bloofi_node_children(mc->index, &X, tids, vals, slots);
+	for (int i = 0; i < n; i++)
 	{
-		BloofiNode *kids;
+		bloofi_node_read(mc->index, mc->meta, ItemPointerGetBlockNumber(&tids[i]), &kids[i]);
+		alive[i] = true;
+	}
+
+	for (;;)
+	{
 		int			u = -1,
-					sib = -1;
+					sib = -1,
+					nalive = 0;
 		uint64		best = UINT64_MAX;
 
-		again = false;
-		bloofi_node_read(mc->index, mc->meta, start, &X);
-		tids = palloc(sizeof(ItemPointerData) * Max(X.nused, 1));
-		slots = palloc(sizeof(uint32) * Max(X.nused, 1));
-		vals = palloc_extended((Size) Max(X.nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
-		n = bloofi_node_children(mc->index, &X, tids, vals, slots);
-		if (n < 2 || X.cap - X.nlive < 2)
-			break;
-		kids = palloc(sizeof(BloofiNode) * n);
+		vacuum_delay_point();
 		for (int i = 0; i < n; i++)
-		{
-			bloofi_node_read(mc->index, mc->meta, ItemPointerGetBlockNumber(&tids[i]), &kids[i]);
-			if (u < 0 && kids[i].nlive < mc->d)
-				u = i;
-		}
-		if (u < 0)
+			if (alive[i])
+			{
+				nalive++;
+				if (u < 0 && kids[i].nlive < mc->d)
+					u = i;
+			}
+		if (u < 0 || nalive < 2)
 			break;
 		if (kids[u].nlive == 0)
 		{
 			/* an empty child is just unlinked */
 			BlockNumber os = kids[u].start;
 
-			bloofi_merge_switch(mc, &X, 1, &slots[u], &os, 0, NULL, NULL);
-			again = true;
+			mc->oldpages[0] = kids[u].geom.total_pages;
+			bloofi_merge_switch(mc, &X, 1, &slots[u], &os, 0, NULL, NULL, NULL);
+			alive[u] = false;
 			continue;
 		}
 		for (int i = 0; i < n; i++)
-			if (i != u)
+			if (alive[i] && i != u)
 			{
 				uint64		h = bloofi_tree_hamming(vals + (size_t) u * mc->fbytes,
 													vals + (size_t) i * mc->fbytes, mc->nwords);
@@ -467,18 +515,19 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 					   *B = &kids[sib];
 			int			na,
 						nb,
-						nc;
+						nc,
+						nnew;
 			ItemPointerData *ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
 			uint8	   *cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes,
 											 MCXT_ALLOC_HUGE);
 			uint32	   *cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
 			const uint8 **cp;
 			uint8	   *value = palloc0(mc->fbytes);
-			uint32		limit;
 			uint32		olds[2] = {slots[u], slots[sib]};
 			BlockNumber oldstart[2] = {A->start, B->start};
 			BlockNumber news[2];
 			uint8	   *newvals[2];
+			uint32		freeslots[2];
 
 			na = bloofi_node_children(mc->index, A, ct, cv, cs);
 			nb = bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
@@ -489,27 +538,213 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 				cp[i] = cv + (size_t) i * mc->fbytes;
 				bs_or(value, cp[i], mc->nwords);
 			}
-			limit = bloofi_fanout_limit(mc->meta, A->level, value);
-			newvals[0] = palloc(mc->fbytes);
-			newvals[1] = palloc(mc->fbytes);
-			if ((uint32) nc <= limit)
+			nnew = (uint32) nc <= bloofi_fanout_limit(mc->meta, A->level, value) ? 1 : 2;
+			/* slots for the switch first: without them X is left as it is */
+			if (!bloofi_node_switch_slots(mc->index, &X, 2, olds, nnew, freeslots))
+				break;
+			if (n + 2 > cap)
 			{
-				uint32		cap = bloofi_node_cap(mc->d, (uint64) nc + 2);
-
-				news[0] = bloofi_node_write(mc->index, mc->meta, A->level, cap, nc, ct, cp,
-											newvals[0], true);
-				bloofi_merge_switch(mc, &X, 2, olds, oldstart, 1, news, newvals);
+				/* (the new nodes are appended: the arrays grow) */
+				cap = 2 * cap;
+				tids = repalloc(tids, sizeof(ItemPointerData) * cap);
+				slots = repalloc(slots, sizeof(uint32) * cap);
+				vals = repalloc_huge(vals, (Size) cap * mc->fbytes);
+				kids = repalloc(kids, sizeof(BloofiNode) * cap);
+				alive = repalloc(alive, sizeof(bool) * cap);
+				A = &kids[u];
+				B = &kids[sib];
 			}
+			newvals[0] = vals + (size_t) n * mc->fbytes;
+			newvals[1] = vals + (size_t) (n + 1) * mc->fbytes;
+			mc->oldpages[0] = A->geom.total_pages;
+			mc->oldpages[1] = B->geom.total_pages;
+			if (nnew == 1)
+				news[0] = bloofi_node_write(mc->index, mc->meta, A->level,
+											bloofi_node_cap(mc->d, (uint64) nc + 2), nc, ct, cp,
+											newvals[0], true);
 			else
-			{
 				/* redistribute: two nodes of at least d children */
 				bloofi_node_write_halves(mc->index, mc->meta, A->level, nc, ct, cp, news, newvals);
-				bloofi_merge_switch(mc, &X, 2, olds, oldstart, 2, news, newvals);
+			bloofi_merge_switch(mc, &X, 2, olds, oldstart, nnew, freeslots, news, newvals);
+			alive[u] = alive[sib] = false;
+			for (int i = 0; i < nnew; i++)
+			{
+				bloofi_child_ref(&tids[n], news[i]);
+				slots[n] = freeslots[i];
+				bloofi_node_read(mc->index, mc->meta, news[i], &kids[n]);
+				alive[n] = true;
+				n++;
 			}
-			/* a redistribution leaves both with >= d: the loop ends when none is short */
-			again = true;
+			pfree(ct);
+			pfree(cv);
+			pfree(cs);
+			pfree(cp);
+			pfree(value);
 		}
 	}
+
+	/* no child is short (or no room to merge): repack those much wider than they need */
+	for (int i = 0; i < n; i++)
+		if (alive[i])
+		{
+			vacuum_delay_point();
+			bloofi_repack(mc, &X, slots[i], &kids[i]);
+		}
+	pfree(tids);
+	pfree(slots);
+	pfree(vals);
+	pfree(kids);
+	pfree(alive);
+}
+
+/* ---- space ----------------------------------------------------------- */
+
+/* a node of the tree and where its parent points to it (compaction) */
+typedef struct CompactNode
+{
+	BlockNumber start;
+	BlockNumber parent;			/* InvalidBlockNumber: the root */
+	uint32		slot;
+} CompactNode;
+
+/* hash entry: a child's parent and slot, or where a moved node went */
+typedef struct CompactRef
+{
+	BlockNumber node;			/* hash key */
+	BlockNumber parent;			/* (moved nodes: the copy's first block) */
+	uint32		slot;
+} CompactRef;
+
+typedef struct CompactState
+{
+	HTAB	   *refs;			/* child -> (parent, slot) */
+	CompactNode *nodes;
+	int			n;
+	int			cap;
+} CompactState;
+
+static void
+bloofi_compact_visit(Relation index, const BloofiNode *node, const ItemPointerData *slots,
+					 void *arg)
+{
+	CompactState *cs = (CompactState *) arg;
+	CompactRef *ref = hash_search(cs->refs, &node->start, HASH_FIND, NULL);
+	CompactNode *e;
+
+	if (cs->n == cs->cap)
+	{
+		cs->cap *= 2;
+		cs->nodes = repalloc_huge(cs->nodes, sizeof(CompactNode) * cs->cap);
+	}
+	e = &cs->nodes[cs->n++];
+	e->start = node->start;
+	e->parent = ref ? ref->parent : InvalidBlockNumber;
+	e->slot = ref ? ref->slot : 0;
+	if (node->level > 0)
+		for (uint32 s = 0; s < node->nused; s++)
+			if (ItemPointerIsValid(&slots[s]))
+			{
+				BlockNumber child = ItemPointerGetBlockNumber(&slots[s]);
+				CompactRef *r = hash_search(cs->refs, &child, HASH_ENTER, NULL);
+
+				r->parent = node->start;
+				r->slot = s;
+			}
+}
+
+/* by first block, descending */
+static int
+bloofi_compact_cmp(const void *a, const void *b)
+{
+	BlockNumber x = ((const CompactNode *) a)->start;
+	BlockNumber y = ((const CompactNode *) b)->start;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Compaction, under the index's AccessExclusiveLock: the nodes nearest the
+ * end of the file, last first, are copied into the lowest free runs before
+ * them (bloofi_node_copy_below), switched in their parent's slot (or the
+ * metapage) and retired, so that the free pages gather at the end, where
+ * bloofi_space_truncate cuts them.  Stops as soon as another backend waits
+ * for a lock on the index (as heap VACUUM's truncation does).  Work: one
+ * walk of the tree's node headers, then the pages of the nodes moved.
+ */
+static void
+bloofi_vac_compact(Relation index, BloofiSpaceReport *rep)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	CompactState cs;
+	HASHCTL		ctl;
+	HTAB	   *moved;
+
+	bloofi_space_move_bitmaps(index);
+	if (meta->root == InvalidBlockNumber)
+		return;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(BlockNumber);
+	ctl.entrysize = sizeof(CompactRef);
+	ctl.hcxt = CurrentMemoryContext;
+	cs.refs = hash_create("bloofi compaction refs", 1024, &ctl,
+						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	moved = hash_create("bloofi compaction moves", 256, &ctl,
+						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	cs.cap = 64;
+	cs.n = 0;
+	cs.nodes = palloc(sizeof(CompactNode) * cs.cap);
+	bloofi_tree_walk(index, meta, bloofi_compact_visit, &cs);
+	qsort(cs.nodes, cs.n, sizeof(CompactNode), bloofi_compact_cmp);
+	for (int i = 0; i < cs.n; i++)
+	{
+		CompactNode *e = &cs.nodes[i];
+		BloofiNode	N;
+		BlockNumber to;
+		CompactRef *m;
+
+		if (LockHasWaitersRelation(index, AccessExclusiveLock))
+			break;
+		bloofi_node_read(index, meta, e->start, &N);
+		to = bloofi_node_copy_below(index, &N);
+		if (to == InvalidBlockNumber)
+			continue;
+		if (e->parent == InvalidBlockNumber)
+		{
+			meta = bloofi_read_meta(index);
+			bloofi_set_root(index, to, meta->height, 1, &N.start);
+		}
+		else
+		{
+			CompactRef *pm = hash_search(moved, &e->parent, HASH_FIND, NULL);
+			BloofiNode	P;
+
+			bloofi_node_read(index, meta, pm ? pm->parent : e->parent, &P);
+			bloofi_node_switch(index, &P, 1, &e->slot, 1, &e->slot, &to, 1, &N.start);
+		}
+		bloofi_node_retire(index, N.start);
+		m = hash_search(moved, &N.start, HASH_ENTER, NULL);
+		m->parent = to;
+		rep->moved += N.geom.total_pages;
+	}
+}
+
+/*
+ * Whether the free and retired pages make enough of the index to take its
+ * AccessExclusiveLock for: at least 1/16 of it and 8 pages (heap VACUUM
+ * truncates a table from 1/16 or 1,000 pages on).
+ */
+static bool
+bloofi_vac_worth_lock(Relation index)
+{
+	int64		free_pages,
+				free_runs,
+				retired_nodes,
+				retired_pages;
+
+	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
+	return (retired_pages + free_pages) * BLOOFI_VACUUM_GAIN_FRACTION >=
+		RelationGetNumberOfBlocks(index) &&
+		retired_pages + free_pages >= BLOOFI_VACUUM_GAIN_MIN;
 }
 
 IndexBulkDeleteResult *
@@ -519,6 +754,11 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	MergeCtx	mc;
 	MemoryContext tmp,
 				old;
+	BloofiSpaceReport rep;
+	int64		free_pages,
+				free_runs,
+				retired_nodes,
+				retired_pages;
 
 	if (info->analyze_only)
 		return stats;
@@ -532,9 +772,21 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		bloofi_pending_flush(index, true);
 		stats->num_index_tuples = bloofi_vac_tree(index, NULL, NULL, &dummy);
 	}
+	memset(&rep, 0, sizeof(rep));
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "bloofi merge", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(tmp);
-	bloofi_node_recycle(index);
+	/*
+	 * First what no scan can read any more, so that the merges reuse it:
+	 * retired nodes older than every snapshot, pending pages; with the
+	 * index's AccessExclusiveLock (only if free at once), every retired node.
+	 */
+	rep.freed += bloofi_space_recycle(index, false);
+	rep.freed += bloofi_space_reclaim_pending(index);
+	if (bloofi_vac_worth_lock(index) && ConditionalLockRelation(index, AccessExclusiveLock))
+	{
+		rep.freed += bloofi_space_recycle(index, true);
+		UnlockRelation(index, AccessExclusiveLock);
+	}
 	memset(&mc, 0, sizeof(mc));
 	mc.index = index;
 	mc.meta = bloofi_read_meta(index);
@@ -558,13 +810,51 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			tids = palloc(sizeof(ItemPointerData) * Max(R.nused, 1));
 			slots = palloc(sizeof(uint32) * Max(R.nused, 1));
 			bloofi_node_children(index, &R, tids, NULL, slots);
-			bloofi_set_root(index, ItemPointerGetBlockNumber(&tids[0]), mc.meta->height - 1);
+			bloofi_set_root(index, ItemPointerGetBlockNumber(&tids[0]), mc.meta->height - 1,
+							1, &R.start);
 			bloofi_node_retire(index, R.start);
+			mc.retired_pages += R.geom.total_pages;
 		}
+		/* the root too may be much wider than its children need */
+		mc.meta = bloofi_read_meta(index);
+		{
+			BloofiNode	R;
+
+			bloofi_node_read(index, mc.meta, mc.meta->root, &R);
+			bloofi_repack(&mc, NULL, 0, &R);
+		}
+	}
+	rep.retired = mc.retired_pages;
+
+	/*
+	 * Then, with the index's AccessExclusiveLock (only if free at once: no
+	 * scan can be inside the index), what the merges retired is freed, the
+	 * nodes in the file's tail move into the free runs before them, and the
+	 * free pages at its end are cut off.
+	 */
+	if (bloofi_vac_worth_lock(index) && ConditionalLockRelation(index, AccessExclusiveLock))
+	{
+		rep.freed += bloofi_space_recycle(index, true);
+		bloofi_vac_compact(index, &rep);
+		rep.freed += bloofi_space_recycle(index, true);
+		rep.truncated += bloofi_space_truncate(index);
+		UnlockRelation(index, AccessExclusiveLock);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
 	bloofi_tree_unlock(index);
+
+	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
+	stats->pages_newly_deleted = rep.retired;
+	stats->pages_deleted = (BlockNumber) (free_pages + retired_pages);
+	stats->pages_free = (BlockNumber) free_pages;
+	ereport(info->message_level,
+			(errmsg("index \"%s\": %u pages taken out of the tree, %u pages freed for reuse, %u pages truncated",
+					RelationGetRelationName(index), rep.retired, rep.freed, rep.truncated),
+			 errdetail("%u pages of nodes were moved towards the front of the file; %lld pages are free, %lld pages of %lld retired nodes wait for older snapshots.",
+					   rep.moved,
+					   (long long) free_pages, (long long) retired_pages,
+					   (long long) retired_nodes)));
 	return stats;
 }

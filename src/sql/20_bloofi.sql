@@ -23,11 +23,12 @@ CREATE FUNCTION bloofi_stats(index regclass,
     OUT inner_nodes bigint, OUT bottom_nodes bigint, OUT "order" integer,
     OUT leaf_capacity integer, OUT slots bigint, OUT free_slots bigint,
     OUT m bigint, OUT k integer, OUT avg_bottom_fill float8, OUT root_fill float8,
-    OUT pending bigint, OUT flushing bigint, OUT retired_nodes bigint, OUT free_nodes bigint)
+    OUT pending bigint, OUT flushing bigint, OUT retired_nodes bigint, OUT free_nodes bigint,
+    OUT retired_pages bigint, OUT free_pages bigint)
     RETURNS record
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bloofi_stats(regclass) IS
-    'shape of a bloofi index: height (levels, leaves included), nodes (inner + bottom nodes + leaves, as the paper counts), leaves (in the tree and pending), pages, inner nodes, bottom nodes (whose children are leaves), order d, leaf_capacity, slots and free slots of the nodes, m, k, mean fill of the bottom nodes'' values, fill of the root''s value, leaves in the pending list, pending entries of a flush that was interrupted (finished by the next flush), nodes retired by splits and merges (freed by VACUUM once no scan can read them), free nodes (reused by new nodes)';
+    'shape of a bloofi index: height (levels, leaves included), nodes (inner + bottom nodes + leaves, as the paper counts), leaves (in the tree and pending), pages, inner nodes, bottom nodes (whose children are leaves), order d, leaf_capacity, slots and free slots of the nodes, m, k, mean fill of the bottom nodes'' values, fill of the root''s value, leaves in the pending list, pending entries of a flush that was interrupted (finished by the next flush), nodes retired by splits and merges (freed by VACUUM once no scan can read them), runs of free pages, pages of the retired nodes, free pages (reused by new nodes of any size, cut off the end of the file by VACUUM)';
 
 CREATE FUNCTION bloofi_check(index regclass) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;

@@ -1,0 +1,181 @@
+# test/t/015_bloofi_check.pl
+#   bloofi_check accepts the slack that interrupted writes may leave (test
+#   013) but still catches real damage: with the server stopped, pages of
+#   copies of one index are overwritten on disk (a node's value, an inner
+#   node's columns, a bottom node's leaves, the free-page map: blocks both
+#   free and in the tree, or owned by nothing), and bloofi_check must name
+#   each violation with ERRCODE_INDEX_CORRUPTED (XX002), without crashing;
+#   REINDEX repairs every copy.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('bloofi_check');
+$node->init;
+$node->append_conf('postgresql.conf', "autovacuum = off");
+$node->start;
+my @names = qw(c_val c_col c_leaf c_map_used c_map_lost c_intact);
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION bloomsample;
+	CREATE TABLE c (id int, f bloomfilter);
+	INSERT INTO c SELECT i, bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j)::bigint[], 2048, 5)
+	FROM generate_series(1, 3000) i;
+} . join('', map { "CREATE INDEX $_ ON c USING bloofi (f) WITH (order = 4, fastupdate = off);\n" } @names));
+
+# free pages in every index: a reader holding the indexes keeps VACUUM from
+# truncating, and its newer snapshot lets VACUUM free the retired nodes
+my $r = $node->background_psql('postgres');
+$r->query_safe('BEGIN; SET enable_seqscan = off; SELECT count(*) FROM c WHERE f @> 5::bigint');
+$node->safe_psql('postgres', 'UPDATE c SET f = bloom_add(f, -id::bigint) WHERE id % 3 = 0; VACUUM c');
+$node->safe_psql('postgres', 'SELECT txid_current()');
+$r->query_safe('COMMIT; BEGIN; SET enable_seqscan = off; SELECT count(*) FROM c WHERE f @> 5::bigint');
+$node->safe_psql('postgres', 'VACUUM c');
+$r->query_safe('COMMIT');
+$r->quit;
+for my $n (@names)
+{
+	is($node->safe_psql('postgres', "SELECT bloofi_check('$n')"), '', "$n: intact before the damage");
+	cmp_ok($node->safe_psql('postgres', "SELECT free_pages FROM bloofi_stats('$n')"), '>', 0,
+		"$n: has free pages");
+}
+my %path = map { $_ => $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$_')") } @names;
+$node->stop;
+
+# pages: the opaque area is the last 32 bytes; contents start at byte 24
+my $BLCKSZ = 8192;
+sub read_file { open my $fh, '<:raw', $_[0] or die; local $/; my $d = <$fh>; close $fh; return $d; }
+sub write_file { open my $fh, '>:raw', $_[0] or die; print $fh $_[1]; close $fh; }
+sub opaque
+{
+	my ($data, $blk) = @_;
+	my ($node, $next, $nused, $nlive, $cap, $xid, $level, $flags, $kind, $id) =
+	  unpack('V6 v4', substr($data, $blk * $BLCKSZ + $BLCKSZ - 32, 32));
+	return { node => $node, level => $level, kind => $kind, flags => $flags };
+}
+# overwrite the contents (bytes 24 .. pd_lower) of block $blk with $byte
+sub fill_page
+{
+	my ($data, $blk, $byte) = @_;
+	my $lower = unpack('v', substr($$data, $blk * $BLCKSZ + 12, 2));
+	substr($$data, $blk * $BLCKSZ + 24, $lower - 24) = chr($byte) x ($lower - 24);
+}
+# the first block of kind $kind whose node satisfies $want->(header opaque)
+sub find_page
+{
+	my ($data, $kind, $want) = @_;
+	for my $b (1 .. length($data) / $BLCKSZ - 1)
+	{
+		my $o = opaque($data, $b);
+		next unless $o->{kind} == $kind;
+		return $b if $kind == 6;
+		my $h = opaque($data, $o->{node});
+		return $b if $h->{kind} == 2 && $h->{node} == $o->{node} && $want->($h, $o);
+	}
+	die "no page of kind $kind";
+}
+
+my $root_of = sub {
+	my ($data) = @_;
+	return unpack('V', substr($data, 24 + 36, 4));	# BloofiMetaData.root
+};
+my %damage = (
+	# the root's value loses its bits
+	c_val => sub {
+		my ($d) = @_;
+		my $root = $root_of->($$d);
+		fill_page($d, find_page($$d, 3, sub { $_[0]{node} == $root }), 0);
+	},
+	# an inner node's slice page loses its bits (columns of its children)
+	c_col => sub {
+		my ($d) = @_;
+		fill_page($d, find_page($$d, 4, sub { $_[0]{level} > 0 && !($_[0]{flags} & 3) && $_[0]{node} == $root_of->($$d) }), 0);
+	},
+	# a bottom node's slice page loses its bits (its leaves' filters)
+	c_leaf => sub {
+		my ($d) = @_;
+		fill_page($d, find_page($$d, 4, sub { $_[0]{level} == 0 && !($_[0]{flags} & 3) }), 0);
+	},
+	# every block marked free: the tree's blocks too
+	c_map_used => sub { my ($d) = @_; fill_page($d, find_page($$d, 6, undef), 0xFF); },
+	# no block marked free: the free ones belong to nothing
+	c_map_lost => sub { my ($d) = @_; fill_page($d, find_page($$d, 6, undef), 0); },
+);
+for my $n (keys %damage)
+{
+	my $data = read_file($path{$n});
+	$damage{$n}->(\$data);
+	write_file($path{$n}, $data);
+}
+$node->start;
+
+my %expect = (
+	c_val => qr/Value of node \d+ lacks bits/,
+	c_col => qr/Column \d+ of node \d+ lacks bits/,
+	c_leaf => qr/Leaf of heap tuple \(\d+,\d+\) .* differs from its filter|lacks bits of live leaves/,
+	c_map_used => qr/Block \d+ is both .* and free/,
+	c_map_lost => qr/Block \d+ belongs to no node, chain or free-page map/,
+);
+for my $n (sort keys %expect)
+{
+	my ($rc, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT bloofi_check('$n')");
+	isnt($rc, 0, "$n: bloofi_check fails");
+	like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
+	like($err, $expect{$n}, "$n: naming the violation");
+}
+is($node->safe_psql('postgres', "SELECT bloofi_check('c_intact')"), '', 'the intact copy still passes');
+is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is still up');
+
+$node->safe_psql('postgres', "REINDEX INDEX $_") for keys %expect;
+is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
+  for sort keys %expect;
+
+# ---- an index written by 1.0: its chain of FREE nodes moves into the map ----
+# (1.0 kept replaced nodes, once freed, on a chain of FREE nodes reused only
+# by nodes of the same size; the free-page map replaces it.)  A retired node
+# is turned into such a chain on disk, as 1.0 left it.
+$node->safe_psql('postgres',
+	'CREATE INDEX c_legacy ON c USING bloofi (f) WITH (order = 4, fastupdate = off)');
+$r = $node->background_psql('postgres');
+$r->query_safe('BEGIN; SET enable_seqscan = off; SELECT count(*) FROM c WHERE f @> 5::bigint');
+$node->safe_psql('postgres', 'UPDATE c SET f = bloom_add(f, -2 * id::bigint) WHERE id % 3 = 1; VACUUM c');
+$r->query_safe('COMMIT');
+$r->quit;
+my ($retired0) = $node->safe_psql('postgres', "SELECT retired_nodes FROM bloofi_stats('c_legacy')");
+cmp_ok($retired0, '>', 0, "c_legacy: retired nodes to turn into 1.0's free chain ($retired0)");
+my $lpath = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_legacy')");
+$node->stop;
+{
+	my $data = read_file($lpath);
+	# BloofiMetaData: retired_head at byte 64, freenode_head at 68 of the contents
+	my $head = unpack('V', substr($data, 24 + 64, 4));
+	my $hdr = $head * $BLCKSZ + $BLCKSZ - 32;
+	my $next = unpack('V', substr($data, $hdr + 4, 4));
+	substr($data, 24 + 64, 4) = pack('V', $next);		# off the retired chain
+	substr($data, 24 + 68, 4) = pack('V', $head);		# the only FREE node
+	substr($data, $hdr + 4, 4) = pack('V', 0xFFFFFFFF);	# next: none
+	substr($data, $hdr + 26, 2) = pack('v', 2);			# flags: FREE
+	write_file($lpath, $data);
+}
+$node->start;
+is($node->safe_psql('postgres', "SELECT bloofi_check('c_legacy')"), '',
+	"c_legacy: bloofi_check accepts 1.0's chain of FREE nodes");
+my ($retired1, $freenodes1) = split /\|/,
+  $node->safe_psql('postgres', "SELECT retired_nodes, free_nodes FROM bloofi_stats('c_legacy')");
+is($retired1, $retired0 - 1, 'c_legacy: one node less on the retired chain');
+cmp_ok($freenodes1, '>=', 1, 'c_legacy: bloofi_stats counts the FREE node');
+$node->safe_psql('postgres', 'VACUUM c');
+is($node->safe_psql('postgres', "SELECT bloofi_check('c_legacy')"), '',
+	'c_legacy: bloofi_check clean after VACUUM');
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->stop;
+is(unpack('V', substr(read_file($lpath), 24 + 68, 4)), 0xFFFFFFFF,
+	"c_legacy: VACUUM emptied 1.0's chain of FREE nodes (into the map)");
+$node->start;
+is($node->safe_psql('postgres', "SELECT retired_nodes FROM bloofi_stats('c_legacy')"), '0',
+	'c_legacy: and freed the retired nodes');
+
+$node->stop;
+done_testing();
