@@ -384,6 +384,15 @@ is($coord->safe_psql('postgres', qq{
 	SELECT coalesce(string_agg(p.oid::regprocedure::text, ' ' ORDER BY 1), 'none') FROM pg_proc p
 	WHERE p.oid IN $ext AND p.prokind = 'f' AND p.provolatile = 'i' AND p.proparallel <> 's'}),
 	'none', 'every IMMUTABLE function is PARALLEL SAFE');
+# the aggregate over a non-internal state that docs/sharding.md suggests for a Citus
+# that cannot ship internal states
+is($coord->safe_psql('postgres', q{
+	CREATE AGGREGATE app_union(bloomfilter) (SFUNC = bloom_union, STYPE = bloomfilter,
+	                                         COMBINEFUNC = bloom_union, PARALLEL = SAFE);
+	SELECT string_agg(tag || ':' || same, ',' ORDER BY tag)
+	  || ';' || (SELECT (app_union(f) IS NULL)::text FROM filters_local WHERE false)
+	FROM (SELECT tag, (app_union(f) = bloom_union_agg(f))::text AS same FROM filters_local GROUP BY tag) s}),
+	'0:true,1:true,2:true,3:true,4:true;true', 'an aggregate with a bloomfilter state equals bloom_union_agg');
 is($coord->safe_psql('postgres', q{
 	SELECT typsend <> 0 AND typreceive <> 0 FROM pg_type WHERE typname = 'bloomfilter'}),
 	't', 'the type has binary I/O (COPY BINARY, Citus)');
