@@ -189,3 +189,10 @@ SELECT bloom_popcount(f) = bloom_m(f) AS saturated, bloom_jaccard(f, f) AS self,
 FROM (SELECT bloom_from_array(ARRAY(SELECT generate_series(1, 1000)::bigint), 64, 3) AS f,
              bloom_from_array(ARRAY[1, 2]::bigint[], 64, 3) AS g) s;
 SELECT bloom_jaccard(bloom_empty(64, 3), bloom_empty(64, 3)) AS empty;
+
+-- ---------------------------------------------------------------------------
+-- Introspection of an index OID that does not exist: 42P01, not an internal error
+-- ---------------------------------------------------------------------------
+SELECT * FROM pg_temp.err($$SELECT * FROM bloofi_stats(0)$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM bloofi_probe(0, 1::bigint)$$);
+SELECT * FROM pg_temp.err($$SELECT bloofi_check(0)$$);

@@ -418,9 +418,13 @@ bloofi_elem_key(const BsHasher *h, Datum value, Oid typid)
 Relation
 bloofi_open_index(Oid indexoid, LOCKMODE lockmode)
 {
-	Relation	index = relation_open(indexoid, lockmode);
+	Relation	index = try_relation_open(indexoid, lockmode);
 	Oid			heapoid;
 
+	if (index == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 	if (index->rd_rel->relkind != RELKIND_INDEX ||
 		index->rd_rel->relam != get_index_am_oid("bloofi", false))
 		ereport(ERROR,
