@@ -403,7 +403,8 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	BlockNumber *unlinked = palloc(sizeof(BlockNumber) * (nbelow + 1));
 	int			nunlinked = nbelow + 1;
 
-	memcpy(unlinked, below, sizeof(BlockNumber) * nbelow);
+	if (nbelow > 0)
+		memcpy(unlinked, below, sizeof(BlockNumber) * nbelow);
 	unlinked[nbelow] = old->start;
 	if (depth == 0)
 	{
