@@ -8,6 +8,11 @@
 #                           PGHOST/PGPORT/PGUSER/PGDATABASE; extra `-c` settings
 #                           may be passed as arguments ("name=value" ...)
 #   bs_cluster_stop         stop it and remove the temp dir (idempotent)
+#   bs_shards_start N PORT [cfg]  initdb + start N more clusters (shards) as
+#                           'postgres', ports PORT..PORT+N-1, each with its own
+#                           socket dir (BS_SHARD_DIRS[i]; no TCP)
+#   bs_shards_stop          stop and remove them (idempotent)
+#   bs_shard_psql I ...     bs_psql on shard I (1..N)
 #   bench_setup             for a bench part: start a cluster (and build) only
 #                           when not already run by test/bench/run.sh
 #   bs_psql ...             psql -X -v ON_ERROR_STOP=1 as the cluster's user
@@ -76,6 +81,41 @@ bs_cluster_stop() {
     bs_as_owner "$BS_BINDIR/pg_ctl" -D "$BS_CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
     rm -rf "$BS_CLUSTER_DIR"
     BS_CLUSTER_DIR=""
+}
+
+BS_SHARD_DIRS=()
+BS_SHARD_PORT=""
+
+bs_shards_start() {
+    local n=$1 port=$2 i d opts="" s
+    shift 2
+    for s in "$@"; do opts="$opts -c $s"; done
+    BS_SHARD_PORT=$port
+    for ((i = 0; i < n; i++)); do
+        d=$(mktemp -d /tmp/bs-shard.XXXXXX)
+        BS_SHARD_DIRS+=("$d")
+        [ "$(id -u)" = 0 ] && chown postgres:postgres "$d"
+        bs_as_owner "$BS_BINDIR/initdb" -D "$d/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 \
+            --no-sync >"$d/initdb.log" 2>&1 || { cat "$d/initdb.log"; return 1; }
+        bs_as_owner "$BS_BINDIR/pg_ctl" -D "$d/data" -l "$d/server.log" -w \
+            -o "-k $d -p $((port + i)) -c listen_addresses='' -c fsync=off $opts" start >/dev/null ||
+            { cat "$d/server.log"; return 1; }
+    done
+}
+
+bs_shards_stop() {
+    local d
+    for d in "${BS_SHARD_DIRS[@]}"; do
+        bs_as_owner "$BS_BINDIR/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1 || true
+        rm -rf "$d"
+    done
+    BS_SHARD_DIRS=()
+}
+
+bs_shard_psql() {
+    local i=$1
+    shift
+    PGHOST=${BS_SHARD_DIRS[$((i - 1))]} PGPORT=$((BS_SHARD_PORT + i - 1)) bs_psql "$@"
 }
 
 # default settings of the benchmark cluster: big enough to keep every table
