@@ -8,6 +8,9 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
 \set SHOW_CONTEXT never
+-- the memory figures are checked against this backend's memory contexts:
+-- trees built in the backend (a shared image is checked at the end)
+SET bloomsample.bst_shared = off;
 
 -- the SQLSTATE, message and detail of a statement's error ('ok' if none)
 CREATE FUNCTION pg_temp.err(stmt text, OUT state text, OUT message text, OUT detail text)
@@ -76,8 +79,9 @@ SELECT (x * 7919 % 1000003)::bigint * 64 AS id FROM generate_series(1, 20000) x;
 SELECT bst_create_pruned('pr', 'SELECT id FROM occ WHERE id % 128 = 0', 1024, 3, 0, 'xxh3', 256);
 SELECT nodes > 10000 AS many_nodes, agrees FROM pg_temp.agrees('pr');
 SELECT bst_extend('pr', ARRAY(SELECT id FROM occ WHERE id % 128 = 64)) > 0 AS extended;
--- an extension drops the index: the tree alone, still as allocated
-SELECT index_bytes = 0 AS no_index, agrees FROM pg_temp.mem('pr'), pg_temp.agrees('pr');
+-- an extension: the tree is rebuilt from the catalog at its next use (index
+-- included, since it fits), still as allocated
+SELECT index_bytes > 0 AS has_index, agrees FROM pg_temp.mem('pr'), pg_temp.agrees('pr');
 SET bloomsample.bst_reconstruct_method = 'index';
 SELECT count(*) >= 5 AS found
 FROM bst_reconstruct('pr', bloom_from_array(ARRAY(SELECT id FROM occ ORDER BY id LIMIT 5), 1024, 3));
@@ -196,3 +200,15 @@ SELECT bloom_jaccard(bloom_empty(64, 3), bloom_empty(64, 3)) AS empty;
 SELECT * FROM pg_temp.err($$SELECT * FROM bloofi_stats(0)$$);
 SELECT * FROM pg_temp.err($$SELECT * FROM bloofi_probe(0, 1::bigint)$$);
 SELECT * FROM pg_temp.err($$SELECT bloofi_check(0)$$);
+
+-- ---------------------------------------------------------------------------
+-- A shared tree: its image file holds the tree and its index, the backend's
+-- context only the cache entry
+-- ---------------------------------------------------------------------------
+RESET bloomsample.bst_shared;
+SELECT bst_create('shr', 0, 100000, 20000, 3);
+SELECT shared, image_bytes - (memory_bytes + index_bytes) BETWEEN -1024 AND 4096 AS image_holds_tree,
+       (SELECT sum(c.used_bytes) FROM pg_backend_memory_contexts c
+        WHERE c.name = 'BloomSampleTree' AND c.ident = 'shr') < 16384 AS backend_holds_little
+FROM bst_info('shr');
+SELECT bst_drop('shr');

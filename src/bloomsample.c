@@ -11,7 +11,7 @@
 #include "utils/guc.h"
 
 #include "bloofi.h"
-#include "bst_glue.h"
+#include "bst_cache.h"
 
 PG_MODULE_MAGIC;
 

@@ -5,33 +5,59 @@
  *
  * Tree definitions live in the extension's tables bst_tree_catalog (one row
  * per tree, with a random `generation` changed by every bst_extend) and
- * bst_tree_ids (a pruned tree's occupied ids, in chunks).  A backend builds a
- * tree from its row on first use and keeps it, in a memory context of its
- * own, keyed by name and generation: each call reads the row again (one
- * indexed lookup through a saved SPI plan), so a tree dropped, re-created or
- * extended by another session is rebuilt, never used stale.  The trees a
- * backend keeps take at most bloomsample.bst_memory_limit together: the least
- * recently used ones are dropped from memory to make room.  Design notes:
+ * bst_tree_ids (a pruned tree's occupied ids, in chunks).  A tree is a
+ * deterministic function of its definition: the first backend of the
+ * cluster that needs a (tree, generation) builds it and writes its flat
+ * image (bst_image.h) to $PGDATA/pg_bloomsample/, under a per-tree file
+ * lock so that concurrent first users build it once; every backend and
+ * parallel worker then maps that file read-only, so the page cache holds one
+ * copy for the whole cluster.  Each backend keeps its mapped trees keyed by
+ * name and generation, and revalidates one against the catalog only after a
+ * relcache invalidation of bst_tree_catalog (sent by bst_drop and
+ * bst_extend): a tree dropped, re-created or extended by another session is
+ * reloaded at the next call, and an unchanged one costs no catalog lookup.
+ * With bloomsample.bst_shared off (or no writable image directory) a backend
+ * builds trees in its own memory, as many as bloomsample.bst_memory_limit
+ * holds (least recently used dropped first).  Design notes:
  * docs/bloomsampletree.md (storage, cache and concurrency).
  */
 #include "postgres.h"
 
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/parallel.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "portability/instr_time.h"
+#include "storage/fd.h"
+#include "storage/latch.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
+#include "utils/varlena.h"
 
-#include "bst_glue.h"
+#include "bst_image.h"
+
+#include "bst_cache.h"
 
 int			bst_memory_limit_mb = 2048;
 int			bst_sample_method = BST_SAMPLE_AUTO;
 int			bst_reconstruct_method = BST_RECON_AUTO;
 int			bst_random_seed = -1;
+bool		bst_shared = true;
+int			bst_shared_limit_mb = 4096;
 
 static const struct config_enum_entry sample_method_options[] = {
 	{"auto", BST_SAMPLE_AUTO, false},
@@ -96,6 +122,16 @@ bst_init_gucs(void)
 							"Setting a seed >= 0 restarts the session's sampling stream from it (like setseed()).",
 							&bst_random_seed, -1, -1, INT_MAX,
 							PGC_USERSET, 0, NULL, random_seed_assign, NULL);
+	DefineCustomBoolVariable("bloomsample.bst_shared",
+							 "Share each BloomSampleTree between the backends of the cluster through one image file.",
+							 "Off: every backend builds its own copy of the trees it uses.",
+							 &bst_shared, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomsample.bst_shared_limit",
+							"Most disk and page-cache space the shared BloomSampleTree images may take together.",
+							"When a new image takes them beyond it, the least recently mapped images that no backend maps are removed (rebuilt at their next use).",
+							&bst_shared_limit_mb, 4096, 1, INT_MAX / 2,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	bst_init_cache();
 }
 
 uint64
@@ -112,7 +148,13 @@ bst_rng_init(BstRng *rng)
 		/* each call draws its own generator from the session's seeded stream */
 		if (session_rng_stale)
 		{
-			bst_rng_seed(&session_rng, (uint64) bst_random_seed);
+			/*
+			 * a parallel worker has a stream of its own, seeded from the
+			 * seed and its worker number (the leader keeps the session's)
+			 */
+			bst_rng_seed(&session_rng, (uint64) bst_random_seed +
+						 (IsParallelWorker() ?
+						  UINT64CONST(0x9E3779B97F4A7C15) * (uint64) (ParallelWorkerNumber + 1) : 0));
 			session_rng_stale = false;
 		}
 		bst_rng_seed(rng, bst_rng_next(&session_rng));
@@ -230,18 +272,70 @@ typedef struct BstCacheEntry
 	struct BstCacheEntry *next;
 	char	   *name;
 	int64		generation;
+	uint64		checked;		/* catalog_changes when the generation was last read */
 	uint64		last_use;		/* value of use_clock at the last lookup */
 	MemoryContext cxt;
-	BstTree    *tree;
+	BstTree    *tree;			/* &mt->tree for a shared image, else a local tree */
+	BstMappedTree *mt;			/* the shared image opened in place, or NULL */
+	void	   *map_base;		/* its mapping */
+	size_t		map_len;
+	int			fd;				/* the image file, share-locked while mapped, or -1 */
 } BstCacheEntry;
 
 static BstCacheEntry *cache = NULL;
 static uint64 use_clock = 0;
+/* advanced whenever an entry is freed: per-call caches of tree pointers check it */
+static uint64 cache_epoch = 0;
 
 /*
- * Make room for a tree of `bytes`: while the cached trees and it would exceed
- * bloomsample.bst_memory_limit, drop the least recently used tree from this
- * backend's memory (it is rebuilt from the catalog on its next use).
+ * Relcache invalidations of bst_tree_catalog seen by this backend.  Every
+ * change of a tree (bst_drop, bst_extend; creation needs none: no backend
+ * has the new tree) sends one, at commit, to every backend of the database
+ * and, through the commit record, to standbys: a cached tree whose entry
+ * has seen no invalidation since its generation was read is current, and
+ * needs no catalog lookup.
+ */
+static uint64 catalog_changes = 1;
+static Oid	catalog_oid = InvalidOid;
+
+static void
+catalog_inval_callback(Datum arg, Oid relid)
+{
+	(void) arg;
+	if (relid == InvalidOid || catalog_oid == InvalidOid || relid == catalog_oid)
+		catalog_changes++;
+}
+
+void
+bst_init_cache(void)
+{
+	static bool done = false;
+
+	if (done)
+		return;
+	done = true;
+	CacheRegisterRelcacheCallback(catalog_inval_callback, (Datum) 0);
+}
+
+/*
+ * (inside SPI) the oid of bst_tree_catalog, looked up again on every slow
+ * path: a dropped and re-created extension has a new table
+ */
+static Oid
+catalog_relid(void)
+{
+	List	   *names = stringToQualifiedNameList(bst_qualified("bst_tree_catalog"));
+
+	catalog_oid = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
+	return catalog_oid;
+}
+
+/*
+ * Make room for a tree of `bytes` in this backend: while the local (not
+ * shared) trees and it would exceed bloomsample.bst_memory_limit, drop the
+ * least recently used local tree (it is rebuilt from the catalog on its next
+ * use).  Shared images are not counted: they live in the page cache, once
+ * per cluster.
  */
 static void
 cache_make_room(uint64 bytes)
@@ -253,7 +347,9 @@ cache_make_room(uint64 bytes)
 
 		for (BstCacheEntry *e = cache; e; e = e->next)
 		{
-			total += e->tree ? bst_tree_bytes(e->tree) : 0;
+			if (e->mt)
+				continue;
+			total += bst_tree_bytes(e->tree);
 			if (!lru || e->last_use < lru->last_use)
 				lru = e;
 		}
@@ -280,6 +376,20 @@ cache_find(const char *name, BstCacheEntry ***link)
 	return NULL;
 }
 
+static void
+entry_free(BstCacheEntry *e)
+{
+	cache_epoch++;
+	if (e->map_base)
+		munmap(e->map_base, e->map_len);
+	if (e->fd >= 0)
+	{
+		close(e->fd);			/* releases the share lock */
+		ReleaseExternalFD();
+	}
+	MemoryContextDelete(e->cxt);
+}
+
 void
 bst_cache_forget(const char *name)
 {
@@ -289,19 +399,342 @@ bst_cache_forget(const char *name)
 	if (e)
 	{
 		*link = e->next;
-		MemoryContextDelete(e->cxt);
+		entry_free(e);
 	}
 }
 
-void
-bst_cache_set_generation(const char *name, int64 generation)
-{
-	BstCacheEntry *e = cache_find(name, NULL);
+/* ---------------------------------------------------------------------------
+ * shared image files
+ * ---------------------------------------------------------------------------
+ */
+#define IMAGE_DIR	"pg_bloomsample"
 
-	if (e)
-		e->generation = generation;
+/* the file name prefix of a tree's images: <dboid>_<hash of name>_ */
+static char *
+image_prefix(const char *name)
+{
+	uint64		h = hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
+
+	return psprintf("%u_%016" INT64_MODIFIER "x_", MyDatabaseId, h);
 }
 
+static char *
+image_path(const char *name, int64 generation)
+{
+	return psprintf(IMAGE_DIR "/%s%016" INT64_MODIFIER "x.bst", image_prefix(name),
+					(uint64) generation);
+}
+
+/*
+ * Remove the image files of tree `name` but the one of generation keep
+ * (PG_INT64_MIN: all).  Backends that map a removed file keep their mapping.
+ */
+static void
+remove_images(const char *name, int64 keep)
+{
+	char	   *prefix = image_prefix(name);
+	char	   *kept = psprintf("%s%016" INT64_MODIFIER "x.bst", prefix, (uint64) keep);
+	DIR		   *dir = AllocateDir(IMAGE_DIR);
+	struct dirent *de;
+
+	if (dir == NULL)
+		return;
+	while ((de = ReadDirExtended(dir, IMAGE_DIR, LOG)) != NULL)
+	{
+		size_t		len = strlen(de->d_name);
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+			(keep != PG_INT64_MIN && strcmp(de->d_name, kept) == 0) ||
+			len < 4 || strcmp(de->d_name + len - 4, ".bst") != 0)
+			continue;
+		if (unlink(psprintf(IMAGE_DIR "/%s", de->d_name)) != 0 && errno != ENOENT)
+			elog(LOG, "could not remove BloomSampleTree image \"%s\": %m", de->d_name);
+	}
+	FreeDir(dir);
+}
+
+/*
+ * Map the image file of (name, generation) and open it in a new cache
+ * entry; NULL when the file is missing or is not that tree's image.  While
+ * mapped, the file stays open with a shared flock (so that the space limit
+ * never removes an image a backend uses) and its mtime says when it was
+ * last mapped (the limit removes the least recently mapped first).
+ */
+static BstCacheEntry *
+map_image(const char *name, int64 generation)
+{
+	char	   *path = image_path(name, generation);
+	int			fd;
+	struct stat st;
+	void	   *base;
+	MemoryContext cxt;
+	BstCacheEntry *e;
+	BstAlloc	alloc;
+	bool		keep_fd = AcquireExternalFD();
+
+	fd = open(path, O_RDONLY | PG_BINARY, 0);
+	if (fd < 0)
+	{
+		if (keep_fd)
+			ReleaseExternalFD();
+		return NULL;
+	}
+	/* an image being removed (exclusively locked) counts as missing */
+	if (flock(fd, LOCK_SH | LOCK_NB) != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
+		st.st_nlink == 0)
+	{
+		close(fd);
+		if (keep_fd)
+			ReleaseExternalFD();
+		return NULL;
+	}
+	base = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+	{
+		elog(LOG, "could not map BloomSampleTree image \"%s\": %m", path);
+		close(fd);
+		if (keep_fd)
+			ReleaseExternalFD();
+		return NULL;
+	}
+	(void) futimens(fd, NULL);	/* last mapped now */
+	if (!keep_fd)
+	{
+		close(fd);				/* no descriptor to spare: not protected from removal */
+		fd = -1;
+	}
+	cxt = AllocSetContextCreate(TopMemoryContext, "BloomSampleTree", ALLOCSET_SMALL_SIZES);
+	e = MemoryContextAllocZero(cxt, sizeof(BstCacheEntry));
+	e->name = MemoryContextStrdup(cxt, name);
+	e->generation = generation;
+	e->cxt = cxt;
+	e->map_base = base;
+	e->map_len = (size_t) st.st_size;
+	e->fd = fd;
+	e->mt = MemoryContextAllocZero(cxt, sizeof(BstMappedTree));
+	MemoryContextSetIdentifier(cxt, e->name);
+	alloc = bst_context_alloc(cxt);
+	if (bst_image_open(base, e->map_len, name, generation, &alloc, e->mt) != BST_OK)
+	{
+		elog(LOG, "BloomSampleTree image \"%s\" does not match its tree: rebuilding it", path);
+		entry_free(e);
+		return NULL;
+	}
+	e->tree = &e->mt->tree;
+	return e;
+}
+
+typedef struct ImageFile
+{
+	char	   *name;
+	off_t		size;
+	time_t		mtime;
+} ImageFile;
+
+static int
+image_file_cmp(const void *a, const void *b)
+{
+	const ImageFile *x = a,
+			   *y = b;
+
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/*
+ * Keep the images of the cluster within bloomsample.bst_shared_limit: while
+ * they take more, remove the least recently mapped one that no backend maps
+ * (an exclusive flock succeeds only then), never `keep`.
+ */
+static void
+enforce_shared_limit(const char *keep)
+{
+	DIR		   *dir = AllocateDir(IMAGE_DIR);
+	struct dirent *de;
+	ImageFile  *files = NULL;
+	int			n = 0,
+				cap = 0;
+	uint64		total = 0;
+	uint64		limit = (uint64) bst_shared_limit_mb * 1024 * 1024;
+
+	if (dir == NULL)
+		return;
+	while ((de = ReadDirExtended(dir, IMAGE_DIR, LOG)) != NULL)
+	{
+		size_t		len = strlen(de->d_name);
+		struct stat st;
+		char	   *path;
+
+		if (len < 4 || strcmp(de->d_name + len - 4, ".bst") != 0)
+			continue;
+		path = psprintf(IMAGE_DIR "/%s", de->d_name);
+		if (stat(path, &st) != 0)
+			continue;
+		if (n == cap)
+		{
+			cap = cap ? cap * 2 : 16;
+			files = files ? repalloc(files, cap * sizeof(ImageFile)) : palloc(cap * sizeof(ImageFile));
+		}
+		files[n].name = path;
+		files[n].size = st.st_size;
+		files[n].mtime = st.st_mtime;
+		n++;
+		total += (uint64) st.st_size;
+	}
+	FreeDir(dir);
+	if (total <= limit)
+		return;
+	qsort(files, n, sizeof(ImageFile), image_file_cmp);
+	for (int i = 0; i < n && total > limit; i++)
+	{
+		int			fd;
+
+		if (strcmp(files[i].name, keep) == 0)
+			continue;
+		fd = OpenTransientFile(files[i].name, O_RDONLY | PG_BINARY);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(files[i].name) == 0)
+		{
+			total -= (uint64) files[i].size;
+			ereport(LOG,
+					(errmsg("BloomSampleTree image \"%s\" removed: the images exceeded bloomsample.bst_shared_limit",
+							files[i].name)));
+		}
+		CloseTransientFile(fd);
+	}
+}
+
+typedef struct ImageWriter
+{
+	int			fd;
+	const char *path;
+} ImageWriter;
+
+static int
+image_write(void *ctx, const void *buf, size_t len)
+{
+	ImageWriter *w = ctx;
+	const char *b = buf;
+
+	while (len > 0)
+	{
+		ssize_t		n = write(w->fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+		{
+			if (n == 0)
+				errno = ENOSPC;
+			return 1;
+		}
+		b += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
+/*
+ * Write the image of t for (name, generation): to a temporary name, then
+ * renamed into place (readers see the whole file or none).  No fsync: the
+ * file is a cache, rebuilt when missing or damaged after a crash (its header
+ * and size are checked on open).  false, with a WARNING, when it cannot be
+ * written.
+ */
+static bool
+write_image(const BstTree *t, const char *name, int64 generation)
+{
+	char	   *path = image_path(name, generation);
+	char	   *tmp = psprintf("%s.%d.tmp", path, MyProcPid);
+	ImageWriter w;
+	int			rc;
+
+	if (MakePGDirectory(IMAGE_DIR) != 0 && errno != EEXIST)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", IMAGE_DIR)));
+		return false;
+	}
+	w.fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	w.path = tmp;
+	if (w.fd < 0)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not create BloomSampleTree image \"%s\": %m", tmp)));
+		return false;
+	}
+	PG_TRY();
+	{
+		rc = bst_image_write(t, name, generation, image_write, &w);
+	}
+	PG_CATCH();
+	{
+		CloseTransientFile(w.fd);
+		unlink(tmp);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (rc != BST_OK)
+	{
+		int			save = errno;
+
+		CloseTransientFile(w.fd);
+		unlink(tmp);
+		errno = save;
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not write BloomSampleTree image \"%s\": %m", tmp)));
+		return false;
+	}
+	if (CloseTransientFile(w.fd) != 0 || rename(tmp, path) != 0)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not install BloomSampleTree image \"%s\": %m", path)));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Take the tree's build lock (an exclusive flock on its lock file), waiting
+ * interruptibly; returns the lock file's descriptor (closing it releases
+ * the lock), or -1 when there is no lock file (then nothing is shared).
+ */
+static int
+lock_tree(const char *name)
+{
+	char	   *path = psprintf(IMAGE_DIR "/%slock", image_prefix(name));
+	int			fd;
+
+	if (MakePGDirectory(IMAGE_DIR) != 0 && errno != EEXIST)
+		return -1;
+	fd = OpenTransientFile(path, O_RDWR | O_CREAT | PG_BINARY);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0)
+	{
+		if (errno != EWOULDBLOCK && errno != EINTR)
+		{
+			CloseTransientFile(fd);
+			return -1;
+		}
+		/* another backend builds this tree: wait for it */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 5,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return fd;
+}
+
+/* ---------------------------------------------------------------------------
+ * the catalog
+ * ---------------------------------------------------------------------------
+ */
 /* a catalog row */
 typedef struct BstDef
 {
@@ -478,6 +911,7 @@ build_entry(const char *name, const BstDef *def)
 		e->name = MemoryContextStrdup(cxt, name);
 		e->generation = def->generation;
 		e->cxt = cxt;
+		e->fd = -1;
 		/* pg_backend_memory_contexts shows the tree's context by its name */
 		MemoryContextSetIdentifier(cxt, e->name);
 		if (!def->pruned)
@@ -518,23 +952,99 @@ build_entry(const char *name, const BstDef *def)
 	return e;
 }
 
-BstTree *
-bst_get_tree(const char *name)
+/*
+ * The entry of (name, def->generation): its shared image mapped (built and
+ * written first when missing, by one backend while the others wait), or,
+ * without bloomsample.bst_shared or when the image cannot be written, a
+ * tree built in this backend.
+ */
+static BstCacheEntry *
+load_entry(const char *name, const BstDef *def)
+{
+	BstCacheEntry *e;
+	int			lockfd;
+
+	if (!bst_shared)
+		return build_entry(name, def);
+	if ((e = map_image(name, def->generation)) != NULL)
+		return e;
+	if ((lockfd = lock_tree(name)) < 0)
+	{
+		ereport(NOTICE,
+				(errmsg("BloomSampleTree \"%s\" is built in this backend only: its image directory is not writable",
+						name)));
+		return build_entry(name, def);
+	}
+	PG_TRY();
+	{
+		/* the backend we waited for may have built it */
+		e = map_image(name, def->generation);
+		if (e == NULL)
+		{
+			instr_time	t0,
+						t1;
+			BstCacheEntry *local;
+
+			INSTR_TIME_SET_CURRENT(t0);
+			local = build_entry(name, def);
+			if (write_image(local->tree, name, def->generation))
+			{
+				INSTR_TIME_SET_CURRENT(t1);
+				INSTR_TIME_SUBTRACT(t1, t0);
+				ereport(LOG,
+						(errmsg("BloomSampleTree \"%s\" built into a shared image: " UINT64_FORMAT " bytes in %.0f ms",
+								name, bst_image_bytes(local->tree, strlen(name)),
+								INSTR_TIME_GET_MILLISEC(t1))));
+				/* mapped (and so share-locked) before the space limit is applied */
+				e = map_image(name, def->generation);
+				if (e != NULL)
+					entry_free(local);
+				else
+					e = local;
+				remove_images(name, def->generation);
+				enforce_shared_limit(image_path(name, def->generation));
+			}
+			else
+				e = local;
+		}
+	}
+	PG_FINALLY();
+	{
+		CloseTransientFile(lockfd);
+	}
+	PG_END_TRY();
+	return e;
+}
+
+/* bst_get_tree, and in *checked the catalog_changes its entry is valid for */
+static BstTree *
+get_tree(const char *name, uint64 *checked)
 {
 	BstDef		def;
 	BstCacheEntry *e;
 	bool		found;
+	uint64		changes;
 
 	bst_init_gucs();
+	/* apply other sessions' committed changes of the catalog (cheap when none) */
+	AcceptInvalidationMessages();
+	e = cache_find(name, NULL);
+	if (e && e->checked == catalog_changes)
+	{
+		e->last_use = ++use_clock;
+		*checked = e->checked;
+		return e->tree;
+	}
+	changes = catalog_changes;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	(void) catalog_relid();
 	found = read_def(name, &def);
 	if (!found)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("BloomSampleTree \"%s\" does not exist", name),
 				 errhint("The view bst_trees lists the trees; bst_create and bst_create_pruned make them.")));
-	e = cache_find(name, NULL);
 	if (e && e->generation != def.generation)
 	{
 		bst_cache_forget(name);
@@ -546,11 +1056,89 @@ bst_get_tree(const char *name)
 			cache_make_room(bst_full_tree_bytes((uint64) (def.hi - def.lo), def.p.m, def.depth));
 		else
 			cache_make_room(0);
-		e = build_entry(name, &def);
+		e = load_entry(name, &def);
 		e->next = cache;
 		cache = e;
 	}
+	e->checked = changes;
 	e->last_use = ++use_clock;
 	SPI_finish();
+	*checked = e->checked;
 	return e->tree;
+}
+
+BstTree *
+bst_get_tree(const char *name)
+{
+	uint64		checked;
+
+	return get_tree(name, &checked);
+}
+
+/* what a call site keeps in fn_extra: the tree of the name it last used */
+typedef struct BstCallCache
+{
+	uint64		checked;		/* catalog_changes the tree is valid for */
+	uint64		epoch;			/* cache_epoch when it was looked up */
+	BstTree    *tree;
+	int			len;
+	char		name[FLEXIBLE_ARRAY_MEMBER];
+} BstCallCache;
+
+BstTree *
+bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
+{
+	BstCallCache *c = (BstCallCache *) flinfo->fn_extra;
+	int			len = VARSIZE_ANY_EXHDR(name);
+	BstTree    *t;
+	uint64		checked;
+
+	AcceptInvalidationMessages();
+	if (c && c->checked == catalog_changes && c->epoch == cache_epoch &&
+		c->len == len && memcmp(c->name, VARDATA_ANY(name), len) == 0)
+	{
+		*cname = c->name;
+		return c->tree;
+	}
+	*cname = text_to_cstring(name);
+	t = get_tree(*cname, &checked);
+	if (!c || c->len < len)
+	{
+		if (c)
+			pfree(c);
+		c = MemoryContextAlloc(flinfo->fn_mcxt, offsetof(BstCallCache, name) + len + 1);
+		flinfo->fn_extra = c;
+	}
+	c->checked = checked;
+	c->epoch = cache_epoch;
+	c->tree = t;
+	c->len = len;
+	memcpy(c->name, VARDATA_ANY(name), len);
+	c->name[len] = '\0';
+	return t;
+}
+
+void
+bst_tree_changed(const char *name, bool dropped)
+{
+	bst_cache_forget(name);
+	if (dropped)
+		remove_images(name, PG_INT64_MIN);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	CacheInvalidateRelcacheByRelid(catalog_relid());
+	SPI_finish();
+}
+
+bool
+bst_tree_shared(const BstTree *t, uint64 *image_bytes)
+{
+	for (BstCacheEntry *e = cache; e; e = e->next)
+		if (e->tree == t)
+		{
+			*image_bytes = e->mt ? e->map_len : 0;
+			return e->mt != NULL;
+		}
+	*image_bytes = 0;
+	return false;
 }

@@ -21,7 +21,7 @@
 #include "bs_estimate.h"
 #include "bst_baseline.h"
 #include "bst_gen.h"
-#include "bst_glue.h"
+#include "bst_cache.h"
 #include "bst_plan.h"
 
 PG_FUNCTION_INFO_V1(bst_plan_sql);
@@ -128,9 +128,8 @@ tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
 {
 	BstTree    *t;
 
-	*name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bf_view_datum(PG_GETARG_DATUM(1), q);
-	t = bst_get_tree(*name);
+	t = bst_get_tree_for_call(fcinfo->flinfo, PG_GETARG_TEXT_PP(0), name);
 	bst_check_query(t, *name, q);
 	return t;
 }
@@ -478,7 +477,10 @@ bst_store_ids(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(written);
 }
 
-/* _bst_extend(name, ids) -> the ids that were new, sorted; applied to the cached tree */
+/*
+ * _bst_extend(name, ids) -> the ids that were new, sorted, after a memory
+ * check of the extended tree (the caller stores them and sets a new generation)
+ */
 Datum
 bst_extend_ids(PG_FUNCTION_ARGS)
 {
@@ -488,9 +490,7 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 	int64	   *ids = array_ids(a, &n, "bst_extend");
 	BstTree    *t;
 	int64	   *copy;
-	size_t		nnew = 0,
-				added;
-	int			rc;
+	size_t		nnew = 0;
 
 	for (int i = 0; i < n; i++)
 		if (ids[i] < 0)
@@ -529,39 +529,41 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 	nnew = bst_sort_unique(copy, nnew);
 	bst_check_memory(name, bst_extended_tree_bytes(t, copy, nnew), true,
 					 psprintf("%zu new ids", nnew));
-	/* the cached tree changes before the catalog: mark it stale until then */
-	bst_cache_set_generation(name, PG_INT64_MIN);
-	rc = bst_tree_extend(t, copy, nnew, &added);
-	if (rc != BST_OK)
-		bst_cache_forget(name);
-	bst_report(rc, "extending a BloomSampleTree", 0);
+	/* the next use rebuilds the tree of the new generation from the catalog */
+	bst_cache_forget(name);
 	PG_RETURN_ARRAYTYPE_P(make_id_array(copy, nnew));
 }
 
+/* _bst_set_generation(name, generation): the tree was extended (or not) */
 Datum
 bst_set_generation(PG_FUNCTION_ARGS)
 {
-	bst_cache_set_generation(text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT64(1));
+	bst_tree_changed(text_to_cstring(PG_GETARG_TEXT_PP(0)), false);
 	PG_RETURN_VOID();
 }
 
+/* _bst_forget(name): the tree was dropped */
 Datum
 bst_forget(PG_FUNCTION_ARGS)
 {
-	bst_cache_forget(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	bst_tree_changed(text_to_cstring(PG_GETARG_TEXT_PP(0)), true);
 	PG_RETURN_VOID();
 }
 
-/* bst_info(name): one row describing the tree as loaded in this backend */
+/*
+ * bst_info(name): one row describing the tree as this backend uses it:
+ * shared (mapped from the cluster's one image file of image_bytes) or not
+ */
 Datum
 bst_info(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	BstTree    *t = bst_get_tree(name);
 	TupleDesc	desc;
-	Datum		v[15];
-	bool		nulls[15] = {0};
+	Datum		v[17];
+	bool		nulls[17] = {0};
 	int64		leaves = 0;
+	uint64		image_bytes;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -584,6 +586,8 @@ bst_info(PG_FUNCTION_ARGS)
 	v[13] = Int64GetDatum((int64) (bst_tree_bytes(t) -
 								   (t->index ? bst_index_bytes(t->index->nentries, t->p.m) : 0)));
 	v[14] = Int64GetDatum(t->index ? (int64) bst_index_bytes(t->index->nentries, t->p.m) : 0);
+	v[15] = BoolGetDatum(bst_tree_shared(t, &image_bytes));
+	v[16] = Int64GetDatum((int64) image_bytes);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, v, nulls)));
 }
 

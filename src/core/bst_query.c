@@ -440,18 +440,60 @@ done:
 }
 
 /*
+ * The positions of q's set bits, ascending, into pos (which holds
+ * popcount(q) + 4 entries); returns their number.  Four positions are
+ * written per word whatever it holds (the count advances by its popcount),
+ * so that the loop does not branch on each bit: words of a sparse filter
+ * hold 0 to 3 set bits at random, a branch the processor cannot predict.
+ */
+static uint64_t
+set_positions(const uint8_t *q, size_t nwords, uint32_t *pos)
+{
+	uint64_t	n = 0;
+
+	for (size_t w = 0; w < nwords; w++)
+	{
+		uint64_t	word = bs_load64le(q + 8 * w);
+		uint32_t	base = (uint32_t) (64 * w);
+		int			c = __builtin_popcountll(word);
+
+		for (int i = 0; i < 4; i++)
+		{
+			pos[n + i] = base + (uint32_t) (word ? __builtin_ctzll(word) : 0);
+			word &= word - 1;
+		}
+		if (c > 4)
+		{
+			for (int i = 4; i < c; i++)
+			{
+				pos[n + i] = base + (uint32_t) __builtin_ctzll(word);
+				word &= word - 1;
+			}
+		}
+		n += (uint64_t) c;
+	}
+	return n;
+}
+
+/*
  * Exact sampling by rejection over the index's candidates: the candidates of
  * q are the index entries under q's set bits, each id at most once (under its
  * first position), every positive among them.  Draw a candidate uniformly
- * (prefix sums of the bucket sizes, binary search), accept it when q reports
- * it: the accepted id is uniform over the positives, independently of how
- * many draws it took.  Gives up (the caller then enumerates) after about a
- * quarter of the candidates' count in draws, or earlier when the acceptance
- * rate seen so far says the remaining draws would cost more than one scan of
- * the candidates: cheap for a few samples, bounded when positives are rare
- * among the candidates (or absent), and the switch never biases a sample.
- * *got receives the number of samples appended.
+ * (prefix sums of the bucket sizes, found through a guide table), accept it
+ * when q reports it: the accepted id is uniform over the positives,
+ * independently of how many draws it took.  Draws go in batches of
+ * CAND_BATCH whose index entries are prefetched together (a draw's cost is
+ * one cache miss into the index; a batch overlaps them) and are examined in
+ * draw order, so the first accepted ones are what sequential draws would
+ * accept.  Gives up (the caller then enumerates) after about a quarter of the
+ * candidates' count in draws, or earlier when the acceptance rate seen so far
+ * says the remaining draws would cost more than one scan of the candidates:
+ * cheap for a few samples, bounded when positives are rare among the
+ * candidates (or absent), and the switch never biases a sample.  *got
+ * receives the number of samples appended.
  */
+#define CAND_BATCH	16
+
 static int
 sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 				  const BstAlloc *scratch, BstIdVec *out, BstStats *st, int64_t *got)
@@ -460,6 +502,7 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 	uint64_t	tq = bs_popcount(q, t->nwords);
 	uint32_t   *bp;
 	uint64_t   *cum;
+	uint32_t   *guide;
 	uint64_t	nb = 0,
 				C,
 				budget,
@@ -469,78 +512,198 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 	*got = 0;
 	if (tq == 0 || n <= 0)
 		return BST_OK;
-	bp = scratch->alloc(scratch->ctx, tq * sizeof(uint32_t));
+	bp = scratch->alloc(scratch->ctx, (tq + 4) * sizeof(uint32_t));
 	cum = scratch->alloc(scratch->ctx, (tq + 1) * sizeof(uint64_t));
-	if (!bp || !cum)
+	guide = scratch->alloc(scratch->ctx, (tq + 1) * sizeof(uint32_t));
+	if (!bp || !cum || !guide)
 	{
 		if (bp)
 			scratch->free(scratch->ctx, bp);
 		if (cum)
 			scratch->free(scratch->ctx, cum);
+		if (guide)
+			scratch->free(scratch->ctx, guide);
 		return BST_ENOMEM;
 	}
+	/* q's set bits, then the prefix sums of their buckets */
+	nb = set_positions(q, t->nwords, bp);
 	cum[0] = 0;
-	for (size_t w = 0; w < t->nwords; w++)
 	{
-		uint64_t	word = bs_load64le(q + 8 * w);
+		uint64_t	k = 0;
 
-		while (word)
+		for (uint64_t i = 0; i < nb; i++)
 		{
-			uint32_t	p = (uint32_t) (64 * w + (size_t) __builtin_ctzll(word));
+			uint32_t	p = bp[i];
+			uint32_t	size = ix->start[p + 1] - ix->start[p];
 
-			word &= word - 1;
-			if (ix->start[p + 1] == ix->start[p])
+			if (size == 0)
 				continue;
-			bp[nb] = p;
-			cum[nb + 1] = cum[nb] + (ix->start[p + 1] - ix->start[p]);
-			nb++;
+			bp[k] = p;
+			cum[k + 1] = cum[k] + size;
+			k++;
 		}
+		nb = k;
 	}
 	C = cum[nb];
+	/* guide[g]: the bucket holding candidate floor(g * C / nb) */
+	if (C > 0)
+	{
+		uint64_t	b = 0;
+
+		for (uint64_t g = 0; g < nb; g++)
+		{
+			uint64_t	r = (uint64_t) (((unsigned __int128) g * C) / nb);
+
+			while (cum[b + 1] <= r)
+				b++;
+			guide[g] = (uint32_t) b;
+		}
+	}
 	budget = C / 4 + 64;
 	while (C > 0 && *got < n && tries < budget)
 	{
-		uint64_t	r = bst_rng_below(rng, C);
-		size_t		lo = 0,
-					hi = nb;	/* largest i with cum[i] <= r */
-		uint32_t	e;
-		int64_t		x;
+		uint32_t	e[CAND_BATCH];
 
-		if ((tries & 0xFF) == 0xFF)
+		/*
+		 * Every 16 batches: switch to enumeration when the draws still
+		 * needed, at the acceptance rate seen so far, would cost more than
+		 * scanning all C candidates once (a draw costs ~8 scans).
+		 */
+		if ((tries & 0xFF) == 0 && tries > 0)
 		{
-			/*
-			 * Every 256 draws: switch to enumeration when the draws still
-			 * needed, at the acceptance rate seen so far, would cost more
-			 * than scanning all C candidates once (a draw costs ~8 scans).
-			 */
 			if (*got > 0 &&
 				(double) (n - *got) * (double) tries / (double) *got * 8.0 > (double) C)
 				break;
 			BST_CHECK_INTERRUPTS();
 		}
-		tries++;
-		while (hi - lo > 1)
+		for (int j = 0; j < CAND_BATCH; j++)
 		{
-			size_t		mid = (lo + hi) / 2;
+			uint64_t	r = bst_rng_below(rng, C);
+			uint64_t	b = guide[(uint64_t) (((unsigned __int128) r * nb) / C)];
 
-			if (cum[mid] <= r)
-				lo = mid;
-			else
-				hi = mid;
+			while (cum[b + 1] <= r)
+				b++;
+			e[j] = ix->start[bp[b]] + (uint32_t) (r - cum[b]);
+			__builtin_prefetch(&ix->pos1[e[j]]);
 		}
-		e = ix->start[bp[lo]] + (uint32_t) (r - cum[lo]);
-		if (!bs_bit_test(q, ix->pos1[e]))
-			continue;
-		x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e] : t->ids[ix->off[e]];
-		if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
-			continue;
-		if ((rc = bst_vec_push(out, x)) != BST_OK)
+		for (int j = 0; j < CAND_BATCH && *got < n; j++)
+		{
+			int64_t		x;
+
+			tries++;
+			if (!bs_bit_test(q, ix->pos1[e[j]]))
+				continue;
+			x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
+			if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
+				continue;
+			if ((rc = bst_vec_push(out, x)) != BST_OK)
+				break;
+			(*got)++;
+		}
+		if (rc != BST_OK)
 			break;
-		(*got)++;
 	}
 	st->memberships += tries;
 	scratch->free(scratch->ctx, bp);
 	scratch->free(scratch->ctx, cum);
+	scratch->free(scratch->ctx, guide);
+	return rc;
+}
+
+/*
+ * Exact sampling for a few samples without the per-query prefix sums:
+ * pick one of q's set bits p uniformly and u uniformly in [0, S) (S: the
+ * largest bucket of the index); the trial proposes entry start[p] + u when
+ * u < size(p), else nothing.  Every candidate entry is then proposed with
+ * probability 1 / (tq * S), uniformly, and accepted when q reports its id:
+ * accepted ids are uniform over the positives.  A trial touches two cache
+ * lines of the index (the bucket's start, the entry), batched and prefetched
+ * as in sample_candidates, instead of one per set bit of q for the prefix
+ * sums: the cheaper way when n is small against popcount(q).  Gives up after
+ * budget trials (*got < n: the caller continues another way).
+ */
+static int
+sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng,
+			   const BstAlloc *scratch, BstIdVec *out, BstStats *st, int64_t *got)
+{
+	const BstIndex *ix = t->index;
+	uint32_t	S = ix->max_bucket;
+	uint32_t   *bp;
+	uint64_t	nb = 0,
+				tries = 0,
+				budget;
+	int			rc = BST_OK;
+
+	*got = 0;
+	if (tq == 0 || n <= 0 || S == 0)
+		return BST_OK;
+	bp = scratch->alloc(scratch->ctx, (tq + 4) * sizeof(uint32_t));
+	if (!bp)
+		return BST_ENOMEM;
+	nb = set_positions(q, t->nwords, bp);
+	/* about as many trials as a quarter of the candidates' entries */
+	budget = (uint64_t) ((double) nb * S / 4.0) + 64;
+
+	/*
+	 * Software pipeline over batches: the bucket starts of batch b + 1 are
+	 * prefetched while the entries of batch b are being fetched, so both
+	 * kinds of cache misses overlap.
+	 */
+	{
+		uint32_t	p[2][CAND_BATCH],
+					u[2][CAND_BATCH];
+		int			cur = 0;
+
+		for (int j = 0; j < CAND_BATCH; j++)
+		{
+			p[cur][j] = bp[bst_rng_below(rng, nb)];
+			u[cur][j] = (uint32_t) bst_rng_below(rng, S);
+			__builtin_prefetch(&ix->start[p[cur][j]]);
+		}
+		while (*got < n && tries < budget)
+		{
+			uint32_t	e[CAND_BATCH];
+			bool		ok[CAND_BATCH];
+			int			nxt = 1 - cur;
+
+			if ((tries & 0xFFF) == 0 && tries > 0)
+				BST_CHECK_INTERRUPTS();
+			for (int j = 0; j < CAND_BATCH; j++)
+			{
+				uint32_t	s0 = ix->start[p[cur][j]];
+
+				ok[j] = u[cur][j] < ix->start[p[cur][j] + 1] - s0;
+				e[j] = s0 + u[cur][j];
+				if (ok[j])
+					__builtin_prefetch(&ix->pos1[e[j]]);
+			}
+			for (int j = 0; j < CAND_BATCH; j++)
+			{
+				p[nxt][j] = bp[bst_rng_below(rng, nb)];
+				u[nxt][j] = (uint32_t) bst_rng_below(rng, S);
+				__builtin_prefetch(&ix->start[p[nxt][j]]);
+			}
+			for (int j = 0; j < CAND_BATCH && *got < n; j++)
+			{
+				int64_t		x;
+
+				tries++;
+				if (!ok[j] || !bs_bit_test(q, ix->pos1[e[j]]))
+					continue;
+				x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
+				if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
+					continue;
+				if ((rc = bst_vec_push(out, x)) != BST_OK)
+					break;
+				(*got)++;
+			}
+			if (rc != BST_OK)
+				break;
+			cur = nxt;
+		}
+	}
+	st->memberships += tries;
+	scratch->free(scratch->ctx, bp);
 	return rc;
 }
 
@@ -585,12 +748,24 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 		BstIdVec	all;
 		int			rc;
 		int64_t		got = 0;
+		uint64_t	tq;
 
 		if ((rc = bst_index_build(t)) != BST_OK)
 			return rc;
-		rc = sample_candidates(t, q, n, rng, scratch, out, st, &got);
-		if (rc != BST_OK || got == n)
-			return rc;
+		tq = bs_popcount(q, t->nwords);
+		/* a few samples: bucket trials; more: prefix sums over q's buckets */
+		if ((uint64_t) n * 64 < tq)
+		{
+			rc = sample_buckets(t, q, n, tq, rng, scratch, out, st, &got);
+			if (rc != BST_OK || got == n)
+				return rc;
+		}
+		else
+		{
+			rc = sample_candidates(t, q, n, rng, scratch, out, st, &got);
+			if (rc != BST_OK || got == n)
+				return rc;
+		}
 		bst_vec_init_max(&all, scratch, out->max);
 		rc = bst_reconstruct_index(t, q, &all, st);
 		if (rc == BST_OK && all.n > 0)

@@ -1041,8 +1041,20 @@ index_finish(BstTree *t, uint32_t *p0, uint32_t *p1)
 	for (uint32_t p = t->p.m; p > 0; p--)
 		ix->start[p] = ix->start[p - 1];
 	ix->start[0] = 0;
+	ix->max_bucket = bst_index_max_bucket(ix->start, t->p.m);
 	TFREE(t, p0);
 	TFREE(t, p1);
+}
+
+uint32_t
+bst_index_max_bucket(const uint32_t *start, uint32_t m)
+{
+	uint32_t	mx = 0;
+
+	for (uint32_t p = 0; p < m; p++)
+		if (start[p + 1] - start[p] > mx)
+			mx = start[p + 1] - start[p];
+	return mx;
 }
 
 int

@@ -96,7 +96,11 @@ typedef struct BstIndex
 	uint32_t   *off;			/* id - lo (full) or index into ids (pruned) */
 	uint32_t   *pos1;			/* second position of that id (= first if k = 1) */
 	uint64_t	nentries;
+	uint32_t	max_bucket;		/* largest bucket (start[p + 1] - start[p]) */
 } BstIndex;
+
+/* the largest bucket of an index (its start array scanned once) */
+extern uint32_t bst_index_max_bucket(const uint32_t *start, uint32_t m);
 
 typedef struct BstTree
 {

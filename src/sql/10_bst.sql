@@ -5,8 +5,9 @@
 -- Catalog: tree definitions persist here (dumped by pg_dump, dropped with
 -- the extension).  A full tree is rebuilt from its row; a pruned tree's
 -- occupied ids are stored in bst_tree_ids in chunks.  `generation` is a
--- random number changed by every bst_extend: backends rebuild a cached tree
--- whose generation differs.
+-- random number changed by every bst_extend: a tree's shared image file is
+-- named by it, and backends reload a tree whose generation changed (they
+-- look only after bst_extend or bst_drop sent an invalidation).
 -- ---------------------------------------------------------------------------
 CREATE TABLE bst_tree_catalog (
     name         text PRIMARY KEY CHECK (name <> ''),
@@ -203,11 +204,12 @@ CREATE FUNCTION bst_info(name text,
     OUT tree_name text, OUT kind text, OUT namespace_lo bigint, OUT namespace_hi bigint,
     OUT m integer, OUT k integer, OUT seed integer, OUT hash text, OUT depth integer,
     OUT leaf_size bigint, OUT nodes bigint, OUT leaves bigint, OUT ids bigint,
-    OUT memory_bytes bigint, OUT index_bytes bigint)
+    OUT memory_bytes bigint, OUT index_bytes bigint, OUT shared boolean,
+    OUT image_bytes bigint)
     AS 'MODULE_PATHNAME', 'bst_info'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION bst_info(text) IS
-    'shape and in-memory size of a BloomSampleTree (ids: namespace size or occupied ids)';
+    'shape and size of a BloomSampleTree (ids: namespace size or occupied ids; shared: one image file per cluster)';
 
 CREATE VIEW bst_trees AS
 SELECT c.name, c.kind, c.namespace_lo, c.namespace_hi, c.m, c.k, c.seed, c.hash,
@@ -224,27 +226,27 @@ COMMENT ON VIEW bst_trees IS 'the BloomSampleTrees of this database';
 -- ---------------------------------------------------------------------------
 CREATE FUNCTION bst_sample(name text, q bloomfilter, n integer DEFAULT 1) RETURNS SETOF bigint
     AS 'MODULE_PATHNAME', 'bst_sample_sql'
-    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+    LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bst_sample(text, bloomfilter, integer) IS
     'n independent samples, each uniform over the tree''s ids that q reports as members';
 
 CREATE FUNCTION bst_reconstruct(name text, q bloomfilter) RETURNS SETOF bigint
     AS 'MODULE_PATHNAME', 'bst_reconstruct_sql'
-    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bst_reconstruct(text, bloomfilter) IS
     'every id of the tree that q reports as a member, ascending (= the dictionary attack)';
 
 CREATE FUNCTION bst_sample_stats(name text, q bloomfilter, n integer DEFAULT 1)
     RETURNS TABLE(intersections bigint, memberships bigint, nodes_visited bigint, backtracks bigint)
     AS 'MODULE_PATHNAME', 'bst_sample_stats'
-    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
+    LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
 COMMENT ON FUNCTION bst_sample_stats(text, bloomfilter, integer) IS
     'the work one bst_sample call does';
 
 CREATE FUNCTION bst_reconstruct_stats(name text, q bloomfilter)
     RETURNS TABLE(intersections bigint, memberships bigint, nodes_visited bigint, backtracks bigint)
     AS 'MODULE_PATHNAME', 'bst_reconstruct_stats'
-    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 1;
+    LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1;
 COMMENT ON FUNCTION bst_reconstruct_stats(text, bloomfilter) IS
     'the work one bst_reconstruct call does';
 

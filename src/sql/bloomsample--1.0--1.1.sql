@@ -369,3 +369,24 @@ CREATE FUNCTION bloofi_stats(index regclass,
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bloofi_stats(regclass) IS
     'shape of a bloofi index: height (levels, leaves included), nodes (inner + bottom nodes + leaves, as the paper counts), leaves (in the tree and pending), pages, inner nodes, bottom nodes (whose children are leaves), order d, leaf_capacity, slots and free slots of the nodes, m, k, mean fill of the bottom nodes'' values, fill of the root''s value, leaves in the pending list, pending entries of a flush that was interrupted (finished by the next flush), nodes retired by splits and merges (freed by VACUUM once no scan can read them), runs of free pages, pages of the retired nodes, free pages (reused by new nodes of any size, cut off the end of the file by VACUUM)';
+
+-- ---------------------------------------------------------------------------
+-- BloomSampleTree: one shared image per tree for the whole cluster (issue 11):
+-- bst_info says whether a tree is shared and the size of its image; sampling
+-- and reconstruction run in parallel workers (they map the same image).
+-- ---------------------------------------------------------------------------
+DROP FUNCTION bst_info(text);
+CREATE FUNCTION bst_info(name text,
+    OUT tree_name text, OUT kind text, OUT namespace_lo bigint, OUT namespace_hi bigint,
+    OUT m integer, OUT k integer, OUT seed integer, OUT hash text, OUT depth integer,
+    OUT leaf_size bigint, OUT nodes bigint, OUT leaves bigint, OUT ids bigint,
+    OUT memory_bytes bigint, OUT index_bytes bigint, OUT shared boolean,
+    OUT image_bytes bigint)
+    AS 'MODULE_PATHNAME', 'bst_info'
+    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bst_info(text) IS
+    'shape and size of a BloomSampleTree (ids: namespace size or occupied ids; shared: one image file per cluster)';
+ALTER FUNCTION bst_sample(text, bloomfilter, integer) PARALLEL SAFE;
+ALTER FUNCTION bst_reconstruct(text, bloomfilter) PARALLEL SAFE;
+ALTER FUNCTION bst_sample_stats(text, bloomfilter, integer) PARALLEL SAFE;
+ALTER FUNCTION bst_reconstruct_stats(text, bloomfilter) PARALLEL SAFE;

@@ -1,10 +1,11 @@
 /*
- * bst_glue.h
- *    PostgreSQL glue of the BloomSampleTree part: GUCs, the per-backend cache
- *    of trees loaded from the catalog tables, allocators and error helpers.
+ * bst_cache.h
+ *    PostgreSQL glue of the BloomSampleTree part: GUCs, the cache of trees
+ *    (shared image files mapped by every backend, or per-backend trees),
+ *    allocators and error helpers.
  */
-#ifndef BST_GLUE_H
-#define BST_GLUE_H
+#ifndef BST_CACHE_H
+#define BST_CACHE_H
 
 #include "postgres.h"
 
@@ -28,8 +29,12 @@ extern int	bst_memory_limit_mb;
 extern int	bst_sample_method;
 extern int	bst_reconstruct_method;
 extern int	bst_random_seed;
+extern bool bst_shared;
+extern int	bst_shared_limit_mb;
 
 extern void bst_init_gucs(void);
+/* register the catalog invalidation callback (once; from bst_init_gucs) */
+extern void bst_init_cache(void);
 
 /* bytes allowed per tree (tree + index) */
 extern uint64 bst_memory_limit_bytes(void);
@@ -38,12 +43,28 @@ extern uint64 bst_memory_limit_bytes(void);
 extern BstAlloc bst_scratch_alloc(void);
 extern BstAlloc bst_context_alloc(MemoryContext cxt);
 
-/* the tree named name, loaded or reused from the backend's cache; errors if unknown */
+/*
+ * The tree named name, from the backend's cache (no catalog lookup unless
+ * the catalog changed since), else mapped from its shared image (built
+ * first when missing); errors if unknown.  Read-only: never change it.
+ */
 extern BstTree *bst_get_tree(const char *name);
-/* the cache entry's generation after an extension by this backend */
-extern void bst_cache_set_generation(const char *name, int64 generation);
-/* forget the cached tree (it is being changed by this backend) */
+/*
+ * bst_get_tree for a call site: the tree is kept in flinfo->fn_extra and
+ * reused while the name is the same and no catalog invalidation or cache
+ * eviction happened since (no lookup at all); *cname gets the name.
+ */
+extern BstTree *bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname);
+/* forget the cached tree */
 extern void bst_cache_forget(const char *name);
+/*
+ * This backend changed (or dropped) tree name: forget it here, tell every
+ * backend at commit (a relcache invalidation of bst_tree_catalog) and, when
+ * dropped, remove its image files.
+ */
+extern void bst_tree_changed(const char *name, bool dropped);
+/* is t a shared image (then *image_bytes is its size), or a backend's own tree? */
+extern bool bst_tree_shared(const BstTree *t, uint64 *image_bytes);
 
 /*
  * Error (54000) unless a tree of `bytes` fits bloomsample.bst_memory_limit;
@@ -75,4 +96,4 @@ extern void bst_rng_init(BstRng *rng);
 /* schema-qualified name of an extension table */
 extern const char *bst_qualified(const char *relname);
 
-#endif							/* BST_GLUE_H */
+#endif							/* BST_CACHE_H */
