@@ -92,19 +92,13 @@ bst_check_interrupts(void)
 }
 
 /*
- * bst_init_gucs: define the part's GUCs once per backend (from _PG_init;
- * the bst functions call it too, a no-op after the first time).  Also points
- * the core's interrupt hook at CHECK_FOR_INTERRUPTS.
+ * bst_init_gucs: define the part's GUCs, from _PG_init (once per backend),
+ * and point the core's interrupt hook at CHECK_FOR_INTERRUPTS.
  */
 void
 bst_init_gucs(void)
 {
-	static bool done = false;
-
 	bst_interrupt_hook = bst_check_interrupts;
-	if (done)
-		return;
-	done = true;
 	DefineCustomIntVariable("bloomsample.bst_memory_limit",
 							"Most memory one BloomSampleTree (with its index) may take in a backend.",
 							NULL, &bst_memory_limit_mb, 2048, 1, INT_MAX / 2,
@@ -1025,7 +1019,6 @@ get_tree(const char *name, uint64 *checked)
 	bool		found;
 	uint64		changes;
 
-	bst_init_gucs();
 	/* apply other sessions' committed changes of the catalog (cheap when none) */
 	AcceptInvalidationMessages();
 	e = cache_find(name, NULL);

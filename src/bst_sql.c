@@ -171,7 +171,6 @@ bst_plan_sql(PG_FUNCTION_ARGS)
 	Datum		v[6];
 	bool		nulls[6] = {0};
 
-	bst_init_gucs();
 	if (n < 1)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("set size n = " INT64_FORMAT " must be positive", n)));
@@ -224,7 +223,6 @@ bst_full_depth(PG_FUNCTION_ARGS)
 	int			depth;
 	uint64		bytes;
 
-	bst_init_gucs();
 	for (int i = 0; i < 7; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -272,7 +270,6 @@ bst_collect_ids(PG_FUNCTION_ARGS)
 	SPIPlanPtr	plan;
 	ArrayType  *result;
 
-	bst_init_gucs();
 	ids = palloc_extended(cap * sizeof(int64), MCXT_ALLOC_HUGE);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -380,7 +377,6 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 	int			bits;
 	uint64		bytes;
 
-	bst_init_gucs();
 	for (int i = 0; i < 6; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -446,7 +442,6 @@ bst_store_ids(PG_FUNCTION_ARGS)
 	SPIPlanPtr	plan;
 	int32		written = 0;
 
-	bst_init_gucs();
 	for (int i = 0; i < n; i++)
 		if (ids[i] < 0)
 			ereport(ERROR,
@@ -695,7 +690,6 @@ bst_reconstruct_stats(PG_FUNCTION_ARGS)
 static void
 baseline_args(FunctionCallInfo fcinfo, BloomView *q, int64 *lo, int64 *hi, BsHasher *h)
 {
-	bst_init_gucs();
 	bf_view_datum(PG_GETARG_DATUM(0), q);
 	*lo = PG_GETARG_INT64(1);
 	*hi = PG_GETARG_INT64(2);
@@ -785,7 +779,6 @@ bst_clustered_ids(PG_FUNCTION_ARGS)
 	BstIdVec	out;
 	BstRng		rng;
 
-	bst_init_gucs();
 	check_namespace(lo, hi);
 	if ((uint64) hi - (uint64) lo > (uint64) BST_MAX_GEN_NAMESPACE)
 		ereport(ERROR,
