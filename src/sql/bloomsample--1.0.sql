@@ -1,4 +1,4 @@
--- bloomsample install script, part 1: the bloomfilter type (API.md sections 1-4).
+-- bloomsample install script, part 1: the bloomfilter type (README.md, Reference).
 -- The parts in src/sql/ are concatenated in name order into bloomsample--1.0.sql.
 
 \echo Use "CREATE EXTENSION bloomsample" to load this file. \quit
@@ -234,7 +234,7 @@ CREATE FUNCTION bloom_expected_fp(m bigint, k integer, n bigint) RETURNS float8
 CREATE FUNCTION bloom_fold(f bloomfilter, factor integer DEFAULT 2) RETURNS bloomfilter
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- bloomsample install script, part 10: BloomSampleTree sampling and
--- reconstruction (API.md section 5).
+-- reconstruction (README.md, Reference).
 
 -- ---------------------------------------------------------------------------
 -- Catalog: tree definitions persist here (dumped by pg_dump, dropped with
