@@ -14,6 +14,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloofiOracle;
 
 my $node = PostgreSQL::Test::Cluster->new('bloofi_churn');
 $node->init;
@@ -40,18 +43,9 @@ sub blocks
 sub same_as_seqscan
 {
 	my ($t, $maxx, $what) = @_;
-	my $res = sql(qq{
-		CREATE TEMP TABLE probe AS SELECT x::bigint FROM generate_series(0, $maxx, 37) x;
-		SET enable_seqscan = off; SET enable_indexscan = off;
-		CREATE TEMP TABLE vi AS SELECT p.x, $t.id FROM probe p JOIN $t ON $t.f @> p.x;
-		SET enable_seqscan = on; SET enable_bitmapscan = off;
-		CREATE TEMP TABLE vs AS SELECT p.x, $t.id FROM probe p JOIN $t ON bloom_contains($t.f, p.x);
-		SELECT (SELECT count(*) FROM vi) || ' ' ||
-		       ((SELECT count(*) FROM (SELECT * FROM vi EXCEPT ALL SELECT * FROM vs) a) +
-		        (SELECT count(*) FROM (SELECT * FROM vs EXCEPT ALL SELECT * FROM vi) b))});
-	my ($n, $diff) = split / /, $res;
-	cmp_ok($n, '>', 20, "$what: lookups find rows ($n)");
-	is($diff, '0', "$what: index results equal sequential scan results");
+	index_matches_seqscan($node, $t,
+		"SELECT generate_series(0, $maxx, 37) AS x", 20, $what);
+	return;
 }
 
 sub churn
