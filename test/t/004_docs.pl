@@ -3,7 +3,8 @@
 #
 #   Links: every relative link of the repository's Markdown files points to a
 #   file inside the repository (and to a heading that exists, for #anchors),
-#   and no file of the repository refers to ../shared or to API.md.
+#   no relative path written in any file climbs above the repository's root,
+#   and every Markdown file a text names is one of the repository's.
 #
 #   README.md's "Reference" section names everything the extension installs,
 #   checked against the catalog of a fresh install (and the reverse):
@@ -71,14 +72,32 @@ for my $f (@md)
 		ok(anchors($t)->{$anchor}, "$f: link $link names a heading of $target");
 	}
 }
-for my $f (split /\n/, `git ls-files 2>/dev/null` || `find . -type f -not -path './.git/*'`)
+# Every relative path written in a file of the repository (code, SQL, tests,
+# docs) names something inside it once resolved from the file's folder
+# (its first component exists), and every
+# Markdown file a text names is one of the repository's.
+my @files = grep { !m{^(tmp_check|results|log|tmp_regress|\.tmp|test/unit/bin)/} && -f && !-B }
+  map { s{^\./}{}r } split /\n/, (`git ls-files 2>/dev/null` || `find . -type f -not -path './.git/*'`);
+my %md_names = map { (m{([^/]+)$})[0] => 1 } grep { /\.md$/ } @files;
+for my $f (@files)
 {
-	$f =~ s{^\./}{};
-	next if $f =~ m{^(tmp_check|results|log|tmp_regress|\.tmp|test/unit/bin)/}
-	  || $f eq 'test/t/004_docs.pl' || !-f $f || -B $f;
 	my $text = slurp_file($f);
-	ok($text !~ m{\.\./shared|\bAPI\.md}, "$f names no file outside the repository")
-	  or diag("$f: ../shared or API.md");
+	my $depth = () = $f =~ m{/}g;    # folders between the root and $f
+	my @outside;
+	my @dirs = split m{/}, $f;
+	pop @dirs;
+	while ($text =~ m{(?<![\w.])((?:\.\./)+)([\w.-]*)}g)
+	{
+		my ($up, $name) = (length($1) / 3, $2);
+		my $target = join('/', @dirs[ 0 .. $#dirs - $up ], $name) =~ s{^/}{}r;
+		push @outside, "$1$name" if $up > $depth || !-e ($target eq '' ? '.' : $target);
+	}
+	while ($text =~ m{(?<![\w/.-])([A-Za-z][\w-]*\.md)\b}g)
+	{
+		push @outside, $1 unless $md_names{$1};
+	}
+	ok(!@outside, "$f names no file outside the repository")
+	  or diag("$f: " . join(', ', @outside));
 }
 
 # ---- the reference section of README.md --------------------------------------
