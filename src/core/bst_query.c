@@ -491,6 +491,36 @@ set_positions(const uint8_t *q, size_t nwords, uint32_t *pos)
  */
 #define CAND_BATCH	16
 
+/*
+ * accept_batch: examine a batch of drawn index entries e[0..CAND_BATCH) in
+ * draw order (skipping those with ok[j] false, when ok is given): an entry
+ * whose id q reports is appended to out, until *got reaches n.  Counts every
+ * examined draw in *tries.  Returns BST_OK or bst_vec_push's error.
+ */
+static inline int
+accept_batch(const BstTree *t, const uint8_t *q, const uint32_t *e, const bool *ok,
+			 int64_t n, BstIdVec *out, int64_t *got, uint64_t *tries)
+{
+	const BstIndex *ix = t->index;
+
+	for (int j = 0; j < CAND_BATCH && *got < n; j++)
+	{
+		int64_t		x;
+		int			rc;
+
+		(*tries)++;
+		if ((ok && !ok[j]) || !bs_bit_test(q, ix->pos1[e[j]]))
+			continue;
+		x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
+		if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
+			continue;
+		if ((rc = bst_vec_push(out, x)) != BST_OK)
+			return rc;
+		(*got)++;
+	}
+	return BST_OK;
+}
+
 static int
 sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 				  const BstAlloc *scratch, BstIdVec *out, BstStats *st, int64_t *got)
@@ -583,21 +613,7 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 			e[j] = ix->start[bp[b]] + (uint32_t) (r - cum[b]);
 			__builtin_prefetch(&ix->pos1[e[j]]);
 		}
-		for (int j = 0; j < CAND_BATCH && *got < n; j++)
-		{
-			int64_t		x;
-
-			tries++;
-			if (!bs_bit_test(q, ix->pos1[e[j]]))
-				continue;
-			x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
-			if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
-				continue;
-			if ((rc = bst_vec_push(out, x)) != BST_OK)
-				break;
-			(*got)++;
-		}
-		if (rc != BST_OK)
+		if ((rc = accept_batch(t, q, e, NULL, n, out, got, &tries)) != BST_OK)
 			break;
 	}
 	st->memberships += tries;
@@ -680,21 +696,7 @@ sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng
 				u[nxt][j] = (uint32_t) bst_rng_below(rng, S);
 				__builtin_prefetch(&ix->start[p[nxt][j]]);
 			}
-			for (int j = 0; j < CAND_BATCH && *got < n; j++)
-			{
-				int64_t		x;
-
-				tries++;
-				if (!ok[j] || !bs_bit_test(q, ix->pos1[e[j]]))
-					continue;
-				x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
-				if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
-					continue;
-				if ((rc = bst_vec_push(out, x)) != BST_OK)
-					break;
-				(*got)++;
-			}
-			if (rc != BST_OK)
+			if ((rc = accept_batch(t, q, e, ok, n, out, got, &tries)) != BST_OK)
 				break;
 			cur = nxt;
 		}
