@@ -119,7 +119,7 @@ SELECT bst_drop('pr1');
 CREATE TEMP TABLE sat AS
 SELECT bloom_from_array(ARRAY(SELECT generate_series(1, 1000)::bigint), 64, 1) AS q;
 SELECT bloom_popcount(q) = 64 AS saturated FROM sat;
-SELECT bst_create('sat', 0, 200000, 64, 1, 0, 'xxh3', 50000);
+SELECT bst_create('sat', 0, 1000000, 64, 1, 0, 'xxh3', 250000);
 SET bloomsample.bst_memory_limit = '1MB';
 SELECT * FROM pg_temp.err($$SELECT count(*) FROM sat, bloom_dictionary_attack(sat.q, 0, 4611686018427387904)$$);
 SELECT * FROM pg_temp.err($$SELECT count(*) FROM sat, bst_reconstruct('sat', sat.q)$$);
@@ -130,7 +130,7 @@ SELECT * FROM pg_temp.err($$SELECT count(*) FROM sat, bst_sample('sat', sat.q, 5
 SELECT index_bytes FROM bst_info('sat');
 RESET bloomsample.bst_memory_limit;
 -- within the limit: every id
-SELECT count(*) FROM sat, bloom_dictionary_attack(sat.q, 0, 200000);
+SELECT count(*) FROM sat, bloom_dictionary_attack(sat.q, 0, 1000000);
 SELECT count(*) FROM sat, bst_reconstruct('sat', sat.q);
 SELECT count(*) FROM sat, bst_sample('sat', sat.q, 5);
 SELECT bst_drop('sat');

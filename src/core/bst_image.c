@@ -39,8 +39,9 @@ typedef struct ImageHeader
 	uint64_t	off_bits;
 	uint64_t	off_ids;
 	uint64_t	off_start;
-	uint64_t	off_off;
-	uint64_t	off_pos1;
+	uint64_t	off_entries;
+	uint32_t	entry_bits;		/* bits of an index entry */
+	uint32_t	entry_off_bits; /* ... of which the id's offset */
 } ImageHeader;
 
 static uint64_t
@@ -87,10 +88,12 @@ layout(const BstTree *t, size_t namelen, int64_t generation, ImageHeader *h)
 	h->off_start = o;
 	if (h->has_index)
 		o = align_up(o + ((uint64_t) t->p.m + 1) * sizeof(uint32_t));
-	h->off_off = o;
-	o = align_up(o + h->nentries * sizeof(uint32_t));
-	h->off_pos1 = o;
-	o = align_up(o + h->nentries * sizeof(uint32_t));
+	h->off_entries = o;
+	if (h->has_index)
+	{
+		h->entry_bits = bst_index_entry_bits(h->nentries, t->p.m, &h->entry_off_bits);
+		o = align_up(o + bst_index_words(h->nentries, t->p.m) * sizeof(uint64_t));
+	}
 	h->total_bytes = o;
 }
 
@@ -154,13 +157,24 @@ bst_image_write(const BstTree *t, const char *name, int64_t generation,
 		return rc;
 	if (h.has_index &&
 		((rc = put(write, ctx, &pos, t->index->start, ((uint64_t) t->p.m + 1) * sizeof(uint32_t),
-				   h.off_off)) != BST_OK ||
-		 (rc = put(write, ctx, &pos, t->index->off, h.nentries * sizeof(uint32_t),
-				   h.off_pos1)) != BST_OK ||
-		 (rc = put(write, ctx, &pos, t->index->pos1, h.nentries * sizeof(uint32_t),
+				   h.off_entries)) != BST_OK ||
+		 (rc = put(write, ctx, &pos, t->index->entries,
+				   bst_index_words(h.nentries, t->p.m) * sizeof(uint64_t),
 				   h.total_bytes)) != BST_OK))
 		return rc;
 	return put(write, ctx, &pos, NULL, 0, h.total_bytes);
+}
+
+/* do the m + 1 bucket starts ascend from 0 to n (every entry read in bounds)? */
+static bool
+starts_valid(const uint32_t *start, uint32_t m, uint64_t n)
+{
+	if (start[0] != 0 || start[m] != n)
+		return false;
+	for (uint32_t p = 0; p < m; p++)
+		if (start[p + 1] < start[p])
+			return false;
+	return true;
 }
 
 int
@@ -204,7 +218,8 @@ bst_image_open(const void *base, size_t len, const char *name, int64_t generatio
 	layout(t, namelen, generation, &expect);
 	if (expect.off_nodes != h.off_nodes || expect.off_bits != h.off_bits ||
 		expect.off_ids != h.off_ids || expect.off_start != h.off_start ||
-		expect.off_off != h.off_off || expect.off_pos1 != h.off_pos1 ||
+		expect.off_entries != h.off_entries || expect.entry_bits != h.entry_bits ||
+		expect.entry_off_bits != h.entry_off_bits ||
 		expect.total_bytes != h.total_bytes ||
 		(h.has_index && h.nentries != (h.kind == BST_KIND_FULL ?
 									   (uint64_t) (h.hi - h.lo) : h.nids)))
@@ -226,8 +241,16 @@ bst_image_open(const void *base, size_t len, const char *name, int64_t generatio
 	if (h.has_index)
 	{
 		out->index.start = (uint32_t *) (b + h.off_start);
-		out->index.off = (uint32_t *) (b + h.off_off);
-		out->index.pos1 = (uint32_t *) (b + h.off_pos1);
+		out->index.entries = (uint64_t *) (b + h.off_entries);
+		out->index.entry_bits = h.entry_bits;
+		out->index.off_bits = h.entry_off_bits;
+		out->index.off_mask = (UINT64_C(1) << h.entry_off_bits) - 1;
+		out->index.entry_mask = (UINT64_C(1) << h.entry_bits) - 1;
+		if (!starts_valid(out->index.start, t->p.m, h.nentries))
+		{
+			memset(out, 0, sizeof(*out));
+			return BST_EIMAGE;
+		}
 		out->index.max_bucket = bst_index_max_bucket(out->index.start, t->p.m);
 	}
 	t->alloc = *alloc;
@@ -242,8 +265,7 @@ bst_image_close(BstMappedTree *mt)
 	if (t->index && t->index != &mt->index)
 	{
 		t->alloc.free(t->alloc.ctx, t->index->start);
-		t->alloc.free(t->alloc.ctx, t->index->off);
-		t->alloc.free(t->alloc.ctx, t->index->pos1);
+		t->alloc.free(t->alloc.ctx, t->index->entries);
 		t->alloc.free(t->alloc.ctx, t->index);
 	}
 	t->index = NULL;

@@ -7,7 +7,7 @@
  *    (one copy per cluster).
  *
  * An image is a header, the tree's name, then the node array, the node
- * filters, the pruned ids and the index arrays, each at a 64-byte aligned
+ * filters, the pruned ids, the index's bucket starts and packed entries, each at a 64-byte aligned
  * offset recorded in the header (offsets, never pointers).  bst_image_open
  * checks the header against what the caller expects (name, generation,
  * layout version, sizes) and fills a BstTree whose arrays point into the
@@ -25,7 +25,7 @@
 #define BST_EIO			5		/* the writer callback failed */
 
 /* layout version: bump on any change of the header or of BstNode */
-#define BST_IMAGE_VERSION	1
+#define BST_IMAGE_VERSION	2
 
 /* a tree opened over an image: the BstTree header and its index descriptor */
 typedef struct BstMappedTree

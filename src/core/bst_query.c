@@ -68,6 +68,14 @@ bst_vec_free(BstIdVec *vec)
  * reconstruction
  * ---------------------------------------------------------------------------
  */
+
+/* the id of an index entry's offset */
+static inline int64_t
+entry_id(const BstTree *t, uint32_t off)
+{
+	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) off : t->ids[off];
+}
+
 int
 bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out, BstStats *st)
 {
@@ -96,11 +104,12 @@ bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out, BstStats *st)
 			examined += e1 - e0;
 			for (uint32_t e = e0; e < e1; e++)
 			{
+				uint64_t	v = bst_index_entry(ix, e);
 				int64_t		x;
 
-				if (!bs_bit_test(q, ix->pos1[e]))
+				if (!bs_bit_test(q, bst_entry_pos1(ix, v)))
 					continue;
-				x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e] : t->ids[ix->off[e]];
+				x = entry_id(t, bst_entry_off(ix, v));
 				if (k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
 					continue;
 				if ((rc = bst_vec_push(out, x)) != BST_OK)
@@ -505,13 +514,17 @@ accept_batch(const BstTree *t, const uint8_t *q, const uint32_t *e, const bool *
 
 	for (int j = 0; j < CAND_BATCH && *got < n; j++)
 	{
+		uint64_t	v;
 		int64_t		x;
 		int			rc;
 
 		(*tries)++;
-		if ((ok && !ok[j]) || !bs_bit_test(q, ix->pos1[e[j]]))
+		if (ok && !ok[j])
 			continue;
-		x = t->kind == BST_KIND_FULL ? t->lo + (int64_t) ix->off[e[j]] : t->ids[ix->off[e[j]]];
+		v = bst_index_entry(ix, e[j]);
+		if (!bs_bit_test(q, bst_entry_pos1(ix, v)))
+			continue;
+		x = entry_id(t, bst_entry_off(ix, v));
 		if (t->p.k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
 			continue;
 		if ((rc = bst_vec_push(out, x)) != BST_OK)
@@ -611,7 +624,7 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 			while (cum[b + 1] <= r)
 				b++;
 			e[j] = ix->start[bp[b]] + (uint32_t) (r - cum[b]);
-			__builtin_prefetch(&ix->pos1[e[j]]);
+			__builtin_prefetch(bst_index_entry_word(ix, e[j]));
 		}
 		if ((rc = accept_batch(t, q, e, NULL, n, out, got, &tries)) != BST_OK)
 			break;
@@ -688,7 +701,7 @@ sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng
 				ok[j] = u[cur][j] < ix->start[p[cur][j] + 1] - s0;
 				e[j] = s0 + u[cur][j];
 				if (ok[j])
-					__builtin_prefetch(&ix->pos1[e[j]]);
+					__builtin_prefetch(bst_index_entry_word(ix, e[j]));
 			}
 			for (int j = 0; j < CAND_BATCH; j++)
 			{

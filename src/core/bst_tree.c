@@ -78,25 +78,49 @@ bst_extended_tree_bytes(const BstTree *t, const int64_t *nw, size_t n)
 							  nids > t->cap_ids ? nids : t->cap_ids);
 }
 
-/* entries of the index's per-id arrays (one even for no ids) */
-static uint64_t
-index_entries(uint64_t nids)
+/* number of bits needed to write x (1 for 0 and 1) */
+static uint32_t
+bits_for(uint64_t x)
 {
-	return nids ? nids : 1;
+	uint32_t	b = 1;
+
+	while (b < 64 && (x >> b) != 0)
+		b++;
+	return b;
+}
+
+uint32_t
+bst_index_entry_bits(uint64_t nids, uint32_t m, uint32_t *off_bits)
+{
+	uint32_t	ob = bits_for(nids > 0 ? nids - 1 : 0);
+
+	if (off_bits)
+		*off_bits = ob;
+	return ob + bits_for(m > 0 ? m - 1 : 0);
+}
+
+uint64_t
+bst_index_words(uint64_t nids, uint32_t m)
+{
+	uint64_t	bits = nids * bst_index_entry_bits(nids, m, NULL);
+
+	return (bits + 63) / 64 + 1;
 }
 
 uint64_t
 bst_index_bytes(uint64_t nids, uint32_t m)
 {
-	/* start[m + 1], off[N] and pos1[N], 32-bit each */
-	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + 2 * 4 * index_entries(nids);
+	/* start[m + 1] (32-bit), the packed entries */
+	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + 8 * bst_index_words(nids, m);
 }
+
+static uint64_t fill_bytes(uint32_t m);
 
 uint64_t
 bst_index_build_bytes(uint64_t nids, uint32_t m)
 {
-	/* and the first and second positions of every id while it is built */
-	return bst_index_bytes(nids, m) + 2 * 4 * index_entries(nids);
+	/* and the fill's cursors and buffers (ids are hashed again: no positions kept) */
+	return bst_index_bytes(nids, m) + fill_bytes(m);
 }
 
 bool
@@ -415,15 +439,13 @@ or_children(BstTree *t, int32_t v)
  * full trees
  * ---------------------------------------------------------------------------
  */
-static int index_alloc(BstTree *t, uint64_t N, uint32_t **p0, uint32_t **p1);
-static void index_finish(BstTree *t, uint32_t *p0, uint32_t *p1);
+static int index_alloc(BstTree *t, uint64_t N);
+static int index_fill(BstTree *t);
 
 int
 bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 			   bool with_index, const BstAlloc *alloc, BstTree **out)
 {
-	uint32_t   *p0 = NULL,
-			   *p1 = NULL;
 
 	BstTree    *t;
 	uint64_t	M = (uint64_t) hi - (uint64_t) lo;
@@ -476,12 +498,12 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 		else
 			n->child[0] = n->child[1] = -1;
 	}
-	if (with_index && (rc = index_alloc(t, M, &p0, &p1)) != BST_OK)
+	if (with_index && (rc = index_alloc(t, M)) != BST_OK)
 	{
 		bst_tree_free(t);
 		return rc;
 	}
-	/* hash every id once, into its leaf (and its index entry) */
+	/* hash every id into its leaf (and count its index bucket) */
 	for (int64_t v = first_leaf; v < nnodes; v++)
 	{
 		uint8_t    *bits = t->bits + (size_t) v * t->nbytes;
@@ -490,24 +512,24 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 		{
 			if (((x - lo) & 0xFFFF) == 0)
 				BST_CHECK_INTERRUPTS();
-			if (p0)
+			if (t->index)
 			{
 				uint32_t	pos[BS_MAX_K];
-				uint64_t	i = (uint64_t) (x - lo);
 
 				bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, x), pos);
 				for (int j = 0; j < t->p.k; j++)
 					bs_bit_set(bits, pos[j]);
-				p0[i] = pos[0];
-				p1[i] = t->p.k > 1 ? pos[1] : pos[0];
 				t->index->start[pos[0] + 1]++;
 			}
 			else
 				bs_key_set(&t->hasher, bs_key_int64(&t->hasher, x), bits);
 		}
 	}
-	if (p0)
-		index_finish(t, p0, p1);
+	if (t->index && (rc = index_fill(t)) != BST_OK)
+	{
+		bst_tree_free(t);
+		return rc;
+	}
 	for (int64_t v = first_leaf - 1; v >= 0; v--)
 		or_children(t, (int32_t) v);
 	set_popcounts(t);
@@ -633,15 +655,13 @@ build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
 		{
 			if ((i & 0xFFFF) == 0)
 				BST_CHECK_INTERRUPTS();
-			if (t->build_p0)
+			if (t->index)
 			{
 				uint32_t	pos[BS_MAX_K];
 
 				bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, t->ids[i]), pos);
 				for (int j = 0; j < t->p.k; j++)
 					bs_bit_set(lb, pos[j]);
-				t->build_p0[i] = pos[0];
-				t->build_p1[i] = t->p.k > 1 ? pos[1] : pos[0];
 				t->index->start[pos[0] + 1]++;
 			}
 			else
@@ -712,24 +732,17 @@ bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 			bst_tree_free(t);
 			return rc;
 		}
-		if (with_index)
+		if (with_index && (rc = index_alloc(t, nids)) != BST_OK)
 		{
-			uint32_t   *p0,
-					   *p1;
-
-			if ((rc = index_alloc(t, nids, &p0, &p1)) != BST_OK)
-			{
-				bst_tree_free(t);
-				return rc;
-			}
-			t->build_p0 = p0;
-			t->build_p1 = p1;
-			t->root = build_pruned_node(t, 0, nids, 0, R, -1);
-			t->build_p0 = t->build_p1 = NULL;
-			index_finish(t, p0, p1);
+			bst_tree_free(t);
+			return rc;
 		}
-		else
-			t->root = build_pruned_node(t, 0, nids, 0, R, -1);
+		t->root = build_pruned_node(t, 0, nids, 0, R, -1);
+		if (t->index && (rc = index_fill(t)) != BST_OK)
+		{
+			bst_tree_free(t);
+			return rc;
+		}
 		set_popcounts(t);
 	}
 	t->depth = t->root_bits - leaf_bits;
@@ -745,8 +758,7 @@ index_free(BstTree *t)
 	if (t->index)
 	{
 		TFREE(t, t->index->start);
-		TFREE(t, t->index->off);
-		TFREE(t, t->index->pos1);
+		TFREE(t, t->index->entries);
 		TFREE(t, t->index);
 		t->index = NULL;
 	}
@@ -981,13 +993,16 @@ index_id(const BstTree *t, uint64_t i)
 	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) i : t->ids[i];
 }
 
-/* allocate the index of N ids and the two position arrays the build fills */
+/*
+ * Allocate the index of N ids with zeroed counts and entries: the caller
+ * then counts every id's bucket in start[p + 1] and calls index_fill.
+ */
 static int
-index_alloc(BstTree *t, uint64_t N, uint32_t **p0, uint32_t **p1)
+index_alloc(BstTree *t, uint64_t N)
 {
 	BstIndex   *ix;
+	uint64_t	words = bst_index_words(N, t->p.m);
 
-	*p0 = *p1 = NULL;
 	if (N > UINT32_MAX - 1)
 		return BST_ETOOBIG;
 	ix = TALLOC(t, sizeof(BstIndex));
@@ -996,54 +1011,169 @@ index_alloc(BstTree *t, uint64_t N, uint32_t **p0, uint32_t **p1)
 	memset(ix, 0, sizeof(*ix));
 	t->index = ix;
 	ix->nentries = N;
+	ix->entry_bits = bst_index_entry_bits(N, t->p.m, &ix->off_bits);
+	ix->off_mask = (UINT64_C(1) << ix->off_bits) - 1;
+	ix->entry_mask = (UINT64_C(1) << ix->entry_bits) - 1;
 	ix->start = TALLOC(t, ((size_t) t->p.m + 1) * sizeof(uint32_t));
-	ix->off = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
-	ix->pos1 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
-	*p0 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
-	*p1 = TALLOC(t, (size_t) (N ? N : 1) * sizeof(uint32_t));
-	if (!ix->start || !ix->off || !ix->pos1 || !*p0 || !*p1)
+	ix->entries = TALLOC(t, (size_t) words * sizeof(uint64_t));
+	if (!ix->start || !ix->entries)
 	{
-		TFREE(t, *p0);
-		TFREE(t, *p1);
-		*p0 = *p1 = NULL;
 		index_free(t);
 		return BST_ENOMEM;
 	}
 	memset(ix->start, 0, ((size_t) t->p.m + 1) * sizeof(uint32_t));
+	memset(ix->entries, 0, (size_t) words * sizeof(uint64_t));
 	return BST_OK;
 }
 
 /*
- * p0/p1 hold every id's first two positions and start[p + 1] counts the ids
- * whose first position is p: scatter into buckets and free p0/p1.
+ * Filling the index's buckets: every bucket p is written at its own cursor
+ * cur[p], and gathers its bits of the current word in acc[p], storing a
+ * word only once its entries reach the word's end (a plain store, no read:
+ * a read-modify-write would wait for a cache miss per id); the last, partial
+ * word of every bucket is ORed in after the fill.  Entries arrive in id order, so at random
+ * buckets: to keep the stores within a few pages at a time (a store to a
+ * random page of a gigabyte costs a TLB miss and a cache miss), they are
+ * first gathered per group of adjacent buckets, FILL_BATCH at a time, and
+ * a group's batch is then written at once.
  */
+#define FILL_GROUPS		1024	/* at most this many groups of buckets */
+#define FILL_BATCH		32		/* entries gathered per group before writing */
+
+typedef struct IndexFill
+{
+	BstIndex   *ix;
+	uint64_t   *acc;			/* m: bits of the current word, per bucket */
+	uint32_t   *cur;			/* m: next entry, per bucket */
+	int			gshift;			/* group of bucket p: p >> gshift */
+	uint32_t   *nbuf;			/* groups: entries gathered */
+	uint32_t   *bufp;			/* groups x FILL_BATCH: bucket of each */
+	uint64_t   *bufv;			/* groups x FILL_BATCH: packed entry */
+} IndexFill;
+
+static int
+fill_gshift(uint32_t m)
+{
+	int			gshift = 0;
+
+	while (((uint64_t) (m > 0 ? m - 1 : 0) >> gshift) >= FILL_GROUPS)
+		gshift++;
+	return gshift;
+}
+
+/* bytes of an IndexFill's arrays for m buckets */
+static uint64_t
+fill_bytes(uint32_t m)
+{
+	uint64_t	groups = ((uint64_t) (m > 0 ? m - 1 : 0) >> fill_gshift(m)) + 1;
+
+	return (uint64_t) m * 12 + groups * (4 + FILL_BATCH * 12);
+}
+
+/* write entry v at bucket p's cursor */
+static inline void
+fill_put(IndexFill *f, uint32_t p, uint64_t v)
+{
+	uint64_t	W = f->ix->entry_bits;
+	uint64_t	b = (uint64_t) f->cur[p]++ * W;
+	unsigned	sh = (unsigned) (b & 63);
+
+	f->acc[p] |= v << sh;
+	if (sh + W >= 64)
+	{
+		/*
+		 * The bucket's entries reach the end of word b / 64: store it.  Only
+		 * buckets before p can have bits in it too, and they end inside it,
+		 * so they OR theirs in after the fill.
+		 */
+		f->ix->entries[b >> 6] = f->acc[p];
+		f->acc[p] = (v >> 1) >> (63 - sh);
+	}
+}
+
+/* write group g's gathered entries */
 static void
-index_finish(BstTree *t, uint32_t *p0, uint32_t *p1)
+fill_flush(IndexFill *f, uint32_t g)
+{
+	const uint32_t *bp = f->bufp + (size_t) g * FILL_BATCH;
+	const uint64_t *bv = f->bufv + (size_t) g * FILL_BATCH;
+
+	for (uint32_t k = 0; k < f->nbuf[g]; k++)
+		fill_put(f, bp[k], bv[k]);
+	f->nbuf[g] = 0;
+}
+
+/*
+ * start[p + 1] counts the ids whose first position is p: turn the counts
+ * into bucket starts and fill the buckets in id order (so ids ascend within
+ * a bucket), hashing every id again rather than keeping its positions from
+ * the counting pass (8 bytes an id, more than the index itself).
+ */
+static int
+index_fill(BstTree *t)
 {
 	BstIndex   *ix = t->index;
 	uint64_t	N = ix->nentries;
+	uint32_t	m = t->p.m;
+	uint32_t	pos[BS_MAX_K];
+	IndexFill	f;
+	uint32_t	groups;
+	int			rc = BST_OK;
 
-	for (uint32_t p = 0; p < t->p.m; p++)
+	f.ix = ix;
+	f.gshift = fill_gshift(m);
+	groups = ((m - 1) >> f.gshift) + 1;
+	f.acc = TALLOC(t, (size_t) m * sizeof(uint64_t));
+	f.cur = TALLOC(t, (size_t) m * sizeof(uint32_t));
+	f.nbuf = TALLOC(t, (size_t) groups * sizeof(uint32_t));
+	f.bufp = TALLOC(t, (size_t) groups * FILL_BATCH * sizeof(uint32_t));
+	f.bufv = TALLOC(t, (size_t) groups * FILL_BATCH * sizeof(uint64_t));
+	if (!f.acc || !f.cur || !f.nbuf || !f.bufp || !f.bufv)
+	{
+		rc = BST_ENOMEM;
+		goto done;
+	}
+	memset(f.acc, 0, (size_t) m * sizeof(uint64_t));
+	memset(f.nbuf, 0, (size_t) groups * sizeof(uint32_t));
+	for (uint32_t p = 0; p < m; p++)
+	{
 		ix->start[p + 1] += ix->start[p];
-	/* scatter in id order, so ids ascend within a bucket */
+		f.cur[p] = ix->start[p];
+	}
 	for (uint64_t i = 0; i < N; i++)
 	{
-		uint32_t	slot;
+		uint32_t	p,
+					g,
+					k;
 
 		if ((i & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
-		/* start[p] is advanced as a cursor, restored below */
-		slot = ix->start[p0[i]]++;
-		ix->off[slot] = (uint32_t) i;
-		ix->pos1[slot] = p1[i];
+		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
+		p = pos[0];
+		g = p >> f.gshift;
+		k = f.nbuf[g]++;
+		f.bufp[(size_t) g * FILL_BATCH + k] = p;
+		f.bufv[(size_t) g * FILL_BATCH + k] =
+			i | ((uint64_t) (t->p.k > 1 ? pos[1] : pos[0]) << ix->off_bits);
+		if (k + 1 == FILL_BATCH)
+			fill_flush(&f, g);
 	}
-	/* undo the cursor advance: start[p] now holds the old start[p + 1] */
-	for (uint32_t p = t->p.m; p > 0; p--)
-		ix->start[p] = ix->start[p - 1];
-	ix->start[0] = 0;
-	ix->max_bucket = bst_index_max_bucket(ix->start, t->p.m);
-	TFREE(t, p0);
-	TFREE(t, p1);
+	for (uint32_t g = 0; g < groups; g++)
+		fill_flush(&f, g);
+	/* the last, partial word of every bucket (shared with p + 1) */
+	for (uint32_t p = 0; p < m; p++)
+		if (f.acc[p])
+			ix->entries[((uint64_t) ix->start[p + 1] * ix->entry_bits) >> 6] |= f.acc[p];
+	ix->max_bucket = bst_index_max_bucket(ix->start, m);
+done:
+	TFREE(t, f.acc);
+	TFREE(t, f.cur);
+	TFREE(t, f.nbuf);
+	TFREE(t, f.bufp);
+	TFREE(t, f.bufv);
+	if (rc != BST_OK)
+		index_free(t);
+	return rc;
 }
 
 uint32_t
@@ -1061,24 +1191,19 @@ int
 bst_index_build(BstTree *t)
 {
 	uint64_t	N = bst_tree_nids(t);
-	uint32_t   *p0,
-			   *p1;
 	uint32_t	pos[BS_MAX_K];
 	int			rc;
 
 	if (t->index)
 		return BST_OK;
-	if ((rc = index_alloc(t, N, &p0, &p1)) != BST_OK)
+	if ((rc = index_alloc(t, N)) != BST_OK)
 		return rc;
 	for (uint64_t i = 0; i < N; i++)
 	{
 		if ((i & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
 		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
-		p0[i] = pos[0];
-		p1[i] = t->p.k > 1 ? pos[1] : pos[0];
 		t->index->start[pos[0] + 1]++;
 	}
-	index_finish(t, p0, p1);
-	return BST_OK;
+	return index_fill(t);
 }

@@ -89,15 +89,64 @@ typedef struct BstNode
 	uint32_t	popcount;		/* bits set in the node's filter */
 } BstNode;
 
-/* inverted index: for each bit position p, the ids whose first position is p */
+/*
+ * Inverted index: for each bit position p, the ids whose first position is
+ * p, as entries start[p] .. start[p + 1] - 1 (ascending ids within a
+ * bucket).  An entry packs the id's offset (id - lo in a full tree, its
+ * index into ids in a pruned one) in its low off_bits bits and the id's
+ * second position (= the first if k = 1) above them: entry_bits =
+ * bitlen(N - 1) + bitlen(m - 1) bits, stored back to back in 64-bit words
+ * (42 bits an id at N = 10^7, m = 132,933; 46 at 10^8).  One entry is one
+ * read (bst_index_entry), a single cache miss when sampling.
+ */
 typedef struct BstIndex
 {
-	uint32_t   *start;			/* m + 1 bucket starts into off/pos1 */
-	uint32_t   *off;			/* id - lo (full) or index into ids (pruned) */
-	uint32_t   *pos1;			/* second position of that id (= first if k = 1) */
+	uint32_t   *start;			/* m + 1 bucket starts, in entries */
+	uint64_t   *entries;		/* bst_index_words(nentries, m) words */
 	uint64_t	nentries;
 	uint32_t	max_bucket;		/* largest bucket (start[p + 1] - start[p]) */
+	uint32_t	off_bits;		/* bits of an entry's offset */
+	uint32_t	entry_bits;		/* bits of an entry */
+	uint64_t	off_mask;		/* (1 << off_bits) - 1 */
+	uint64_t	entry_mask;		/* (1 << entry_bits) - 1 */
 } BstIndex;
+
+/* bits of an index entry over nids ids at m bits, and of its offset part */
+extern uint32_t bst_index_entry_bits(uint64_t nids, uint32_t m, uint32_t *off_bits);
+
+/* 64-bit words holding the entries (one spare word: every read is two words) */
+extern uint64_t bst_index_words(uint64_t nids, uint32_t m);
+
+/* entry e, packed: its offset bst_entry_off, its second position bst_entry_pos1 */
+static inline uint64_t
+bst_index_entry(const BstIndex *ix, uint64_t e)
+{
+	uint64_t	b = e * ix->entry_bits;
+	const uint64_t *w = ix->entries + (b >> 6);
+	unsigned	sh = (unsigned) (b & 63);
+
+	/* the word pair's bits sh .. sh + entry_bits - 1 (no branch, no shift by 64) */
+	return ((w[0] >> sh) | ((w[1] << 1) << (63 - sh))) & ix->entry_mask;
+}
+
+static inline uint32_t
+bst_entry_off(const BstIndex *ix, uint64_t v)
+{
+	return (uint32_t) (v & ix->off_mask);
+}
+
+static inline uint32_t
+bst_entry_pos1(const BstIndex *ix, uint64_t v)
+{
+	return (uint32_t) (v >> ix->off_bits);
+}
+
+/* the word holding the start of entry e (for prefetching) */
+static inline const uint64_t *
+bst_index_entry_word(const BstIndex *ix, uint64_t e)
+{
+	return ix->entries + ((e * ix->entry_bits) >> 6);
+}
 
 /* the largest bucket of an index (its start array scanned once) */
 extern uint32_t bst_index_max_bucket(const uint32_t *start, uint32_t m);
@@ -124,8 +173,6 @@ typedef struct BstTree
 	size_t		nids;
 	size_t		cap_ids;
 	BstIndex   *index;			/* built on demand (bst_index_build) */
-	uint32_t   *build_p0;		/* during a build with index: first positions */
-	uint32_t   *build_p1;		/* ... and second positions, by id index */
 	BstAlloc	alloc;
 } BstTree;
 
@@ -171,7 +218,7 @@ extern uint64_t bst_pruned_tree_bytes(const int64_t *ids, size_t nids, int leaf_
 extern uint64_t bst_extended_tree_bytes(const BstTree *t, const int64_t *nw, size_t n);
 /* bytes the inverted index over nids ids takes once built */
 extern uint64_t bst_index_bytes(uint64_t nids, uint32_t m);
-/* bytes building that index needs at its peak (the index and two scratch arrays) */
+/* bytes building that index needs at its peak (the index itself: no scratch) */
 extern uint64_t bst_index_build_bytes(uint64_t nids, uint32_t m);
 /* can a tree of tree_bytes over nids ids build its index within limit bytes? */
 extern bool bst_index_fits(uint64_t tree_bytes, uint64_t nids, uint32_t m, uint64_t limit);

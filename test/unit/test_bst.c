@@ -954,11 +954,135 @@ bench_default(void)
 	bst_tree_free(t);
 }
 
+/*
+ * The packed index: entries of every width read back as written (an oracle
+ * writing bit by bit), and the index of built trees (full and pruned, k = 1
+ * and 3, counts and m at and around powers of two) holds exactly every id,
+ * once, in the bucket of its first position with its second position, ids
+ * ascending within a bucket.
+ */
+static void
+test_index_layout(void)
+{
+	uint64_t	seed = 7;
+
+	for (uint32_t W = 2; W <= 63; W++)
+	{
+		enum
+		{
+			NE = 1000
+		};
+		uint64_t	vals[NE];
+		uint64_t   *words = calloc((NE * 63 + 63) / 64 + 1, sizeof(uint64_t));
+		BstIndex	ix;
+		int			bad = 0;
+
+		memset(&ix, 0, sizeof(ix));
+		ix.entries = words;
+		ix.entry_bits = W;
+		ix.off_bits = W / 2;
+		ix.off_mask = (UINT64_C(1) << ix.off_bits) - 1;
+		ix.entry_mask = (UINT64_C(1) << W) - 1;
+		for (int e = 0; e < NE; e++)
+		{
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			vals[e] = (seed >> 1) & ix.entry_mask;
+			for (uint32_t b = 0; b < W; b++)
+				if ((vals[e] >> b) & 1)
+				{
+					uint64_t	bit = (uint64_t) e * W + b;
+
+					words[bit >> 6] |= UINT64_C(1) << (bit & 63);
+				}
+		}
+		for (int e = 0; e < NE; e++)
+		{
+			uint64_t	v = bst_index_entry(&ix, e);
+
+			if (v != vals[e] || bst_entry_off(&ix, v) != (vals[e] & ix.off_mask) ||
+				bst_entry_pos1(&ix, v) != (vals[e] >> ix.off_bits))
+				bad++;
+		}
+		CHECK(bad == 0, "packed entries of %u bits read back (%d wrong)", W, bad);
+		free(words);
+	}
+
+	{
+		struct
+		{
+			int			pruned;
+			int64_t		n;
+			uint32_t	m;
+			int			k;
+		}			cases[] = {
+			{0, 65536, 1024, 3}, {0, 65537, 1025, 3}, {0, 65535, 1023, 1},
+			{0, 1, 64, 3}, {0, 2, 64, 2}, {1, 4096, 4096, 3}, {1, 4097, 4095, 1},
+			{1, 1, 64, 3}, {0, 300000, 131071, 3},
+		};
+
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		{
+			BsParams	p = {cases[c].m, (uint8_t) cases[c].k, BS_HASH_XXH3, 11};
+			BstTree    *t = NULL;
+			int64_t		N = cases[c].n;
+			int64_t    *ids = malloc((size_t) N * sizeof(int64_t));
+			uint8_t    *seen = calloc((size_t) N, 1);
+			int			rc,
+						bad = 0;
+			uint32_t	ob;
+
+			for (int64_t i = 0; i < N; i++)
+				ids[i] = 3 * i + (i % 2);	/* sorted, distinct, gaps */
+			rc = cases[c].pruned ?
+				bst_build_pruned(&p, ids, (size_t) N, 4, true, &bst_alloc_malloc, &t) :
+				bst_build_full(&p, 100, 100 + N, 0, true, &bst_alloc_malloc, &t);
+			CHECK(rc == BST_OK && t->index, "case %zu built with its index", c);
+			if (rc != BST_OK)
+				continue;
+			CHECK(t->index->entry_bits == bst_index_entry_bits((uint64_t) N, p.m, &ob) &&
+				  t->index->off_bits == ob && t->index->nentries == (uint64_t) N,
+				  "case %zu: entry width", c);
+			for (uint32_t b = 0; b < p.m; b++)
+			{
+				int64_t		prev = -1;
+
+				for (uint32_t e = t->index->start[b]; e < t->index->start[b + 1]; e++)
+				{
+					uint64_t	v = bst_index_entry(t->index, e);
+					uint32_t	off = bst_entry_off(t->index, v);
+					uint32_t	pos[BS_MAX_K];
+					int64_t		x;
+
+					if (off >= (uint64_t) N || seen[off] || (int64_t) off <= prev)
+					{
+						bad++;
+						continue;
+					}
+					seen[off] = 1;
+					prev = off;
+					x = cases[c].pruned ? ids[off] : 100 + (int64_t) off;
+					bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, x), pos);
+					if (pos[0] != b || bst_entry_pos1(t->index, v) != (p.k > 1 ? pos[1] : pos[0]))
+						bad++;
+				}
+			}
+			for (int64_t i = 0; i < N; i++)
+				bad += !seen[i];
+			CHECK(bad == 0, "case %zu (%s, N=%ld, m=%u, k=%d): every id once, in its bucket (%d wrong)",
+				  c, cases[c].pruned ? "pruned" : "full", (long) N, p.m, p.k, bad);
+			bst_tree_free(t);
+			free(ids);
+			free(seen);
+		}
+	}
+}
+
 int
 main(void)
 {
 	test_sort();
 	test_plan();
+	test_index_layout();
 	test_full();
 	test_pruned();
 	test_memory();
