@@ -624,7 +624,7 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 			while (cum[b + 1] <= r)
 				b++;
 			e[j] = ix->start[bp[b]] + (uint32_t) (r - cum[b]);
-			__builtin_prefetch(bst_index_entry_word(ix, e[j]));
+			bst_index_entry_prefetch(ix, e[j]);
 		}
 		if ((rc = accept_batch(t, q, e, NULL, n, out, got, &tries)) != BST_OK)
 			break;
@@ -701,7 +701,7 @@ sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng
 				ok[j] = u[cur][j] < ix->start[p[cur][j] + 1] - s0;
 				e[j] = s0 + u[cur][j];
 				if (ok[j])
-					__builtin_prefetch(bst_index_entry_word(ix, e[j]));
+					bst_index_entry_prefetch(ix, e[j]);
 			}
 			for (int j = 0; j < CAND_BATCH; j++)
 			{

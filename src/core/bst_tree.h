@@ -141,11 +141,14 @@ bst_entry_pos1(const BstIndex *ix, uint64_t v)
 	return (uint32_t) (v >> ix->off_bits);
 }
 
-/* the word holding the start of entry e (for prefetching) */
-static inline const uint64_t *
-bst_index_entry_word(const BstIndex *ix, uint64_t e)
+/* prefetch entry e: the lines of both words bst_index_entry reads (mostly one) */
+static inline void
+bst_index_entry_prefetch(const BstIndex *ix, uint64_t e)
 {
-	return ix->entries + ((e * ix->entry_bits) >> 6);
+	const uint64_t *w = ix->entries + ((e * ix->entry_bits) >> 6);
+
+	__builtin_prefetch(w);
+	__builtin_prefetch(w + 1);
 }
 
 /* the largest bucket of an index (its start array scanned once) */
