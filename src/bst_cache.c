@@ -23,6 +23,8 @@
  */
 #include "postgres.h"
 
+#include <inttypes.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -43,6 +45,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
+#include "utils/syscache.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
@@ -621,6 +624,105 @@ enforce_shared_limit(const char *keep)
 	}
 }
 
+/* hashes of the names of the trees in this database's catalog (inside SPI) */
+static uint64 *
+live_name_hashes(int *n)
+{
+	uint64	   *h;
+
+	if (SPI_execute(psprintf("SELECT name FROM %s", bst_qualified("bst_tree_catalog")),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "reading the BloomSampleTree catalog failed");
+	*n = (int) SPI_processed;
+	h = palloc((SPI_processed + 1) * sizeof(uint64));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+
+		h[i] = hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
+	}
+	return h;
+}
+
+/*
+ * Remove the image files no one will use again: those of databases that no
+ * longer exist; those of this database's trees that its catalog no longer
+ * holds (the extension was dropped and created again, or a bst_drop could
+ * not remove them), given the hashes of the names it holds; and the
+ * temporary files of writers that died.  An image a backend maps (share-
+ * locked) is kept: removal takes an exclusive flock without waiting.
+ * Called after an image is built, inside SPI.
+ */
+static void
+sweep_images(void)
+{
+	DIR		   *dir = AllocateDir(IMAGE_DIR);
+	struct dirent *de;
+	uint64	   *live = NULL;
+	int			nlive = 0;
+
+	if (dir == NULL)
+		return;
+	while ((de = ReadDirExtended(dir, IMAGE_DIR, LOG)) != NULL)
+	{
+		unsigned int db;
+		uint64		h,
+					g;
+		int			pid,
+					len = 0;
+		bool		orphan;
+		char	   *path;
+
+		path = psprintf(IMAGE_DIR "/%s", de->d_name);
+		if (sscanf(de->d_name, "%u_%16" SCNx64 "_lock%n", &db, &h, &len) == 2 &&
+			len > 0 && de->d_name[len] == '\0')
+		{
+			/* a build lock: only of a database that is gone (no backend waits on it) */
+			if (!SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum((Oid) db)))
+				(void) unlink(path);
+			continue;
+		}
+		len = 0;
+		if (sscanf(de->d_name, "%u_%16" SCNx64 "_%16" SCNx64 ".bst%n", &db, &h, &g, &len) != 3 ||
+			len == 0)
+			continue;
+		if (de->d_name[len] != '\0')
+		{
+			/* <image>.<pid>.tmp: a writer's file, an orphan once the writer is gone */
+			int			end = 0;
+
+			if (sscanf(de->d_name + len, ".%d.tmp%n", &pid, &end) == 1 &&
+				de->d_name[len + end] == '\0' && pid > 0 && pid != MyProcPid &&
+				kill(pid, 0) != 0 && errno == ESRCH && unlink(path) == 0)
+				ereport(LOG,
+						(errmsg("BloomSampleTree image \"%s\" removed: its writer is gone", path)));
+			continue;
+		}
+		orphan = !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum((Oid) db));
+		if (!orphan && (Oid) db == MyDatabaseId)
+		{
+			if (live == NULL)
+				live = live_name_hashes(&nlive);
+			orphan = true;
+			for (int i = 0; i < nlive && orphan; i++)
+				orphan = live[i] != h;
+		}
+		if (orphan)
+		{
+			int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+
+			if (fd < 0)
+				continue;
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(path) == 0)
+				ereport(LOG,
+						(errmsg("BloomSampleTree image \"%s\" removed: its database or tree no longer exists",
+								path)));
+			CloseTransientFile(fd);
+		}
+	}
+	FreeDir(dir);
+}
+
 typedef struct ImageWriter
 {
 	int			fd;
@@ -1019,6 +1121,7 @@ load_entry(const char *name, const BstDef *def)
 				else
 					e = local;
 				remove_images(name, def->generation);
+				sweep_images();
 				enforce_shared_limit(image_path(name, def->generation));
 			}
 			else

@@ -7,6 +7,8 @@
 #  - beyond bloomsample.bst_shared_limit, images that no session maps are
 #    removed, least recently mapped first, and rebuilt at their next use;
 #  - a parallel plan over 3,000 filter rows returns the serial plan's result;
+#  - image files of dropped databases and of trees no catalog holds, and dead
+#    writers' temporary files, are removed at the next build;
 #  - after a restart the image is reused (no rebuild) and answers the same;
 #  - a streaming standby rebuilds the image from the replicated catalog rows
 #    and sees the primary's bst_extend and bst_drop.
@@ -155,6 +157,46 @@ is($node->safe_psql('postgres', "$par SELECT count(*) FROM qf, bst_sample('f', q
 is($node->safe_psql('postgres',
     "$par SELECT count(*) FROM qf, bst_reconstruct_stats('f', q) s WHERE s.memberships > 0"),
     '3000', 'parallel reconstruct_stats');
+
+# ---------------------------------------------------------------------------
+# orphans go at the next build: images of a dropped database, images of
+# trees the catalog no longer holds (the extension dropped and created
+# again), temporary files of writers that died; a live writer's stays
+# ---------------------------------------------------------------------------
+sub files_of_db
+{
+    my ($oid, $suffix) = @_;
+    return scalar(grep { /\Q$suffix\E$/ } glob("$datadir/pg_bloomsample/${oid}_*"));
+}
+$node->safe_psql('postgres', 'CREATE DATABASE other');
+$node->safe_psql('other', q{CREATE EXTENSION bloomsample; SELECT bst_create('o', 0, 100000, 4000, 3)});
+my $other_oid = $node->safe_psql('postgres', q{SELECT oid FROM pg_database WHERE datname = 'other'});
+is(files_of_db($other_oid, '.bst'), 1, 'database other has an image');
+$node->safe_psql('postgres', 'CREATE DATABASE again');
+$node->safe_psql('again', q{CREATE EXTENSION bloomsample; SELECT bst_create('old', 0, 100000, 4000, 3)});
+my $again_oid = $node->safe_psql('postgres', q{SELECT oid FROM pg_database WHERE datname = 'again'});
+$node->safe_psql('postgres', 'DROP DATABASE other');
+$node->safe_psql('again', q{DROP EXTENSION bloomsample; CREATE EXTENSION bloomsample});
+is(files_of_db($other_oid, '.bst') . files_of_db($again_oid, '.bst'), '11',
+    'before the next build: the dropped database\'s and the dropped extension\'s images remain');
+my $dead_pid = 4194000;
+$dead_pid++ while (kill(0, $dead_pid) || !$!{ESRCH});
+my ($postmaster_pid) = split /\n/, slurp_file("$datadir/postmaster.pid");
+my $tmp = "$datadir/pg_bloomsample/${again_oid}_0000000000000001_0000000000000002.bst";
+append_to_file("$tmp.$dead_pid.tmp", 'partial');
+append_to_file("$tmp.$postmaster_pid.tmp", 'partial');
+$log_offset = -s $node->logfile;
+$node->safe_psql('again', q{SELECT bst_create('new', 0, 100000, 4000, 3)});
+is(files_of_db($other_oid, ''), 0, 'the dropped database\'s files are removed');
+is(files_of_db($again_oid, '.bst'), 1, 'the catalog\'s tree keeps its image, the dropped tree\'s is removed');
+ok(!-e "$tmp.$dead_pid.tmp" && -e "$tmp.$postmaster_pid.tmp",
+    'a dead writer\'s temporary file is removed, a live one\'s kept');
+like(slurp_file($node->logfile, $log_offset), qr/removed: its database or tree no longer exists/,
+    'the removals are logged');
+unlink "$tmp.$postmaster_pid.tmp";
+is($node->safe_psql('again', q{SELECT count(*) FROM bst_info('new') WHERE shared}), '1',
+    'the new tree is shared');
+$node->safe_psql('postgres', 'DROP DATABASE again');
 
 # ---------------------------------------------------------------------------
 # restart: the image is reused
