@@ -1039,7 +1039,7 @@ build_entry(const char *name, const BstDef *def)
 
 			bytes = bst_full_tree_bytes(M, def->p.m, def->depth);
 			bst_check_memory(name, bytes, false, NULL);
-			/* build the index in the same pass when it fits too */
+			/* build the index alongside when it fits too */
 			rc = bst_build_full(&def->p, def->lo, def->hi, def->depth,
 								bst_index_fits(bytes, M, def->p.m, bst_memory_limit_bytes()),
 								&alloc, &t);

@@ -231,7 +231,8 @@ extern uint64_t bst_tree_bytes(const BstTree *t);
 /*
  * Build a full tree over [lo, hi) with 2^depth leaves; hi - lo must be in
  * [1, 2^32] and 2^depth <= hi - lo.  With with_index the inverted index is
- * built in the same pass (each id is hashed once for both).  Returns BST_OK
+ * built alongside (its buckets counted in the same pass, filled in a second
+ * one that hashes every id again).  Returns BST_OK
  * and *out, or an error.
  */
 extern int	bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
@@ -240,7 +241,7 @@ extern int	bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 /*
  * Build a pruned tree over ids (sorted ascending, distinct, >= 0, at most
  * 2^32 - 1 of them) with leaves spanning 2^leaf_bits ids, and with
- * with_index its inverted index in the same pass.  The tree copies ids.
+ * with_index its inverted index alongside.  The tree copies ids.
  */
 extern int	bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 							 int leaf_bits, bool with_index, const BstAlloc *alloc,
