@@ -78,15 +78,24 @@ bst_extended_tree_bytes(const BstTree *t, const int64_t *nw, size_t n)
 							  nids > t->cap_ids ? nids : t->cap_ids);
 }
 
-/* number of bits needed to write x (1 for 0 and 1) */
+/* number of bits needed to write x >= 0 (0 for 0) */
+static int
+bit_length(int64_t x)
+{
+	int			b = 0;
+
+	while (b < 63 && (x >> b) != 0)
+		b++;
+	return b;
+}
+
+/* number of bits of a field holding 0 .. x (at least 1) */
 static uint32_t
 bits_for(uint64_t x)
 {
-	uint32_t	b = 1;
+	int			b = bit_length((int64_t) x);
 
-	while (b < 64 && (x >> b) != 0)
-		b++;
-	return b;
+	return b > 0 ? (uint32_t) b : 1;
 }
 
 uint32_t
@@ -541,17 +550,6 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
  * pruned trees
  * ---------------------------------------------------------------------------
  */
-
-/* number of bits needed to write x >= 0 (0 for 0) */
-static int
-bit_length(int64_t x)
-{
-	int			b = 0;
-
-	while (b < 63 && (x >> b) != 0)
-		b++;
-	return b;
-}
 
 /* number of distinct values of id >> b in sorted ids */
 static size_t
@@ -1031,11 +1029,11 @@ index_alloc(BstTree *t, uint64_t N)
  * cur[p], and gathers its bits of the current word in acc[p], storing a
  * word only once its entries reach the word's end (a plain store, no read:
  * a read-modify-write would wait for a cache miss per id); the last, partial
- * word of every bucket is ORed in after the fill.  Entries arrive in id order, so at random
- * buckets: to keep the stores within a few pages at a time (a store to a
- * random page of a gigabyte costs a TLB miss and a cache miss), they are
- * first gathered per group of adjacent buckets, FILL_BATCH at a time, and
- * a group's batch is then written at once.
+ * word of every bucket is ORed in after the fill.  Entries arrive in id
+ * order, so at random buckets: to keep the stores within a few pages at a
+ * time (a store to a random page of a gigabyte costs a TLB miss and a cache
+ * miss), they are first gathered per group of adjacent buckets, FILL_BATCH
+ * at a time, and a group's batch is then written at once.
  */
 #define FILL_GROUPS		1024	/* at most this many groups of buckets */
 #define FILL_BATCH		32		/* entries gathered per group before writing */
