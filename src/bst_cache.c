@@ -429,13 +429,35 @@ bst_cache_forget(const char *name)
  */
 #define IMAGE_DIR	"pg_bloomsample"
 
+/* the hash of a tree's name that its image files carry */
+static uint64
+name_hash(const char *name)
+{
+	return hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
+}
+
 /* the file name prefix of a tree's images: <dboid>_<hash of name>_ */
 static char *
 image_prefix(const char *name)
 {
-	uint64		h = hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
+	return psprintf("%u_%016" INT64_MODIFIER "x_", MyDatabaseId, name_hash(name));
+}
 
-	return psprintf("%u_%016" INT64_MODIFIER "x_", MyDatabaseId, h);
+/*
+ * Remove an image file unless a backend maps it (mapping backends hold a
+ * shared flock; an exclusive one is tried without waiting); true when removed.
+ */
+static bool
+remove_unmapped_image(const char *path)
+{
+	int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	bool		removed;
+
+	if (fd < 0)
+		return false;
+	removed = flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(path) == 0;
+	CloseTransientFile(fd);
+	return removed;
 }
 
 static char *
@@ -606,21 +628,13 @@ enforce_shared_limit(const char *keep)
 	qsort(files, n, sizeof(ImageFile), image_file_cmp);
 	for (int i = 0; i < n && total > limit; i++)
 	{
-		int			fd;
-
-		if (strcmp(files[i].name, keep) == 0)
-			continue;
-		fd = OpenTransientFile(files[i].name, O_RDONLY | PG_BINARY);
-		if (fd < 0)
-			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(files[i].name) == 0)
+		if (strcmp(files[i].name, keep) != 0 && remove_unmapped_image(files[i].name))
 		{
 			total -= (uint64) files[i].size;
 			ereport(LOG,
 					(errmsg("BloomSampleTree image \"%s\" removed: the images exceeded bloomsample.bst_shared_limit",
 							files[i].name)));
 		}
-		CloseTransientFile(fd);
 	}
 }
 
@@ -639,7 +653,7 @@ live_name_hashes(int *n)
 	{
 		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
 
-		h[i] = hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
+		h[i] = name_hash(name);
 	}
 	return h;
 }
@@ -707,18 +721,10 @@ sweep_images(void)
 			for (int i = 0; i < nlive && orphan; i++)
 				orphan = live[i] != h;
 		}
-		if (orphan)
-		{
-			int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
-
-			if (fd < 0)
-				continue;
-			if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(path) == 0)
-				ereport(LOG,
-						(errmsg("BloomSampleTree image \"%s\" removed: its database or tree no longer exists",
-								path)));
-			CloseTransientFile(fd);
-		}
+		if (orphan && remove_unmapped_image(path))
+			ereport(LOG,
+					(errmsg("BloomSampleTree image \"%s\" removed: its database or tree no longer exists",
+							path)));
 	}
 	FreeDir(dir);
 }

@@ -240,12 +240,10 @@ bst_image_open(const void *base, size_t len, const char *name, int64_t generatio
 	t->cap_ids = t->nids;
 	if (h.has_index)
 	{
+		/* the widths were checked against the layout's above */
+		bst_index_set_shape(&out->index, h.nentries, t->p.m);
 		out->index.start = (uint32_t *) (b + h.off_start);
 		out->index.entries = (uint64_t *) (b + h.off_entries);
-		out->index.entry_bits = h.entry_bits;
-		out->index.off_bits = h.entry_off_bits;
-		out->index.off_mask = (UINT64_C(1) << h.entry_off_bits) - 1;
-		out->index.entry_mask = (UINT64_C(1) << h.entry_bits) - 1;
 		if (!starts_valid(out->index.start, t->p.m, h.nentries))
 		{
 			memset(out, 0, sizeof(*out));

@@ -108,6 +108,15 @@ bst_index_entry_bits(uint64_t nids, uint32_t m, uint32_t *off_bits)
 	return ob + bits_for(m > 0 ? m - 1 : 0);
 }
 
+void
+bst_index_set_shape(BstIndex *ix, uint64_t nids, uint32_t m)
+{
+	ix->nentries = nids;
+	ix->entry_bits = bst_index_entry_bits(nids, m, &ix->off_bits);
+	ix->off_mask = (UINT64_C(1) << ix->off_bits) - 1;
+	ix->entry_mask = (UINT64_C(1) << ix->entry_bits) - 1;
+}
+
 uint64_t
 bst_index_words(uint64_t nids, uint32_t m)
 {
@@ -455,7 +464,6 @@ int
 bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 			   bool with_index, const BstAlloc *alloc, BstTree **out)
 {
-
 	BstTree    *t;
 	uint64_t	M = (uint64_t) hi - (uint64_t) lo;
 	int64_t		nnodes,
@@ -1008,10 +1016,7 @@ index_alloc(BstTree *t, uint64_t N)
 		return BST_ENOMEM;
 	memset(ix, 0, sizeof(*ix));
 	t->index = ix;
-	ix->nentries = N;
-	ix->entry_bits = bst_index_entry_bits(N, t->p.m, &ix->off_bits);
-	ix->off_mask = (UINT64_C(1) << ix->off_bits) - 1;
-	ix->entry_mask = (UINT64_C(1) << ix->entry_bits) - 1;
+	bst_index_set_shape(ix, N, t->p.m);
 	ix->start = TALLOC(t, ((size_t) t->p.m + 1) * sizeof(uint32_t));
 	ix->entries = TALLOC(t, (size_t) words * sizeof(uint64_t));
 	if (!ix->start || !ix->entries)
@@ -1049,21 +1054,24 @@ typedef struct IndexFill
 	uint64_t   *bufv;			/* groups x FILL_BATCH: packed entry */
 } IndexFill;
 
-static int
-fill_gshift(uint32_t m)
+/* the groups of m buckets (m >= 1), and in *gshift how buckets map to them */
+static uint32_t
+fill_groups(uint32_t m, int *gshift)
 {
-	int			gshift = 0;
+	int			s = 0;
 
-	while (((uint64_t) (m > 0 ? m - 1 : 0) >> gshift) >= FILL_GROUPS)
-		gshift++;
-	return gshift;
+	while (((m - 1) >> s) >= FILL_GROUPS)
+		s++;
+	*gshift = s;
+	return ((m - 1) >> s) + 1;
 }
 
 /* bytes of an IndexFill's arrays for m buckets */
 static uint64_t
 fill_bytes(uint32_t m)
 {
-	uint64_t	groups = ((uint64_t) (m > 0 ? m - 1 : 0) >> fill_gshift(m)) + 1;
+	int			gshift;
+	uint64_t	groups = fill_groups(m, &gshift);
 
 	return (uint64_t) m * 12 + groups * (4 + FILL_BATCH * 12);
 }
@@ -1119,8 +1127,7 @@ index_fill(BstTree *t)
 	int			rc = BST_OK;
 
 	f.ix = ix;
-	f.gshift = fill_gshift(m);
-	groups = ((m - 1) >> f.gshift) + 1;
+	groups = fill_groups(m, &f.gshift);
 	f.acc = TALLOC(t, (size_t) m * sizeof(uint64_t));
 	f.cur = TALLOC(t, (size_t) m * sizeof(uint32_t));
 	f.nbuf = TALLOC(t, (size_t) groups * sizeof(uint32_t));

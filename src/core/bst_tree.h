@@ -114,6 +114,9 @@ typedef struct BstIndex
 /* bits of an index entry over nids ids at m bits, and of its offset part */
 extern uint32_t bst_index_entry_bits(uint64_t nids, uint32_t m, uint32_t *off_bits);
 
+/* set the counts, widths and masks of an index over nids ids at m bits */
+extern void bst_index_set_shape(BstIndex *ix, uint64_t nids, uint32_t m);
+
 /* 64-bit words holding the entries (one spare word: every read is two words) */
 extern uint64_t bst_index_words(uint64_t nids, uint32_t m);
 

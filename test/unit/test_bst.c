@@ -18,6 +18,7 @@
 #include "bst_gen.h"
 #include "bst_plan.h"
 #include "bst_query.h"
+#include "bst_unit.h"
 #include "unit.h"
 
 static double
@@ -27,22 +28,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static uint8_t *
-make_filter(const BsHasher *h, const int64_t *ids, size_t n)
-{
-	uint8_t    *q = calloc(bs_words_for_bits(h->p.m), 8);
-
-	for (size_t i = 0; i < n; i++)
-		bs_key_set(h, bs_key_int64(h, ids[i]), q);
-	return q;
-}
-
-static bool
-same_vec(const BstIdVec *a, const BstIdVec *b)
-{
-	return a->n == b->n && (a->n == 0 || memcmp(a->v, b->v, a->n * sizeof(int64_t)) == 0);
 }
 
 static void

@@ -11,6 +11,7 @@
 
 #include "bst_image.h"
 #include "bst_query.h"
+#include "bst_unit.h"
 #include "unit.h"
 
 typedef struct Buf
@@ -38,22 +39,6 @@ buf_write(void *ctx, const void *data, size_t len)
 	memcpy(w->b + w->n, data, len);
 	w->n += len;
 	return 0;
-}
-
-static uint8_t *
-make_filter(const BsHasher *h, const int64_t *ids, size_t n)
-{
-	uint8_t    *q = calloc(bs_words_for_bits(h->p.m), 8);
-
-	for (size_t i = 0; i < n; i++)
-		bs_key_set(h, bs_key_int64(h, ids[i]), q);
-	return q;
-}
-
-static bool
-same_vec(const BstIdVec *a, const BstIdVec *b)
-{
-	return a->n == b->n && (a->n == 0 || memcmp(a->v, b->v, a->n * sizeof(int64_t)) == 0);
 }
 
 /* every query on the image equals the same query on t */
