@@ -22,7 +22,7 @@
 # docs/architecture.md describes the layout, the versions and the developer's loop.
 
 EXTENSION   = bloomsample
-EXTVERSION  = 1.1
+EXTVERSION  = 1.2
 MODULE_big  = bloomsample
 
 CORE_SRCS   = $(sort $(wildcard src/core/*.c))

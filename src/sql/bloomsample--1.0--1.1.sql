@@ -1,8 +1,6 @@
 -- bloomsample upgrade from 1.0 to 1.1 (ALTER EXTENSION bloomsample UPDATE TO '1.1').
--- 1.1 is not released yet: every change to the install script's parts
--- (src/sql/[0-9][0-9]_*.sql) goes here too, until it is.  test/t/003_upgrade.pl
--- installs 1.0, runs ALTER EXTENSION ... UPDATE and compares every object of
--- the extension (and its properties) with a fresh install of 1.1.
+-- 1.1 was released on 2026-11-26: this script is frozen like the released install
+-- scripts; changes since go into bloomsample--1.1--1.2.sql.
 
 \echo Use "ALTER EXTENSION bloomsample UPDATE TO '1.1'" to load this file. \quit
 
