@@ -8,59 +8,49 @@
  * bst_tree_ids (a pruned tree's occupied ids, in chunks).  A tree is a
  * deterministic function of its definition: the first backend of the
  * cluster that needs a (tree, generation) builds it and writes its flat
- * image (bst_image.h) to $PGDATA/pg_bloomsample/, under a per-tree file
- * lock so that concurrent first users build it once; every backend and
- * parallel worker then maps that file read-only, so the page cache holds one
- * copy for the whole cluster.  Each backend keeps its mapped trees keyed by
- * name and generation, and revalidates one against the catalog only after a
- * relcache invalidation of bst_tree_catalog (sent by bst_drop and
- * bst_extend): a tree dropped, re-created or extended by another session is
- * reloaded at the next call, and an unchanged one costs no catalog lookup.
- * With bloomsample.bst_shared off (or no writable image directory) a backend
+ * image (bst_images.h), under a per-tree build lock so that concurrent first
+ * users build it once; every backend and parallel worker then maps that
+ * file read-only, so the page cache holds one copy for the whole cluster.
+ *
+ * Which generation a call uses is decided by the catalog row that the
+ * call's snapshot sees, never by a newer or older one: each cached tree
+ * keeps the key of the snapshot its row was read with (bst_snapkey.h), and
+ * a call whose snapshot has the same key sees the same row, so it uses the
+ * tree without a catalog lookup; any other call reads the row again.  Aborts
+ * forget the trees read from rows the aborted transaction wrote.  With
+ * bloomsample.bst_shared off (or no writable image directory) a backend
  * builds trees in its own memory, as many as bloomsample.bst_memory_limit
  * holds (least recently used dropped first).  Design notes:
- * docs/bloomsampletree.md (storage, cache and concurrency).
+ * docs/bloomsampletree.md ("Which tree a statement sees", "Storage, cache
+ * and concurrency").
  */
 #include "postgres.h"
 
-#include <inttypes.h>
-#include <signal.h>
-#include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "access/parallel.h"
-#include "catalog/namespace.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
-#include "pgstat.h"
 #include "portability/instr_time.h"
-#include "storage/fd.h"
-#include "storage/latch.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
-#include "utils/inval.h"
-#include "utils/syscache.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/regproc.h"
-#include "utils/varlena.h"
 
 #include "bst_image.h"
 
 #include "bst_cache.h"
+#include "bst_images.h"
+#include "bst_snapkey.h"
 
 int			bst_memory_limit_mb = 2048;
 int			bst_sample_method = BST_SAMPLE_AUTO;
 int			bst_reconstruct_method = BST_RECON_AUTO;
 int			bst_random_seed = -1;
 bool		bst_shared = true;
-int			bst_shared_limit_mb = 4096;
 
 static const struct config_enum_entry sample_method_options[] = {
 	{"auto", BST_SAMPLE_AUTO, false},
@@ -128,6 +118,16 @@ bst_init_gucs(void)
 							"When a new image takes them beyond it, the least recently mapped images that no backend maps are removed (rebuilt at their next use).",
 							&bst_shared_limit_mb, 4096, 1, INT_MAX / 2,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomsample.bst_disk_reserve",
+							"Free space that writing a BloomSampleTree image must leave on its volume (-1: 10% of the volume, at most 1 GB).",
+							"A tree whose image would leave less is built in the backend's memory instead, with a NOTICE.",
+							&bst_disk_reserve_mb, -1, -1, INT_MAX / 2,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomStringVariable("bloomsample.bst_image_directory",
+							   "Directory of the shared BloomSampleTree images (relative to the data directory, or absolute).",
+							   "The default, pg_stat_tmp/bloomsample, is skipped by pg_basebackup: images are a cache, rebuilt at first use.",
+							   &bst_image_directory, "pg_stat_tmp/bloomsample",
+							   PGC_SIGHUP, 0, NULL, NULL, NULL);
 	bst_init_cache();
 }
 
@@ -292,14 +292,13 @@ typedef struct BstCacheEntry
 	struct BstCacheEntry *next;
 	char	   *name;
 	int64		generation;
-	uint64		checked;		/* catalog_changes when the generation was last read */
+	BstSnapKey	seen;			/* the snapshot whose catalog row gave generation */
+	bool		own;			/* that row was written by this transaction */
 	uint64		last_use;		/* value of use_clock at the last lookup */
 	MemoryContext cxt;
 	BstTree    *tree;			/* &mt->tree for a shared image, else a local tree */
 	BstMappedTree *mt;			/* the shared image opened in place, or NULL */
-	void	   *map_base;		/* its mapping */
-	size_t		map_len;
-	int			fd;				/* the image file, share-locked while mapped, or -1 */
+	BstImageMap map;			/* its mapping */
 } BstCacheEntry;
 
 static BstCacheEntry *cache = NULL;
@@ -307,23 +306,59 @@ static uint64 use_clock = 0;
 /* advanced whenever an entry is freed: per-call caches of tree pointers check it */
 static uint64 cache_epoch = 0;
 
+static void entry_free(BstCacheEntry *e);
+
 /*
- * Relcache invalidations of bst_tree_catalog seen by this backend.  Every
- * change of a tree (bst_drop, bst_extend; creation needs none: no backend
- * has the new tree) sends one, at commit, to every backend of the database
- * and, through the commit record, to standbys: a cached tree whose entry
- * has seen no invalidation since its generation was read is current, and
- * needs no catalog lookup.
+ * An abort of this backend's transaction makes the catalog rows it wrote
+ * invisible again without changing any snapshot's xmax or in-progress set:
+ * count it (every snapshot key holds the count), forget the trees read from
+ * rows this transaction wrote and, at top level, remove the images of those
+ * generations (nobody else ever saw them).
  */
-static uint64 catalog_changes = 1;
-static Oid	catalog_oid = InvalidOid;
+static void
+forget_own(bool top_level)
+{
+	BstCacheEntry **l = &cache;
+
+	bst_snapkey_note_abort();
+	while (*l)
+	{
+		BstCacheEntry *e = *l;
+
+		if (!e->own)
+		{
+			l = &e->next;
+			continue;
+		}
+		*l = e->next;
+		if (top_level)
+			(void) unlink(bst_image_path(e->name, e->generation));
+		entry_free(e);
+	}
+}
 
 static void
-catalog_inval_callback(Datum arg, Oid relid)
+xact_callback(XactEvent event, void *arg)
 {
 	(void) arg;
-	if (relid == InvalidOid || catalog_oid == InvalidOid || relid == catalog_oid)
-		catalog_changes++;
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		forget_own(true);
+	else if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
+	{
+		for (BstCacheEntry *e = cache; e; e = e->next)
+			e->own = false;
+	}
+}
+
+static void
+subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+				 SubTransactionId parentSubid, void *arg)
+{
+	(void) mySubid;
+	(void) parentSubid;
+	(void) arg;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		forget_own(false);
 }
 
 void
@@ -334,20 +369,8 @@ bst_init_cache(void)
 	if (done)
 		return;
 	done = true;
-	CacheRegisterRelcacheCallback(catalog_inval_callback, (Datum) 0);
-}
-
-/*
- * (inside SPI) the oid of bst_tree_catalog, looked up again on every slow
- * path: a dropped and re-created extension has a new table
- */
-static Oid
-catalog_relid(void)
-{
-	List	   *names = stringToQualifiedNameList(bst_qualified("bst_tree_catalog"));
-
-	catalog_oid = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
-	return catalog_oid;
+	RegisterXactCallback(xact_callback, NULL);
+	RegisterSubXactCallback(subxact_callback, NULL);
 }
 
 /*
@@ -400,13 +423,7 @@ static void
 entry_free(BstCacheEntry *e)
 {
 	cache_epoch++;
-	if (e->map_base)
-		munmap(e->map_base, e->map_len);
-	if (e->fd >= 0)
-	{
-		close(e->fd);			/* releases the share lock */
-		ReleaseExternalFD();
-	}
+	bst_image_unmap(&e->map);
 	MemoryContextDelete(e->cxt);
 }
 
@@ -424,439 +441,6 @@ bst_cache_forget(const char *name)
 }
 
 /* ---------------------------------------------------------------------------
- * shared image files
- * ---------------------------------------------------------------------------
- */
-#define IMAGE_DIR	"pg_bloomsample"
-
-/* the hash of a tree's name that its image files carry */
-static uint64
-name_hash(const char *name)
-{
-	return hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
-}
-
-/* the file name prefix of a tree's images: <dboid>_<hash of name>_ */
-static char *
-image_prefix(const char *name)
-{
-	return psprintf("%u_%016" INT64_MODIFIER "x_", MyDatabaseId, name_hash(name));
-}
-
-/*
- * Remove an image file unless a backend maps it (mapping backends hold a
- * shared flock; an exclusive one is tried without waiting); true when removed.
- */
-static bool
-remove_unmapped_image(const char *path)
-{
-	int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
-	bool		removed;
-
-	if (fd < 0)
-		return false;
-	removed = flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(path) == 0;
-	CloseTransientFile(fd);
-	return removed;
-}
-
-static char *
-image_path(const char *name, int64 generation)
-{
-	return psprintf(IMAGE_DIR "/%s%016" INT64_MODIFIER "x.bst", image_prefix(name),
-					(uint64) generation);
-}
-
-/*
- * Remove the image files of tree `name` but the one of generation keep
- * (PG_INT64_MIN: all).  Backends that map a removed file keep their mapping.
- */
-static void
-remove_images(const char *name, int64 keep)
-{
-	char	   *prefix = image_prefix(name);
-	char	   *kept = psprintf("%s%016" INT64_MODIFIER "x.bst", prefix, (uint64) keep);
-	DIR		   *dir = AllocateDir(IMAGE_DIR);
-	struct dirent *de;
-
-	if (dir == NULL)
-		return;
-	while ((de = ReadDirExtended(dir, IMAGE_DIR, LOG)) != NULL)
-	{
-		size_t		len = strlen(de->d_name);
-
-		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
-			(keep != PG_INT64_MIN && strcmp(de->d_name, kept) == 0) ||
-			len < 4 || strcmp(de->d_name + len - 4, ".bst") != 0)
-			continue;
-		if (unlink(psprintf(IMAGE_DIR "/%s", de->d_name)) != 0 && errno != ENOENT)
-			elog(LOG, "could not remove BloomSampleTree image \"%s\": %m", de->d_name);
-	}
-	FreeDir(dir);
-}
-
-/*
- * Map the image file of (name, generation) and open it in a new cache
- * entry; NULL when the file is missing or is not that tree's image.  While
- * mapped, the file stays open with a shared flock (so that the space limit
- * never removes an image a backend uses) and its mtime says when it was
- * last mapped (the limit removes the least recently mapped first).
- */
-static BstCacheEntry *
-map_image(const char *name, int64 generation)
-{
-	char	   *path = image_path(name, generation);
-	int			fd;
-	struct stat st;
-	void	   *base;
-	MemoryContext cxt;
-	BstCacheEntry *e;
-	BstAlloc	alloc;
-	bool		keep_fd = AcquireExternalFD();
-
-	fd = open(path, O_RDONLY | PG_BINARY, 0);
-	if (fd < 0)
-	{
-		if (keep_fd)
-			ReleaseExternalFD();
-		return NULL;
-	}
-	/* an image being removed (exclusively locked) counts as missing */
-	if (flock(fd, LOCK_SH | LOCK_NB) != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
-		st.st_nlink == 0)
-	{
-		close(fd);
-		if (keep_fd)
-			ReleaseExternalFD();
-		return NULL;
-	}
-	base = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-	{
-		elog(LOG, "could not map BloomSampleTree image \"%s\": %m", path);
-		close(fd);
-		if (keep_fd)
-			ReleaseExternalFD();
-		return NULL;
-	}
-	(void) futimens(fd, NULL);	/* last mapped now */
-	if (!keep_fd)
-	{
-		close(fd);				/* no descriptor to spare: not protected from removal */
-		fd = -1;
-	}
-	cxt = AllocSetContextCreate(TopMemoryContext, "BloomSampleTree", ALLOCSET_SMALL_SIZES);
-	e = MemoryContextAllocZero(cxt, sizeof(BstCacheEntry));
-	e->name = MemoryContextStrdup(cxt, name);
-	e->generation = generation;
-	e->cxt = cxt;
-	e->map_base = base;
-	e->map_len = (size_t) st.st_size;
-	e->fd = fd;
-	e->mt = MemoryContextAllocZero(cxt, sizeof(BstMappedTree));
-	MemoryContextSetIdentifier(cxt, e->name);
-	alloc = bst_context_alloc(cxt);
-	if (bst_image_open(base, e->map_len, name, generation, &alloc, e->mt) != BST_OK)
-	{
-		elog(LOG, "BloomSampleTree image \"%s\" does not match its tree: rebuilding it", path);
-		entry_free(e);
-		return NULL;
-	}
-	e->tree = &e->mt->tree;
-	return e;
-}
-
-typedef struct ImageFile
-{
-	char	   *name;
-	off_t		size;
-	time_t		mtime;
-} ImageFile;
-
-static int
-image_file_cmp(const void *a, const void *b)
-{
-	const ImageFile *x = a,
-			   *y = b;
-
-	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
-}
-
-/*
- * Keep the images of the cluster within bloomsample.bst_shared_limit: while
- * they take more, remove the least recently mapped one that no backend maps
- * (an exclusive flock succeeds only then), never `keep`.
- */
-static void
-enforce_shared_limit(const char *keep)
-{
-	DIR		   *dir = AllocateDir(IMAGE_DIR);
-	struct dirent *de;
-	ImageFile  *files = NULL;
-	int			n = 0,
-				cap = 0;
-	uint64		total = 0;
-	uint64		limit = (uint64) bst_shared_limit_mb * 1024 * 1024;
-
-	if (dir == NULL)
-		return;
-	while ((de = ReadDirExtended(dir, IMAGE_DIR, LOG)) != NULL)
-	{
-		size_t		len = strlen(de->d_name);
-		struct stat st;
-		char	   *path;
-
-		if (len < 4 || strcmp(de->d_name + len - 4, ".bst") != 0)
-			continue;
-		path = psprintf(IMAGE_DIR "/%s", de->d_name);
-		if (stat(path, &st) != 0)
-			continue;
-		if (n == cap)
-		{
-			cap = cap ? cap * 2 : 16;
-			files = files ? repalloc(files, cap * sizeof(ImageFile)) : palloc(cap * sizeof(ImageFile));
-		}
-		files[n].name = path;
-		files[n].size = st.st_size;
-		files[n].mtime = st.st_mtime;
-		n++;
-		total += (uint64) st.st_size;
-	}
-	FreeDir(dir);
-	if (total <= limit)
-		return;
-	qsort(files, n, sizeof(ImageFile), image_file_cmp);
-	for (int i = 0; i < n && total > limit; i++)
-	{
-		if (strcmp(files[i].name, keep) != 0 && remove_unmapped_image(files[i].name))
-		{
-			total -= (uint64) files[i].size;
-			ereport(LOG,
-					(errmsg("BloomSampleTree image \"%s\" removed: the images exceeded bloomsample.bst_shared_limit",
-							files[i].name)));
-		}
-	}
-}
-
-/* hashes of the names of the trees in this database's catalog (inside SPI) */
-static uint64 *
-live_name_hashes(int *n)
-{
-	uint64	   *h;
-
-	if (SPI_execute(psprintf("SELECT name FROM %s", bst_qualified("bst_tree_catalog")),
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "reading the BloomSampleTree catalog failed");
-	*n = (int) SPI_processed;
-	h = palloc((SPI_processed + 1) * sizeof(uint64));
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
-
-		h[i] = name_hash(name);
-	}
-	return h;
-}
-
-/*
- * Remove the image files no one will use again: those of databases that no
- * longer exist; those of this database's trees that its catalog no longer
- * holds (the extension was dropped and created again, or a bst_drop could
- * not remove them), given the hashes of the names it holds; and the
- * temporary files of writers that died.  An image a backend maps (share-
- * locked) is kept: removal takes an exclusive flock without waiting.
- * Called after an image is built, inside SPI.
- */
-static void
-sweep_images(void)
-{
-	DIR		   *dir = AllocateDir(IMAGE_DIR);
-	struct dirent *de;
-	uint64	   *live = NULL;
-	int			nlive = 0;
-
-	if (dir == NULL)
-		return;
-	while ((de = ReadDirExtended(dir, IMAGE_DIR, LOG)) != NULL)
-	{
-		unsigned int db;
-		uint64		h,
-					g;
-		int			pid,
-					len = 0;
-		bool		orphan;
-		char	   *path;
-
-		path = psprintf(IMAGE_DIR "/%s", de->d_name);
-		if (sscanf(de->d_name, "%u_%16" SCNx64 "_lock%n", &db, &h, &len) == 2 &&
-			len > 0 && de->d_name[len] == '\0')
-		{
-			/* a build lock: only of a database that is gone (no backend waits on it) */
-			if (!SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum((Oid) db)))
-				(void) unlink(path);
-			continue;
-		}
-		len = 0;
-		if (sscanf(de->d_name, "%u_%16" SCNx64 "_%16" SCNx64 ".bst%n", &db, &h, &g, &len) != 3 ||
-			len == 0)
-			continue;
-		if (de->d_name[len] != '\0')
-		{
-			/* <image>.<pid>.tmp: a writer's file, an orphan once the writer is gone */
-			int			end = 0;
-
-			if (sscanf(de->d_name + len, ".%d.tmp%n", &pid, &end) == 1 &&
-				de->d_name[len + end] == '\0' && pid > 0 && pid != MyProcPid &&
-				kill(pid, 0) != 0 && errno == ESRCH && unlink(path) == 0)
-				ereport(LOG,
-						(errmsg("BloomSampleTree image \"%s\" removed: its writer is gone", path)));
-			continue;
-		}
-		orphan = !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum((Oid) db));
-		if (!orphan && (Oid) db == MyDatabaseId)
-		{
-			if (live == NULL)
-				live = live_name_hashes(&nlive);
-			orphan = true;
-			for (int i = 0; i < nlive && orphan; i++)
-				orphan = live[i] != h;
-		}
-		if (orphan && remove_unmapped_image(path))
-			ereport(LOG,
-					(errmsg("BloomSampleTree image \"%s\" removed: its database or tree no longer exists",
-							path)));
-	}
-	FreeDir(dir);
-}
-
-typedef struct ImageWriter
-{
-	int			fd;
-	const char *path;
-} ImageWriter;
-
-static int
-image_write(void *ctx, const void *buf, size_t len)
-{
-	ImageWriter *w = ctx;
-	const char *b = buf;
-
-	while (len > 0)
-	{
-		ssize_t		n = write(w->fd, b, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-		{
-			if (n == 0)
-				errno = ENOSPC;
-			return 1;
-		}
-		b += n;
-		len -= (size_t) n;
-	}
-	return 0;
-}
-
-/*
- * Write the image of t for (name, generation): to a temporary name, then
- * renamed into place (readers see the whole file or none).  No fsync: the
- * file is a cache, rebuilt when missing or damaged after a crash (its header
- * and size are checked on open).  false, with a WARNING, when it cannot be
- * written.
- */
-static bool
-write_image(const BstTree *t, const char *name, int64 generation)
-{
-	char	   *path = image_path(name, generation);
-	char	   *tmp = psprintf("%s.%d.tmp", path, MyProcPid);
-	ImageWriter w;
-	int			rc;
-
-	if (MakePGDirectory(IMAGE_DIR) != 0 && errno != EEXIST)
-	{
-		ereport(WARNING,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", IMAGE_DIR)));
-		return false;
-	}
-	w.fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-	w.path = tmp;
-	if (w.fd < 0)
-	{
-		ereport(WARNING,
-				(errcode_for_file_access(),
-				 errmsg("could not create BloomSampleTree image \"%s\": %m", tmp)));
-		return false;
-	}
-	PG_TRY();
-	{
-		rc = bst_image_write(t, name, generation, image_write, &w);
-	}
-	PG_CATCH();
-	{
-		CloseTransientFile(w.fd);
-		unlink(tmp);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	if (rc != BST_OK)
-	{
-		int			save = errno;
-
-		CloseTransientFile(w.fd);
-		unlink(tmp);
-		errno = save;
-		ereport(WARNING,
-				(errcode_for_file_access(),
-				 errmsg("could not write BloomSampleTree image \"%s\": %m", tmp)));
-		return false;
-	}
-	if (CloseTransientFile(w.fd) != 0 || rename(tmp, path) != 0)
-	{
-		ereport(WARNING,
-				(errcode_for_file_access(),
-				 errmsg("could not install BloomSampleTree image \"%s\": %m", path)));
-		unlink(tmp);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Take the tree's build lock (an exclusive flock on its lock file), waiting
- * interruptibly; returns the lock file's descriptor (closing it releases
- * the lock), or -1 when there is no lock file (then nothing is shared).
- */
-static int
-lock_tree(const char *name)
-{
-	char	   *path = psprintf(IMAGE_DIR "/%slock", image_prefix(name));
-	int			fd;
-
-	if (MakePGDirectory(IMAGE_DIR) != 0 && errno != EEXIST)
-		return -1;
-	fd = OpenTransientFile(path, O_RDWR | O_CREAT | PG_BINARY);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, LOCK_EX | LOCK_NB) != 0)
-	{
-		if (errno != EWOULDBLOCK && errno != EINTR)
-		{
-			CloseTransientFile(fd);
-			return -1;
-		}
-		/* another backend builds this tree: wait for it */
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 5,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
-	return fd;
-}
-
-/* ---------------------------------------------------------------------------
  * the catalog
  * ---------------------------------------------------------------------------
  */
@@ -870,6 +454,7 @@ typedef struct BstDef
 	int64		leaf_size;
 	int			depth;
 	int64		generation;
+	bool		own;			/* the row was written by this transaction */
 } BstDef;
 
 static SPIPlanPtr def_plan = NULL;
@@ -907,7 +492,7 @@ read_def(const char *name, BstDef *def)
 
 	if (!def_plan)
 		def_plan = keep_plan(psprintf("SELECT kind, namespace_lo, namespace_hi, m::int8, k::int8, "
-									  "seed::int8, hash, leaf_size, depth::int8, generation "
+									  "seed::int8, hash, leaf_size, depth::int8, generation, xmin "
 									  "FROM %s WHERE name = $1",
 									  bst_qualified("bst_tree_catalog")), 1, types);
 	args[0] = CStringGetTextDatum(name);
@@ -926,6 +511,8 @@ read_def(const char *name, BstDef *def)
 	def->leaf_size = get_int8(tup, desc, 8, &isnull);
 	def->depth = (int) get_int8(tup, desc, 9, &isnull);
 	def->generation = get_int8(tup, desc, 10, &isnull);
+	def->own = TransactionIdIsCurrentTransactionId(
+		DatumGetTransactionId(SPI_getbinval(tup, desc, 11, &isnull)));
 	return true;
 }
 
@@ -1036,7 +623,7 @@ build_entry(const char *name, const BstDef *def)
 		e->name = MemoryContextStrdup(cxt, name);
 		e->generation = def->generation;
 		e->cxt = cxt;
-		e->fd = -1;
+		e->map.fd = -1;
 		/* pg_backend_memory_contexts shows the tree's context by its name */
 		MemoryContextSetIdentifier(cxt, e->name);
 		if (!def->pruned)
@@ -1078,6 +665,102 @@ build_entry(const char *name, const BstDef *def)
 }
 
 /*
+ * A cache entry for the image of (name, generation) mapped in place; NULL
+ * when the file is missing or is not that tree's image.
+ */
+static BstCacheEntry *
+map_entry(const char *name, int64 generation)
+{
+	BstImageMap map;
+	MemoryContext cxt;
+	BstCacheEntry *e;
+	BstAlloc	alloc;
+
+	if (!bst_image_map(name, generation, &map))
+		return NULL;
+	cxt = AllocSetContextCreate(TopMemoryContext, "BloomSampleTree", ALLOCSET_SMALL_SIZES);
+	e = MemoryContextAllocZero(cxt, sizeof(BstCacheEntry));
+	e->name = MemoryContextStrdup(cxt, name);
+	e->generation = generation;
+	e->cxt = cxt;
+	e->map = map;
+	e->mt = MemoryContextAllocZero(cxt, sizeof(BstMappedTree));
+	MemoryContextSetIdentifier(cxt, e->name);
+	alloc = bst_context_alloc(cxt);
+	if (bst_image_open(map.base, map.len, name, generation, &alloc, e->mt) != BST_OK)
+	{
+		elog(LOG, "BloomSampleTree image \"%s\" does not match its tree: rebuilding it",
+			 bst_image_path(name, generation));
+		entry_free(e);
+		return NULL;
+	}
+	e->tree = &e->mt->tree;
+	return e;
+}
+
+/*
+ * The trees the catalog holds, as the sweep of image files needs them
+ * (inside SPI, with the statement's snapshot)
+ */
+static BstImageLive *
+live_trees(int *n)
+{
+	BstImageLive *live;
+
+	if (SPI_execute(psprintf("SELECT name, generation FROM %s", bst_qualified("bst_tree_catalog")),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "reading the BloomSampleTree catalog failed");
+	*n = (int) SPI_processed;
+	live = palloc((SPI_processed + 1) * sizeof(BstImageLive));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		live[i].name_hash = bst_image_name_hash(SPI_getvalue(SPI_tuptable->vals[i],
+															 SPI_tuptable->tupdesc, 1));
+		live[i].generation = get_int8(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull);
+	}
+	return live;
+}
+
+/*
+ * Build the tree of def and store its image (the caller holds the build
+ * lock); the entry maps the image when it could be written, else holds the
+ * tree built in this backend.  Then sweep the image directory.
+ */
+static BstCacheEntry *
+build_and_store(const char *name, const BstDef *def)
+{
+	instr_time	t0,
+				t1;
+	BstCacheEntry *local,
+			   *e;
+	BstImageLive *live;
+	int			nlive;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	local = build_entry(name, def);
+	if (!bst_image_store(local->tree, name, def->generation))
+		return local;
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	ereport(LOG,
+			(errmsg("BloomSampleTree \"%s\" built into a shared image: " UINT64_FORMAT " bytes in %.0f ms",
+					name, bst_image_bytes(local->tree, strlen(name)),
+					INSTR_TIME_GET_MILLISEC(t1))));
+	/* mapped (and so share-locked) before the sweep and the space limit */
+	e = map_entry(name, def->generation);
+	if (e != NULL)
+		entry_free(local);
+	else
+		e = local;
+	bst_image_remove(name, def->generation);
+	live = live_trees(&nlive);
+	bst_image_sweep(live, nlive, bst_image_path(name, def->generation));
+	return e;
+}
+
+/*
  * The entry of (name, def->generation): its shared image mapped (built and
  * written first when missing, by one backend while the others wait), or,
  * without bloomsample.bst_shared or when the image cannot be written, a
@@ -1091,9 +774,9 @@ load_entry(const char *name, const BstDef *def)
 
 	if (!bst_shared)
 		return build_entry(name, def);
-	if ((e = map_image(name, def->generation)) != NULL)
+	if ((e = map_entry(name, def->generation)) != NULL)
 		return e;
-	if ((lockfd = lock_tree(name)) < 0)
+	if ((lockfd = bst_image_lock(name)) < 0)
 	{
 		ereport(NOTICE,
 				(errmsg("BloomSampleTree \"%s\" is built in this backend only: its image directory is not writable",
@@ -1103,73 +786,49 @@ load_entry(const char *name, const BstDef *def)
 	PG_TRY();
 	{
 		/* the backend we waited for may have built it */
-		e = map_image(name, def->generation);
+		e = map_entry(name, def->generation);
 		if (e == NULL)
-		{
-			instr_time	t0,
-						t1;
-			BstCacheEntry *local;
-
-			INSTR_TIME_SET_CURRENT(t0);
-			local = build_entry(name, def);
-			if (write_image(local->tree, name, def->generation))
-			{
-				INSTR_TIME_SET_CURRENT(t1);
-				INSTR_TIME_SUBTRACT(t1, t0);
-				ereport(LOG,
-						(errmsg("BloomSampleTree \"%s\" built into a shared image: " UINT64_FORMAT " bytes in %.0f ms",
-								name, bst_image_bytes(local->tree, strlen(name)),
-								INSTR_TIME_GET_MILLISEC(t1))));
-				/* mapped (and so share-locked) before the space limit is applied */
-				e = map_image(name, def->generation);
-				if (e != NULL)
-					entry_free(local);
-				else
-					e = local;
-				remove_images(name, def->generation);
-				sweep_images();
-				enforce_shared_limit(image_path(name, def->generation));
-			}
-			else
-				e = local;
-		}
+			e = build_and_store(name, def);
 	}
 	PG_FINALLY();
 	{
-		CloseTransientFile(lockfd);
+		bst_image_unlock(lockfd);
 	}
 	PG_END_TRY();
 	return e;
 }
 
-/* bst_get_tree, and in *checked the catalog_changes its entry is valid for */
-static BstTree *
-get_tree(const char *name, uint64 *checked)
+/*
+ * The cache entry of tree name as the active snapshot sees it: reused
+ * without a catalog lookup when it was last checked under a snapshot with
+ * the same key (bst_snapkey.h: the same catalog rows are visible), else the
+ * catalog row is read with the active snapshot and the entry kept, replaced
+ * or loaded for the generation that row holds.  Errors if the snapshot sees
+ * no such tree.
+ */
+static BstCacheEntry *
+get_entry(const char *name)
 {
 	BstDef		def;
-	BstCacheEntry *e;
-	bool		found;
-	uint64		changes;
+	BstCacheEntry *e = cache_find(name, NULL);
 
-	/* apply other sessions' committed changes of the catalog (cheap when none) */
-	AcceptInvalidationMessages();
-	e = cache_find(name, NULL);
-	if (e && e->checked == catalog_changes)
+	if (e && bst_snapkey_matches(&e->seen))
 	{
 		e->last_use = ++use_clock;
-		*checked = e->checked;
-		return e->tree;
+		return e;
 	}
-	changes = catalog_changes;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	(void) catalog_relid();
-	found = read_def(name, &def);
-	if (!found)
+	if (!read_def(name, &def))
+	{
+		/* gone for this snapshot: do not keep it mapped for nothing */
+		if (e)
+			bst_cache_forget(name);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("BloomSampleTree \"%s\" does not exist", name),
 				 errhint("The view bst_trees lists the trees; bst_create and bst_create_pruned make them.")));
+	}
 	if (e && e->generation != def.generation)
 	{
 		bst_cache_forget(name);
@@ -1182,30 +841,29 @@ get_tree(const char *name, uint64 *checked)
 		else
 			cache_make_room(0);
 		e = load_entry(name, &def);
+		bst_snapkey_init(&e->seen, e->cxt);
 		e->next = cache;
 		cache = e;
 	}
-	e->checked = changes;
+	/* the key of the snapshot the row was read with, never a newer one */
+	bst_snapkey_set(&e->seen);
+	e->own = e->own || def.own;
 	e->last_use = ++use_clock;
 	SPI_finish();
-	*checked = e->checked;
-	return e->tree;
+	return e;
 }
 
 BstTree *
 bst_get_tree(const char *name)
 {
-	uint64		checked;
-
-	return get_tree(name, &checked);
+	return get_entry(name)->tree;
 }
 
-/* what a call site keeps in fn_extra: the tree of the name it last used */
+/* what a call site keeps in fn_extra: the entry of the name it last used */
 typedef struct BstCallCache
 {
-	uint64		checked;		/* catalog_changes the tree is valid for */
-	uint64		epoch;			/* cache_epoch when it was looked up */
-	BstTree    *tree;
+	uint64		epoch;			/* cache_epoch when it was looked up: entry not freed since */
+	BstCacheEntry *entry;
 	int			len;
 	char		name[FLEXIBLE_ARRAY_MEMBER];
 } BstCallCache;
@@ -1215,18 +873,17 @@ bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
 {
 	BstCallCache *c = (BstCallCache *) flinfo->fn_extra;
 	int			len = VARSIZE_ANY_EXHDR(name);
-	BstTree    *t;
-	uint64		checked;
+	BstCacheEntry *e;
 
-	AcceptInvalidationMessages();
-	if (c && c->checked == catalog_changes && c->epoch == cache_epoch &&
-		c->len == len && memcmp(c->name, VARDATA_ANY(name), len) == 0)
+	if (c && c->epoch == cache_epoch && c->len == len &&
+		memcmp(c->name, VARDATA_ANY(name), len) == 0 && bst_snapkey_matches(&c->entry->seen))
 	{
+		c->entry->last_use = ++use_clock;
 		*cname = c->name;
-		return c->tree;
+		return c->entry->tree;
 	}
 	*cname = text_to_cstring(name);
-	t = get_tree(*cname, &checked);
+	e = get_entry(*cname);
 	if (!c || c->len < len)
 	{
 		if (c)
@@ -1234,13 +891,12 @@ bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
 		c = MemoryContextAlloc(flinfo->fn_mcxt, offsetof(BstCallCache, name) + len + 1);
 		flinfo->fn_extra = c;
 	}
-	c->checked = checked;
 	c->epoch = cache_epoch;
-	c->tree = t;
+	c->entry = e;
 	c->len = len;
 	memcpy(c->name, VARDATA_ANY(name), len);
 	c->name[len] = '\0';
-	return t;
+	return e->tree;
 }
 
 void
@@ -1248,11 +904,7 @@ bst_tree_changed(const char *name, bool dropped)
 {
 	bst_cache_forget(name);
 	if (dropped)
-		remove_images(name, PG_INT64_MIN);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	CacheInvalidateRelcacheByRelid(catalog_relid());
-	SPI_finish();
+		bst_image_remove(name, PG_INT64_MIN);
 }
 
 bool
@@ -1261,7 +913,7 @@ bst_tree_shared(const BstTree *t, uint64 *image_bytes)
 	for (BstCacheEntry *e = cache; e; e = e->next)
 		if (e->tree == t)
 		{
-			*image_bytes = e->mt ? e->map_len : 0;
+			*image_bytes = e->mt ? e->map.len : 0;
 			return e->mt != NULL;
 		}
 	*image_bytes = 0;

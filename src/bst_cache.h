@@ -30,7 +30,6 @@ extern int	bst_sample_method;
 extern int	bst_reconstruct_method;
 extern int	bst_random_seed;
 extern bool bst_shared;
-extern int	bst_shared_limit_mb;
 
 extern void bst_init_gucs(void);
 /* register the catalog invalidation callback (once; from bst_init_gucs) */

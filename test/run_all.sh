@@ -22,7 +22,8 @@ PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 bash test/install_deps.sh
 
 W=$(mktemp -d /tmp/bs-ci.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+SMALL="$W/.small"
+trap 'umount "$SMALL" 2>/dev/null || true; rm -rf "$W"' EXIT
 tar --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude=./tmp_check \
     --exclude=./results --exclude=./test/unit/bin -cf - . | tar -xf - -C "$W"
 cd "$W"
@@ -38,7 +39,12 @@ echo "== unit tests of the core under ASan/UBSan"
 make -s PG_CONFIG=$PG_CONFIG unitcheck-sanitize
 
 echo "== pg_regress and TAP tests"
-mkdir -p "$W/.tmp" && chown -R postgres:postgres "$W"
+mkdir -p "$W/.tmp" "$SMALL" && chown -R postgres:postgres "$W"
+# a small volume for the disk-reserve test of test/t/025_bst_operations.pl (root only)
+if mount -t tmpfs -o size=96m,mode=0700 tmpfs "$SMALL" 2>/dev/null; then
+    chown postgres:postgres "$SMALL"
+    export BS_SMALL_VOLUME="$SMALL"
+fi
 if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck \
       EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=${REGRESS_PORT:-54329}"; then
     cat regression.diffs 2>/dev/null | head -300 || true

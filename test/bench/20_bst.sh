@@ -236,7 +236,7 @@ read -r w1 wl1 < <(pgb -M prepared -c 1 -T 15 -f "$PGB/walk.sql")
     pids=$(bs_psql -Atq -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND pid <> pg_backend_pid()")
     n=0; rss=0; pss=0
     for p in $pids; do
-      if grep -q pg_bloomsample "/proc/$p/maps" 2>/dev/null; then
+      if grep -q pg_stat_tmp/bloomsample "/proc/$p/maps" 2>/dev/null; then
         n=$((n + 1))
         r=$(awk '/^Rss:/ {print $2}' "/proc/$p/smaps_rollup"); q=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup")
         rss=$((rss + r)); pss=$((pss + q))

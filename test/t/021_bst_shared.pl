@@ -43,7 +43,7 @@ $node->safe_psql('postgres', q{
       SELECT 1 AS id, bloom_agg(id, 8000, 3, 5) AS q FROM (SELECT id FROM occ LIMIT 400) s;
 });
 my $datadir = $node->data_dir;
-my @images = glob("$datadir/pg_bloomsample/*.bst");
+my @images = glob("$datadir/pg_stat_tmp/bloomsample/*.bst");
 is(scalar(@images), 0, 'no image before first use');
 
 # ---------------------------------------------------------------------------
@@ -74,7 +74,7 @@ for my $r (@runs)
 my $log = slurp_file($node->logfile, $log_offset);
 my @builds = ($log =~ /BloomSampleTree "f" built into a shared image/g);
 is(scalar(@builds), 1, 'four concurrent first uses built the tree once');
-@images = glob("$datadir/pg_bloomsample/*.bst");
+@images = glob("$datadir/pg_stat_tmp/bloomsample/*.bst");
 is(scalar(@images), 1, 'one image file');
 my $image_bytes = -s $images[0];
 is($node->safe_psql('postgres', q{SELECT shared, image_bytes FROM bst_info('f')}),
@@ -124,7 +124,7 @@ sub image_of
     my $prefix = $node->safe_psql('postgres',
         qq{SELECT format('%s_%s_', oid, lpad(to_hex(hashtextextended('$tree', 0)), 16, '0'))
            FROM pg_database WHERE datname = 'postgres'});
-    my @f = glob("$datadir/pg_bloomsample/${prefix}*.bst");
+    my @f = glob("$datadir/pg_stat_tmp/bloomsample/${prefix}*.bst");
     return scalar(@f);
 }
 my $holder = $node->background_psql('postgres');
@@ -166,7 +166,7 @@ is($node->safe_psql('postgres',
 sub files_of_db
 {
     my ($oid, $suffix) = @_;
-    return scalar(grep { /\Q$suffix\E$/ } glob("$datadir/pg_bloomsample/${oid}_*"));
+    return scalar(grep { /\Q$suffix\E$/ } glob("$datadir/pg_stat_tmp/bloomsample/${oid}_*"));
 }
 $node->safe_psql('postgres', 'CREATE DATABASE other');
 $node->safe_psql('other', q{CREATE EXTENSION bloomsample; SELECT bst_create('o', 0, 100000, 4000, 3)});
@@ -182,7 +182,7 @@ is(files_of_db($other_oid, '.bst') . files_of_db($again_oid, '.bst'), '11',
 my $dead_pid = 4194000;
 $dead_pid++ while (kill(0, $dead_pid) || !$!{ESRCH});
 my ($postmaster_pid) = split /\n/, slurp_file("$datadir/postmaster.pid");
-my $tmp = "$datadir/pg_bloomsample/${again_oid}_0000000000000001_0000000000000002.bst";
+my $tmp = "$datadir/pg_stat_tmp/bloomsample/${again_oid}_0000000000000001_0000000000000002.bst";
 append_to_file("$tmp.$dead_pid.tmp", 'partial');
 append_to_file("$tmp.$postmaster_pid.tmp", 'partial');
 $log_offset = -s $node->logfile;
@@ -214,7 +214,7 @@ $node->backup('bk');
 my $standby = PostgreSQL::Test::Cluster->new('bst_standby');
 $standby->init_from_backup($node, 'bk', has_streaming => 1);
 # the images are a cache: the standby rebuilds them from the catalog rows
-unlink glob($standby->data_dir . '/pg_bloomsample/*.bst');
+unlink glob($standby->data_dir . '/pg_stat_tmp/bloomsample/*.bst');
 $standby->start;
 is($standby->safe_psql('postgres', $answer_f), $oracle_f, 'standby: full tree answers');
 is($standby->safe_psql('postgres', q{SELECT shared FROM bst_info('f')}), 't', 'standby: shared image');
