@@ -1,7 +1,7 @@
 /*
  * bst_cache.c
- *    BloomSampleTree glue: GUCs, allocators, error reporting and the
- *    per-backend cache of trees.
+ *    BloomSampleTree glue: the per-backend cache of trees (which generation
+ *    a snapshot sees, building, mapping, aborts, per-call reuse).
  *
  * Tree definitions live in the extension's tables bst_tree_catalog (one row
  * per tree, with a random `generation` changed by every bst_extend) and
@@ -26,18 +26,13 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
-
-#include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
-#include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "bst_image.h"
@@ -45,243 +40,6 @@
 #include "bst_cache.h"
 #include "bst_images.h"
 #include "bst_snapkey.h"
-
-int			bst_memory_limit_mb = 2048;
-int			bst_sample_method = BST_SAMPLE_AUTO;
-int			bst_reconstruct_method = BST_RECON_AUTO;
-int			bst_random_seed = -1;
-bool		bst_shared = true;
-
-static const struct config_enum_entry sample_method_options[] = {
-	{"auto", BST_SAMPLE_AUTO, false},
-	{"descent", BST_SAMPLE_DESCENT, false},
-	{"enumerate", BST_SAMPLE_ENUMERATE, false},
-	{NULL, 0, false}
-};
-
-static const struct config_enum_entry recon_method_options[] = {
-	{"auto", BST_RECON_AUTO, false},
-	{"index", BST_RECON_INDEX, false},
-	{"tree", BST_RECON_TREE, false},
-	{NULL, 0, false}
-};
-
-/* the session's generator when bloomsample.bst_random_seed >= 0 */
-static BstRng session_rng;
-static bool session_rng_stale = true;
-
-static void
-random_seed_assign(int newval, void *extra)
-{
-	(void) newval;
-	(void) extra;
-	session_rng_stale = true;	/* reseeded from the new value on next use */
-}
-
-static void
-bst_check_interrupts(void)
-{
-	CHECK_FOR_INTERRUPTS();
-}
-
-/*
- * bst_init_gucs: define the part's GUCs, from _PG_init (once per backend),
- * and point the core's interrupt hook at CHECK_FOR_INTERRUPTS.
- */
-void
-bst_init_gucs(void)
-{
-	bst_interrupt_hook = bst_check_interrupts;
-	DefineCustomIntVariable("bloomsample.bst_memory_limit",
-							"Most memory one BloomSampleTree (with its index) may take in a backend.",
-							NULL, &bst_memory_limit_mb, 2048, 1, INT_MAX / 2,
-							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
-	DefineCustomEnumVariable("bloomsample.bst_sample_method",
-							 "How bst_sample draws: auto (exact), enumerate (index, exact) or descent (Algorithm 1 with rejection; uniform only for many samples per call).",
-							 NULL, &bst_sample_method, BST_SAMPLE_AUTO,
-							 sample_method_options, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomEnumVariable("bloomsample.bst_reconstruct_method",
-							 "How bst_reconstruct works: auto, index or tree.",
-							 NULL, &bst_reconstruct_method, BST_RECON_AUTO,
-							 recon_method_options, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("bloomsample.bst_random_seed",
-							"Seed of the sampling functions' random numbers (-1: random).",
-							"Setting a seed >= 0 restarts the session's sampling stream from it (like setseed()).",
-							&bst_random_seed, -1, -1, INT_MAX,
-							PGC_USERSET, 0, NULL, random_seed_assign, NULL);
-	DefineCustomBoolVariable("bloomsample.bst_shared",
-							 "Share each BloomSampleTree between the backends of the cluster through one image file.",
-							 "Off: every backend builds its own copy of the trees it uses.",
-							 &bst_shared, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("bloomsample.bst_shared_limit",
-							"Most disk and page-cache space the shared BloomSampleTree images may take together.",
-							"When a new image takes them beyond it, the least recently mapped images that no backend maps are removed (rebuilt at their next use).",
-							&bst_shared_limit_mb, 4096, 1, INT_MAX / 2,
-							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
-	DefineCustomIntVariable("bloomsample.bst_disk_reserve",
-							"Free space that writing a BloomSampleTree image must leave on its volume (-1: 10% of the volume, at most 1 GB).",
-							"A tree whose image would leave less is built in the backend's memory instead, with a NOTICE.",
-							&bst_disk_reserve_mb, -1, -1, INT_MAX / 2,
-							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
-	DefineCustomStringVariable("bloomsample.bst_image_directory",
-							   "Directory of the shared BloomSampleTree images (relative to the data directory, or absolute).",
-							   "The default, pg_stat_tmp/bloomsample, is skipped by pg_basebackup: images are a cache, rebuilt at first use.",
-							   &bst_image_directory, "pg_stat_tmp/bloomsample",
-							   PGC_SIGHUP, 0, NULL, NULL, NULL);
-	bst_init_cache();
-}
-
-uint64
-bst_memory_limit_bytes(void)
-{
-	return (uint64) bst_memory_limit_mb * 1024 * 1024;
-}
-
-void
-bst_rng_init(BstRng *rng)
-{
-	if (bst_random_seed >= 0)
-	{
-		/* each call draws its own generator from the session's seeded stream */
-		if (session_rng_stale)
-		{
-			/*
-			 * a parallel worker has a stream of its own, seeded from the
-			 * seed and its worker number (the leader keeps the session's)
-			 */
-			bst_rng_seed(&session_rng, (uint64) bst_random_seed +
-						 (IsParallelWorker() ?
-						  UINT64CONST(0x9E3779B97F4A7C15) * (uint64) (ParallelWorkerNumber + 1) : 0));
-			session_rng_stale = false;
-		}
-		bst_rng_seed(rng, bst_rng_next(&session_rng));
-	}
-	else
-		bst_rng_seed(rng, pg_prng_uint64(&pg_global_prng_state));
-}
-
-/* ---------------------------------------------------------------------------
- * allocators
- * ---------------------------------------------------------------------------
- */
-/*
- * Allocations of this size or more (a tree's filters, its index) are
- * advised to use transparent huge pages where the kernel offers them only on
- * request: a tree is written at random places all over them while it is
- * built, and with 4 kB pages every write costs a page fault or a TLB miss
- * (building at M = 10^8 took twice as long).
- */
-#define HUGE_PAGE_ADVICE_BYTES	((size_t) 8 << 20)
-#define HUGE_PAGE_BYTES			((uintptr_t) 2 << 20)
-
-static void *
-cxt_alloc(void *ctx, size_t size)
-{
-	void	   *p = MemoryContextAllocExtended((MemoryContext) ctx, size ? size : 1,
-											   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-
-#ifdef MADV_HUGEPAGE
-	if (p != NULL && size >= HUGE_PAGE_ADVICE_BYTES)
-	{
-		/* the whole huge pages inside the block; advice only, failure harmless */
-		uintptr_t	a = TYPEALIGN(HUGE_PAGE_BYTES, (uintptr_t) p),
-					e = TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (uintptr_t) p + size);
-
-		if (e > a)
-			(void) madvise((void *) a, e - a, MADV_HUGEPAGE);
-	}
-#endif
-	return p;
-}
-
-static void *
-cxt_realloc(void *ctx, void *ptr, size_t size)
-{
-	(void) ctx;
-	return repalloc_huge(ptr, size ? size : 1);
-}
-
-static void
-cxt_free(void *ctx, void *ptr)
-{
-	(void) ctx;
-	pfree(ptr);
-}
-
-BstAlloc
-bst_context_alloc(MemoryContext cxt)
-{
-	BstAlloc	a = {cxt_alloc, cxt_realloc, cxt_free, cxt};
-
-	return a;
-}
-
-BstAlloc
-bst_scratch_alloc(void)
-{
-	return bst_context_alloc(CurrentMemoryContext);
-}
-
-void
-bst_report(int rc, const char *what, uint64 bytes)
-{
-	if (rc == BST_OK)
-		return;
-	if (rc == BST_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory while %s", what),
-				 bytes ? errdetail("About " UINT64_FORMAT " MB were needed.",
-								   (bytes + (1 << 20) - 1) >> 20) : 0));
-	if (rc == BST_ELIMIT)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("more than " UINT64_FORMAT " ids while %s",
-						bst_memory_limit_bytes() / sizeof(int64), what),
-				 errdetail("At 8 bytes an id, a result of that many ids exceeds bloomsample.bst_memory_limit (%d MB).",
-						   bst_memory_limit_mb),
-				 errhint("Narrow the namespace, use a sparser query filter, or raise bloomsample.bst_memory_limit.")));
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("size limit exceeded while %s", what)));
-}
-
-void
-bst_result_init(BstIdVec *out, const BstAlloc *scratch)
-{
-	bst_vec_init_max(out, scratch, (size_t) (bst_memory_limit_bytes() / sizeof(int64)));
-}
-
-/* (inside SPI) the extension's schema, looked up once per backend */
-const char *
-bst_qualified(const char *relname)
-{
-	static char *schema = NULL;
-
-	if (!schema)
-	{
-		if (SPI_execute("SELECT n.nspname FROM pg_catalog.pg_extension e "
-						"JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-						"WHERE e.extname = 'bloomsample'", true, 1) != SPI_OK_SELECT ||
-			SPI_processed != 1)
-			elog(ERROR, "extension bloomsample is not installed");
-		schema = MemoryContextStrdup(TopMemoryContext,
-									 SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
-	}
-	return quote_qualified_identifier(schema, relname);
-}
-
-void
-bst_check_query(const BstTree *t, const char *name, const BloomView *q)
-{
-	if (!bs_params_equal(&t->p, &q->p))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("query filter does not match BloomSampleTree \"%s\"", name),
-				 errdetail("The filter is %s, the tree is %s.",
-						   bf_params_string(&q->p), bf_params_string(&t->p)),
-				 errhint("Build the query filter with the tree's m, k, seed and hash family.")));
-}
 
 /* ---------------------------------------------------------------------------
  * the cache

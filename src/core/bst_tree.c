@@ -1,12 +1,14 @@
 /*
  * bst_tree.c
  *    BloomSampleTree construction: full trees, pruned trees, extension of
- *    pruned trees, the inverted index and memory accounting.  See bst_tree.h.
+ *    pruned trees and memory accounting.  The inverted index is in
+ *    bst_index.c, sorting ids in bst_sort.c.  See bst_tree.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "bst_tree.h"
+#include "bst_index.h"
+#include "bst_sort.h"
 
 void		(*bst_interrupt_hook) (void) = NULL;
 
@@ -78,76 +80,6 @@ bst_extended_tree_bytes(const BstTree *t, const int64_t *nw, size_t n)
 							  nids > t->cap_ids ? nids : t->cap_ids);
 }
 
-/* number of bits needed to write x >= 0 (0 for 0) */
-static int
-bit_length(int64_t x)
-{
-	int			b = 0;
-
-	while (b < 63 && (x >> b) != 0)
-		b++;
-	return b;
-}
-
-/* number of bits of a field holding 0 .. x (at least 1) */
-static uint32_t
-bits_for(uint64_t x)
-{
-	int			b = bit_length((int64_t) x);
-
-	return b > 0 ? (uint32_t) b : 1;
-}
-
-uint32_t
-bst_index_entry_bits(uint64_t nids, uint32_t m, uint32_t *off_bits)
-{
-	uint32_t	ob = bits_for(nids > 0 ? nids - 1 : 0);
-
-	if (off_bits)
-		*off_bits = ob;
-	return ob + bits_for(m > 0 ? m - 1 : 0);
-}
-
-void
-bst_index_set_shape(BstIndex *ix, uint64_t nids, uint32_t m)
-{
-	ix->nentries = nids;
-	ix->entry_bits = bst_index_entry_bits(nids, m, &ix->off_bits);
-	ix->off_mask = (UINT64_C(1) << ix->off_bits) - 1;
-	ix->entry_mask = (UINT64_C(1) << ix->entry_bits) - 1;
-}
-
-uint64_t
-bst_index_words(uint64_t nids, uint32_t m)
-{
-	uint64_t	bits = nids * bst_index_entry_bits(nids, m, NULL);
-
-	return (bits + 63) / 64 + 1;
-}
-
-uint64_t
-bst_index_bytes(uint64_t nids, uint32_t m)
-{
-	/* start[m + 1] (32-bit), the packed entries */
-	return sizeof(BstIndex) + ((uint64_t) m + 1) * 4 + 8 * bst_index_words(nids, m);
-}
-
-static uint64_t fill_bytes(uint32_t m);
-
-uint64_t
-bst_index_build_bytes(uint64_t nids, uint32_t m)
-{
-	/* and the fill's cursors and buffers (ids are hashed again: no positions kept) */
-	return bst_index_bytes(nids, m) + fill_bytes(m);
-}
-
-bool
-bst_index_fits(uint64_t tree_bytes, uint64_t nids, uint32_t m, uint64_t limit)
-{
-	return nids <= UINT32_MAX - 1 &&
-		tree_bytes + bst_index_build_bytes(nids, m) <= limit;
-}
-
 uint64_t
 bst_tree_nids(const BstTree *t)
 {
@@ -170,177 +102,6 @@ bst_tree_bytes(const BstTree *t)
  * helpers
  * ---------------------------------------------------------------------------
  */
-/*
- * Sorting ids: an introsort (quicksort with median-of-three pivots, heapsort
- * when the recursion gets too deep, insertion sort for short ranges) that
- * checks for interrupts every 64k ids it partitions or sifts.  qsort cannot be
- * interrupted, and sorting 10^8 ids takes seconds.
- */
-#define SORT_SMALL	16
-
-static inline void
-swap_ids(int64_t *a, int64_t *b)
-{
-	int64_t		t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-static void
-insertion_sort(int64_t *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-	{
-		int64_t		x = a[i];
-		size_t		j = i;
-
-		while (j > 0 && a[j - 1] > x)
-		{
-			a[j] = a[j - 1];
-			j--;
-		}
-		a[j] = x;
-	}
-}
-
-static void
-sift_down(int64_t *a, size_t root, size_t n)
-{
-	for (;;)
-	{
-		size_t		c = 2 * root + 1;
-
-		if (c >= n)
-			return;
-		if (c + 1 < n && a[c + 1] > a[c])
-			c++;
-		if (a[root] >= a[c])
-			return;
-		swap_ids(&a[root], &a[c]);
-		root = c;
-	}
-}
-
-static void
-heap_sort(int64_t *a, size_t n)
-{
-	for (size_t i = n / 2; i > 0; i--)
-	{
-		if ((i & 0xFFFF) == 0)
-			BST_CHECK_INTERRUPTS();
-		sift_down(a, i - 1, n);
-	}
-	for (size_t i = n; i > 1; i--)
-	{
-		if ((i & 0xFFFF) == 0)
-			BST_CHECK_INTERRUPTS();
-		swap_ids(&a[0], &a[i - 1]);
-		sift_down(a, 0, i - 1);
-	}
-}
-
-static void
-intro_sort(int64_t *a, size_t n, int depth)
-{
-	while (n > SORT_SMALL)
-	{
-		size_t		mid = n / 2,
-					i = 0,
-					j = n - 1;
-		int64_t		pivot;
-
-		if (depth-- == 0)
-		{
-			heap_sort(a, n);
-			return;
-		}
-		if (n > 0xFFFF)
-			BST_CHECK_INTERRUPTS();
-		/* median of three to a[mid]; a[0] <= pivot <= a[n - 1] bound the scans */
-		if (a[mid] < a[0])
-			swap_ids(&a[mid], &a[0]);
-		if (a[n - 1] < a[0])
-			swap_ids(&a[n - 1], &a[0]);
-		if (a[n - 1] < a[mid])
-			swap_ids(&a[n - 1], &a[mid]);
-		pivot = a[mid];
-		/* Hoare partition: a[0 .. j] <= pivot <= a[j + 1 .. n - 1] */
-		for (;;)
-		{
-			while (a[i] < pivot)
-				i++;
-			while (a[j] > pivot)
-				j--;
-			if (i >= j)
-				break;
-			swap_ids(&a[i], &a[j]);
-			i++;
-			j--;
-		}
-		/* recurse into the smaller side, loop on the larger */
-		if (j + 1 < n - j - 1)
-		{
-			intro_sort(a, j + 1, depth);
-			a += j + 1;
-			n -= j + 1;
-		}
-		else
-		{
-			intro_sort(a + j + 1, n - j - 1, depth);
-			n = j + 1;
-		}
-	}
-	insertion_sort(a, n);
-}
-
-void
-bst_sort_ids(int64_t *ids, size_t n)
-{
-	int			depth = 0;
-
-	if (n < 2)
-		return;
-	for (size_t m = n; m > 1; m >>= 1)
-		depth += 2;
-	intro_sort(ids, n, depth);
-}
-
-size_t
-bst_sort_unique(int64_t *ids, size_t n)
-{
-	size_t		j = 0;
-
-	bool		sorted = true;
-
-	if (n == 0)
-		return 0;
-	for (size_t i = 1; i < n && sorted; i++)
-		sorted = ids[i - 1] <= ids[i];
-	if (!sorted)
-		bst_sort_ids(ids, n);
-	for (size_t i = 1; i < n; i++)
-		if (ids[i] != ids[j])
-			ids[++j] = ids[i];
-	return j + 1;
-}
-
-/* first index in ids[from, to) with ids[i] >= x */
-static size_t
-lower_bound(const int64_t *ids, size_t from, size_t to, int64_t x)
-{
-	while (from < to)
-	{
-		size_t		mid = from + (to - from) / 2;
-
-		if (ids[mid] < x)
-			from = mid + 1;
-		else
-			to = mid;
-	}
-	return from;
-}
-
 void
 bst_leaf_ids(const BstTree *t, int32_t leaf, const int64_t **ids,
 			 int64_t *first, size_t *count)
@@ -355,9 +116,9 @@ bst_leaf_ids(const BstTree *t, int32_t leaf, const int64_t **ids,
 	}
 	else
 	{
-		size_t		a = lower_bound(t->ids, 0, t->nids, n->lo);
+		size_t		a = bst_lower_bound(t->ids, 0, t->nids, n->lo);
 		size_t		b = n->last == INT64_MAX ? t->nids :
-			lower_bound(t->ids, a, t->nids, n->last + 1);
+			bst_lower_bound(t->ids, a, t->nids, n->last + 1);
 
 		*ids = t->ids + a;
 		*first = 0;
@@ -457,8 +218,6 @@ or_children(BstTree *t, int32_t v)
  * full trees
  * ---------------------------------------------------------------------------
  */
-static int index_alloc(BstTree *t, uint64_t N);
-static int index_fill(BstTree *t);
 
 int
 bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
@@ -515,7 +274,7 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 		else
 			n->child[0] = n->child[1] = -1;
 	}
-	if (with_index && (rc = index_alloc(t, M)) != BST_OK)
+	if (with_index && (rc = bst_index_alloc(t, M)) != BST_OK)
 	{
 		bst_tree_free(t);
 		return rc;
@@ -542,7 +301,7 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 				bs_key_set(&t->hasher, bs_key_int64(&t->hasher, x), bits);
 		}
 	}
-	if (t->index && (rc = index_fill(t)) != BST_OK)
+	if (t->index && (rc = bst_index_fill(t)) != BST_OK)
 	{
 		bst_tree_free(t);
 		return rc;
@@ -615,7 +374,7 @@ count_pruned_nodes(const int64_t *ids, size_t i0, size_t i1, int64_t lo,
 	if (bits <= leaf_bits)
 		return 1;
 	mid = lo + (INT64_C(1) << (bits - 1));
-	s = lower_bound(ids, i0, i1, mid);
+	s = bst_lower_bound(ids, i0, i1, mid);
 	if (s > i0)
 		n += count_pruned_nodes(ids, i0, s, lo, bits - 1, leaf_bits);
 	if (i1 > s)
@@ -640,7 +399,7 @@ bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_bits)
 
 	if (nids == 0)
 		return 0;
-	R = bit_length(ids[nids - 1]);
+	R = bst_bit_length(ids[nids - 1]);
 	if (R < leaf_bits)
 		R = leaf_bits;
 	return count_pruned_nodes(ids, 0, nids, 0, R, leaf_bits);
@@ -677,7 +436,7 @@ build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
 	else
 	{
 		int64_t		mid = lo + (INT64_C(1) << (bits - 1));
-		size_t		s = lower_bound(t->ids, i0, i1, mid);
+		size_t		s = bst_lower_bound(t->ids, i0, i1, mid);
 
 		if (s > i0)
 		{
@@ -726,7 +485,7 @@ bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 	t->nids = nids;
 	if (nids > 0)
 	{
-		int			R = bit_length(ids[nids - 1]);
+		int			R = bst_bit_length(ids[nids - 1]);
 		int64_t		nnodes;
 
 		if (R < leaf_bits)
@@ -738,13 +497,13 @@ bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 			bst_tree_free(t);
 			return rc;
 		}
-		if (with_index && (rc = index_alloc(t, nids)) != BST_OK)
+		if (with_index && (rc = bst_index_alloc(t, nids)) != BST_OK)
 		{
 			bst_tree_free(t);
 			return rc;
 		}
 		t->root = build_pruned_node(t, 0, nids, 0, R, -1);
-		if (t->index && (rc = index_fill(t)) != BST_OK)
+		if (t->index && (rc = bst_index_fill(t)) != BST_OK)
 		{
 			bst_tree_free(t);
 			return rc;
@@ -756,18 +515,6 @@ bst_build_pruned(const BsParams *p, const int64_t *ids, size_t nids,
 	t->hi = t->root_bits >= 63 ? INT64_MAX : (INT64_C(1) << t->root_bits);
 	*out = t;
 	return BST_OK;
-}
-
-static void
-index_free(BstTree *t)
-{
-	if (t->index)
-	{
-		TFREE(t, t->index->start);
-		TFREE(t, t->index->entries);
-		TFREE(t, t->index);
-		t->index = NULL;
-	}
 }
 
 int
@@ -789,7 +536,7 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 	n_in = bst_sort_unique(nw, n_in);
 	for (size_t i = 0; i < n_in; i++)
 	{
-		size_t		j = lower_bound(t->ids, 0, t->nids, nw[i]);
+		size_t		j = bst_lower_bound(t->ids, 0, t->nids, nw[i]);
 
 		if ((i & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
@@ -830,7 +577,7 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 		}
 		if (t->root < 0)
 		{
-			int			R = bit_length(x);
+			int			R = bst_bit_length(x);
 
 			t->root_bits = R < t->leaf_bits ? t->leaf_bits : R;
 			t->root = add_node(t, 0, t->root_bits >= 63 ? INT64_MAX :
@@ -904,7 +651,7 @@ bst_tree_extend(BstTree *t, const int64_t *ids_in, size_t n_in, size_t *added)
 	t->depth = t->root_bits - t->leaf_bits;
 	t->hi = t->root_bits >= 63 ? INT64_MAX : (INT64_C(1) << t->root_bits);
 	set_popcounts(t);
-	index_free(t);
+	bst_index_free(t);
 	*added = nnew;
 	return BST_OK;
 }
@@ -919,7 +666,7 @@ bst_extend_new_nodes(const BstTree *t, const int64_t *nw, size_t n)
 	if (n == 0)
 		return 0;
 	/* the root chain after extension spans levels R0 .. R, all but R0 new */
-	R = bit_length(nw[n - 1]);
+	R = bst_bit_length(nw[n - 1]);
 	if (R < t->leaf_bits)
 		R = t->leaf_bits;
 	if (t->root >= 0)
@@ -931,7 +678,7 @@ bst_extend_new_nodes(const BstTree *t, const int64_t *nw, size_t n)
 	}
 	else
 	{
-		R0 = bit_length(nw[0]);
+		R0 = bst_bit_length(nw[0]);
 		if (R0 < t->leaf_bits)
 			R0 = t->leaf_bits;
 		count = R - R0 + 1;
@@ -963,7 +710,7 @@ bst_extend_new_nodes(const BstTree *t, const int64_t *nw, size_t n)
 		else
 		{
 			/* levels L >= R0 with x < 2^L are root-chain nodes */
-			top = bit_length(x) - 1;
+			top = bst_bit_length(x) - 1;
 			if (top < R0 - 1)
 				top = R0 - 1;
 		}
@@ -982,233 +729,10 @@ bst_tree_free(BstTree *t)
 {
 	if (!t)
 		return;
-	index_free(t);
+	bst_index_free(t);
 	TFREE(t, t->nodes);
 	TFREE(t, t->bits);
 	TFREE(t, t->ids);
 	TFREE(t, t);
 }
 
-/* ---------------------------------------------------------------------------
- * inverted index
- * ---------------------------------------------------------------------------
- */
-static inline int64_t
-index_id(const BstTree *t, uint64_t i)
-{
-	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) i : t->ids[i];
-}
-
-/*
- * Allocate the index of N ids with zeroed counts and entries: the caller
- * then counts every id's bucket in start[p + 1] and calls index_fill.
- */
-static int
-index_alloc(BstTree *t, uint64_t N)
-{
-	BstIndex   *ix;
-	uint64_t	words = bst_index_words(N, t->p.m);
-
-	if (N > UINT32_MAX - 1)
-		return BST_ETOOBIG;
-	ix = TALLOC(t, sizeof(BstIndex));
-	if (!ix)
-		return BST_ENOMEM;
-	memset(ix, 0, sizeof(*ix));
-	t->index = ix;
-	bst_index_set_shape(ix, N, t->p.m);
-	ix->start = TALLOC(t, ((size_t) t->p.m + 1) * sizeof(uint32_t));
-	ix->entries = TALLOC(t, (size_t) words * sizeof(uint64_t));
-	if (!ix->start || !ix->entries)
-	{
-		index_free(t);
-		return BST_ENOMEM;
-	}
-	memset(ix->start, 0, ((size_t) t->p.m + 1) * sizeof(uint32_t));
-	memset(ix->entries, 0, (size_t) words * sizeof(uint64_t));
-	return BST_OK;
-}
-
-/*
- * Filling the index's buckets: every bucket p is written at its own cursor
- * cur[p], and gathers its bits of the current word in acc[p], storing a
- * word only once its entries reach the word's end (a plain store, no read:
- * a read-modify-write would wait for a cache miss per id); the last, partial
- * word of every bucket is ORed in after the fill.  Entries arrive in id
- * order, so at random buckets: to keep the stores within a few pages at a
- * time (a store to a random page of a gigabyte costs a TLB miss and a cache
- * miss), they are first gathered per group of adjacent buckets, FILL_BATCH
- * at a time, and a group's batch is then written at once.
- */
-#define FILL_GROUPS		1024	/* at most this many groups of buckets */
-#define FILL_BATCH		32		/* entries gathered per group before writing */
-
-typedef struct IndexFill
-{
-	BstIndex   *ix;
-	uint64_t   *acc;			/* m: bits of the current word, per bucket */
-	uint32_t   *cur;			/* m: next entry, per bucket */
-	int			gshift;			/* group of bucket p: p >> gshift */
-	uint32_t   *nbuf;			/* groups: entries gathered */
-	uint32_t   *bufp;			/* groups x FILL_BATCH: bucket of each */
-	uint64_t   *bufv;			/* groups x FILL_BATCH: packed entry */
-} IndexFill;
-
-/* the groups of m buckets (m >= 1), and in *gshift how buckets map to them */
-static uint32_t
-fill_groups(uint32_t m, int *gshift)
-{
-	int			s = 0;
-
-	while (((m - 1) >> s) >= FILL_GROUPS)
-		s++;
-	*gshift = s;
-	return ((m - 1) >> s) + 1;
-}
-
-/* bytes of an IndexFill's arrays for m buckets */
-static uint64_t
-fill_bytes(uint32_t m)
-{
-	int			gshift;
-	uint64_t	groups = fill_groups(m, &gshift);
-
-	return (uint64_t) m * 12 + groups * (4 + FILL_BATCH * 12);
-}
-
-/* write entry v at bucket p's cursor */
-static inline void
-fill_put(IndexFill *f, uint32_t p, uint64_t v)
-{
-	uint64_t	W = f->ix->entry_bits;
-	uint64_t	b = (uint64_t) f->cur[p]++ * W;
-	unsigned	sh = (unsigned) (b & 63);
-
-	f->acc[p] |= v << sh;
-	if (sh + W >= 64)
-	{
-		/*
-		 * The bucket's entries reach the end of word b / 64: store it.  Only
-		 * buckets before p can have bits in it too, and they end inside it,
-		 * so they OR theirs in after the fill.
-		 */
-		f->ix->entries[b >> 6] = f->acc[p];
-		f->acc[p] = (v >> 1) >> (63 - sh);
-	}
-}
-
-/* write group g's gathered entries */
-static void
-fill_flush(IndexFill *f, uint32_t g)
-{
-	const uint32_t *bp = f->bufp + (size_t) g * FILL_BATCH;
-	const uint64_t *bv = f->bufv + (size_t) g * FILL_BATCH;
-
-	for (uint32_t k = 0; k < f->nbuf[g]; k++)
-		fill_put(f, bp[k], bv[k]);
-	f->nbuf[g] = 0;
-}
-
-/*
- * start[p + 1] counts the ids whose first position is p: turn the counts
- * into bucket starts and fill the buckets in id order (so ids ascend within
- * a bucket), hashing every id again rather than keeping its positions from
- * the counting pass (8 bytes an id, more than the index itself).
- */
-static int
-index_fill(BstTree *t)
-{
-	BstIndex   *ix = t->index;
-	uint64_t	N = ix->nentries;
-	uint32_t	m = t->p.m;
-	uint32_t	pos[BS_MAX_K];
-	IndexFill	f;
-	uint32_t	groups;
-	int			rc = BST_OK;
-
-	f.ix = ix;
-	groups = fill_groups(m, &f.gshift);
-	f.acc = TALLOC(t, (size_t) m * sizeof(uint64_t));
-	f.cur = TALLOC(t, (size_t) m * sizeof(uint32_t));
-	f.nbuf = TALLOC(t, (size_t) groups * sizeof(uint32_t));
-	f.bufp = TALLOC(t, (size_t) groups * FILL_BATCH * sizeof(uint32_t));
-	f.bufv = TALLOC(t, (size_t) groups * FILL_BATCH * sizeof(uint64_t));
-	if (!f.acc || !f.cur || !f.nbuf || !f.bufp || !f.bufv)
-	{
-		rc = BST_ENOMEM;
-		goto done;
-	}
-	memset(f.acc, 0, (size_t) m * sizeof(uint64_t));
-	memset(f.nbuf, 0, (size_t) groups * sizeof(uint32_t));
-	for (uint32_t p = 0; p < m; p++)
-	{
-		ix->start[p + 1] += ix->start[p];
-		f.cur[p] = ix->start[p];
-	}
-	for (uint64_t i = 0; i < N; i++)
-	{
-		uint32_t	p,
-					g,
-					k;
-
-		if ((i & 0xFFFF) == 0)
-			BST_CHECK_INTERRUPTS();
-		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
-		p = pos[0];
-		g = p >> f.gshift;
-		k = f.nbuf[g]++;
-		f.bufp[(size_t) g * FILL_BATCH + k] = p;
-		f.bufv[(size_t) g * FILL_BATCH + k] =
-			i | ((uint64_t) (t->p.k > 1 ? pos[1] : pos[0]) << ix->off_bits);
-		if (k + 1 == FILL_BATCH)
-			fill_flush(&f, g);
-	}
-	for (uint32_t g = 0; g < groups; g++)
-		fill_flush(&f, g);
-	/* the last, partial word of every bucket (shared with p + 1) */
-	for (uint32_t p = 0; p < m; p++)
-		if (f.acc[p])
-			ix->entries[((uint64_t) ix->start[p + 1] * ix->entry_bits) >> 6] |= f.acc[p];
-	ix->max_bucket = bst_index_max_bucket(ix->start, m);
-done:
-	TFREE(t, f.acc);
-	TFREE(t, f.cur);
-	TFREE(t, f.nbuf);
-	TFREE(t, f.bufp);
-	TFREE(t, f.bufv);
-	if (rc != BST_OK)
-		index_free(t);
-	return rc;
-}
-
-uint32_t
-bst_index_max_bucket(const uint32_t *start, uint32_t m)
-{
-	uint32_t	mx = 0;
-
-	for (uint32_t p = 0; p < m; p++)
-		if (start[p + 1] - start[p] > mx)
-			mx = start[p + 1] - start[p];
-	return mx;
-}
-
-int
-bst_index_build(BstTree *t)
-{
-	uint64_t	N = bst_tree_nids(t);
-	uint32_t	pos[BS_MAX_K];
-	int			rc;
-
-	if (t->index)
-		return BST_OK;
-	if ((rc = index_alloc(t, N)) != BST_OK)
-		return rc;
-	for (uint64_t i = 0; i < N; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			BST_CHECK_INTERRUPTS();
-		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
-		t->index->start[pos[0] + 1]++;
-	}
-	return index_fill(t);
-}

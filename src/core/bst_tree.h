@@ -36,6 +36,7 @@
 
 #include "bs_bits.h"
 #include "bs_hash.h"
+#include "bst_sort.h"
 
 /* result codes of the core */
 #define BST_OK			0
@@ -280,10 +281,15 @@ extern int	bst_pruned_leaf_bits(const int64_t *ids, size_t nids, int64_t leaf_si
 /* log2 of an explicit pruned leaf span: the smallest b <= 62 with 2^b >= span */
 extern int	bst_leaf_bits_for_span(int64_t span);
 
-/* sort ids[0 .. n-1] ascending in place (duplicates kept) */
-extern void bst_sort_ids(int64_t *ids, size_t n);
+/* number of bits needed to write x >= 0 (0 for 0) */
+static inline int
+bst_bit_length(int64_t x)
+{
+	int			b = 0;
 
-/* sorted distinct copy helpers */
-extern size_t bst_sort_unique(int64_t *ids, size_t n);
+	while (b < 63 && (x >> b) != 0)
+		b++;
+	return b;
+}
 
 #endif							/* BST_TREE_H */

@@ -1,0 +1,139 @@
+/*
+ * bst_util.c
+ *    BloomSampleTree glue: allocators over memory contexts for the core,
+ *    error reports of the core's result codes, result vectors bounded by the
+ *    memory limit, the extension's schema and the query filter check.
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "bst_cache.h"
+
+/* ---------------------------------------------------------------------------
+ * allocators
+ * ---------------------------------------------------------------------------
+ */
+/*
+ * Allocations of this size or more (a tree's filters, its index) are
+ * advised to use transparent huge pages where the kernel offers them only on
+ * request: a tree is written at random places all over them while it is
+ * built, and with 4 kB pages every write costs a page fault or a TLB miss
+ * (building at M = 10^8 took twice as long).
+ */
+#define HUGE_PAGE_ADVICE_BYTES	((size_t) 8 << 20)
+#define HUGE_PAGE_BYTES			((uintptr_t) 2 << 20)
+
+static void *
+cxt_alloc(void *ctx, size_t size)
+{
+	void	   *p = MemoryContextAllocExtended((MemoryContext) ctx, size ? size : 1,
+											   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+#ifdef MADV_HUGEPAGE
+	if (p != NULL && size >= HUGE_PAGE_ADVICE_BYTES)
+	{
+		/* the whole huge pages inside the block; advice only, failure harmless */
+		uintptr_t	a = TYPEALIGN(HUGE_PAGE_BYTES, (uintptr_t) p),
+					e = TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (uintptr_t) p + size);
+
+		if (e > a)
+			(void) madvise((void *) a, e - a, MADV_HUGEPAGE);
+	}
+#endif
+	return p;
+}
+
+static void *
+cxt_realloc(void *ctx, void *ptr, size_t size)
+{
+	(void) ctx;
+	return repalloc_huge(ptr, size ? size : 1);
+}
+
+static void
+cxt_free(void *ctx, void *ptr)
+{
+	(void) ctx;
+	pfree(ptr);
+}
+
+BstAlloc
+bst_context_alloc(MemoryContext cxt)
+{
+	BstAlloc	a = {cxt_alloc, cxt_realloc, cxt_free, cxt};
+
+	return a;
+}
+
+BstAlloc
+bst_scratch_alloc(void)
+{
+	return bst_context_alloc(CurrentMemoryContext);
+}
+
+void
+bst_report(int rc, const char *what, uint64 bytes)
+{
+	if (rc == BST_OK)
+		return;
+	if (rc == BST_ENOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory while %s", what),
+				 bytes ? errdetail("About " UINT64_FORMAT " MB were needed.",
+								   (bytes + (1 << 20) - 1) >> 20) : 0));
+	if (rc == BST_ELIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("more than " UINT64_FORMAT " ids while %s",
+						bst_memory_limit_bytes() / sizeof(int64), what),
+				 errdetail("At 8 bytes an id, a result of that many ids exceeds bloomsample.bst_memory_limit (%d MB).",
+						   bst_memory_limit_mb),
+				 errhint("Narrow the namespace, use a sparser query filter, or raise bloomsample.bst_memory_limit.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("size limit exceeded while %s", what)));
+}
+
+void
+bst_result_init(BstIdVec *out, const BstAlloc *scratch)
+{
+	bst_vec_init_max(out, scratch, (size_t) (bst_memory_limit_bytes() / sizeof(int64)));
+}
+
+/* (inside SPI) the extension's schema, looked up once per backend */
+const char *
+bst_qualified(const char *relname)
+{
+	static char *schema = NULL;
+
+	if (!schema)
+	{
+		if (SPI_execute("SELECT n.nspname FROM pg_catalog.pg_extension e "
+						"JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+						"WHERE e.extname = 'bloomsample'", true, 1) != SPI_OK_SELECT ||
+			SPI_processed != 1)
+			elog(ERROR, "extension bloomsample is not installed");
+		schema = MemoryContextStrdup(TopMemoryContext,
+									 SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	}
+	return quote_qualified_identifier(schema, relname);
+}
+
+void
+bst_check_query(const BstTree *t, const char *name, const BloomView *q)
+{
+	if (!bs_params_equal(&t->p, &q->p))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("query filter does not match BloomSampleTree \"%s\"", name),
+				 errdetail("The filter is %s, the tree is %s.",
+						   bf_params_string(&q->p), bf_params_string(&t->p)),
+				 errhint("Build the query filter with the tree's m, k, seed and hash family.")));
+}
+
