@@ -53,6 +53,7 @@
 
 #include "bst_image.h"
 
+#include "bst_acl.h"
 #include "bst_cache.h"
 
 int			bst_memory_limit_mb = 2048;
@@ -105,7 +106,7 @@ bst_init_gucs(void)
 	DefineCustomIntVariable("bloomsample.bst_memory_limit",
 							"Most memory one BloomSampleTree (with its index) may take in a backend.",
 							NULL, &bst_memory_limit_mb, 2048, 1, INT_MAX / 2,
-							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomEnumVariable("bloomsample.bst_sample_method",
 							 "How bst_sample draws: auto (exact), enumerate (index, exact) or descent (Algorithm 1 with rejection; uniform only for many samples per call).",
 							 NULL, &bst_sample_method, BST_SAMPLE_AUTO,
@@ -252,22 +253,15 @@ bst_result_init(BstIdVec *out, const BstAlloc *scratch)
 	bst_vec_init_max(out, scratch, (size_t) (bst_memory_limit_bytes() / sizeof(int64)));
 }
 
-/* (inside SPI) the extension's schema, looked up once per backend */
+/* the extension's schema, looked up once per backend (no SQL: no search_path) */
 const char *
 bst_qualified(const char *relname)
 {
 	static char *schema = NULL;
 
 	if (!schema)
-	{
-		if (SPI_execute("SELECT n.nspname FROM pg_catalog.pg_extension e "
-						"JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-						"WHERE e.extname = 'bloomsample'", true, 1) != SPI_OK_SELECT ||
-			SPI_processed != 1)
-			elog(ERROR, "extension bloomsample is not installed");
 		schema = MemoryContextStrdup(TopMemoryContext,
-									 SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
-	}
+									 get_namespace_name(bst_extension_schema()));
 	return quote_qualified_identifier(schema, relname);
 }
 
@@ -300,6 +294,7 @@ typedef struct BstCacheEntry
 	void	   *map_base;		/* its mapping */
 	size_t		map_len;
 	int			fd;				/* the image file, share-locked while mapped, or -1 */
+	BstAcl		acl;			/* who may use it (checked on every call) */
 } BstCacheEntry;
 
 static BstCacheEntry *cache = NULL;
@@ -870,9 +865,11 @@ typedef struct BstDef
 	int64		leaf_size;
 	int			depth;
 	int64		generation;
+	BstAcl		acl;
 } BstDef;
 
 static SPIPlanPtr def_plan = NULL;
+static SPIPlanPtr def_plan_11 = NULL;	/* a catalog of version 1.1: no owners */
 static SPIPlanPtr ids_plan = NULL;
 
 static SPIPlanPtr
@@ -904,14 +901,16 @@ read_def(const char *name, BstDef *def)
 	TupleDesc	desc;
 	bool		isnull;
 	char	   *hash;
+	bool		owners = get_attnum(catalog_oid, "grantees") != InvalidAttrNumber;
+	SPIPlanPtr *plan = owners ? &def_plan : &def_plan_11;
 
-	if (!def_plan)
-		def_plan = keep_plan(psprintf("SELECT kind, namespace_lo, namespace_hi, m::int8, k::int8, "
-									  "seed::int8, hash, leaf_size, depth::int8, generation "
-									  "FROM %s WHERE name = $1",
-									  bst_qualified("bst_tree_catalog")), 1, types);
+	if (!*plan)
+		*plan = keep_plan(psprintf("SELECT kind, namespace_lo, namespace_hi, m::int8, k::int8, "
+								   "seed::int8, hash, leaf_size, depth::int8, generation%s "
+								   "FROM %s WHERE name = $1", owners ? ", owner, grantees" : "",
+								   bst_qualified("bst_tree_catalog")), 1, types);
 	args[0] = CStringGetTextDatum(name);
-	if (SPI_execute_plan(def_plan, args, NULL, true, 1) != SPI_OK_SELECT)
+	if (SPI_execute_plan(*plan, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "reading the BloomSampleTree catalog failed");
 	if (SPI_processed == 0)
 		return false;
@@ -926,6 +925,7 @@ read_def(const char *name, BstDef *def)
 	def->leaf_size = get_int8(tup, desc, 8, &isnull);
 	def->depth = (int) get_int8(tup, desc, 9, &isnull);
 	def->generation = get_int8(tup, desc, 10, &isnull);
+	bst_acl_read(&def->acl, tup, desc, 11, owners, def->pruned);
 	return true;
 }
 
@@ -1150,17 +1150,21 @@ get_tree(const char *name, uint64 *checked)
 	BstCacheEntry *e;
 	bool		found;
 	uint64		changes;
+	BstCatalogUser cu;
 
 	/* apply other sessions' committed changes of the catalog (cheap when none) */
 	AcceptInvalidationMessages();
 	e = cache_find(name, NULL);
 	if (e && e->checked == catalog_changes)
 	{
+		bst_acl_check_use(name, &e->acl, GetUserId());
 		e->last_use = ++use_clock;
 		*checked = e->checked;
 		return e->tree;
 	}
 	changes = catalog_changes;
+	/* the catalog is read (and the tree built) as the catalog's owner */
+	bst_catalog_enter(&cu);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	(void) catalog_relid();
@@ -1170,6 +1174,7 @@ get_tree(const char *name, uint64 *checked)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("BloomSampleTree \"%s\" does not exist", name),
 				 errhint("The view bst_trees lists the trees; bst_create and bst_create_pruned make them.")));
+	bst_acl_check_use(name, &def.acl, cu.caller);
 	if (e && e->generation != def.generation)
 	{
 		bst_cache_forget(name);
@@ -1185,9 +1190,11 @@ get_tree(const char *name, uint64 *checked)
 		e->next = cache;
 		cache = e;
 	}
+	bst_acl_copy(&e->acl, &def.acl, e->cxt);
 	e->checked = changes;
 	e->last_use = ++use_clock;
 	SPI_finish();
+	bst_catalog_leave(&cu);
 	*checked = e->checked;
 	return e->tree;
 }
@@ -1205,6 +1212,7 @@ typedef struct BstCallCache
 {
 	uint64		checked;		/* catalog_changes the tree is valid for */
 	uint64		epoch;			/* cache_epoch when it was looked up */
+	Oid			user;			/* the user it was checked for */
 	BstTree    *tree;
 	int			len;
 	char		name[FLEXIBLE_ARRAY_MEMBER];
@@ -1220,7 +1228,7 @@ bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
 
 	AcceptInvalidationMessages();
 	if (c && c->checked == catalog_changes && c->epoch == cache_epoch &&
-		c->len == len && memcmp(c->name, VARDATA_ANY(name), len) == 0)
+		c->user == GetUserId() && c->len == len && memcmp(c->name, VARDATA_ANY(name), len) == 0)
 	{
 		*cname = c->name;
 		return c->tree;
@@ -1236,6 +1244,7 @@ bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
 	}
 	c->checked = checked;
 	c->epoch = cache_epoch;
+	c->user = GetUserId();
 	c->tree = t;
 	c->len = len;
 	memcpy(c->name, VARDATA_ANY(name), len);
