@@ -12,7 +12,7 @@
  *    caller here.  The cache keeps each tree's BstAcl, so the check of a
  *    warm call is a few has_privs_of_role calls, no catalog lookup; GRANT
  *    and REVOKE send the catalog invalidation that revalidates it.
- *    Functions: bst_grant, bst_revoke, _bst_may_use.  Design and review:
+ *    Functions: bst_grant, bst_revoke, bst_set_owner, _bst_may_use.  Design and review:
  *    docs/security.md.
  */
 #include "postgres.h"
@@ -44,6 +44,7 @@
 PG_FUNCTION_INFO_V1(bst_grant);
 PG_FUNCTION_INFO_V1(bst_revoke);
 PG_FUNCTION_INFO_V1(bst_may_use);
+PG_FUNCTION_INFO_V1(bst_set_owner);
 
 Oid
 bst_extension_schema(void)
@@ -302,4 +303,50 @@ bst_may_use(PG_FUNCTION_ARGS)
 		if (!nulls[i])
 			acl.grantees[acl.ngrantees++] = DatumGetObjectId(elems[i]);
 	PG_RETURN_BOOL(bst_acl_may_use(&acl, GetUserId()));
+}
+
+/*
+ * bst_set_owner(name, new_owner): gives a tree to another role, with the
+ * rules of ALTER TABLE ... OWNER TO: the caller has the owner's privileges
+ * and is a member of new_owner, which may create in the extension's schema
+ * (superusers may give any tree to any role)
+ */
+Datum
+bst_set_owner(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Oid			new_owner = PG_GETARG_OID(1);
+	BstCatalogUser cu;
+	bool		pruned;
+	Oid			owner;
+	Oid			types[2] = {TEXTOID, OIDOID};
+	Datum		args[2];
+
+	bst_catalog_enter(&cu);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (!bst_catalog_lock(name, &pruned, &owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("BloomSampleTree \"%s\" does not exist", name),
+				 errhint("The view bst_trees lists the trees.")));
+	bst_acl_check_owner(name, owner, cu.caller);
+	if (!superuser_arg(cu.caller))
+	{
+		if (!is_member_of_role(cu.caller, new_owner))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("must be member of role \"%s\"", GetUserNameFromId(new_owner, false))));
+		bst_acl_check_create(new_owner);
+	}
+	args[0] = CStringGetTextDatum(name);
+	args[1] = ObjectIdGetDatum(new_owner);
+	if (SPI_execute_with_args(psprintf("UPDATE %s SET owner = $2::regrole WHERE name = $1",
+									   bst_qualified("bst_tree_catalog")),
+							  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "updating the BloomSampleTree catalog failed");
+	SPI_finish();
+	bst_catalog_leave(&cu);
+	bst_tree_changed(name, false);
+	PG_RETURN_VOID();
 }

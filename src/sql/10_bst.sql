@@ -116,6 +116,12 @@ CREATE FUNCTION bst_revoke(name text, grantee text) RETURNS void
 COMMENT ON FUNCTION bst_revoke(text, text) IS
     'take back the use of a BloomSampleTree granted by bst_grant (its owner only)';
 
+CREATE FUNCTION bst_set_owner(name text, new_owner regrole) RETURNS void
+    AS 'MODULE_PATHNAME', 'bst_set_owner'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bst_set_owner(text, regrole) IS
+    'give a BloomSampleTree to another role (as ALTER TABLE ... OWNER TO)';
+
 CREATE FUNCTION bst_info(name text,
     OUT tree_name text, OUT kind text, OUT namespace_lo bigint, OUT namespace_hi bigint,
     OUT m integer, OUT k integer, OUT seed integer, OUT hash text, OUT depth integer,

@@ -62,6 +62,11 @@ CREATE FUNCTION bst_revoke(name text, grantee text) RETURNS void
     LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bst_revoke(text, text) IS
     'take back the use of a BloomSampleTree granted by bst_grant (its owner only)';
+CREATE FUNCTION bst_set_owner(name text, new_owner regrole) RETURNS void
+    AS 'MODULE_PATHNAME', 'bst_set_owner'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bst_set_owner(text, regrole) IS
+    'give a BloomSampleTree to another role (as ALTER TABLE ... OWNER TO)';
 
 CREATE OR REPLACE VIEW bst_trees WITH (security_barrier) AS
 SELECT c.name, c.kind, c.namespace_lo, c.namespace_hi, c.m, c.k, c.seed, c.hash,

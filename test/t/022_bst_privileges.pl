@@ -12,6 +12,7 @@
 #  - a revoke reaches an open session at its next call; SET ROLE within one
 #    session (warm cache) and within one statement (a warm call site) is
 #    honoured;
+#  - bst_set_owner follows ALTER TABLE ... OWNER TO's rules;
 #  - bloomsample.bst_memory_limit and bst_shared_limit cannot be raised by a
 #    non-superuser;
 #  - pg_dump (by alice) and pg_restore into a fresh cluster whose roles have
@@ -108,6 +109,7 @@ my @denied = (
 	[ q{SELECT bst_drop('sec')}, qr/must be owner of BloomSampleTree "sec"/ ],
 	[ q{SELECT bst_grant('sec', 'bob')}, qr/must be owner of BloomSampleTree "sec"/ ],
 	[ q{SELECT bst_revoke('sec', 'alice')}, qr/must be owner of BloomSampleTree "sec"/ ],
+	[ q{SELECT bst_set_owner('sec', 'bob')}, qr/must be owner of BloomSampleTree "sec"/ ],
 	[ q{SELECT _bst_store_ids('sec', ARRAY[1]::bigint[], 99)}, qr/permission denied for function _bst_store_ids/ ],
 	[ q{SELECT _bst_forget('sec')}, qr/permission denied for function _bst_forget/ ],
 	[ q{SELECT bst_drop('pub')}, qr/must be owner of BloomSampleTree "pub"/ ],
@@ -235,6 +237,20 @@ like($err, qr/must be owner/, 'restored: bob cannot drop');
 as_ok($fresh, 'alice', q{SELECT bst_extend('sec', ARRAY[1000004]::bigint[]); SELECT bst_drop('pub')});
 is(as_ok($fresh, 'carol', q{SELECT ids FROM bst_info('sec')}), '5001', 'restored: alice extends, carol sees it');
 $fresh->stop;
+
+# ---------------------------------------------------------------------------
+# ownership changes hands as for ALTER TABLE ... OWNER TO
+# ---------------------------------------------------------------------------
+($out, $err) = as($node, 'bob', q{SELECT bst_set_owner('sec', 'bob')});
+like($err, qr/must be owner of BloomSampleTree "sec"/, 'bob cannot take alice\'s tree');
+($out, $err) = as($node, 'alice', q{SELECT bst_set_owner('sec', 'bob')});
+like($err, qr/must be member of role "bob"/, 'alice cannot give her tree to a role she is not a member of');
+$node->safe_psql('shop', q{SELECT bst_set_owner('sec', 'bob')});
+is(as_ok($node, 'bob', $recon), $all_ids, 'given to bob by a superuser: bob uses it');
+($out, $err) = as($node, 'alice', $recon);
+like($err, qr/permission denied for BloomSampleTree "sec"/, 'and alice no longer does');
+is(as_ok($node, 'carol', $recon), $all_ids, 'the grantees stay');
+$node->safe_psql('shop', q{SELECT bst_set_owner('sec', 'alice')});
 
 # ---------------------------------------------------------------------------
 # the owner drops her trees
