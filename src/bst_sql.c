@@ -1,10 +1,10 @@
 /*
  * bst_sql.c
- *    The SQL functions of the BloomSampleTree part: sizing, the internal
- *    helpers behind bst_create / bst_create_pruned / bst_extend (the PL/pgSQL
- *    wrappers in src/sql/10_bst.sql own the catalog rows), sampling,
- *    reconstruction, work counters and the baselines.  Design notes:
- *    docs/bloomsampletree.md.
+ *    The SQL functions of the BloomSampleTree part: sizing, the pieces of
+ *    creating and extending trees (validation, memory checks, the source
+ *    query, storing ids: used by src/bst_manage.c, which owns the catalog
+ *    rows, and by the helpers of version 1.1), sampling, reconstruction,
+ *    work counters and the baselines.  Design notes: docs/bloomsampletree.md.
  */
 #include "postgres.h"
 
