@@ -140,6 +140,8 @@ bst_acl_copy(BstAcl *dst, const BstAcl *src, MemoryContext cxt)
 {
 	Oid		   *g = MemoryContextAlloc(cxt, Max(src->ngrantees, 1) * sizeof(Oid));
 
+	if (dst->grantees != NULL)
+		pfree(dst->grantees);
 	if (src->ngrantees > 0)
 		memcpy(g, src->grantees, src->ngrantees * sizeof(Oid));
 	*dst = *src;

@@ -49,7 +49,7 @@ extern void bst_catalog_leave(BstCatalogUser *cu);
  */
 extern void bst_acl_read(BstAcl *acl, HeapTuple tup, TupleDesc desc, int col,
 						 bool has_columns, bool pruned);
-/* a copy of src in cxt */
+/* *dst becomes a copy of src in cxt (dst's former grantees, if any, are freed) */
 extern void bst_acl_copy(BstAcl *dst, const BstAcl *src, MemoryContext cxt);
 
 /* may role use (sample, reconstruct, read) the tree? */
