@@ -219,15 +219,28 @@ bst_catalog_lock(const char *name, bool *pruned, Oid *owner)
 	return true;
 }
 
+/* error unless role is an existing role (regrole also reads bare numbers) */
+static void
+check_role_exists(Oid role)
+{
+	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", role)));
+}
+
 /* a grantee: a role name (as regrole reads it) or PUBLIC (InvalidOid) */
 static Oid
 grantee_oid(text *grantee)
 {
 	char	   *s = text_to_cstring(grantee);
+	Oid			role;
 
 	if (pg_strcasecmp(s, "public") == 0)
 		return InvalidOid;
-	return DatumGetObjectId(DirectFunctionCall1(regrolein, CStringGetDatum(s)));
+	role = DatumGetObjectId(DirectFunctionCall1(regrolein, CStringGetDatum(s)));
+	check_role_exists(role);
+	return role;
 }
 
 /* bst_grant / bst_revoke: the owner changes the grantees of tree name */
@@ -324,6 +337,7 @@ bst_set_owner(PG_FUNCTION_ARGS)
 	Oid			types[2] = {TEXTOID, OIDOID};
 	Datum		args[2];
 
+	check_role_exists(new_owner);
 	bst_catalog_enter(&cu);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
