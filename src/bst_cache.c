@@ -33,10 +33,12 @@
 #include "portability/instr_time.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "bst_image.h"
 
+#include "bst_acl.h"
 #include "bst_cache.h"
 #include "bst_images.h"
 #include "bst_snapkey.h"
@@ -57,6 +59,7 @@ typedef struct BstCacheEntry
 	BstTree    *tree;			/* &mt->tree for a shared image, else a local tree */
 	BstMappedTree *mt;			/* the shared image opened in place, or NULL */
 	BstImageMap map;			/* its mapping */
+	BstAcl		acl;			/* who may use it (checked on every call) */
 } BstCacheEntry;
 
 static BstCacheEntry *cache = NULL;
@@ -213,9 +216,11 @@ typedef struct BstDef
 	int			depth;
 	int64		generation;
 	bool		own;			/* the row was written by this transaction */
+	BstAcl		acl;
 } BstDef;
 
 static SPIPlanPtr def_plan = NULL;
+static SPIPlanPtr def_plan_11 = NULL;	/* a catalog of version 1.1: no owners */
 static SPIPlanPtr ids_plan = NULL;
 
 static SPIPlanPtr
@@ -247,14 +252,17 @@ read_def(const char *name, BstDef *def)
 	TupleDesc	desc;
 	bool		isnull;
 	char	   *hash;
+	Oid			catalog = get_relname_relid("bst_tree_catalog", bst_extension_schema());
+	bool		owners = get_attnum(catalog, "grantees") != InvalidAttrNumber;
+	SPIPlanPtr *plan = owners ? &def_plan : &def_plan_11;
 
-	if (!def_plan)
-		def_plan = keep_plan(psprintf("SELECT kind, namespace_lo, namespace_hi, m::int8, k::int8, "
-									  "seed::int8, hash, leaf_size, depth::int8, generation, xmin "
-									  "FROM %s WHERE name = $1",
-									  bst_qualified("bst_tree_catalog")), 1, types);
+	if (!*plan)
+		*plan = keep_plan(psprintf("SELECT kind, namespace_lo, namespace_hi, m::int8, k::int8, "
+								   "seed::int8, hash, leaf_size, depth::int8, generation, xmin%s "
+								   "FROM %s WHERE name = $1", owners ? ", owner, grantees" : "",
+								   bst_qualified("bst_tree_catalog")), 1, types);
 	args[0] = CStringGetTextDatum(name);
-	if (SPI_execute_plan(def_plan, args, NULL, true, 1) != SPI_OK_SELECT)
+	if (SPI_execute_plan(*plan, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "reading the BloomSampleTree catalog failed");
 	if (SPI_processed == 0)
 		return false;
@@ -271,6 +279,7 @@ read_def(const char *name, BstDef *def)
 	def->generation = get_int8(tup, desc, 10, &isnull);
 	def->own = TransactionIdIsCurrentTransactionId(
 		DatumGetTransactionId(SPI_getbinval(tup, desc, 11, &isnull)));
+	bst_acl_read(&def->acl, tup, desc, 12, owners, def->pruned);
 	return true;
 }
 
@@ -569,12 +578,16 @@ get_entry(const char *name)
 {
 	BstDef		def;
 	BstCacheEntry *e = cache_find(name, NULL);
+	BstCatalogUser cu;
 
 	if (e && bst_snapkey_matches(&e->seen))
 	{
+		bst_acl_check_use(name, &e->acl, GetUserId());
 		e->last_use = ++use_clock;
 		return e;
 	}
+	/* the catalog is read (and the tree built) as the catalog's owner */
+	bst_catalog_enter(&cu);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (!read_def(name, &def))
@@ -587,6 +600,7 @@ get_entry(const char *name)
 				 errmsg("BloomSampleTree \"%s\" does not exist", name),
 				 errhint("The view bst_trees lists the trees; bst_create and bst_create_pruned make them.")));
 	}
+	bst_acl_check_use(name, &def.acl, cu.caller);
 	if (e && e->generation != def.generation)
 	{
 		bst_cache_forget(name);
@@ -605,9 +619,11 @@ get_entry(const char *name)
 	}
 	/* the key of the snapshot the row was read with, never a newer one */
 	bst_snapkey_set(&e->seen);
+	bst_acl_copy(&e->acl, &def.acl, e->cxt);
 	e->own = e->own || def.own;
 	e->last_use = ++use_clock;
 	SPI_finish();
+	bst_catalog_leave(&cu);
 	return e;
 }
 
@@ -621,6 +637,7 @@ bst_get_tree(const char *name)
 typedef struct BstCallCache
 {
 	uint64		epoch;			/* cache_epoch when it was looked up: entry not freed since */
+	Oid			user;			/* the user it was checked for */
 	BstCacheEntry *entry;
 	int			len;
 	char		name[FLEXIBLE_ARRAY_MEMBER];
@@ -633,7 +650,7 @@ bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
 	int			len = VARSIZE_ANY_EXHDR(name);
 	BstCacheEntry *e;
 
-	if (c && c->epoch == cache_epoch && c->len == len &&
+	if (c && c->epoch == cache_epoch && c->user == GetUserId() && c->len == len &&
 		memcmp(c->name, VARDATA_ANY(name), len) == 0 && bst_snapkey_matches(&c->entry->seen))
 	{
 		c->entry->last_use = ++use_clock;
@@ -650,6 +667,7 @@ bst_get_tree_for_call(FmgrInfo *flinfo, text *name, char **cname)
 		flinfo->fn_extra = c;
 	}
 	c->epoch = cache_epoch;
+	c->user = GetUserId();
 	c->entry = e;
 	c->len = len;
 	memcpy(c->name, VARDATA_ANY(name), len);

@@ -66,7 +66,7 @@ bst_init_gucs(void)
 	DefineCustomIntVariable("bloomsample.bst_memory_limit",
 							"Most memory one BloomSampleTree (with its index) may take in a backend.",
 							NULL, &bst_memory_limit_mb, 2048, 1, INT_MAX / 2,
-							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomEnumVariable("bloomsample.bst_sample_method",
 							 "How bst_sample draws: auto (exact), enumerate (index, exact) or descent (Algorithm 1 with rejection; uniform only for many samples per call).",
 							 NULL, &bst_sample_method, BST_SAMPLE_AUTO,

@@ -1,10 +1,10 @@
 /*
  * bst_sql.c
- *    The SQL functions of the BloomSampleTree part: sizing, the internal
- *    helpers behind bst_create / bst_create_pruned / bst_extend (the PL/pgSQL
- *    wrappers in src/sql/10_bst.sql own the catalog rows), sampling,
- *    reconstruction, work counters and the baselines.  Design notes:
- *    docs/bloomsampletree.md.
+ *    The SQL functions of the BloomSampleTree part: sizing, the pieces of
+ *    creating and extending trees (validation, memory checks, the source
+ *    query, storing ids: used by src/bst_manage.c, which owns the catalog
+ *    rows, and by the helpers of version 1.1), sampling, reconstruction,
+ *    work counters and the baselines.  Design notes: docs/bloomsampletree.md.
  */
 #include "postgres.h"
 
@@ -22,6 +22,7 @@
 #include "bst_baseline.h"
 #include "bst_gen.h"
 #include "bst_cache.h"
+#include "bst_manage.h"
 #include "bst_plan.h"
 
 PG_FUNCTION_INFO_V1(bst_plan_sql);
@@ -209,30 +210,18 @@ bst_plan_sql(PG_FUNCTION_ARGS)
 }
 
 /*
- * _bst_full_depth(name, lo, hi, m, k, seed, hash, leaf_size) -> depth:
- * validates a full tree's definition, checks its memory, picks the depth.
+ * bst_full_depth_for: validates a full tree's definition (name, [lo, hi),
+ * leaf_size, or BST_LEAF_AUTO), checks its memory and returns its depth.
  */
-Datum
-bst_full_depth(PG_FUNCTION_ARGS)
+int
+bst_full_depth_for(text *name, int64 lo, int64 hi, const BsParams *p, int64 leaf)
 {
-	int64		lo,
-				hi,
-				M,
-				leaf = 0;
-	BsParams	p;
+	int64		M;
 	int			depth;
 	uint64		bytes;
 
-	for (int i = 0; i < 7; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-							errmsg("only leaf_size may be NULL in bst_create")));
-	check_tree_name(PG_GETARG_TEXT_PP(0));
-	lo = PG_GETARG_INT64(1);
-	hi = PG_GETARG_INT64(2);
+	check_tree_name(name);
 	check_namespace(lo, hi);
-	p = bf_make_params(PG_GETARG_INT32(3), PG_GETARG_INT32(4), PG_GETARG_INT32(5),
-					   text_to_cstring(PG_GETARG_TEXT_PP(6)));
 	if ((uint64) hi - (uint64) lo > (uint64) BST_MAX_FULL_NAMESPACE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -241,27 +230,50 @@ bst_full_depth(PG_FUNCTION_ARGS)
 				 errdetail("A full tree covers at most " INT64_FORMAT " ids.", BST_MAX_FULL_NAMESPACE),
 				 errhint("Use bst_create_pruned over the ids that are actually occupied.")));
 	M = hi - lo;
-	if (!PG_ARGISNULL(7))
-	{
-		leaf = PG_GETARG_INT64(7);
-		if (leaf < 1 || leaf > M)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("leaf_size " INT64_FORMAT " is out of range", leaf),
-					 errdetail("leaf_size must be between 1 and the namespace size " INT64_FORMAT ".", M)));
-	}
-	depth = bst_plan_depth((uint64) M, p.m, p.k, leaf, bst_memory_limit_bytes());
-	bytes = bst_full_tree_bytes((uint64) M, p.m, depth);
-	bst_check_memory(text_to_cstring(PG_GETARG_TEXT_PP(0)), bytes, false,
-					 psprintf("%d level%s of %u-bit filters", depth + 1, depth == 0 ? "" : "s", p.m));
-	PG_RETURN_INT32(depth);
+	if (leaf != BST_LEAF_AUTO && (leaf < 1 || leaf > M))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("leaf_size " INT64_FORMAT " is out of range", leaf),
+				 errdetail("leaf_size must be between 1 and the namespace size " INT64_FORMAT ".", M)));
+	depth = bst_plan_depth((uint64) M, p->m, p->k, leaf == BST_LEAF_AUTO ? 0 : leaf,
+						   bst_memory_limit_bytes());
+	bytes = bst_full_tree_bytes((uint64) M, p->m, depth);
+	bst_check_memory(text_to_cstring(name), bytes, false,
+					 psprintf("%d level%s of %u-bit filters", depth + 1, depth == 0 ? "" : "s", p->m));
+	return depth;
 }
 
-/* _bst_collect_ids(source_query) -> bigint[]: sorted distinct, validated */
+/*
+ * _bst_full_depth(name, lo, hi, m, k, seed, hash, leaf_size) -> depth
+ * (the helper of version 1.1's bst_create)
+ */
 Datum
-bst_collect_ids(PG_FUNCTION_ARGS)
+bst_full_depth(PG_FUNCTION_ARGS)
 {
-	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	BsParams	p;
+	int64		leaf = BST_LEAF_AUTO;
+
+	for (int i = 0; i < 7; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+							errmsg("only leaf_size may be NULL in bst_create")));
+	check_tree_name(PG_GETARG_TEXT_PP(0));
+	check_namespace(PG_GETARG_INT64(1), PG_GETARG_INT64(2));
+	p = bf_make_params(PG_GETARG_INT32(3), PG_GETARG_INT32(4), PG_GETARG_INT32(5),
+					   text_to_cstring(PG_GETARG_TEXT_PP(6)));
+	if (!PG_ARGISNULL(7))
+		leaf = PG_GETARG_INT64(7);
+	PG_RETURN_INT32(bst_full_depth_for(PG_GETARG_TEXT_PP(0), PG_GETARG_INT64(1),
+									   PG_GETARG_INT64(2), &p, leaf));
+}
+
+/*
+ * bst_collect_query_ids: the ids source_query returns (run as the current
+ * user, with the caller's search_path), sorted, distinct and validated
+ */
+ArrayType *
+bst_collect_query_ids(const char *sql)
+{
 	MemoryContext outer = CurrentMemoryContext;
 	int64	   *ids;
 	size_t		n = 0,
@@ -344,7 +356,14 @@ bst_collect_ids(PG_FUNCTION_ARGS)
 				 errmsg("source_query returned %zu distinct ids, more than one call can hold", n)));
 	MemoryContextSwitchTo(outer);
 	result = make_id_array(ids, n);
-	PG_RETURN_ARRAYTYPE_P(result);
+	return result;
+}
+
+/* _bst_collect_ids(source_query) -> bigint[] (the helper of version 1.1) */
+Datum
+bst_collect_ids(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_ARRAYTYPE_P(bst_collect_query_ids(text_to_cstring(PG_GETARG_TEXT_PP(0))));
 }
 
 /* int64 contents of a bigint[] without NULLs; errors name the function */
@@ -364,34 +383,23 @@ array_ids(ArrayType *a, int *n, const char *what)
 }
 
 /*
- * _bst_pruned_leaf_size(name, ids, m, k, seed, hash, leaf_size) -> the leaf
- * span (a power of two) for these ids; checks parameters and memory.
+ * bst_pruned_span_for: the leaf span (a power of two) of a pruned tree of
+ * ids (leaf_size, or BST_LEAF_AUTO); checks the name, ids and memory.
  */
-Datum
-bst_pruned_leaf_size(PG_FUNCTION_ARGS)
+int64
+bst_pruned_span_for(text *name, ArrayType *a, const BsParams *p, int64 leaf)
 {
-	ArrayType  *a;
 	int			n;
 	int64	   *ids;
-	BsParams	p;
 	int			bits;
 	uint64		bytes;
 
-	for (int i = 0; i < 6; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-							errmsg("only leaf_size may be NULL in bst_create_pruned")));
-	check_tree_name(PG_GETARG_TEXT_PP(0));
-	a = PG_GETARG_ARRAYTYPE_P(1);
+	check_tree_name(name);
 	ids = array_ids(a, &n, "bst_create_pruned");
-	p = bf_make_params(PG_GETARG_INT32(2), PG_GETARG_INT32(3), PG_GETARG_INT32(4),
-					   text_to_cstring(PG_GETARG_TEXT_PP(5)));
-	if (PG_ARGISNULL(6))
-		bits = bst_plan_pruned_leaf_bits(ids, (size_t) n, p.m, p.k, bst_memory_limit_bytes());
+	if (leaf == BST_LEAF_AUTO)
+		bits = bst_plan_pruned_leaf_bits(ids, (size_t) n, p->m, p->k, bst_memory_limit_bytes());
 	else
 	{
-		int64		leaf = PG_GETARG_INT64(6);
-
 		if (leaf < 1 || leaf > (INT64CONST(1) << 62))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -400,9 +408,31 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 		/* an explicit leaf_size is the span of a leaf, rounded up to a power of two */
 		bits = bst_leaf_bits_for_span(leaf);
 	}
-	bytes = bst_pruned_tree_bytes(ids, (size_t) n, bits, p.m);
-	bst_check_memory(text_to_cstring(PG_GETARG_TEXT_PP(0)), bytes, false, NULL);
-	PG_RETURN_INT64(INT64CONST(1) << bits);
+	bytes = bst_pruned_tree_bytes(ids, (size_t) n, bits, p->m);
+	bst_check_memory(text_to_cstring(name), bytes, false, NULL);
+	return INT64CONST(1) << bits;
+}
+
+/*
+ * _bst_pruned_leaf_size(name, ids, m, k, seed, hash, leaf_size) -> the leaf
+ * span (the helper of version 1.1's bst_create_pruned)
+ */
+Datum
+bst_pruned_leaf_size(PG_FUNCTION_ARGS)
+{
+	BsParams	p;
+	int64		leaf = BST_LEAF_AUTO;
+
+	for (int i = 0; i < 6; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+							errmsg("only leaf_size may be NULL in bst_create_pruned")));
+	check_tree_name(PG_GETARG_TEXT_PP(0));
+	p = bf_make_params(PG_GETARG_INT32(2), PG_GETARG_INT32(3), PG_GETARG_INT32(4),
+					   text_to_cstring(PG_GETARG_TEXT_PP(5)));
+	if (!PG_ARGISNULL(6))
+		leaf = PG_GETARG_INT64(6);
+	PG_RETURN_INT64(bst_pruned_span_for(PG_GETARG_TEXT_PP(0), PG_GETARG_ARRAYTYPE_P(1), &p, leaf));
 }
 
 /* a one-dimensional bigint[] of ids[0 .. n-1] (no NULLs) */
@@ -425,18 +455,16 @@ make_id_array(const int64 *ids, size_t n)
 }
 
 /*
- * _bst_store_ids(name, ids, first_chunk) -> chunks written: stores ids in
- * bst_tree_ids as chunks of 100,000, numbered from first_chunk (slicing in
- * SQL would copy the whole array once per chunk).
+ * bst_store_id_chunks: stores ids in bst_tree_ids as chunks of 100,000,
+ * numbered from first (slicing in SQL would copy the whole array once per
+ * chunk), as the current user; returns the chunks written.  what names the
+ * caller in errors.
  */
-Datum
-bst_store_ids(PG_FUNCTION_ARGS)
+int32
+bst_store_id_chunks(text *name, ArrayType *a, int32 first, const char *what)
 {
-	text	   *name = PG_GETARG_TEXT_PP(0);
-	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
-	int32		first = PG_GETARG_INT32(2);
 	int			n;
-	int64	   *ids = array_ids(a, &n, "_bst_store_ids");
+	int64	   *ids = array_ids(a, &n, what);
 	const int	chunk = 100000;
 	Oid			types[3] = {TEXTOID, INT4OID, INT8ARRAYOID};
 	SPIPlanPtr	plan;
@@ -446,7 +474,7 @@ bst_store_ids(PG_FUNCTION_ARGS)
 		if (ids[i] < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("_bst_store_ids: id " INT64_FORMAT " is negative", ids[i]),
+					 errmsg("%s: id " INT64_FORMAT " is negative", what, ids[i]),
 					 errdetail("A pruned tree holds ids in [0, 2^63).")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -469,18 +497,28 @@ bst_store_ids(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 	}
 	SPI_finish();
-	PG_RETURN_INT32(written);
+	return written;
 }
 
 /*
- * _bst_extend(name, ids) -> the ids that were new, sorted, after a memory
- * check of the extended tree (the caller stores them and sets a new generation)
+ * _bst_store_ids(name, ids, first_chunk) -> chunks written (a helper of
+ * version 1.1; in 1.2 only the catalog's owner may call it)
  */
 Datum
-bst_extend_ids(PG_FUNCTION_ARGS)
+bst_store_ids(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
+	PG_RETURN_INT32(bst_store_id_chunks(PG_GETARG_TEXT_PP(0), PG_GETARG_ARRAYTYPE_P(1),
+										PG_GETARG_INT32(2), "_bst_store_ids"));
+}
+
+/*
+ * bst_new_ids: the ids of a that tree name does not hold yet, sorted and
+ * distinct, after a memory check of the extended tree; forgets the cached
+ * tree (the caller stores them and sets a new generation)
+ */
+ArrayType *
+bst_new_ids(const char *name, ArrayType *a)
+{
 	int			n;
 	int64	   *ids = array_ids(a, &n, "bst_extend");
 	BstTree    *t;
@@ -526,7 +564,15 @@ bst_extend_ids(PG_FUNCTION_ARGS)
 					 psprintf("%zu new ids", nnew));
 	/* the next use rebuilds the tree of the new generation from the catalog */
 	bst_cache_forget(name);
-	PG_RETURN_ARRAYTYPE_P(make_id_array(copy, nnew));
+	return make_id_array(copy, nnew);
+}
+
+/* _bst_extend(name, ids) -> the new ids (the helper of version 1.1's bst_extend) */
+Datum
+bst_extend_ids(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_ARRAYTYPE_P(bst_new_ids(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+									  PG_GETARG_ARRAYTYPE_P(1)));
 }
 
 /* _bst_set_generation(name, generation): the tree was extended (or not) */

@@ -9,9 +9,11 @@
 #include <sys/mman.h>
 
 #include "executor/spi.h"
+#include "utils/lsyscache.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "bst_acl.h"
 #include "bst_cache.h"
 
 /* ---------------------------------------------------------------------------
@@ -106,22 +108,15 @@ bst_result_init(BstIdVec *out, const BstAlloc *scratch)
 	bst_vec_init_max(out, scratch, (size_t) (bst_memory_limit_bytes() / sizeof(int64)));
 }
 
-/* (inside SPI) the extension's schema, looked up once per backend */
+/* the extension's schema, looked up once per backend (no SQL: no search_path) */
 const char *
 bst_qualified(const char *relname)
 {
 	static char *schema = NULL;
 
 	if (!schema)
-	{
-		if (SPI_execute("SELECT n.nspname FROM pg_catalog.pg_extension e "
-						"JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-						"WHERE e.extname = 'bloomsample'", true, 1) != SPI_OK_SELECT ||
-			SPI_processed != 1)
-			elog(ERROR, "extension bloomsample is not installed");
 		schema = MemoryContextStrdup(TopMemoryContext,
-									 SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
-	}
+									 get_namespace_name(bst_extension_schema()));
 	return quote_qualified_identifier(schema, relname);
 }
 

@@ -22,9 +22,11 @@ CREATE TABLE bst_tree_catalog (
     depth        integer,           -- full: levels below the root
     generation   bigint NOT NULL,
     created      timestamptz NOT NULL DEFAULT now(),
+    owner        regrole NOT NULL,  -- the creating role (a name in dumps)
+    grantees     regrole[] NOT NULL DEFAULT '{}',  -- may use it; '-' (0) is PUBLIC
     CHECK (kind = 'pruned' OR (namespace_lo < namespace_hi AND depth >= 0))
 );
-COMMENT ON TABLE bst_tree_catalog IS 'BloomSampleTree definitions (managed by bst_create, bst_create_pruned, bst_extend, bst_drop)';
+COMMENT ON TABLE bst_tree_catalog IS 'BloomSampleTree definitions (managed by bst_create, bst_create_pruned, bst_extend, bst_drop, bst_grant, bst_revoke)';
 
 CREATE TABLE bst_tree_ids (
     name  text NOT NULL,
@@ -36,10 +38,10 @@ CREATE TABLE bst_tree_ids (
 ALTER TABLE bst_tree_ids ALTER COLUMN ids SET STORAGE EXTERNAL;
 COMMENT ON TABLE bst_tree_ids IS 'Occupied ids of pruned BloomSampleTrees, in chunks';
 
--- every role may use the trees (sampling reads the catalog as the caller);
--- creating, extending and dropping trees needs write access to these tables
--- (the extension's owner, or GRANT INSERT, UPDATE, DELETE to trusted roles)
-GRANT SELECT ON bst_tree_catalog, bst_tree_ids TO PUBLIC;
+-- private to their owner: the extension's C code reads and writes them as
+-- their owner after checking the caller's privileges on the tree (README,
+-- Security); the extension's owner may read them, so that it can pg_dump
+GRANT SELECT ON bst_tree_catalog, bst_tree_ids TO @extowner@;
 
 SELECT pg_catalog.pg_extension_config_dump('bst_tree_catalog', '');
 SELECT pg_catalog.pg_extension_config_dump('bst_tree_ids', '');
@@ -56,149 +58,69 @@ COMMENT ON FUNCTION bst_plan(bigint, bigint, float8, integer) IS
     'BloomSampleTree parameters for a target accuracy n / (n + (M - n) FP) (Sengupta et al., section 5.4)';
 
 -- ---------------------------------------------------------------------------
--- Internal helpers (validation, memory checks, cache maintenance)
+-- Internal helpers (tests and cache maintenance; the catalog's owner only)
 -- ---------------------------------------------------------------------------
-CREATE FUNCTION _bst_full_depth(name text, lo bigint, hi bigint, m integer, k integer,
-                                seed integer, hash text, leaf_size bigint)
-    RETURNS integer AS 'MODULE_PATHNAME', 'bst_full_depth'
-    LANGUAGE C STABLE PARALLEL SAFE;
-CREATE FUNCTION _bst_collect_ids(source_query text) RETURNS bigint[]
-    AS 'MODULE_PATHNAME', 'bst_collect_ids'
-    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-CREATE FUNCTION _bst_pruned_leaf_size(name text, ids bigint[], m integer, k integer,
-                                      seed integer, hash text, leaf_size bigint)
-    RETURNS bigint AS 'MODULE_PATHNAME', 'bst_pruned_leaf_size'
-    LANGUAGE C STABLE PARALLEL SAFE;
-CREATE FUNCTION _bst_extend(name text, ids bigint[]) RETURNS bigint[]
-    AS 'MODULE_PATHNAME', 'bst_extend_ids'
-    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 CREATE FUNCTION _bst_store_ids(name text, ids bigint[], first_chunk integer) RETURNS integer
     AS 'MODULE_PATHNAME', 'bst_store_ids'
-    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-CREATE FUNCTION _bst_set_generation(name text, generation bigint) RETURNS void
-    AS 'MODULE_PATHNAME', 'bst_set_generation'
     LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 CREATE FUNCTION _bst_forget(name text) RETURNS void
     AS 'MODULE_PATHNAME', 'bst_forget'
     LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-CREATE FUNCTION _bst_new_generation() RETURNS bigint
-    LANGUAGE sql VOLATILE PARALLEL SAFE
-    AS $$ SELECT (floor(random() * 4611686018427387904)::bigint << 1) # floor(random() * 1048576)::bigint $$;
+REVOKE ALL ON FUNCTION _bst_store_ids(text, bigint[], integer), _bst_forget(text) FROM PUBLIC;
+CREATE FUNCTION _bst_may_use(kind text, owner regrole, grantees regrole[]) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'bst_may_use'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION _bst_may_use(text, regrole, regrole[]) IS
+    'may the current user use a BloomSampleTree of this kind, owner and grantees? (the filter of bst_trees)';
 
 -- ---------------------------------------------------------------------------
--- Managing trees
+-- Managing trees: the creating role owns a tree; the owner extends, drops
+-- and grants it (README.md, Security)
 -- ---------------------------------------------------------------------------
 CREATE FUNCTION bst_create(name text, namespace_lo bigint, namespace_hi bigint,
                            m integer, k integer, seed integer DEFAULT 0,
                            hash text DEFAULT 'xxh3', leaf_size bigint DEFAULT NULL)
-    RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-AS $$
-DECLARE
-    d integer;
-BEGIN
-    d := @extschema@._bst_full_depth(name, namespace_lo, namespace_hi, m, k, seed, hash, leaf_size);
-    BEGIN
-        INSERT INTO @extschema@.bst_tree_catalog
-            (name, kind, namespace_lo, namespace_hi, m, k, seed, hash, leaf_size, depth, generation)
-        VALUES (name, 'full', namespace_lo, namespace_hi, m, k, seed, hash,
-                ((namespace_hi - namespace_lo) + (1::bigint << d) - 1) >> d, d,
-                @extschema@._bst_new_generation());
-    EXCEPTION WHEN unique_violation THEN
-        RAISE EXCEPTION 'BloomSampleTree "%" already exists', name
-            USING ERRCODE = 'duplicate_object',
-                  HINT = 'Drop it with bst_drop() first, or choose another name.';
-    END;
-    -- build it now: errors surface here, and this backend has it cached
-    PERFORM * FROM @extschema@.bst_info(name);
-END;
-$$;
+    RETURNS void AS 'MODULE_PATHNAME', 'bst_create_sql'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION bst_create(text, bigint, bigint, integer, integer, integer, text, bigint) IS
     'create a full BloomSampleTree over [namespace_lo, namespace_hi)';
 
 CREATE FUNCTION bst_create_pruned(name text, source_query text, m integer, k integer,
                                   seed integer DEFAULT 0, hash text DEFAULT 'xxh3',
                                   leaf_size bigint DEFAULT NULL)
-    RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-AS $$
-DECLARE
-    ids bigint[];
-    span bigint;
-BEGIN
-    IF name IS NULL OR source_query IS NULL THEN
-        RAISE EXCEPTION 'bst_create_pruned: name and source_query must not be NULL'
-            USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF EXISTS (SELECT 1 FROM @extschema@.bst_tree_catalog c WHERE c.name = bst_create_pruned.name) THEN
-        RAISE EXCEPTION 'BloomSampleTree "%" already exists', name
-            USING ERRCODE = 'duplicate_object',
-                  HINT = 'Drop it with bst_drop() first, or choose another name.';
-    END IF;
-    ids := @extschema@._bst_collect_ids(source_query);
-    span := @extschema@._bst_pruned_leaf_size(name, ids, m, k, seed, hash, leaf_size);
-    BEGIN
-        INSERT INTO @extschema@.bst_tree_catalog
-            (name, kind, m, k, seed, hash, leaf_size, generation)
-        VALUES (name, 'pruned', m, k, seed, hash, span, @extschema@._bst_new_generation());
-    EXCEPTION WHEN unique_violation THEN
-        RAISE EXCEPTION 'BloomSampleTree "%" already exists', name
-            USING ERRCODE = 'duplicate_object',
-                  HINT = 'Drop it with bst_drop() first, or choose another name.';
-    END;
-    PERFORM @extschema@._bst_store_ids(name, ids, 0);
-    PERFORM * FROM @extschema@.bst_info(name);
-END;
-$$;
+    RETURNS void AS 'MODULE_PATHNAME', 'bst_create_pruned_sql'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION bst_create_pruned(text, text, integer, integer, integer, text, bigint) IS
     'create a pruned BloomSampleTree over the ids source_query returns (one bigint column)';
 
 CREATE FUNCTION bst_extend(name text, ids bigint[]) RETURNS bigint
-    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
-AS $$
-DECLARE
-    knd text;
-    fresh bigint[];
-    gen bigint;
-BEGIN
-    SELECT c.kind INTO knd FROM @extschema@.bst_tree_catalog c
-    WHERE c.name = bst_extend.name FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'BloomSampleTree "%" does not exist', name
-            USING ERRCODE = 'undefined_object',
-                  HINT = 'The view bst_trees lists the trees.';
-    END IF;
-    fresh := @extschema@._bst_extend(name, ids);
-    IF coalesce(cardinality(fresh), 0) = 0 THEN
-        PERFORM @extschema@._bst_set_generation(name,
-            (SELECT c.generation FROM @extschema@.bst_tree_catalog c WHERE c.name = bst_extend.name));
-        RETURN 0;
-    END IF;
-    INSERT INTO @extschema@.bst_tree_ids (name, chunk, ids)
-    SELECT bst_extend.name, coalesce(max(t.chunk) + 1, 0), fresh
-    FROM @extschema@.bst_tree_ids t WHERE t.name = bst_extend.name;
-    gen := @extschema@._bst_new_generation();
-    UPDATE @extschema@.bst_tree_catalog c SET generation = gen WHERE c.name = bst_extend.name;
-    PERFORM @extschema@._bst_set_generation(name, gen);
-    RETURN cardinality(fresh);
-END;
-$$;
+    AS 'MODULE_PATHNAME', 'bst_extend_sql'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bst_extend(text, bigint[]) IS
     'add occupied ids to a pruned BloomSampleTree; returns how many were new';
 
 CREATE FUNCTION bst_drop(name text) RETURNS void
-    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
-AS $$
-BEGIN
-    DELETE FROM @extschema@.bst_tree_catalog c WHERE c.name = bst_drop.name;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'BloomSampleTree "%" does not exist', name
-            USING ERRCODE = 'undefined_object',
-                  HINT = 'The view bst_trees lists the trees.';
-    END IF;
-    DELETE FROM @extschema@.bst_tree_ids t WHERE t.name = bst_drop.name;
-    PERFORM @extschema@._bst_forget(name);
-END;
-$$;
+    AS 'MODULE_PATHNAME', 'bst_drop_sql'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bst_drop(text) IS 'drop a BloomSampleTree';
+
+CREATE FUNCTION bst_grant(name text, grantee text) RETURNS void
+    AS 'MODULE_PATHNAME', 'bst_grant'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bst_grant(text, text) IS
+    'let a role (or PUBLIC) use a BloomSampleTree: sample, reconstruct, see its ids (its owner only)';
+
+CREATE FUNCTION bst_revoke(name text, grantee text) RETURNS void
+    AS 'MODULE_PATHNAME', 'bst_revoke'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bst_revoke(text, text) IS
+    'take back the use of a BloomSampleTree granted by bst_grant (its owner only)';
+
+CREATE FUNCTION bst_set_owner(name text, new_owner regrole) RETURNS void
+    AS 'MODULE_PATHNAME', 'bst_set_owner'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bst_set_owner(text, regrole) IS
+    'give a BloomSampleTree to another role (as ALTER TABLE ... OWNER TO)';
 
 CREATE FUNCTION bst_info(name text,
     OUT tree_name text, OUT kind text, OUT namespace_lo bigint, OUT namespace_hi bigint,
@@ -211,15 +133,19 @@ CREATE FUNCTION bst_info(name text,
 COMMENT ON FUNCTION bst_info(text) IS
     'shape and size of a BloomSampleTree (ids: namespace size or occupied ids; shared: one image file per cluster)';
 
-CREATE VIEW bst_trees AS
+-- every role sees the full trees and the pruned trees it may use; the
+-- barrier keeps a caller's leaky functions from seeing the others' rows
+CREATE VIEW bst_trees WITH (security_barrier) AS
 SELECT c.name, c.kind, c.namespace_lo, c.namespace_hi, c.m, c.k, c.seed, c.hash,
        c.leaf_size, c.depth,
        CASE c.kind WHEN 'full' THEN c.namespace_hi - c.namespace_lo
             ELSE (SELECT coalesce(sum(cardinality(t.ids)), 0)::bigint
                   FROM @extschema@.bst_tree_ids t WHERE t.name = c.name) END AS ids,
-       c.created
-FROM @extschema@.bst_tree_catalog c;
-COMMENT ON VIEW bst_trees IS 'the BloomSampleTrees of this database';
+       c.created, c.owner, c.grantees
+FROM @extschema@.bst_tree_catalog c
+WHERE @extschema@._bst_may_use(c.kind, c.owner, c.grantees);
+GRANT SELECT ON bst_trees TO PUBLIC;
+COMMENT ON VIEW bst_trees IS 'the BloomSampleTrees of this database that the current user may use';
 
 -- ---------------------------------------------------------------------------
 -- Sampling and reconstruction

@@ -30,7 +30,8 @@ CREATE SCHEMA smith;
 GRANT USAGE ON SCHEMA smith TO bs_fuzzer;
 
 -- ---------------------------------------------------------------------------
--- trees (created by the superuser: the fuzzing role only reads the catalog)
+-- trees (created by the superuser, the pruned ones granted to the fuzzing role;
+-- it may create its own trees, read the catalog and set the memory limit)
 -- ---------------------------------------------------------------------------
 SELECT bst_create('full_x', 0, 20000, 4096, 3);
 SELECT bst_create('full_lin', -500, 5000, 1000, 2, 7, 'linear', 64);
@@ -38,6 +39,10 @@ SELECT bst_create('full_k1', 1000000, 1000300, 64, 1, -3, 'xxh3', 1);
 SELECT bst_create_pruned('pruned_x',
     'SELECT (x * 7919 % 1000003)::bigint * 4096 FROM generate_series(1, 3000) x', 2048, 3, 5);
 SELECT bst_create_pruned('pruned_empty', 'SELECT 1::bigint WHERE false', 512, 4);
+SELECT bst_grant('pruned_x', 'bs_fuzzer'), bst_grant('pruned_empty', 'bs_fuzzer');
+GRANT CREATE ON SCHEMA public TO bs_fuzzer;
+GRANT SELECT ON bst_tree_catalog, bst_tree_ids TO bs_fuzzer;
+GRANT SET ON PARAMETER bloomsample.bst_memory_limit TO bs_fuzzer;
 
 SET ROLE bs_fuzzer;
 SET search_path = fuzz, public;

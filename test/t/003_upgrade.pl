@@ -127,6 +127,7 @@ foreach my $v (@from)
 		INSERT INTO kept SELECT i, bloom_from_array(ARRAY[i, i + 1]::bigint[], 1024, 3) FROM generate_series(1, 200) i;
 		CREATE INDEX kept_f ON kept USING bloofi (f);
 		SELECT bst_create('kept_tree', 0, 10000, 1024, 3);
+		SELECT bst_create_pruned('kept_pruned', 'SELECT x::bigint * 37 FROM generate_series(1, 500) x', 1024, 3);
 	});
 	my $before = $node->safe_psql($db, q{
 		SELECT string_agg(id::text, ',' ORDER BY id) FROM kept WHERE f @> 77::bigint;
@@ -155,6 +156,23 @@ foreach my $v (@from)
 		SELECT string_agg(x::text, ',') FROM bst_reconstruct('kept_tree', (SELECT f FROM kept WHERE id = 50)) x}),
 		$before, "$v data (filters, bloofi index, trees) answers the same after the update");
 	$node->safe_psql($db, 'SELECT bloofi_check(\'kept_f\')');
+	# the old trees belong to the extension's owner; the catalog is no longer
+	# readable by every role, nor a pruned tree usable
+	is($node->safe_psql($db, q{
+		SELECT string_agg(c.name || ':' || (c.owner = e.extowner) || ':' || cardinality(c.grantees), ',' ORDER BY c.name)
+		FROM bst_tree_catalog c, pg_extension e WHERE e.extname = 'bloomsample'}),
+		'kept_pruned:true:0,kept_tree:true:0', "$v + UPDATE: the trees are owned by the extension's owner");
+	$node->safe_psql($db, "DROP ROLE IF EXISTS upgrade_outsider; CREATE ROLE upgrade_outsider");
+	my ($rc, $out, $err) = $node->psql($db, q{
+		SET ROLE upgrade_outsider;
+		SELECT count(*) FROM bst_reconstruct('kept_pruned', bloom_from_array(ARRAY[37]::bigint[], 1024, 3))});
+	like($err, qr/permission denied for BloomSampleTree "kept_pruned"/,
+		"$v + UPDATE: another role cannot use the old pruned tree");
+	($rc, $out, $err) = $node->psql($db, 'SET ROLE upgrade_outsider; SELECT count(*) FROM bst_tree_ids');
+	like($err, qr/permission denied for table bst_tree_ids/, "$v + UPDATE: the ids are no longer public");
+	is($node->safe_psql($db, q{
+		SELECT count(*) FROM bst_reconstruct('kept_pruned', bloom_from_array(ARRAY[37, 74]::bigint[], 1024, 3))}),
+		'2', "$v + UPDATE: the owner still uses the old pruned tree");
 	# 1.0 kept no statistics of filter columns; after the update ANALYZE does
 	is($node->safe_psql($db, q{
 		ANALYZE kept;
