@@ -89,6 +89,14 @@ extern void bf_check_compatible(const BsParams *a, const BsParams *b,
 extern char *bf_params_string(const BsParams *p);
 extern BsKey bf_datum_key(const BsHasher *h, Datum value, Oid typid);
 
+/* bloomfilter_memory.c */
+extern void bf_init_value_memory(void);
+extern void bf_value_memory_check(uint64 need, const char *what);
+extern void *bf_palloc_value(uint64 size, bool zero, const char *what);
+extern void bf_zero_interruptible(void *p, Size n);
+extern void bf_copy_interruptible(void *dst, const void *src, Size n);
+extern bool bf_equal_interruptible(const void *a, const void *b, Size n);
+
 /* bloomfilter_io.c */
 extern BloomFilter *bf_from_bytes(const BsParams *p, const uint8 *bytes,
 								  size_t nbytes, int errcode_bad);

@@ -43,6 +43,8 @@ PG_FUNCTION_INFO_V1(bloom_hashinvert);
 PG_FUNCTION_INFO_V1(bst_clustered_ids);
 
 /* most ids bst_clustered_ids may draw from (its state takes 17 bytes an id) */
+/* longest tree name, in bytes (README: BloomSampleTree limits) */
+#define BST_MAX_NAME_BYTES	1000
 #define BST_MAX_GEN_NAMESPACE	INT64CONST(50000000)
 /* largest full-tree namespace (ids are 32-bit offsets in the index) */
 #define BST_MAX_FULL_NAMESPACE	(INT64CONST(1) << 32) - 2
@@ -113,6 +115,11 @@ check_n(int64 n)
 				 errdetail("One call returns at most " INT64_FORMAT " samples.", BST_MAX_SAMPLES)));
 }
 
+/*
+ * the name of a tree: not empty, at most BST_MAX_NAME_BYTES bytes (checked
+ * before anything is inserted into the catalog, whose primary key could not
+ * index a name over ~2,700 bytes); every function taking a tree name checks it
+ */
 static void
 check_tree_name(text *name)
 {
@@ -120,6 +127,12 @@ check_tree_name(text *name)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("BloomSampleTree name must not be empty")));
+	if (VARSIZE_ANY_EXHDR(name) > BST_MAX_NAME_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("BloomSampleTree name is too long (%zu bytes)",
+						(size_t) VARSIZE_ANY_EXHDR(name)),
+				 errdetail("A name has at most %d bytes.", BST_MAX_NAME_BYTES)));
 }
 
 /* the tree, and q checked against it */
@@ -128,6 +141,7 @@ tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
 {
 	BstTree    *t;
 
+	check_tree_name(PG_GETARG_TEXT_PP(0));
 	bf_view_datum(PG_GETARG_DATUM(1), q);
 	t = bst_get_tree_for_call(fcinfo->flinfo, PG_GETARG_TEXT_PP(0), name);
 	bst_check_query(t, *name, q);
@@ -436,12 +450,14 @@ bst_store_ids(PG_FUNCTION_ARGS)
 	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
 	int32		first = PG_GETARG_INT32(2);
 	int			n;
-	int64	   *ids = array_ids(a, &n, "_bst_store_ids");
+	int64	   *ids;
 	const int	chunk = 100000;
 	Oid			types[3] = {TEXTOID, INT4OID, INT8ARRAYOID};
 	SPIPlanPtr	plan;
 	int32		written = 0;
 
+	check_tree_name(name);
+	ids = array_ids(a, &n, "_bst_store_ids");
 	for (int i = 0; i < n; i++)
 		if (ids[i] < 0)
 			ereport(ERROR,
@@ -479,14 +495,17 @@ bst_store_ids(PG_FUNCTION_ARGS)
 Datum
 bst_extend_ids(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *name;
 	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
 	int			n;
-	int64	   *ids = array_ids(a, &n, "bst_extend");
+	int64	   *ids;
 	BstTree    *t;
 	int64	   *copy;
 	size_t		nnew = 0;
 
+	check_tree_name(PG_GETARG_TEXT_PP(0));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ids = array_ids(a, &n, "bst_extend");
 	for (int i = 0; i < n; i++)
 		if (ids[i] < 0)
 			ereport(ERROR,
@@ -552,14 +571,17 @@ bst_forget(PG_FUNCTION_ARGS)
 Datum
 bst_info(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	BstTree    *t = bst_get_tree(name);
+	char	   *name;
+	BstTree    *t;
 	TupleDesc	desc;
 	Datum		v[17];
 	bool		nulls[17] = {0};
 	int64		leaves = 0;
 	uint64		image_bytes;
 
+	check_tree_name(PG_GETARG_TEXT_PP(0));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	t = bst_get_tree(name);
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	desc = BlessTupleDesc(desc);

@@ -1,0 +1,129 @@
+/*
+ * bloomfilter_memory.c
+ *    The memory limit of one call on a bloomfilter or bloomtree value and
+ *    the interruptible bulk helpers behind it, shared by both types.
+ *
+ * A value's work is proportional to its m, not to its stored size: a 36-byte
+ * bloomtree decodes to 256 MiB and prints as 512 MiB of hex.  So every call
+ * that allocates a bit array, a text or a binary form first adds up what it
+ * will allocate (the detoasted arguments are not counted: they are the
+ * values' own size) and refuses with SQLSTATE 54000, naming the bytes, when
+ * that exceeds bloomsample.max_value_memory, a PGC_SUSET setting (512 MB by
+ * default: twice the largest value either type stores, 2^31 bits = 256 MiB,
+ * so every value can be built, read and combined once with another; printing
+ * or re-coding the largest ones needs a superuser to raise it).
+ *
+ * Long loops over such buffers check for interrupts at least every mebibyte:
+ * the core's bit operations and BloomTree coder through their hooks
+ * (bs_interrupt_hook, bltree_interrupt_hook, set here at load time), zeroing,
+ * copying and comparing through the chunked helpers below.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "bloomfilter.h"
+#include "bltree.h"
+
+/* bytes handled between two interrupt checks: about a millisecond */
+#define BF_CHUNK_BYTES	((Size) 8 * BS_POLL_WORDS)
+
+static int	bf_max_value_memory_mb = 512;
+
+static void
+check_interrupts_hook(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * bf_init_value_memory: define bloomsample.max_value_memory and point the
+ * core's interrupt hooks at CHECK_FOR_INTERRUPTS; from _PG_init.
+ */
+void
+bf_init_value_memory(void)
+{
+	bs_interrupt_hook = check_interrupts_hook;
+	bltree_interrupt_hook = check_interrupts_hook;
+	DefineCustomIntVariable("bloomsample.max_value_memory",
+							"Most memory one call of a bloomfilter or bloomtree function may allocate for bit arrays and text or binary forms.",
+							"A call that would need more fails with SQLSTATE 54000 before allocating. Only superusers can change it.",
+							&bf_max_value_memory_mb, 512, 1, INT_MAX / 2,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+}
+
+/*
+ * bf_value_memory_check: error (ERRCODE_PROGRAM_LIMIT_EXCEEDED) when `need`
+ * bytes exceed bloomsample.max_value_memory; 'what' names the operation
+ * ("bloomtree output").  Call it with a call's total before allocating.
+ */
+void
+bf_value_memory_check(uint64 need, const char *what)
+{
+	uint64		limit = (uint64) bf_max_value_memory_mb * 1024 * 1024;
+
+	if (need > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s would need " UINT64_FORMAT " bytes, more than bloomsample.max_value_memory (%d MB)",
+						what, need, bf_max_value_memory_mb),
+				 errdetail("The memory a call takes grows with the filters' sizes m, not with the stored size of its arguments."),
+				 errhint("A superuser can raise bloomsample.max_value_memory.")));
+}
+
+/* bf_zero_interruptible: memset(p, 0, n), checking for interrupts every chunk */
+void
+bf_zero_interruptible(void *p, Size n)
+{
+	for (Size off = 0; off < n; off += BF_CHUNK_BYTES)
+	{
+		memset((char *) p + off, 0, Min(BF_CHUNK_BYTES, n - off));
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* bf_copy_interruptible: memcpy(dst, src, n), checking for interrupts every chunk */
+void
+bf_copy_interruptible(void *dst, const void *src, Size n)
+{
+	for (Size off = 0; off < n; off += BF_CHUNK_BYTES)
+	{
+		memcpy((char *) dst + off, (const char *) src + off, Min(BF_CHUNK_BYTES, n - off));
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* bf_equal_interruptible: memcmp(a, b, n) == 0, checking for interrupts every chunk */
+bool
+bf_equal_interruptible(const void *a, const void *b, Size n)
+{
+	for (Size off = 0; off < n; off += BF_CHUNK_BYTES)
+	{
+		if (memcmp((const char *) a + off, (const char *) b + off,
+				   Min(BF_CHUNK_BYTES, n - off)) != 0)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return true;
+}
+
+/*
+ * bf_palloc_value: `size` bytes in the current memory context for a value's
+ * bit array or form, zeroed (interruptibly) when `zero`; checks the size
+ * alone against the limit (callers that allocate several buffers check
+ * their total first with bf_value_memory_check).
+ */
+void *
+bf_palloc_value(uint64 size, bool zero, const char *what)
+{
+	void	   *p;
+
+	bf_value_memory_check(size, what);
+	p = palloc((Size) size);
+	if (zero)
+		bf_zero_interruptible(p, (Size) size);
+	return p;
+}
