@@ -16,6 +16,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 
 #include "bs_bits.h"
 #include "bs_hash.h"
@@ -93,7 +94,9 @@ extern BsKey bf_datum_key(const BsHasher *h, Datum value, Oid typid);
 extern void bf_init_value_memory(void);
 extern void bf_value_memory_check(uint64 need, const char *what);
 extern void *bf_palloc_value(uint64 size, bool zero, const char *what);
+extern void bf_begintypsend_exact(StringInfo buf, uint64 payload, const char *what);
 extern void bf_zero_interruptible(void *p, Size n);
+extern size_t bf_hex_span(const char *p);
 extern void bf_copy_interruptible(void *dst, const void *src, Size n);
 extern bool bf_equal_interruptible(const void *a, const void *b, Size n);
 

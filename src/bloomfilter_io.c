@@ -200,7 +200,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 
 	/* check the payload length before allocating anything of size m */
 	nbytes = ((size_t) params.m + 7) / 8;
-	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	hexlen = bf_hex_span(p);
 	if (hexlen != 2 * nbytes)
 		syntax_error(str, psprintf("Expected %zu hex digits for m = %u, found %zu.",
 								   2 * nbytes, params.m, hexlen));
@@ -322,11 +322,7 @@ bloomfilter_send(PG_FUNCTION_ARGS)
 
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
 	nbytes = ((size_t) v.p.m + 7) / 8;
-	/* exactly the message's size: a StringInfo would round 256 MB up to 512 MB */
-	buf.maxlen = (int) (VARHDRSZ + BF_HEADER_BYTES + nbytes + 1);
-	buf.data = bf_palloc_value(buf.maxlen, false, "bloomfilter binary output");
-	buf.len = VARHDRSZ;
-	buf.cursor = 0;
+	bf_begintypsend_exact(&buf, BF_HEADER_BYTES + nbytes, "bloomfilter binary output");
 	pq_sendbyte(&buf, BS_SCHEME_VERSION);
 	pq_sendbyte(&buf, v.p.hash);
 	pq_sendbyte(&buf, v.p.k);

@@ -111,6 +111,39 @@ bf_equal_interruptible(const void *a, const void *b, Size n)
 }
 
 /*
+ * bf_hex_span: strspn(p, "0123456789abcdefABCDEF"), checking for interrupts
+ * every mebibyte (the text form of a 2^31-bit value is 512 MiB of hex).
+ */
+size_t
+bf_hex_span(const char *p)
+{
+	const char *q = p;
+
+	for (;;)
+	{
+		for (const char *end = q + BF_CHUNK_BYTES; q < end; q++)
+			if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') ||
+				  (*q >= 'A' && *q <= 'F')))
+				return (size_t) (q - p);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * bf_begintypsend_exact: pq_begintypsend for a message of exactly `payload`
+ * bytes, allocated once within the limit (a StringInfo grows by doubling: a
+ * 256 MiB message would take 512 MiB).
+ */
+void
+bf_begintypsend_exact(StringInfo buf, uint64 payload, const char *what)
+{
+	buf->maxlen = (int) (VARHDRSZ + payload + 1);
+	buf->data = bf_palloc_value(buf->maxlen, false, what);
+	buf->len = VARHDRSZ;			/* the bytea header, set by pq_endtypsend */
+	buf->cursor = 0;
+}
+
+/*
  * bf_palloc_value: `size` bytes in the current memory context for a value's
  * bit array or form, zeroed (interruptibly) when `zero`; checks the size
  * alone against the limit (callers that allocate several buffers check

@@ -185,7 +185,7 @@ bloomtree_in(PG_FUNCTION_ARGS)
 
 	/* check the payload length before allocating anything of size M */
 	nbytes = (size_t) ((L.storage_bits + 7) / 8);
-	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	hexlen = bf_hex_span(p);
 	if (hexlen != 2 * nbytes)
 		syntax_error(str, psprintf("Expected %zu hex digits for %llu bits, found %zu.",
 								   2 * nbytes, (unsigned long long) L.storage_bits, hexlen));
