@@ -97,6 +97,7 @@ extern void *bf_palloc_value(uint64 size, bool zero, const char *what);
 extern void bf_begintypsend_exact(StringInfo buf, uint64 payload, const char *what);
 extern void bf_zero_interruptible(void *p, Size n);
 extern size_t bf_hex_span(const char *p);
+extern uint32 bf_hash_bytes_interruptible(const uint8 *k, size_t len);
 extern void bf_copy_interruptible(void *dst, const void *src, Size n);
 extern bool bf_equal_interruptible(const void *a, const void *b, Size n);
 

@@ -22,6 +22,7 @@
 
 #include <limits.h>
 
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
 
@@ -108,6 +109,88 @@ bf_equal_interruptible(const void *a, const void *b, Size n)
 		CHECK_FOR_INTERRUPTS();
 	}
 	return true;
+}
+
+#define BF_ROT(x, k)	(((x) << (k)) | ((x) >> (32 - (k))))
+
+/*
+ * bf_hash_bytes_interruptible: hash_any(k, len), the same value (Bob
+ * Jenkins' lookup3 as PostgreSQL's hash_bytes computes it on a little-endian
+ * machine), checking for interrupts every mebibyte: hash_any over a 256 MiB
+ * filter is one uninterruptible call.  On big-endian machines: hash_any.
+ */
+uint32
+bf_hash_bytes_interruptible(const uint8 *k, size_t len)
+{
+#ifdef WORDS_BIGENDIAN
+	return DatumGetUInt32(hash_any(k, (int) len));
+#else
+	uint32		a,
+				b,
+				c,
+				w[3];
+	size_t		blocks = 0;
+
+	a = b = c = 0x9e3779b9 + (uint32) len + 3923095;
+	for (; len >= 12; len -= 12, k += 12)
+	{
+		memcpy(w, k, 12);
+		a += w[0];
+		b += w[1];
+		c += w[2];
+		a -= c; a ^= BF_ROT(c, 4); c += b;
+		b -= a; b ^= BF_ROT(a, 6); a += c;
+		c -= b; c ^= BF_ROT(b, 8); b += a;
+		a -= c; a ^= BF_ROT(c, 16); c += b;
+		b -= a; b ^= BF_ROT(a, 19); a += c;
+		c -= b; c ^= BF_ROT(b, 4); b += a;
+		if (++blocks % (BF_CHUNK_BYTES / 12) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	switch (len)				/* the last 11 bytes; the lowest byte of c is the length's */
+	{
+		case 11:
+			c += ((uint32) k[10] << 24);
+			/* fall through */
+		case 10:
+			c += ((uint32) k[9] << 16);
+			/* fall through */
+		case 9:
+			c += ((uint32) k[8] << 8);
+			/* fall through */
+		case 8:
+			b += ((uint32) k[7] << 24);
+			/* fall through */
+		case 7:
+			b += ((uint32) k[6] << 16);
+			/* fall through */
+		case 6:
+			b += ((uint32) k[5] << 8);
+			/* fall through */
+		case 5:
+			b += k[4];
+			/* fall through */
+		case 4:
+			a += ((uint32) k[3] << 24);
+			/* fall through */
+		case 3:
+			a += ((uint32) k[2] << 16);
+			/* fall through */
+		case 2:
+			a += ((uint32) k[1] << 8);
+			/* fall through */
+		case 1:
+			a += k[0];
+	}
+	c ^= b; c -= BF_ROT(b, 14);
+	a ^= c; a -= BF_ROT(c, 11);
+	b ^= a; b -= BF_ROT(a, 25);
+	c ^= b; c -= BF_ROT(b, 16);
+	a ^= c; a -= BF_ROT(c, 4);
+	b ^= a; b -= BF_ROT(a, 14);
+	c ^= b; c -= BF_ROT(b, 24);
+	return c;
+#endif
 }
 
 /*

@@ -256,7 +256,7 @@ bloomfilter_hash(PG_FUNCTION_ARGS)
 	uint32		h;
 
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
-	h = DatumGetUInt32(hash_any(v.bits, (int) (v.nwords * 8)));
+	h = bf_hash_bytes_interruptible(v.bits, v.nwords * 8);
 	h ^= DatumGetUInt32(hash_uint32(v.p.m ^ ((uint32) v.p.k << 24) ^
 									((uint32) v.p.hash << 30)));
 	PG_RETURN_UINT32(h ^ DatumGetUInt32(hash_uint32((uint32) v.p.seed)));
