@@ -34,6 +34,8 @@ CREATE INDEX ON notbloom USING bloofi (x);
 CREATE INDEX ON bt USING bloofi (f, f);
 CREATE UNIQUE INDEX ON bt USING bloofi (f);
 SELECT bloofi_check('bt_pkey');
+-- a table, not an index: named too (issue 26)
+SELECT bloofi_check('bt');
 SELECT * FROM bloofi_stats('bt');
 SELECT * FROM bloofi_probe('bt_pkey', 1::bigint);
 SELECT bloofi_check(0);

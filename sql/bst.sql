@@ -200,6 +200,23 @@ SELECT bst_create('bad', 0, 100, 64, 3, 0, 'md5');
 SELECT bst_create('bad', 0, 100, 64, 3, 0, 'xxh3', 0);
 SELECT bst_create('bad', 0, 100, 64, 3, 0, 'xxh3', 101);
 SELECT bst_create('', 0, 100, 64, 3);
+-- names over 1,000 bytes are refused up front (SQLSTATE 42622; the catalog's
+-- primary key could not hold one of ~2,700 bytes); 1,000 bytes work
+\set VERBOSITY sqlstate
+SELECT bst_create(repeat('n', 1001), 0, 100, 64, 3);
+SELECT bst_create(repeat('n', 2800), 0, 100, 64, 3);
+SELECT bst_create_pruned(repeat('n', 1001), 'SELECT 1::bigint', 64, 3);
+SELECT * FROM bst_reconstruct(repeat('n', 1001), bloom_empty(64, 3));
+SELECT * FROM bst_sample(repeat('n', 1001), bloom_empty(64, 3));
+SELECT * FROM bst_reconstruct_stats(repeat('n', 1001), bloom_empty(64, 3));
+SELECT * FROM bst_info(repeat('n', 1001));
+\set VERBOSITY default
+SELECT bst_create(repeat('é', 501), 0, 100, 64, 3);
+SELECT bst_create(repeat('n', 1000), 0, 100, 64, 3);
+SELECT name = repeat('n', 1000) AS kept, namespace_hi FROM bst_tree_catalog WHERE length(name) >= 1000;
+SELECT array(SELECT bst_reconstruct(repeat('n', 1000), q)) = array(SELECT bloom_dictionary_attack(q, 0, 100)) AS same
+FROM bloom_from_array(ARRAY[5, 7]::bigint[], 64, 3) q;
+SELECT bst_drop(repeat('n', 1000));
 SELECT * FROM bst_plan(1000, 1000000, 1.0);
 SELECT * FROM bst_plan(1000, 1000, 0.9);
 -- too large for memory: error with the estimated size, nothing created

@@ -146,3 +146,9 @@ SELECT 'm=60,k=3,seed=0,hash=xxh3,v=1:00000000000000f0'::bloomfilter;
 SELECT 'k=3,m=64,seed=0,hash=xxh3,v=1:0000000000000000'::bloomfilter;
 -- a huge claimed m with a short payload is rejected before any allocation
 SELECT 'm=2147483648,k=3,seed=0,hash=xxh3,v=1:00'::bloomfilter;
+-- bloomfilter_hash hashes the bits in interruptible chunks: the same value as
+-- hash_any over them (hashtext of the same bytes, 'U' = 0x55), in the first
+-- chunk, across chunk boundaries and at every word count mod 3
+SELECT n, bloomfilter_hash(('m=' || 8 * n || ',k=1,seed=0,hash=xxh3,v=1:' || repeat('55', n))::bloomfilter)
+        = (hashtext(repeat('U', n)) # hashint4((8 * n) # (1 << 24)) # hashint4(0)) AS same_as_hash_any
+FROM unnest(ARRAY[8, 16, 24, 1048576, 1048584, 3145736]) n;

@@ -599,9 +599,18 @@ bloofi_check(PG_FUNCTION_ARGS)
 	CheckEntry *e;
 
 	if (!OidIsValid(heapoid))
+	{
+		/* not an index: name it as the other Bloofi functions do */
+		char	   *name = get_rel_name(indexoid);
+
+		if (name == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation with OID %u does not exist", indexoid)));
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("relation with OID %u is not a bloofi index", indexoid)));
+				 errmsg("\"%s\" is not a bloofi index", name)));
+	}
 	/* heap first, as everywhere: ShareLock keeps writers out while we compare */
 	heap = table_open(heapoid, ShareLock);
 	index = bloofi_open_index(indexoid, AccessShareLock);

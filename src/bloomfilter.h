@@ -16,6 +16,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 
 #include "bs_bits.h"
 #include "bs_hash.h"
@@ -88,6 +89,17 @@ extern void bf_check_compatible(const BsParams *a, const BsParams *b,
 								const char *what);
 extern char *bf_params_string(const BsParams *p);
 extern BsKey bf_datum_key(const BsHasher *h, Datum value, Oid typid);
+
+/* bloomfilter_memory.c */
+extern void bf_init_value_memory(void);
+extern void bf_value_memory_check(uint64 need, const char *what);
+extern void *bf_palloc_value(uint64 size, bool zero, const char *what);
+extern void bf_begintypsend_exact(StringInfo buf, uint64 payload, const char *what);
+extern void bf_zero_interruptible(void *p, Size n);
+extern size_t bf_hex_span(const char *p);
+extern uint32 bf_hash_bytes_interruptible(const uint8 *k, size_t len);
+extern void bf_copy_interruptible(void *dst, const void *src, Size n);
+extern bool bf_equal_interruptible(const void *a, const void *b, Size n);
 
 /* bloomfilter_io.c */
 extern BloomFilter *bf_from_bytes(const BsParams *p, const uint8 *bytes,

@@ -248,9 +248,9 @@ bloom_agg_serial(PG_FUNCTION_ARGS)
 {
 	BloomAggState *s = (BloomAggState *) PG_GETARG_POINTER(0);
 	Size		size = VARSIZE(s->f);
-	bytea	   *out = palloc(size);
+	bytea	   *out = bf_palloc_value(size, false, "bloom_agg_serial");
 
-	memcpy(out, s->f, size);
+	bf_copy_interruptible(out, s->f, size);
 	PG_RETURN_BYTEA_P(out);
 }
 

@@ -46,7 +46,7 @@ bf_from_bytes(const BsParams *p, const uint8 *bytes, size_t nbytes, int errcode_
 
 	Assert(nbytes == ((size_t) p->m + 7) / 8);
 	f = bf_alloc(p);
-	memcpy(f->bits, bytes, nbytes);
+	bf_copy_interruptible(f->bits, bytes, nbytes);
 	if (!bs_tail_is_clear(f->bits, p->m))
 		ereport(ERROR,
 				(errcode(errcode_bad),
@@ -200,7 +200,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 
 	/* check the payload length before allocating anything of size m */
 	nbytes = ((size_t) params.m + 7) / 8;
-	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	hexlen = bf_hex_span(p);
 	if (hexlen != 2 * nbytes)
 		syntax_error(str, psprintf("Expected %zu hex digits for m = %u, found %zu.",
 								   2 * nbytes, params.m, hexlen));
@@ -208,10 +208,11 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 		if (*q != ' ' && *q != '\t' && *q != '\n')
 			syntax_error(str, "Unexpected characters after the bits.");
 
+	bf_value_memory_check(nbytes + BF_VARSIZE(params.m), "bloomfilter input");
 	bytes = palloc(nbytes);
 	for (size_t i = 0; i < nbytes; i++)
 	{
-		if ((i & 0xFFFFF) == 0xFFFFF)
+		if ((i & 0x3FFFF) == 0x3FFFF)
 			CHECK_FOR_INTERRUPTS();
 		bytes[i] = (uint8) (hexval(p[2 * i]) << 4 | hexval(p[2 * i + 1]));
 	}
@@ -237,12 +238,12 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 	hlen = snprintf(head, sizeof(head), "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
 					v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
 	/* exactly the text's size: a StringInfo would round 512 MB up to 1 GB */
-	out = palloc(hlen + 2 * nbytes + 1);
+	out = bf_palloc_value(hlen + 2 * nbytes + 1, false, "bloomfilter output");
 	memcpy(out, head, hlen);
 	o = out + hlen;
 	for (size_t i = 0; i < nbytes; i++)
 	{
-		if ((i & 0xFFFFF) == 0xFFFFF)
+		if ((i & 0x3FFFF) == 0x3FFFF)
 			CHECK_FOR_INTERRUPTS();
 		*o++ = hex[v.bits[i] >> 4];
 		*o++ = hex[v.bits[i] & 15];
@@ -317,16 +318,19 @@ bloomfilter_send(PG_FUNCTION_ARGS)
 {
 	BloomView	v;
 	StringInfoData buf;
+	size_t		nbytes;
 
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
-	pq_begintypsend(&buf);
+	nbytes = ((size_t) v.p.m + 7) / 8;
+	bf_begintypsend_exact(&buf, BF_HEADER_BYTES + nbytes, "bloomfilter binary output");
 	pq_sendbyte(&buf, BS_SCHEME_VERSION);
 	pq_sendbyte(&buf, v.p.hash);
 	pq_sendbyte(&buf, v.p.k);
 	pq_sendbyte(&buf, BF_FLAGS_NONE);
 	pq_sendint32(&buf, (uint32) v.p.seed);
 	pq_sendint32(&buf, v.p.m);
-	pq_sendbytes(&buf, (const char *) v.bits, (int) ((v.p.m + 7) / 8));
+	bf_copy_interruptible(buf.data + buf.len, v.bits, nbytes);
+	buf.len += (int) nbytes;
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 

@@ -233,7 +233,7 @@ filters_equal(FunctionCallInfo fcinfo)
 	bf_view_datum(PG_GETARG_DATUM(0), &a);
 	bf_view_datum(PG_GETARG_DATUM(1), &b);
 	return bs_params_equal(&a.p, &b.p) &&
-		memcmp(a.bits, b.bits, a.nwords * 8) == 0;
+		bf_equal_interruptible(a.bits, b.bits, a.nwords * 8);
 }
 
 Datum
@@ -256,7 +256,7 @@ bloomfilter_hash(PG_FUNCTION_ARGS)
 	uint32		h;
 
 	bf_view_datum(PG_GETARG_DATUM(0), &v);
-	h = DatumGetUInt32(hash_any(v.bits, (int) (v.nwords * 8)));
+	h = bf_hash_bytes_interruptible(v.bits, v.nwords * 8);
 	h ^= DatumGetUInt32(hash_uint32(v.p.m ^ ((uint32) v.p.k << 24) ^
 									((uint32) v.p.hash << 30)));
 	PG_RETURN_UINT32(h ^ DatumGetUInt32(hash_uint32((uint32) v.p.seed)));
@@ -279,8 +279,8 @@ bloom_fold(PG_FUNCTION_ARGS)
 	if (factor < 1 || v.p.m % (uint32) factor != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bloom_fold factor %d does not divide m = %u", factor, v.p.m),
-				 errhint("Use a positive divisor of m.")));
+				 errmsg("bloom_fold factor must be a positive divisor of m = %u, not %d",
+						v.p.m, factor)));
 	if (v.p.m / (uint32) factor < BS_MIN_M)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

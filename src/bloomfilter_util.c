@@ -7,22 +7,22 @@
 
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
 #include "bloomfilter.h"
 #include "bs_elem.h"
 
-/*
- * bf_alloc: a zeroed filter with the given (already validated) parameters,
- * in the current memory context.
- */
-BloomFilter *
-bf_alloc(const BsParams *p)
+/* a filter with these parameters, its bits zeroed only when `zero` */
+static BloomFilter *
+alloc_filter(const BsParams *p, bool zero)
 {
 	Size		size = BF_VARSIZE(p->m);
-	BloomFilter *f = (BloomFilter *) palloc0(size);
+	BloomFilter *f = (BloomFilter *) bf_palloc_value(size, zero, "a bloomfilter value");
 
+	if (!zero)
+		memset(f, 0, offsetof(BloomFilter, bits));
 	SET_VARSIZE(f, size);
 	f->version = BS_SCHEME_VERSION;
 	f->hash = p->hash;
@@ -33,13 +33,23 @@ bf_alloc(const BsParams *p)
 	return f;
 }
 
+/*
+ * bf_alloc: a zeroed filter with the given (already validated) parameters,
+ * in the current memory context (within bloomsample.max_value_memory).
+ */
+BloomFilter *
+bf_alloc(const BsParams *p)
+{
+	return alloc_filter(p, true);
+}
+
 /* bf_copy_view: a freshly allocated filter equal to the viewed one */
 BloomFilter *
 bf_copy_view(const BloomView *v)
 {
-	BloomFilter *f = bf_alloc(&v->p);
+	BloomFilter *f = alloc_filter(&v->p, false);
 
-	memcpy(f->bits, v->bits, v->nwords * 8);
+	bf_copy_interruptible(f->bits, v->bits, v->nwords * 8);
 	return f;
 }
 
@@ -85,11 +95,19 @@ bf_view(struct varlena *value, BloomView *v)
 	v->nwords = bs_words_for_bits(m);
 }
 
-/* bf_view_datum: detoast (without copying short-header values) and view */
+/*
+ * bf_view_datum: detoast (without copying short-header values) and view.
+ * Detoasting a large value (PostgreSQL's, not interruptible) can take a
+ * while: a cancel that arrived meanwhile is honoured before the next one.
+ */
 void
 bf_view_datum(Datum d, BloomView *v)
 {
-	bf_view(PG_DETOAST_DATUM_PACKED(d), v);
+	struct varlena *value = PG_DETOAST_DATUM_PACKED(d);
+
+	if ((Pointer) value != DatumGetPointer(d))
+		CHECK_FOR_INTERRUPTS();
+	bf_view(value, v);
 }
 
 /*

@@ -87,6 +87,8 @@ extern void bloomtree_decode_all(BloomTreeDecoded *t, int errcode_bad);
 extern uint8 *bloomtree_decode_datum(Datum d, BlTreeLayout *L);
 
 extern uint8 *bloomtree_alloc_bits(const BlTreeLayout *L);
+extern void bloomtree_memory_check(const BlTreeLayout *L, int arrays, bool codes,
+								   const char *what);
 extern struct varlena *bloomtree_encode_value(const BlTreeLayout *L, const uint8 *bits);
 extern struct varlena *bloomtree_empty_value(const BlTreeLayout *L);
 extern void bloomtree_set_interrupt_hook(void);

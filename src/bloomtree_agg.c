@@ -66,9 +66,11 @@ new_state(MemoryContext ctx, const BlTreeLayout *L, const uint8 *src)
 	TreeAggState *s = palloc0(sizeof(TreeAggState));
 
 	s->L = *L;
-	s->bits = src ? palloc(BLTREE_ARRAY_BYTES(L->storage_bits)) : bloomtree_alloc_bits(L);
+	s->bits = src ? bf_palloc_value(BLTREE_ARRAY_BYTES(L->storage_bits), false,
+									"a bloomtree aggregate state") :
+		bloomtree_alloc_bits(L);
 	if (src)
-		memcpy(s->bits, src, BLTREE_ARRAY_BYTES(L->storage_bits));
+		bf_copy_interruptible(s->bits, src, BLTREE_ARRAY_BYTES(L->storage_bits));
 	MemoryContextSwitchTo(old);
 	return s;
 }
@@ -274,7 +276,7 @@ bloomtree_agg_serial(PG_FUNCTION_ARGS)
 	int			d = s->L.p.d;
 	Size		nbits = 8 * bs_words_for_bits(s->L.storage_bits),
 				size = VARHDRSZ + SERIAL_HEADER(d) + nbits;
-	bytea	   *out = palloc(size);
+	bytea	   *out = bf_palloc_value(size, false, "bloomtree_agg_serial");
 	uint8	   *p = (uint8 *) VARDATA(out);
 
 	*p++ = (uint8) d;
@@ -286,7 +288,7 @@ bloomtree_agg_serial(PG_FUNCTION_ARGS)
 		p[4] = s->L.p.k[a];
 		p += 5;
 	}
-	memcpy(p, s->bits, nbits);
+	bf_copy_interruptible(p, s->bits, nbits);
 	SET_VARSIZE(out, size);
 	PG_RETURN_BYTEA_P(out);
 }
@@ -315,7 +317,7 @@ bloomtree_agg_deserial(PG_FUNCTION_ARGS)
 		len != SERIAL_HEADER(params.d) + 8 * bs_words_for_bits(L.storage_bits))
 		elog(ERROR, "invalid serialized bloomtree aggregate state");
 	s = new_state(agg_context(fcinfo, "bloomtree_agg_deserial"), &L, NULL);
-	memcpy(s->bits, p + SERIAL_HEADER(params.d), 8 * bs_words_for_bits(L.storage_bits));
+	bf_copy_interruptible(s->bits, p + SERIAL_HEADER(params.d), 8 * bs_words_for_bits(L.storage_bits));
 	PG_RETURN_POINTER(s);
 }
 
@@ -338,8 +340,9 @@ bloomtree_intersect_final(PG_FUNCTION_ARGS)
 
 	if (s == NULL)
 		PG_RETURN_NULL();
+	bloomtree_memory_check(&s->L, 1, true, "bloomtree_intersect_agg");
 	bits = palloc(BLTREE_ARRAY_BYTES(s->L.storage_bits));
-	memcpy(bits, s->bits, BLTREE_ARRAY_BYTES(s->L.storage_bits));
+	bf_copy_interruptible(bits, s->bits, BLTREE_ARRAY_BYTES(s->L.storage_bits));
 	bltree_prune(&s->L, bits);
 	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&s->L, bits));
 }

@@ -28,6 +28,7 @@
 #include "postgres.h"
 
 #include "libpq/pqformat.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "bloomtree.h"
@@ -184,7 +185,7 @@ bloomtree_in(PG_FUNCTION_ARGS)
 
 	/* check the payload length before allocating anything of size M */
 	nbytes = (size_t) ((L.storage_bits + 7) / 8);
-	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	hexlen = bf_hex_span(p);
 	if (hexlen != 2 * nbytes)
 		syntax_error(str, psprintf("Expected %zu hex digits for %llu bits, found %zu.",
 								   2 * nbytes, (unsigned long long) L.storage_bits, hexlen));
@@ -192,9 +193,14 @@ bloomtree_in(PG_FUNCTION_ARGS)
 		if (*q != ' ' && *q != '\t' && *q != '\n')
 			syntax_error(str, "Unexpected characters after the bits.");
 
+	bloomtree_memory_check(&L, 1, true, "bloomtree input");
 	bits = bloomtree_alloc_bits(&L);
 	for (size_t i = 0; i < nbytes; i++)
+	{
+		if ((i & 0x3FFFF) == 0x3FFFF)
+			CHECK_FOR_INTERRUPTS();
 		bits[i] = (uint8) (hexval(p[2 * i]) << 4 | hexval(p[2 * i + 1]));
+	}
 	if (!bltree_tail_is_clear(&L, bits))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -215,28 +221,43 @@ Datum
 bloomtree_out(PG_FUNCTION_ARGS)
 {
 	static const char hex[] = "0123456789abcdef";
+	BloomTreeView v;
 	BlTreeLayout L;
-	uint8	   *bits = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
-	size_t		nbytes = (size_t) ((L.storage_bits + 7) / 8);
-	StringInfoData buf;
+	uint8	   *bits;
+	size_t		nbytes;
+	StringInfoData head;
+	char	   *out,
+			   *o;
 
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "m={");
+	bloomtree_view_datum(PG_GETARG_DATUM(0), &v);
+	L = v.L;
+	nbytes = (size_t) ((L.storage_bits + 7) / 8);
+	initStringInfo(&head);
+	appendStringInfoString(&head, "m={");
 	for (int a = 0; a < L.p.d; a++)
-		appendStringInfo(&buf, a ? ",%u" : "%u", L.p.m[a]);
-	appendStringInfoString(&buf, "},k={");
+		appendStringInfo(&head, a ? ",%u" : "%u", L.p.m[a]);
+	appendStringInfoString(&head, "},k={");
 	for (int a = 0; a < L.p.d; a++)
-		appendStringInfo(&buf, a ? ",%d" : "%d", L.p.k[a]);
-	appendStringInfo(&buf, "},seed=%d,v=%d:", L.p.seed, BLTREE_SCHEME_VERSION);
-	enlargeStringInfo(&buf, (int) (2 * nbytes + 1));
+		appendStringInfo(&head, a ? ",%d" : "%d", L.p.k[a]);
+	appendStringInfo(&head, "},seed=%d,v=%d:", L.p.seed, BLTREE_SCHEME_VERSION);
+	/* the decoded array and the text, before allocating either */
+	bf_value_memory_check(BLTREE_ARRAY_BYTES(L.storage_bits) + head.len + 2 * (uint64) nbytes + 1,
+						  "bloomtree output");
+	bits = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
+	/* exactly the text's size: a StringInfo would round 512 MB up to 1 GB */
+	out = palloc(head.len + 2 * nbytes + 1);
+	memcpy(out, head.data, head.len);
+	o = out + head.len;
 	for (size_t i = 0; i < nbytes; i++)
 	{
-		buf.data[buf.len++] = hex[bits[i] >> 4];
-		buf.data[buf.len++] = hex[bits[i] & 15];
+		if ((i & 0x3FFFF) == 0x3FFFF)
+			CHECK_FOR_INTERRUPTS();
+		*o++ = hex[bits[i] >> 4];
+		*o++ = hex[bits[i] & 15];
 	}
-	buf.data[buf.len] = '\0';
+	*o = '\0';
 	pfree(bits);
-	PG_RETURN_CSTRING(buf.data);
+	PG_RETURN_CSTRING(out);
 }
 
 /* ---- binary form ------------------------------------------------------ */
@@ -314,6 +335,7 @@ bloomtree_recv(PG_FUNCTION_ARGS)
 		s += v.lc[a].nbytes;
 	}
 	/* decode every level (validating it), then store the canonical coding */
+	bloomtree_memory_check(&v.L, 1, true, "bloomtree binary input");
 	memset(&t, 0, sizeof(t));
 	bloomtree_decoded_init(&t, &v, CurrentMemoryContext);
 	bloomtree_decode_all(&t, ERRCODE_INVALID_BINARY_REPRESENTATION);

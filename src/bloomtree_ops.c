@@ -65,9 +65,13 @@ bloomtree_empty(PG_FUNCTION_ARGS)
 static Datum
 add_common(FunctionCallInfo fcinfo, BsElem e)
 {
+	BloomTreeView v;
 	BlTreeLayout L;
-	uint8	   *bits = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
+	uint8	   *bits;
 
+	bloomtree_view_datum(PG_GETARG_DATUM(0), &v);
+	bloomtree_memory_check(&v.L, 1, true, "bloomtree_add");
+	bits = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
 	bltree_insert(&L, bits, bs_elem_key(&L.hasher, &e));
 	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&L, bits));
 }
@@ -112,6 +116,7 @@ bloomtree_from_array(PG_FUNCTION_ARGS)
 				 errmsg("bloomtree_from_array does not accept %s arrays", format_type_be(elemtype)),
 				 errhint("Pass a bigint[] or text[] array.")));
 	bltree_layout_init(&L, &p);
+	bloomtree_memory_check(&L, 1, true, "bloomtree_from_array");
 	bits = bloomtree_alloc_bits(&L);
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &d, &isnull))
@@ -222,6 +227,7 @@ combine_common(FunctionCallInfo fcinfo, bool is_and)
 	bloomtree_view_datum(PG_GETARG_DATUM(0), &va);
 	bloomtree_view_datum(PG_GETARG_DATUM(1), &vb);
 	bloomtree_check_compatible(&va.L.p, &vb.L.p, is_and ? "bloomtree_intersect" : "bloomtree_union");
+	bloomtree_memory_check(&va.L, 2, true, is_and ? "bloomtree_intersect" : "bloomtree_union");
 	a = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
 	b = bloomtree_decode_datum(PG_GETARG_DATUM(1), &L);
 	if (is_and)
@@ -259,7 +265,7 @@ trees_equal(FunctionCallInfo fcinfo)
 	bloomtree_view(a, &va);
 	bloomtree_view(b, &vb);
 	return va.size == vb.size && va.digest == vb.digest &&
-		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), va.size) == 0;
+		bf_equal_interruptible(VARDATA_ANY(a), VARDATA_ANY(b), va.size);
 }
 
 Datum

@@ -340,6 +340,24 @@ bloomtree_view_datum(Datum d, BloomTreeView *v)
 	bloomtree_view(PG_DETOAST_DATUM_PACKED(d), v);
 }
 
+/* ---- memory ------------------------------------------------------------- */
+
+/*
+ * bloomtree_memory_check: error (SQLSTATE 54000, bloomsample.max_value_memory)
+ * unless a call on trees of layout L may take `arrays` decoded bit arrays
+ * plus, when `codes`, the buffer of one coded value.  Call it before the
+ * first allocation, with everything the call will hold at once.
+ */
+void
+bloomtree_memory_check(const BlTreeLayout *L, int arrays, bool codes, const char *what)
+{
+	uint64		need = (uint64) arrays * BLTREE_ARRAY_BYTES(L->storage_bits);
+
+	if (codes)
+		need += VARHDRSZ + BT_HEADER_BYTES(L->p.d) + bltree_max_coded_bytes(L);
+	bf_value_memory_check(need, what);
+}
+
 /* ---- decoding ----------------------------------------------------------- */
 
 static void
@@ -363,6 +381,8 @@ bloomtree_decoded_init(BloomTreeDecoded *t, const BloomTreeView *v, MemoryContex
 	{
 		if (t->bits)
 			pfree(t->bits);
+		t->bits = NULL;
+		bf_value_memory_check(need, "decoding a bloomtree");
 		t->bits = MemoryContextAlloc(cxt, need);
 		t->alloc = need;
 		t->cxt = cxt;
@@ -437,7 +457,7 @@ bloomtree_decode_datum(Datum d, BlTreeLayout *L)
 uint8 *
 bloomtree_alloc_bits(const BlTreeLayout *L)
 {
-	return palloc0(BLTREE_ARRAY_BYTES(L->storage_bits));
+	return bf_palloc_value(BLTREE_ARRAY_BYTES(L->storage_bits), true, "a bloomtree bit array");
 }
 
 /* the header of a value with these level codes; digest over everything after it */
@@ -479,7 +499,7 @@ bloomtree_encode_value(const BlTreeLayout *L, const uint8 *bits)
 	Size		head = VARHDRSZ + BT_HEADER_BYTES(L->p.d),
 				max = head + bltree_max_coded_bytes(L),
 				n;
-	struct varlena *v = palloc(max);
+	struct varlena *v = bf_palloc_value(max, false, "coding a bloomtree");
 	BlTreeLevelCode lc[BLTREE_MAX_D];
 	uint8	   *payload = (uint8 *) VARDATA(v);
 

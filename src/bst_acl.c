@@ -40,6 +40,7 @@
 #include "utils/syscache.h"
 
 #include "bst_acl.h"
+#include "bst_manage.h"
 #include "bst_cache.h"
 
 PG_FUNCTION_INFO_V1(bst_grant);
@@ -248,7 +249,7 @@ grantee_oid(text *grantee)
 static void
 change_grantees(FunctionCallInfo fcinfo, bool grant)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	Oid			role = grantee_oid(PG_GETARG_TEXT_PP(1));
 	BstCatalogUser cu;
 	bool		pruned;
@@ -330,7 +331,7 @@ bst_may_use(PG_FUNCTION_ARGS)
 Datum
 bst_set_owner(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	Oid			new_owner = PG_GETARG_OID(1);
 	BstCatalogUser cu;
 	bool		pruned;

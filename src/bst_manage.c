@@ -159,8 +159,9 @@ bst_create_sql(PG_FUNCTION_ARGS)
 	int			depth;
 	BstCatalogUser cu;
 
-	p = params_args(fcinfo, 3, "bst_create");
 	name = PG_GETARG_TEXT_PP(0);
+	bst_check_tree_name(name);
+	p = params_args(fcinfo, 3, "bst_create");
 	lo = PG_GETARG_INT64(1);
 	hi = PG_GETARG_INT64(2);
 	bst_acl_check_create(GetUserId());
@@ -197,6 +198,7 @@ bst_create_pruned_sql(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("bst_create_pruned: name and source_query must not be NULL")));
 	name = PG_GETARG_TEXT_PP(0);
+	bst_check_tree_name(name);
 	bst_acl_check_create(GetUserId());
 	/* a taken name is refused before the query runs */
 	bst_catalog_enter(&cu);
@@ -226,7 +228,7 @@ bst_create_pruned_sql(PG_FUNCTION_ARGS)
 Datum
 bst_extend_sql(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	BstCatalogUser cu;
 	bool		pruned;
 	Oid			owner;
@@ -274,7 +276,7 @@ bst_extend_sql(PG_FUNCTION_ARGS)
 Datum
 bst_drop_sql(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	BstCatalogUser cu;
 	bool		pruned;
 	Oid			owner;

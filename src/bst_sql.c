@@ -44,6 +44,8 @@ PG_FUNCTION_INFO_V1(bloom_hashinvert);
 PG_FUNCTION_INFO_V1(bst_clustered_ids);
 
 /* most ids bst_clustered_ids may draw from (its state takes 17 bytes an id) */
+/* longest tree name, in bytes (README: BloomSampleTree limits) */
+#define BST_MAX_NAME_BYTES	1000
 #define BST_MAX_GEN_NAMESPACE	INT64CONST(50000000)
 /* largest full-tree namespace (ids are 32-bit offsets in the index) */
 #define BST_MAX_FULL_NAMESPACE	(INT64CONST(1) << 32) - 2
@@ -114,13 +116,31 @@ check_n(int64 n)
 				 errdetail("One call returns at most " INT64_FORMAT " samples.", BST_MAX_SAMPLES)));
 }
 
-static void
-check_tree_name(text *name)
+/*
+ * the name of a tree: not empty, at most BST_MAX_NAME_BYTES bytes (checked
+ * before anything is inserted into the catalog, whose primary key could not
+ * index a name over ~2,700 bytes); every function taking a tree name checks it
+ */
+void
+bst_check_tree_name(text *name)
 {
 	if (VARSIZE_ANY_EXHDR(name) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("BloomSampleTree name must not be empty")));
+	if (VARSIZE_ANY_EXHDR(name) > BST_MAX_NAME_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("BloomSampleTree name is too long (%zu bytes)",
+						(size_t) VARSIZE_ANY_EXHDR(name)),
+				 errdetail("A name has at most %d bytes.", BST_MAX_NAME_BYTES)));
+}
+
+char *
+bst_tree_name_arg(FunctionCallInfo fcinfo, int i)
+{
+	bst_check_tree_name(PG_GETARG_TEXT_PP(i));
+	return text_to_cstring(PG_GETARG_TEXT_PP(i));
 }
 
 /* the tree, and q checked against it */
@@ -129,6 +149,7 @@ tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
 {
 	BstTree    *t;
 
+	bst_check_tree_name(PG_GETARG_TEXT_PP(0));
 	bf_view_datum(PG_GETARG_DATUM(1), q);
 	t = bst_get_tree_for_call(fcinfo->flinfo, PG_GETARG_TEXT_PP(0), name);
 	bst_check_query(t, *name, q);
@@ -220,7 +241,7 @@ bst_full_depth_for(text *name, int64 lo, int64 hi, const BsParams *p, int64 leaf
 	int			depth;
 	uint64		bytes;
 
-	check_tree_name(name);
+	bst_check_tree_name(name);
 	check_namespace(lo, hi);
 	if ((uint64) hi - (uint64) lo > (uint64) BST_MAX_FULL_NAMESPACE)
 		ereport(ERROR,
@@ -257,7 +278,7 @@ bst_full_depth(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 							errmsg("only leaf_size may be NULL in bst_create")));
-	check_tree_name(PG_GETARG_TEXT_PP(0));
+	bst_check_tree_name(PG_GETARG_TEXT_PP(0));
 	check_namespace(PG_GETARG_INT64(1), PG_GETARG_INT64(2));
 	p = bf_make_params(PG_GETARG_INT32(3), PG_GETARG_INT32(4), PG_GETARG_INT32(5),
 					   text_to_cstring(PG_GETARG_TEXT_PP(6)));
@@ -394,7 +415,7 @@ bst_pruned_span_for(text *name, ArrayType *a, const BsParams *p, int64 leaf)
 	int			bits;
 	uint64		bytes;
 
-	check_tree_name(name);
+	bst_check_tree_name(name);
 	ids = array_ids(a, &n, "bst_create_pruned");
 	if (leaf == BST_LEAF_AUTO)
 		bits = bst_plan_pruned_leaf_bits(ids, (size_t) n, p->m, p->k, bst_memory_limit_bytes());
@@ -427,7 +448,7 @@ bst_pruned_leaf_size(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 							errmsg("only leaf_size may be NULL in bst_create_pruned")));
-	check_tree_name(PG_GETARG_TEXT_PP(0));
+	bst_check_tree_name(PG_GETARG_TEXT_PP(0));
 	p = bf_make_params(PG_GETARG_INT32(2), PG_GETARG_INT32(3), PG_GETARG_INT32(4),
 					   text_to_cstring(PG_GETARG_TEXT_PP(5)));
 	if (!PG_ARGISNULL(6))
@@ -464,12 +485,14 @@ int32
 bst_store_id_chunks(text *name, ArrayType *a, int32 first, const char *what)
 {
 	int			n;
-	int64	   *ids = array_ids(a, &n, what);
+	int64	   *ids;
 	const int	chunk = 100000;
 	Oid			types[3] = {TEXTOID, INT4OID, INT8ARRAYOID};
 	SPIPlanPtr	plan;
 	int32		written = 0;
 
+	bst_check_tree_name(name);
+	ids = array_ids(a, &n, what);
 	for (int i = 0; i < n; i++)
 		if (ids[i] < 0)
 			ereport(ERROR,
@@ -520,11 +543,12 @@ ArrayType *
 bst_new_ids(const char *name, ArrayType *a)
 {
 	int			n;
-	int64	   *ids = array_ids(a, &n, "bst_extend");
+	int64	   *ids;
 	BstTree    *t;
 	int64	   *copy;
 	size_t		nnew = 0;
 
+	ids = array_ids(a, &n, "bst_extend");
 	for (int i = 0; i < n; i++)
 		if (ids[i] < 0)
 			ereport(ERROR,
@@ -598,14 +622,17 @@ bst_forget(PG_FUNCTION_ARGS)
 Datum
 bst_info(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	BstTree    *t = bst_get_tree(name);
+	char	   *name;
+	BstTree    *t;
 	TupleDesc	desc;
 	Datum		v[17];
 	bool		nulls[17] = {0};
 	int64		leaves = 0;
 	uint64		image_bytes;
 
+	bst_check_tree_name(PG_GETARG_TEXT_PP(0));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	t = bst_get_tree(name);
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	desc = BlessTupleDesc(desc);

@@ -21,8 +21,18 @@ range_fill(uint8_t *bits, uint64_t start, uint64_t len, bool one)
 	for (; end > start && (end & 7); end--)
 		bits[(end - 1) >> 3] = one ? bits[(end - 1) >> 3] | (uint8_t) (1u << ((end - 1) & 7)) :
 			bits[(end - 1) >> 3] & (uint8_t) ~(1u << ((end - 1) & 7));
-	if (end > start)
-		memset(bits + (start >> 3), one ? 0xFF : 0, (size_t) ((end - start) >> 3));
+	/* whole bytes, 1 MiB at a time between interrupt checks */
+	while (end > start)
+	{
+		uint64_t	n = (end - start) >> 3;
+
+		if (n > 8 * BS_POLL_WORDS)
+			n = 8 * BS_POLL_WORDS;
+		memset(bits + (start >> 3), one ? 0xFF : 0, (size_t) n);
+		start += 8 * n;
+		if (end > start && bltree_interrupt_hook)
+			bltree_interrupt_hook();
+	}
 }
 
 /* bits [o, o + len) (len <= 56) of an n-byte buffer, reading no byte past it */
@@ -365,7 +375,8 @@ bltree_decode_level(const BlTreeLayout *L, uint8_t *bits, int a, BlTreeLevelCode
 {
 	uint64_t	coded = bltree_coded_bits(L, bits, a),
 				ones = 0,
-				o = 0;
+				o = 0,
+				nchunks = 0;
 	Chunks		c;
 	RcDec		d = {0};
 
@@ -398,6 +409,9 @@ bltree_decode_level(const BlTreeLayout *L, uint8_t *bits, int a, BlTreeLevelCode
 	chunks_init(&c, L, bits, a);
 	while (chunks_next(&c))
 	{
+		/* up to 2^30 one-filter chunks (alternating parents): poll between them too */
+		if ((++nchunks & 0x3FFF) == 0 && bltree_interrupt_hook)
+			bltree_interrupt_hook();
 		switch (lc->mode)
 		{
 			case BLTREE_MODE_ZERO:

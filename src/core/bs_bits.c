@@ -10,6 +10,23 @@
  */
 #include "bs_bits.h"
 
+void		(*bs_interrupt_hook) (void) = NULL;
+
+/* the end of the chunk of BS_POLL_WORDS words that starts at s */
+static inline size_t
+chunk_end(size_t s, size_t nwords)
+{
+	return nwords - s > BS_POLL_WORDS ? s + BS_POLL_WORDS : nwords;
+}
+
+/* between two chunks: let the caller's hook cancel the operation */
+static inline void
+poll_between(size_t e, size_t nwords)
+{
+	if (e < nwords && bs_interrupt_hook)
+		bs_interrupt_hook();
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
 	!defined(BS_NO_TARGET_CLONES)
 #define BS_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
@@ -20,15 +37,25 @@
 void
 bs_or(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
-	for (size_t i = 0; i < nwords; i++)
-		bs_store64(dst + 8 * i, bs_load64(dst + 8 * i) | bs_load64(src + 8 * i));
+	for (size_t s = 0, e; s < nwords; s = e)
+	{
+		e = chunk_end(s, nwords);
+		for (size_t i = s; i < e; i++)
+			bs_store64(dst + 8 * i, bs_load64(dst + 8 * i) | bs_load64(src + 8 * i));
+		poll_between(e, nwords);
+	}
 }
 
 void
 bs_and(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
-	for (size_t i = 0; i < nwords; i++)
-		bs_store64(dst + 8 * i, bs_load64(dst + 8 * i) & bs_load64(src + 8 * i));
+	for (size_t s = 0, e; s < nwords; s = e)
+	{
+		e = chunk_end(s, nwords);
+		for (size_t i = s; i < e; i++)
+			bs_store64(dst + 8 * i, bs_load64(dst + 8 * i) & bs_load64(src + 8 * i));
+		poll_between(e, nwords);
+	}
 }
 
 BS_POPCNT_CLONES
@@ -37,16 +64,22 @@ bs_popcount(const uint8_t *a, size_t nwords)
 {
 	uint64_t	c0 = 0,
 				c1 = 0;
-	size_t		i = 0;
 
-	/* two accumulators break the dependency chain on the adds */
-	for (; i + 2 <= nwords; i += 2)
+	for (size_t s = 0, e; s < nwords; s = e)
 	{
-		c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i));
-		c1 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i + 8));
+		size_t		i = s;
+
+		e = chunk_end(s, nwords);
+		/* two accumulators break the dependency chain on the adds */
+		for (; i + 2 <= e; i += 2)
+		{
+			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i));
+			c1 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i + 8));
+		}
+		for (; i < e; i++)
+			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i));
+		poll_between(e, nwords);
 	}
-	for (; i < nwords; i++)
-		c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i));
 	return c0 + c1;
 }
 
@@ -56,15 +89,21 @@ bs_and_popcount(const uint8_t *a, const uint8_t *b, size_t nwords)
 {
 	uint64_t	c0 = 0,
 				c1 = 0;
-	size_t		i = 0;
 
-	for (; i + 2 <= nwords; i += 2)
+	for (size_t s = 0, e; s < nwords; s = e)
 	{
-		c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i) & bs_load64(b + 8 * i));
-		c1 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i + 8) & bs_load64(b + 8 * i + 8));
+		size_t		i = s;
+
+		e = chunk_end(s, nwords);
+		for (; i + 2 <= e; i += 2)
+		{
+			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i) & bs_load64(b + 8 * i));
+			c1 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i + 8) & bs_load64(b + 8 * i + 8));
+		}
+		for (; i < e; i++)
+			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i) & bs_load64(b + 8 * i));
+		poll_between(e, nwords);
 	}
-	for (; i < nwords; i++)
-		c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i) & bs_load64(b + 8 * i));
 	return c0 + c1;
 }
 
@@ -74,14 +113,19 @@ bs_pair_counts(const uint8_t *a, const uint8_t *b, size_t nwords)
 {
 	BsPairCounts c = {0, 0, 0};
 
-	for (size_t i = 0; i < nwords; i++)
+	for (size_t s = 0, e; s < nwords; s = e)
 	{
-		uint64_t	wa = bs_load64(a + 8 * i),
-					wb = bs_load64(b + 8 * i);
+		e = chunk_end(s, nwords);
+		for (size_t i = s; i < e; i++)
+		{
+			uint64_t	wa = bs_load64(a + 8 * i),
+						wb = bs_load64(b + 8 * i);
 
-		c.a += (uint64_t) __builtin_popcountll(wa);
-		c.b += (uint64_t) __builtin_popcountll(wb);
-		c.and += (uint64_t) __builtin_popcountll(wa & wb);
+			c.a += (uint64_t) __builtin_popcountll(wa);
+			c.b += (uint64_t) __builtin_popcountll(wb);
+			c.and += (uint64_t) __builtin_popcountll(wa & wb);
+		}
+		poll_between(e, nwords);
 	}
 	return c;
 }
@@ -89,18 +133,28 @@ bs_pair_counts(const uint8_t *a, const uint8_t *b, size_t nwords)
 bool
 bs_intersects(const uint8_t *a, const uint8_t *b, size_t nwords)
 {
-	for (size_t i = 0; i < nwords; i++)
-		if (bs_load64(a + 8 * i) & bs_load64(b + 8 * i))
-			return true;
+	for (size_t s = 0, e; s < nwords; s = e)
+	{
+		e = chunk_end(s, nwords);
+		for (size_t i = s; i < e; i++)
+			if (bs_load64(a + 8 * i) & bs_load64(b + 8 * i))
+				return true;
+		poll_between(e, nwords);
+	}
 	return false;
 }
 
 bool
 bs_is_subset(const uint8_t *sub, const uint8_t *super, size_t nwords)
 {
-	for (size_t i = 0; i < nwords; i++)
-		if (bs_load64(sub + 8 * i) & ~bs_load64(super + 8 * i))
-			return false;
+	for (size_t s = 0, e; s < nwords; s = e)
+	{
+		e = chunk_end(s, nwords);
+		for (size_t i = s; i < e; i++)
+			if (bs_load64(sub + 8 * i) & ~bs_load64(super + 8 * i))
+				return false;
+		poll_between(e, nwords);
+	}
 	return true;
 }
 
@@ -115,6 +169,10 @@ bs_fold(uint8_t *dst, const uint8_t *src, uint32_t m, uint32_t factor,
 	for (size_t w = 0; w < nwords; w++)
 	{
 		uint64_t	word = bs_load64le(src + 8 * w);
+
+		/* a dense word costs 64 bit sets: poll 64 times as often as the scans */
+		if ((w & (BS_POLL_WORDS / 64 - 1)) == BS_POLL_WORDS / 64 - 1)
+			poll_between(w, nwords);
 
 		while (word)
 		{

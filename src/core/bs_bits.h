@@ -17,6 +17,17 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * Optional hook the bulk operations below call between chunks of
+ * BS_POLL_WORDS words (1 MiB, well under a millisecond of work), so that an
+ * operation over a 256 MiB array can be cancelled (PostgreSQL glue:
+ * CHECK_FOR_INTERRUPTS, which may longjmp out: the operations hold no
+ * resources).  NULL: none.
+ */
+extern void (*bs_interrupt_hook) (void);
+
+#define BS_POLL_WORDS	((size_t) 1 << 17)
+
 /* number of 64-bit words needed for m bits */
 static inline size_t
 bs_words_for_bits(uint64_t m)

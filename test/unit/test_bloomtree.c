@@ -712,10 +712,63 @@ test_vectors(void)
 #include "bloomtree_vectors.inc"
 }
 
+static int	tree_polls = 0;
+
+static void
+count_tree_poll(void)
+{
+	tree_polls++;
+}
+
+/*
+ * Decoding polls bltree_interrupt_hook while it fills a level (every MiB)
+ * and between runs of filters: a 36-byte value of 2^31 bits can be
+ * cancelled.  m = {2^26, 1}, k = {1, 1}: a ONE root (8 MiB, filled twice: a
+ * level is cleared first), then a root of alternating bits (RAW) and a ONE
+ * level 2 below it: 2^25 runs of one filter each.
+ */
+static void
+test_decode_polls(void)
+{
+	BlTreeParams p = {.d = 2, .m = {UINT32_C(1) << 26, 1}, .k = {1, 1}, .seed = 0};
+	BlTreeLayout L;
+	uint8_t    *bits,
+			   *raw;
+	BlTreeLevelCode lc = {0};
+	uint64_t	nraw = (UINT64_C(1) << 26) / 8;
+
+	CHECK(bltree_layout_init(&L, &p) == BLTREE_OK, "layout");
+	bits = calloc(BLTREE_ARRAY_BYTES(L.storage_bits), 1);
+	raw = malloc(nraw);
+	memset(raw, 0x55, nraw);
+	bltree_interrupt_hook = count_tree_poll;
+	lc.mode = BLTREE_MODE_ONE;
+	tree_polls = 0;
+	CHECK(bltree_decode_level(&L, bits, 0, &lc, NULL) == BLTREE_DECODE_OK && lc.ones == L.p.m[0],
+		  "ONE root decodes");
+	CHECK(tree_polls >= 14, "an 8 MiB ONE level polled %d times", tree_polls);
+	memset(&lc, 0, sizeof(lc));
+	lc.mode = BLTREE_MODE_RAW;
+	lc.nbytes = nraw;
+	CHECK(bltree_decode_level(&L, bits, 0, &lc, raw) == BLTREE_DECODE_OK &&
+		  lc.ones == L.p.m[0] / 2, "alternating RAW root decodes");
+	memset(&lc, 0, sizeof(lc));
+	lc.mode = BLTREE_MODE_ONE;
+	tree_polls = 0;
+	CHECK(bltree_decode_level(&L, bits, 1, &lc, NULL) == BLTREE_DECODE_OK &&
+		  lc.ones == L.p.m[0] / 2, "level 2 below alternating bits decodes");
+	CHECK(tree_polls >= (1 << 25) / 0x4000, "2^25 runs polled %d times", tree_polls);
+	CHECK(bltree_check_structure(&L, bits, &(uint64_t){0}) < 0, "the result is a valid tree");
+	bltree_interrupt_hook = NULL;
+	free(bits);
+	free(raw);
+}
+
 int
 main(void)
 {
 	test_layout();
+	test_decode_polls();
 	test_bit_ranges();
 	test_membership_and_fp();
 	test_formulas_by_hand();

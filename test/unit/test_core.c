@@ -5,6 +5,7 @@
  *    estimator and sizing formulas (against values computed by hand).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bs_bits.h"
@@ -203,10 +204,79 @@ test_estimates(void)
 	CHECK(isnan(bs_est_jaccard(1000, 3, 1000, 600, 600, 1000)), "saturated and another: NaN");
 }
 
+static int	polls = 0;
+
+static void
+count_poll(void)
+{
+	polls++;
+}
+
+/*
+ * The bulk operations call bs_interrupt_hook between chunks of BS_POLL_WORDS
+ * words (so a 256 MiB array is polled every 1 MiB), and chunking changes no
+ * result: every operation against a word-by-word recount.
+ */
+static void
+test_poll_chunks(void)
+{
+	size_t		nwords = 3 * BS_POLL_WORDS + 5;
+	uint8_t    *a = malloc(8 * nwords),
+			   *b = malloc(8 * nwords),
+			   *o = malloc(8 * nwords),
+			   *f = calloc(8 * nwords, 1);
+	unsigned long long st = 7;
+	uint64_t	pa = 0,
+				pb = 0,
+				pand = 0,
+				por = 0;
+	BsPairCounts pc;
+	bool		subset = true;
+
+	for (size_t i = 0; i < nwords; i++)
+	{
+		uint64_t	wa = unit_splitmix64(&st),
+					wb = unit_splitmix64(&st) & unit_splitmix64(&st);
+
+		bs_store64(a + 8 * i, wa);
+		bs_store64(b + 8 * i, wb);
+		pa += (uint64_t) __builtin_popcountll(wa);
+		pb += (uint64_t) __builtin_popcountll(wb);
+		pand += (uint64_t) __builtin_popcountll(wa & wb);
+		por += (uint64_t) __builtin_popcountll(wa | wb);
+	}
+	bs_interrupt_hook = count_poll;
+	polls = 0;
+	CHECK(bs_popcount(a, nwords) == pa, "chunked popcount");
+	CHECK(polls == 3, "popcount polled %d times over 3 chunks and a tail", polls);
+	CHECK(bs_and_popcount(a, b, nwords) == pand, "chunked and_popcount");
+	pc = bs_pair_counts(a, b, nwords);
+	CHECK(pc.a == pa && pc.b == pb && pc.and == pand, "chunked pair counts");
+	memcpy(o, a, 8 * nwords);
+	bs_or(o, b, nwords);
+	CHECK(bs_popcount(o, nwords) == por, "chunked or");
+	CHECK(bs_is_subset(b, o, nwords) && bs_is_subset(a, o, nwords), "or is a superset");
+	for (size_t i = 0; i < nwords && subset; i++)
+		subset = (bs_load64(a + 8 * i) & ~bs_load64(b + 8 * i)) == 0;
+	CHECK(bs_is_subset(a, b, nwords) == subset, "chunked subset");
+	bs_and(o, b, nwords);
+	CHECK(memcmp(o, b, 8 * nwords) == 0, "chunked and: (a | b) & b = b");
+	CHECK(bs_intersects(a, b, nwords) == (pand > 0), "chunked intersects");
+	polls = 0;
+	bs_fold(f, a, (uint32_t) (64 * nwords), 64, BS_FOLD_DIV);
+	CHECK(polls >= 64 * 3, "fold polled %d times, at least 64 per chunk", polls);
+	bs_interrupt_hook = NULL;
+	free(a);
+	free(b);
+	free(o);
+	free(f);
+}
+
 int
 main(void)
 {
 	test_bits();
+	test_poll_chunks();
 	test_fold_equals_direct();
 	test_hash_vectors();
 	test_no_false_negatives();
