@@ -318,6 +318,7 @@ bloofi_child_ref(ItemPointer t, BlockNumber child)
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
+extern void bloofi_wal_standby_conflict(Relation index, BlockNumber start, TransactionId xid);
 extern void bloofi_init_page(Page page, uint16 kind, BlockNumber node, uint32 data_bytes);
 extern void bloofi_init_meta_page(Page page, int order, int leaf_cap);
 extern Buffer bloofi_new_buffer(Relation index);

@@ -34,7 +34,11 @@
  * next XID when retired and freed by VACUUM once every snapshot is newer
  * (bloofi_space_recycle(false)).  That horizon passes only after another
  * transaction has taken an XID, so under bursts of writes each VACUUM frees
- * what the previous one left.  When VACUUM gets the index's
+ * what the previous one left.  A hot standby's snapshots are not part of the
+ * horizon (without hot_standby_feedback): before freeing, VACUUM WAL-logs a
+ * recovery conflict at the node's XID (bloofi_wal_standby_conflict), on which
+ * the standby cancels the queries that may still read it, as it does for
+ * btree's deleted pages.  When VACUUM gets the index's
  * AccessExclusiveLock without waiting (no scan or writer holds any lock on
  * it), no scan can be inside the index, and it frees every retired node
  * (bloofi_space_recycle(true)), moves the bitmap pages and then the nodes
@@ -482,9 +486,10 @@ space_free_chained(Relation index, BlockNumber prev, BlockNumber start, BlockNum
 
 /*
  * VACUUM: free the retired nodes that no lookup can still read: those
- * retired before the oldest snapshot of the cluster, or all of them when
- * the caller holds the index's AccessExclusiveLock.  Also frees the chain
- * of FREE nodes that an index written before the free-page map may have.
+ * retired before the oldest snapshot of the cluster (after a recovery
+ * conflict for a hot standby's older snapshots), or all of them when the
+ * caller holds the index's AccessExclusiveLock.  Also frees the chain of
+ * FREE nodes that an index written before the free-page map may have.
  * Returns the pages freed.
  */
 BlockNumber
@@ -496,6 +501,7 @@ bloofi_space_recycle(Relation index, bool all)
 	BlockNumber prev = InvalidBlockNumber;
 	BlockNumber cur;
 	BlockNumber freed = 0;
+	TransactionId conflict_logged = InvalidTransactionId;
 
 	/* the old chain of FREE nodes, head first */
 	for (BlockNumber steps = 0; meta->freenode_head != InvalidBlockNumber && steps < nblocks;
@@ -507,6 +513,8 @@ bloofi_space_recycle(Relation index, bool all)
 		if (!(n.flags & BLOOFI_NODE_FREE))
 			SPACE_CORRUPT(index, n.start, "A node on the free chain is not free (flags %u).",
 						  n.flags);
+		if (!all)				/* as for retired nodes, below */
+			bloofi_wal_standby_conflict(index, n.start, n.xid);
 		freed += space_free_chained(index, InvalidBlockNumber, n.start, n.next,
 									n.geom.total_pages, false);
 		meta = bloofi_read_meta(index);
@@ -523,7 +531,22 @@ bloofi_space_recycle(Relation index, bool all)
 			SPACE_CORRUPT(index, cur, "A node on the retired chain is not retired (flags %u).",
 						  n.flags);
 		if (all || (TransactionIdIsValid(n.xid) && TransactionIdPrecedes(n.xid, horizon)))
+		{
+			/*
+			 * A hot standby's snapshots do not hold the horizon back: before
+			 * the node's pages can be reused, its queries that may have read
+			 * the old parent are cancelled (one record for the chain's newest
+			 * freed node covers the older ones).  With the index's
+			 * AccessExclusiveLock, its WAL-logged lock keeps them out.
+			 */
+			if (!all && (!TransactionIdIsValid(conflict_logged) ||
+						 TransactionIdFollows(n.xid, conflict_logged)))
+			{
+				bloofi_wal_standby_conflict(index, cur, n.xid);
+				conflict_logged = n.xid;
+			}
 			freed += space_free_chained(index, prev, cur, n.next, n.geom.total_pages, true);
+		}
 		else
 			prev = cur;
 		cur = n.next;

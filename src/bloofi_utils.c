@@ -1,14 +1,20 @@
 /*
  * bloofi_utils.c
  *    The bottom layer of the Bloofi glue: reloption values of an open index,
- *    batched GenericXLog, page and metapage helpers, reading a node's header,
- *    the index's filter parameters, opening an index for introspection.
+ *    batched GenericXLog, the recovery-conflict record that lets a node's
+ *    pages be reused under a hot standby's lookups, page and metapage
+ *    helpers, reading a node's header, the index's filter parameters,
+ *    opening an index for introspection.
  *
  * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
 
+#include "access/nbtxlog.h"
 #include "access/relation.h"
+#include "access/transam.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
@@ -78,6 +84,56 @@ bloofi_wal_flush(BloofiWal *w)
 			UnlockReleaseBuffer(w->bufs[i]);
 	w->state = NULL;
 	w->n = 0;
+}
+
+/* ---- recovery conflicts on a hot standby ---------------------------------- */
+
+#if PG_VERSION_NUM >= 160000
+#error "xl_btree_reuse_page changed in PostgreSQL 16: port bloofi_wal_standby_conflict"
+#endif
+
+/*
+ * Before VACUUM frees a node retired at `xid` (the next XID when it was
+ * unlinked; the primary's horizon has passed it): make a hot standby cancel
+ * (after max_standby_streaming_delay) every query whose snapshot's xmin is
+ * not after xid, since only those can have read the node's old parent, so
+ * that no standby lookup reads the node's pages once they are reused
+ * (docs/bloofi.md, "Hot standby").  The primary's test "xid precedes every
+ * snapshot's xmin" and the standby's "xmin after xid" are the same, as for
+ * btree's deleted pages.
+ *
+ * Generic WAL has no conflict point and a custom resource manager needs
+ * shared_preload_libraries, so this writes nbtree's page-reuse record
+ * (XLOG_BTREE_REUSE_PAGE), whose redo does nothing but
+ * ResolveRecoveryConflictWithSnapshotFullXid(xid, the index's database): it
+ * references no block and changes no page.  Written only when WAL carries
+ * standby information (wal_level replica or logical) for a WAL-logged index.
+ */
+void
+bloofi_wal_standby_conflict(Relation index, BlockNumber start, TransactionId xid)
+{
+	xl_btree_reuse_page xlrec;
+	FullTransactionId next;
+	uint32		epoch;
+
+	if (!XLogStandbyInfoActive() || !RelationNeedsWAL(index) || !TransactionIdIsNormal(xid))
+		return;
+	/* xid is not in the future: the epoch of next, or the one before if it wrapped since */
+	next = ReadNextFullTransactionId();
+	epoch = EpochFromFullTransactionId(next);
+	if (xid > XidFromFullTransactionId(next))
+	{
+		if (epoch == 0)
+			return;				/* not a past XID: no snapshot can precede it */
+		epoch--;
+	}
+	memset(&xlrec, 0, sizeof(xlrec));
+	xlrec.node = index->rd_node;
+	xlrec.block = start;
+	xlrec.latestRemovedFullXid = FullTransactionIdFromEpochAndXid(epoch, xid);
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
 }
 
 /* ---- pages ---------------------------------------------------------------- */
