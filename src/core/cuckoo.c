@@ -116,12 +116,12 @@ ck_count_items(const CkParams *p, const uint8_t *buf)
 }
 
 void
-ck_table_init(CkTable *t, const CkParams *p, uint8_t *buf)
+ck_table_init(CkTable *t, const CkParams *p, uint8_t *buf, uint64_t count)
 {
 	t->p = *p;
 	t->mask = ck_buckets(p) - 1;
 	t->slots = buf;
-	t->count = ck_count_items(p, buf);
+	t->count = count;
 }
 
 uint32_t

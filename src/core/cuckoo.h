@@ -122,8 +122,8 @@ extern void ck_hasher_init(BsHasher *h, int32_t seed);
 extern CkKey ck_key(const CkParams *p, BsKey key);
 extern uint64_t ck_alt_bucket(const CkParams *p, uint64_t bucket, uint32_t fp);
 
-/* a view of buf (zeroed for a new table; else the count is recomputed) */
-extern void ck_table_init(CkTable *t, const CkParams *p, uint8_t *buf);
+/* a view of buf holding count fingerprints (0 and a zeroed buf: a new table) */
+extern void ck_table_init(CkTable *t, const CkParams *p, uint8_t *buf, uint64_t count);
 
 extern uint32_t ck_slot_get(const CkTable *t, uint64_t bucket, int slot);
 extern void ck_slot_put(CkTable *t, uint64_t bucket, int slot, uint32_t fp);
