@@ -3,9 +3,10 @@
  *    SQL functions of the countingbloom type: building, adding and removing,
  *    membership and counts, conversion to a bloomfilter, equality and hash.
  *
- * Membership keeps the hasher of the last parameter set and the last
- * element's key in fn_extra, so `cb @> const` over a scan hashes the constant
- * once.
+ * Membership keeps the hasher of the last parameter set, the last element's
+ * key and the last TOASTed filter (detoasted) in fn_extra, so `cb @> const`
+ * over a scan hashes the constant once and `big_cb @> x` over a scan fetches
+ * the filter once.
  */
 #include "postgres.h"
 
@@ -42,6 +43,7 @@ typedef struct CbfLookupCache
 {
 	bool		have_hasher;
 	BsHasher	hasher;
+	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
 	BsElemKeyCache key;
 } CbfLookupCache;
 
@@ -126,7 +128,7 @@ lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbfLookupCache));
-	cbf_view_datum(filter, &v);
+	cbf_view(bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt), &v);
 	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, &v.p))
 	{
 		bs_hasher_init(&c->hasher, &v.p);

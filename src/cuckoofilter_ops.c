@@ -3,14 +3,16 @@
  *    SQL functions of the cuckoofilter type: building, adding and removing,
  *    membership, introspection, equality and hash.
  *
- * Membership keeps the hasher of the last seed and the last element's key in
- * fn_extra, so `cf @> const` over a scan hashes the constant once.
+ * Membership keeps the hasher of the last seed, the last element's key and the
+ * last TOASTed filter (detoasted) in fn_extra, so `cf @> const` over a scan
+ * hashes the constant once and `big_cf @> x` fetches the filter once.
  */
 #include "postgres.h"
 
 #include "common/hashfn.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "bs_elem.h"
 #include "cuckoofilter.h"
 
@@ -39,6 +41,7 @@ typedef struct CkfLookupCache
 {
 	bool		have_hasher;
 	BsHasher	hasher;
+	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
 	BsElemKeyCache key;
 } CkfLookupCache;
 
@@ -127,7 +130,7 @@ contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CkfLookupCache));
-	ckf_view_datum(filter, &v);
+	ckf_view(bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt), &v);
 	if (!c->have_hasher || c->hasher.p.seed != v.p.seed)
 	{
 		ck_hasher_init(&c->hasher, v.p.seed);
