@@ -8,11 +8,14 @@ test/unit/test_cuckoo.c holds the same table and checks the C code against it.
 
     /usr/bin/python3 test/ref/cuckoo_ref.py            print the table (Markdown)
     /usr/bin/python3 test/ref/cuckoo_ref.py --c        print it as C initialisers
+    /usr/bin/python3 test/ref/cuckoo_ref.py --check    fail unless docs/hashing.md and
+                                                       test/unit/test_cuckoo.c hold them
 
 Needs Debian's python3-xxhash.
 """
 import sys
 import uuid
+from pathlib import Path
 
 import xxhash
 
@@ -56,19 +59,37 @@ def c_bytes(e):
     return "(const uint8_t[]){%s}, %d" % (", ".join("0x%02x" % x for x in b) or "0", len(b))
 
 
-def main():
-    if "--c" in sys.argv:
-        for f, lb, seed in PARAMS:
-            for e in ELEMENTS:
-                fp, i1, i2 = cuckoo_key(e, f, lb, seed)
-                print("\t{%d, %d, %d, %s, %uu, %u, %u}," % (f, lb, seed, c_bytes(e), fp, i1, i2))
-        return
-    print("| element | fp_bits | buckets | seed | fp | i1 | i2 |")
-    print("|---|---|---|---|---|---|---|")
+def c_lines():
+    out = []
     for f, lb, seed in PARAMS:
         for e in ELEMENTS:
             fp, i1, i2 = cuckoo_key(e, f, lb, seed)
-            print("| %s | %d | %d | %d | %d | %d | %d |" % (show(e), f, 1 << lb, seed, fp, i1, i2))
+            out.append("\t{%d, %d, %d, %s, %uu, %u, %u}," % (f, lb, seed, c_bytes(e), fp, i1, i2))
+    return out
+
+
+def doc_lines():
+    out = ["| element | fp_bits | buckets | seed | fp | i1 | i2 |", "|---|---|---|---|---|---|---|"]
+    for f, lb, seed in PARAMS:
+        for e in ELEMENTS:
+            fp, i1, i2 = cuckoo_key(e, f, lb, seed)
+            out.append("| %s | %d | %d | %d | %d | %d | %d |" % (show(e), f, 1 << lb, seed, fp, i1, i2))
+    return out
+
+
+def main():
+    if "--check" in sys.argv:
+        root = Path(__file__).resolve().parents[2]
+        doc = (root / "docs/hashing.md").read_text(encoding="utf-8")
+        test = (root / "test/unit/test_cuckoo.c").read_text(encoding="utf-8")
+        stale = [p for p, text, lines in (("docs/hashing.md", doc, doc_lines()),
+                                          ("test/unit/test_cuckoo.c", test, c_lines()))
+                 if "\n".join(lines) not in text]
+        for p in stale:
+            print("cuckoo vectors in %s are stale: regenerate with test/ref/cuckoo_ref.py" % p)
+        print("cuckoo vectors: %s" % ("STALE" if stale else "ok"))
+        sys.exit(1 if stale else 0)
+    print("\n".join(c_lines() if "--c" in sys.argv else doc_lines()))
 
 
 if __name__ == "__main__":

@@ -204,7 +204,7 @@ random_sequence(int fp_bits, int log2_buckets, int32_t seed, unsigned long long 
 	ck_hasher_init(&h, seed);
 	for (int x = 0; x < universe; x++)
 		keys[x] = ck_key(&p, bs_key_int64(&h, x));
-	ck_table_init(&t, &p, buf);
+	ck_table_init(&t, &p, buf, 0);
 	for (int op = 1; op <= 100000; op++)
 	{
 		int			x;
@@ -270,8 +270,8 @@ test_full_and_determinism(int fp_bits, int log2_buckets, int32_t seed)
 	int			unchanged = 1;
 
 	ck_hasher_init(&h, seed);
-	ck_table_init(&ta, &p, a);
-	ck_table_init(&tb, &p, b);
+	ck_table_init(&ta, &p, a, 0);
+	ck_table_init(&tb, &p, b, 0);
 	for (x = 0;; x++)
 	{
 		CkKey		key = ck_key(&p, bs_key_int64(&h, x * 31 + 7));
@@ -311,7 +311,7 @@ test_fp_rate(int fp_bits)
 	int64_t		x = 0;
 
 	ck_hasher_init(&h, 3);
-	ck_table_init(&t, &p, buf);
+	ck_table_init(&t, &p, buf, 0);
 	for (int phase = 0; phase < 2; phase++)
 	{
 		double		target = phase == 0 ? 0.5 : 0.93;
@@ -349,8 +349,8 @@ test_merge(void)
 				tb;
 
 	ck_hasher_init(&h, 9);
-	ck_table_init(&ta, &p, a);
-	ck_table_init(&tb, &p, b);
+	ck_table_init(&ta, &p, a, 0);
+	ck_table_init(&tb, &p, b, 0);
 	for (int x = 0; x < 900; x++)
 	{
 		keys[x] = ck_key(&p, bs_key_int64(&h, x));
