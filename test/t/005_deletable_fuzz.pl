@@ -170,7 +170,7 @@ for (1 .. 6)
 my @ck_text_seeds = split /\n/, $node->safe_psql('postgres', q{
 	SELECT cuckoo_agg(x, 100, 0.01)::text FROM generate_series(1, 110) x
 	UNION ALL SELECT cuckoo_agg(x, 20, 0.2, -3)::text FROM generate_series(1, 20) x
-	UNION ALL SELECT cuckoo_agg(x, 8, 1e-9, 5)::text FROM generate_series(1, 6) x
+	UNION ALL SELECT cuckoo_agg(x, 8, 2e-9, 5)::text FROM generate_series(1, 6) x
 	UNION ALL SELECT cuckoo_empty(1, 0.5)::text});
 for (1 .. 6)
 {
