@@ -37,7 +37,8 @@ cb_remove(const BsHasher *h, BsKey key, uint8_t *counters)
 		unsigned	c = cb_get(counters, pos[i]);
 		unsigned	hits = 0;
 
-		if (c == CB_SATURATED)
+		/* at most k positions can hit one counter: c >= k always suffices */
+		if (c == CB_SATURATED || c >= (unsigned) k)
 			continue;
 		for (int j = 0; j < k; j++)
 			hits += pos[j] == pos[i];

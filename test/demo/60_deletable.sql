@@ -1,0 +1,108 @@
+-- test/demo/60_deletable.sql -- deletable filters on the Debian dependency graph.
+-- Run by test/demo/run.sh after loading
+--   pkg(name, id, deps bloomfilter, dep_ids bigint[])  and  pkg_dep(pkg_id, dep_id)
+-- (filters of m = :demo_m bits, k = :demo_k, seed 0, xxh3).  A countingbloom column
+-- of the same parameters is kept up to date by triggers on the exact edge table
+-- through a day of changes (packages dropping and gaining dependencies), then
+-- checked against the exact graph and sampled through a BloomSampleTree.
+\set QUIET on
+\pset footer off
+\pset null '-'
+SET bloomsample.bst_random_seed = 2024;
+\set QUIET off
+
+\echo
+\echo '## A counting filter of each package''s dependencies, same m and k as pkg.deps'
+CREATE TABLE pkg_cdeps (id bigint PRIMARY KEY, deps countingbloom(:demo_m, :demo_k) NOT NULL);
+INSERT INTO pkg_cdeps
+SELECT p.id, coalesce(c.deps, cbloom_empty(:demo_m, :demo_k))
+FROM pkg p LEFT JOIN (SELECT pkg_id, cbloom_agg(dep_id, :demo_m, :demo_k) AS deps
+                      FROM pkg_dep GROUP BY pkg_id) c ON c.pkg_id = p.id;
+-- before any change it is the Bloom filter already stored in pkg
+SELECT count(*) AS packages, count(*) FILTER (WHERE c.deps::bloomfilter = p.deps) AS equal_to_pkg_deps,
+       pg_size_pretty(sum(pg_column_size(c.deps))) AS counting_size,
+       pg_size_pretty(sum(pg_column_size(p.deps))) AS bloom_size
+FROM pkg_cdeps c JOIN pkg p USING (id);
+
+\echo
+\echo '## Triggers keep it in step with the exact edges'
+CREATE FUNCTION pkg_dep_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        UPDATE pkg_cdeps SET deps = cbloom_add(deps, NEW.dep_id) WHERE id = NEW.pkg_id;
+    ELSE
+        UPDATE pkg_cdeps SET deps = cbloom_remove(deps, OLD.dep_id) WHERE id = OLD.pkg_id;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER pkg_dep_sync AFTER INSERT OR DELETE ON pkg_dep
+    FOR EACH ROW EXECUTE FUNCTION pkg_dep_sync();
+
+\echo
+\echo '## A day of changes: 2% of the edges dropped, 1000 new edges'
+CREATE TEMP TABLE day_before AS SELECT count(*) AS edges FROM pkg_dep;
+\timing on
+DELETE FROM pkg_dep WHERE hashint8(pkg_id * 1000003 + dep_id) % 50 = 0;
+INSERT INTO pkg_dep
+SELECT DISTINCT a.id, b.id
+FROM generate_series(1, 1000) g,
+     LATERAL (SELECT id FROM pkg ORDER BY hashint8(id + g * 7919) LIMIT 1) a,
+     LATERAL (SELECT id FROM pkg ORDER BY hashint8(id * 31 + g) LIMIT 1) b
+WHERE a.id <> b.id
+ON CONFLICT DO NOTHING;
+\timing off
+SELECT (SELECT edges FROM day_before) AS edges_before, count(*) AS edges_after FROM pkg_dep;
+
+\echo
+\echo '## Checked against the exact graph: no false negatives, and cbloom_to_bloom is'
+\echo '## the Bloom filter rebuilt from the exact edges (while no counter saturated)'
+SELECT count(*) AS edges, count(*) FILTER (WHERE NOT c.deps @> e.dep_id) AS false_negatives
+FROM pkg_dep e JOIN pkg_cdeps c ON c.id = e.pkg_id;
+SELECT count(*) AS packages,
+       count(*) FILTER (WHERE cbloom_to_bloom(c.deps)
+                        = coalesce(x.f, bloom_empty(:demo_m, :demo_k))) AS equal_to_rebuilt,
+       sum(cbloom_saturated(c.deps)) AS saturated_counters
+FROM pkg_cdeps c
+LEFT JOIN (SELECT pkg_id, bloom_agg(dep_id, :demo_m, :demo_k) AS f FROM pkg_dep GROUP BY pkg_id) x
+       ON x.pkg_id = c.id;
+-- removing an edge that is not there is refused
+SELECT cbloom_remove(deps, -1::bigint) FROM pkg_cdeps WHERE id = (SELECT min(id) FROM pkg);
+
+\echo
+\echo '## Sampling the current dependencies through a BloomSampleTree (via cbloom_to_bloom)'
+SELECT bst_create('debian_cb', 0, (SELECT max(id) + 1 FROM pkg), :demo_m, :demo_k) IS NULL AS created;
+SELECT p.name AS package, d.name AS random_current_dependency,
+       EXISTS (SELECT 1 FROM pkg_dep e WHERE e.pkg_id = p.id AND e.dep_id = s) AS is_current_edge
+FROM pkg p JOIN pkg_cdeps c USING (id),
+     LATERAL bst_sample('debian_cb', cbloom_to_bloom(c.deps), 1) s JOIN pkg d ON d.id = s
+WHERE p.name IN ('postgresql-15', 'gimp', 'python3', 'git', 'openssh-server')
+ORDER BY 1;
+-- reconstruction: every current dependency, plus the filter's false positives,
+-- exactly what the dictionary attack finds
+WITH pk AS (SELECT p.id, c.deps FROM pkg p JOIN pkg_cdeps c USING (id)
+            ORDER BY cardinality(p.dep_ids) DESC, p.id LIMIT 50),
+     r AS (SELECT pk.id, array(SELECT bst_reconstruct('debian_cb', cbloom_to_bloom(pk.deps))) AS rec,
+                  array(SELECT bloom_dictionary_attack(cbloom_to_bloom(pk.deps), 0,
+                                                       (SELECT max(id) + 1 FROM pkg)) x ORDER BY x) AS dict,
+                  array(SELECT dep_id FROM pkg_dep WHERE pkg_id = pk.id) AS exact
+           FROM pk)
+SELECT count(*) AS packages, count(*) FILTER (WHERE rec = dict) AS equal_to_dictionary_attack,
+       count(*) FILTER (WHERE rec @> exact) AS hold_every_current_edge,
+       sum(cardinality(rec) - cardinality(exact)) AS false_positives
+FROM r;
+SELECT bst_drop('debian_cb');
+
+\echo
+\echo '## The same day with a cuckoo filter of all edges (pkg_id, dep_id as text): deletions'
+\echo '## keep it exact, and it stays within its capacity'
+CREATE TABLE edge_cuckoo AS
+    SELECT cuckoo_agg(pkg_id || '>' || dep_id, (SELECT count(*) FROM pkg_dep) * 2, 0.001) AS cf
+    FROM pkg_dep;
+SELECT cuckoo_count(cf) AS items, round(cuckoo_load(cf)::numeric, 3) AS load,
+       cuckoo_fp_rate(cf) AS expected_fp, pg_size_pretty(pg_column_size(cf)::bigint) AS size
+FROM edge_cuckoo;
+DROP TABLE edge_cuckoo;
+
+DROP TRIGGER pkg_dep_sync ON pkg_dep;
+DROP FUNCTION pkg_dep_sync();
+DROP TABLE pkg_cdeps;
