@@ -195,6 +195,43 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_leader_participation;
 DROP TABLE cb_src;
 
+-- ---- BloomSampleTree and Bloofi on a counting column, through cbloom_to_bloom -----------
+-- 300 sets of 21 consecutive ids; then id 150 removed from the sets that held it
+CREATE TABLE cb_sets AS
+    SELECT g AS id, cbloom_agg(x, 1024, 3) AS c
+    FROM generate_series(1, 300) g, generate_series(g, g + 20) x GROUP BY g;
+CREATE INDEX cb_sets_bloofi ON cb_sets USING bloofi ((cbloom_to_bloom(c)));
+UPDATE cb_sets SET c = cbloom_remove(c, 150::bigint) WHERE id BETWEEN 130 AND 150;
+-- the index answers exactly what a sequential scan answers, before and after removals
+SET enable_seqscan = off;
+CREATE TEMP TABLE via_index AS
+    SELECT x, array_agg(id ORDER BY id) AS ids
+    FROM generate_series(100, 200) x, cb_sets WHERE cbloom_to_bloom(c) @> x GROUP BY x;
+EXPLAIN (COSTS OFF) SELECT id FROM cb_sets WHERE cbloom_to_bloom(c) @> 150::bigint;
+RESET enable_seqscan;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) AS probes,
+       count(*) FILTER (WHERE i.ids IS NOT DISTINCT FROM
+                        (SELECT array_agg(id ORDER BY id) FROM cb_sets WHERE cbloom_to_bloom(c) @> x)) AS index_equals_seqscan
+FROM generate_series(100, 200) x LEFT JOIN via_index i USING (x);
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT bloofi_check('cb_sets_bloofi');   -- no error: every invariant holds
+-- a BloomSampleTree reconstructs, from the counting filter, exactly what the dictionary
+-- attack finds, every current element among them (150 gone where it was removed)
+SELECT bst_create('cb_tree', 0, 512, 1024, 3);
+SELECT count(*) AS sets,
+       count(*) FILTER (WHERE rec = dict) AS reconstruct_equals_dictionary_attack,
+       count(*) FILTER (WHERE rec @> exact) AS hold_every_element,
+       count(*) FILTER (WHERE id BETWEEN 130 AND 150 AND 150 = ANY (rec)) AS removed_150_still_there
+FROM (SELECT id, array(SELECT bst_reconstruct('cb_tree', cbloom_to_bloom(c))) AS rec,
+             array(SELECT bloom_dictionary_attack(cbloom_to_bloom(c), 0, 512)) AS dict,
+             array(SELECT x::bigint FROM generate_series(id, id + 20) x WHERE x <> 150 OR id > 150) AS exact
+      FROM cb_sets) s;
+SELECT bst_drop('cb_tree');
+DROP TABLE cb_sets;
+
 -- ---- parameter and input errors ------------------------------------------------------
 SELECT cbloom_empty(4, 3);
 SELECT cbloom_empty(1 << 30, 3);
