@@ -76,7 +76,9 @@ EXCEPTION WHEN invalid_parameter_value THEN
 END $$;
 
 \echo
-\echo '## Sampling the current dependencies through a BloomSampleTree (via cbloom_to_bloom)'
+\echo '## Sampling the current dependencies through a BloomSampleTree (via cbloom_to_bloom);'
+\echo '## is_current_edge false: a false positive of the m = 1024 filter (frequent for packages'
+\echo '## with many dependencies, as in 20_bst.sql)'
 SELECT bst_create('debian_cb', 0, (SELECT max(id) + 1 FROM pkg), :demo_m, :demo_k);
 SELECT p.name AS package, d.name AS random_current_dependency,
        EXISTS (SELECT 1 FROM pkg_dep e WHERE e.pkg_id = p.id AND e.dep_id = s) AS is_current_edge
@@ -84,10 +86,10 @@ FROM pkg p JOIN pkg_cdeps c USING (id),
      LATERAL bst_sample('debian_cb', cbloom_to_bloom(c.deps), 1) s JOIN pkg d ON d.id = s
 WHERE p.name IN ('postgresql-15', 'gimp', 'python3', 'git', 'openssh-server')
 ORDER BY 1;
--- reconstruction: every current dependency, plus the filter's false positives,
--- exactly what the dictionary attack finds
+-- reconstruction of 50 packages with 5 to 20 dependencies: every current dependency,
+-- plus the filter's false positives, exactly what the dictionary attack finds
 WITH pk AS (SELECT p.id, c.deps FROM pkg p JOIN pkg_cdeps c USING (id)
-            ORDER BY cardinality(p.dep_ids) DESC, p.id LIMIT 50),
+            WHERE cardinality(p.dep_ids) BETWEEN 5 AND 20 ORDER BY p.id LIMIT 50),
      r AS (SELECT pk.id, array(SELECT bst_reconstruct('debian_cb', cbloom_to_bloom(pk.deps))) AS rec,
                   array(SELECT bloom_dictionary_attack(cbloom_to_bloom(pk.deps), 0,
                                                        (SELECT max(id) + 1 FROM pkg)) x ORDER BY x) AS dict,
