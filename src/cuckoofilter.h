@@ -24,6 +24,8 @@
 
 #define CKF_HEADER_BYTES	12
 #define CKF_VERSION			1
+/* buckets handled between two CHECK_FOR_INTERRUPTS() in long loops */
+#define CKF_CHUNK_BUCKETS	UINT64CONST(65536)
 
 typedef struct CuckooFilter
 {

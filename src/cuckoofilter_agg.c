@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "bloomfilter.h"
@@ -173,8 +174,13 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 				 errmsg("cuckoo_agg: partial filters are incompatible"),
 				 errdetail("Left is %s, right is %s.", ckf_params_string(&s1->table.p),
 						   ckf_params_string(&s2->table.p))));
-	if (!ck_merge(&s1->table, &s2->table))
-		ckf_report_full(&s1->table, "cuckoo_agg (combining partial results)");
+	/* in chunks of buckets, so that a large merge can be cancelled */
+	for (uint64 b = 0; b <= s2->table.mask; b += CKF_CHUNK_BUCKETS)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!ck_merge_buckets(&s1->table, &s2->table, b, CKF_CHUNK_BUCKETS))
+			ckf_report_full(&s1->table, "cuckoo_agg (combining partial results)");
+	}
 	PG_RETURN_POINTER(s1);
 }
 

@@ -228,7 +228,12 @@ from_payload(const CkParams *p, const uint8 *bytes, void (*fail) (const char *, 
 	memcpy(cf->table, bytes, ck_payload_bytes(p));
 	if (!ck_tail_is_clear(p, cf->table))
 		fail("Bits beyond the fingerprint table are set.", arg);
-	cf->count = (uint32) ck_count_items(p, cf->table);
+	cf->count = 0;
+	for (uint64 b = 0; b < ck_buckets(p); b += CKF_CHUNK_BUCKETS)
+	{
+		CHECK_FOR_INTERRUPTS();
+		cf->count += (uint32) ck_count_items_buckets(p, cf->table, b, CKF_CHUNK_BUCKETS);
+	}
 	return cf;
 }
 

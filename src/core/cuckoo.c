@@ -101,18 +101,24 @@ ck_alt_bucket(const CkParams *p, uint64_t bucket, uint32_t fp)
 }
 
 uint64_t
-ck_count_items(const CkParams *p, const uint8_t *buf)
+ck_count_items_buckets(const CkParams *p, const uint8_t *buf, uint64_t first, uint64_t n)
 {
 	CkTable		t;
-	uint64_t	n = 0;
+	uint64_t	items = 0;
 
 	t.p = *p;
 	t.mask = ck_buckets(p) - 1;
 	t.slots = (uint8_t *) buf;
-	for (uint64_t b = 0; b <= t.mask; b++)
+	for (uint64_t b = first; b < first + n && b <= t.mask; b++)
 		for (int s = 0; s < CK_SLOTS; s++)
-			n += ck_slot_get(&t, b, s) != 0;
-	return n;
+			items += ck_slot_get(&t, b, s) != 0;
+	return items;
+}
+
+uint64_t
+ck_count_items(const CkParams *p, const uint8_t *buf)
+{
+	return ck_count_items_buckets(p, buf, 0, ck_buckets(p));
 }
 
 void
@@ -251,7 +257,13 @@ ck_remove(CkTable *t, CkKey key)
 bool
 ck_merge(CkTable *dst, const CkTable *src)
 {
-	for (uint64_t b = 0; b <= src->mask; b++)
+	return ck_merge_buckets(dst, src, 0, src->mask + 1);
+}
+
+bool
+ck_merge_buckets(CkTable *dst, const CkTable *src, uint64_t first, uint64_t n)
+{
+	for (uint64_t b = first; b < first + n && b <= src->mask; b++)
 		for (int s = 0; s < CK_SLOTS; s++)
 		{
 			CkKey		key;

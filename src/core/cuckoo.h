@@ -141,7 +141,13 @@ extern bool ck_remove(CkTable *t, CkKey key);
  */
 extern bool ck_merge(CkTable *dst, const CkTable *src);
 
+/* ck_merge of src's buckets [first, first + n) only (callers chunk long merges) */
+extern bool ck_merge_buckets(CkTable *dst, const CkTable *src, uint64_t first, uint64_t n);
+
+/* non-empty slots of the whole table, or of buckets [first, first + n) */
 extern uint64_t ck_count_items(const CkParams *p, const uint8_t *buf);
+extern uint64_t ck_count_items_buckets(const CkParams *p, const uint8_t *buf,
+									   uint64_t first, uint64_t n);
 
 /* true when the payload's padding bits (beyond the table) are zero */
 extern bool ck_tail_is_clear(const CkParams *p, const uint8_t *buf);

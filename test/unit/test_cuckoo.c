@@ -357,7 +357,23 @@ test_merge(void)
 		present[x] = x;
 		CHECK(ck_insert(x % 2 ? &ta : &tb, keys[x]) || x < 0, "insert %d", x);
 	}
-	CHECK(ck_merge(&ta, &tb), "merge of 900 into 1024 slots");
+	{
+		/* a merge in chunks of 16 buckets gives the bytes of one merge */
+		uint8_t    *c = malloc(nbytes);
+		CkTable		tc;
+		bool		ok = true;
+
+		memcpy(c, a, nbytes);
+		ck_table_init(&tc, &p, c, ta.count);
+		for (uint64_t b = 0; b <= tb.mask; b += 16)
+			ok &= ck_merge_buckets(&tc, &tb, b, 16);
+		CHECK(ck_merge(&ta, &tb), "merge of 900 into 1024 slots");
+		CHECK(ok && tc.count == ta.count && memcmp(a, c, nbytes) == 0,
+			  "chunked merge = one merge");
+		CHECK(ck_count_items_buckets(&p, a, 0, 128) + ck_count_items_buckets(&p, a, 128, 1000) ==
+			  ck_count_items(&p, a), "counts by ranges add up");
+		free(c);
+	}
 	CHECK(table_matches(&ta, keys, present, 900), "merged table holds both multisets");
 	CHECK(!ck_merge(&ta, &ta) || ta.count > 1024, "merging a table into itself overfills");
 	free(a);
