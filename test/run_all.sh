@@ -32,6 +32,7 @@ make -s PG_CONFIG=$PG_CONFIG install
 
 echo "== hashing-scheme test vectors against the Python reference implementation"
 /usr/bin/python3 test/ref/bloom_ref.py --check
+/usr/bin/python3 test/ref/cuckoo_ref.py --check
 /usr/bin/python3 test/ref/bloomtree_ref.py --check
 echo "== unit tests of the core"
 make -s PG_CONFIG=$PG_CONFIG unitcheck

@@ -6,6 +6,7 @@
 --   - filters of mixed parameters (m from 8 to 2^16, k from 1 to 32, seeds,
 --     both hash families; empty, sparse and saturated) and NULLs;
 --   - typmod columns bloomfilter(m, k), and bloomtree values of a few shapes;
+--   - countingbloom and cuckoofilter values (saturated, nearly full, NULL);
 --   - Bloofi indexes with and without the pending list (fastupdate), the
 --     pending list holding entries, over multi-level trees;
 --   - full BloomSampleTrees ('xxh3' and 'linear') and a pruned one, with
@@ -100,6 +101,25 @@ SELECT row_number() OVER (), t FROM (
     UNION ALL SELECT bloomtree_from_array(ARRAY(SELECT 'e' || generate_series(1, 50)), '{1024,16,4}', '{3,2,1}', 7)
     UNION ALL SELECT bloomtree_agg(x, '{512}', '{4}') FROM elems
     UNION ALL SELECT bloomtree_from_array(ARRAY(SELECT generate_series(1, 20000)::bigint), '{64,8}', '{3,2}')
+    UNION ALL SELECT NULL) s;
+
+-- Deletable filters: counting filters (empty, saturated, both families, a typmod
+-- column) and cuckoo filters (empty, nearly full, 4- and 32-bit fingerprints), NULLs
+CREATE TABLE countingblooms (id int, c countingbloom, ct countingbloom(64, 3));
+INSERT INTO countingblooms
+SELECT row_number() OVER (), c, ct FROM (
+    SELECT cbloom_empty(64, 3) AS c, cbloom_empty(64, 3) AS ct
+    UNION ALL SELECT cbloom_agg(x % 7, 64, 3), cbloom_agg(x, 64, 3) FROM generate_series(1, 300) x
+    UNION ALL SELECT cbloom_agg(x, 1000, 5, -3, 'linear'), NULL FROM generate_series(1, 100) x
+    UNION ALL SELECT cbloom_agg('e' || x, 8, 32), NULL FROM generate_series(1, 20) x
+    UNION ALL SELECT NULL, NULL) s;
+CREATE TABLE cuckoofilters (id int, f cuckoofilter);
+INSERT INTO cuckoofilters
+SELECT row_number() OVER (), f FROM (
+    SELECT cuckoo_empty(10) AS f
+    UNION ALL SELECT cuckoo_agg(x, 100, 0.01 ORDER BY x) FROM generate_series(1, 120) x
+    UNION ALL SELECT cuckoo_agg('e' || x, 20, 0.5, 7) FROM generate_series(1, 15) x
+    UNION ALL SELECT cuckoo_agg(x, 1000, 2e-9) FROM generate_series(1, 500) x
     UNION ALL SELECT NULL) s;
 
 -- ---------------------------------------------------------------------------

@@ -1,0 +1,57 @@
+/*
+ * countingbloom.h
+ *    The countingbloom type's on-disk layout and the glue shared by its files
+ *    (countingbloom_io.c, countingbloom_ops.c, countingbloom_agg.c).
+ *
+ * A countingbloom is a varlena with the header of a bloomfilter:
+ *
+ *    varlena header | version u8 | hash u8 | k u8 | flags u8 | seed i32 | m u32 |
+ *    counters: CB_NBYTES(m) bytes, counter i in byte i/2 (low nibble for
+ *    even i), counters >= m zero
+ *
+ * The counting rules (positions, saturation) are in src/core/cbloom.h.
+ */
+#ifndef COUNTINGBLOOM_H
+#define COUNTINGBLOOM_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "bs_hash.h"
+#include "cbloom.h"
+
+#define CBF_HEADER_BYTES	12
+
+typedef struct CountingBloom
+{
+	int32		vl_len_;
+	uint8		version;
+	uint8		hash;
+	uint8		k;
+	uint8		flags;
+	int32		seed;
+	uint32		m;
+	uint8		counters[FLEXIBLE_ARRAY_MEMBER];
+} CountingBloom;
+
+StaticAssertDecl(offsetof(CountingBloom, counters) == VARHDRSZ + CBF_HEADER_BYTES,
+				 "CountingBloom header layout");
+
+#define CBF_VARSIZE(m)	(offsetof(CountingBloom, counters) + CB_NBYTES(m))
+
+/* read-only view of a (possibly short-header) countingbloom datum */
+typedef struct CbfView
+{
+	BsParams	p;
+	const uint8 *counters;
+} CbfView;
+
+/* countingbloom_io.c */
+extern CountingBloom *cbf_alloc(const BsParams *p);
+extern CountingBloom *cbf_copy_view(const CbfView *v);
+extern void cbf_view(struct varlena *value, CbfView *v);
+extern void cbf_view_datum(Datum d, CbfView *v);
+extern BsParams cbf_make_params(int64 m, int64 k, int64 seed, const char *hash);
+extern void cbf_check_compatible(const BsParams *a, const BsParams *b, const char *what);
+
+#endif							/* COUNTINGBLOOM_H */

@@ -1,0 +1,232 @@
+/*
+ * countingbloom_agg.c
+ *    The aggregates cbloom_agg (elements -> counting filter) and
+ *    cbloom_union_agg (counting filters -> their multiset union: counters
+ *    added, saturating at 15).
+ *
+ * Both keep an `internal` state holding one counting filter allocated once in
+ * the aggregate context and updated in place.  They are parallel-safe:
+ * combine adds two states' counters (saturating; min(15, a + b) equals
+ * counting every row in one state, so the result does not depend on the
+ * plan), serial/deserial turn a state into the filter's varlena bytes and
+ * back.  Over an empty group the result is NULL; over a group of NULL
+ * elements, the empty filter.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+
+#include "bloomfilter.h"
+#include "countingbloom.h"
+
+PG_FUNCTION_INFO_V1(cbloom_agg_trans_int8);
+PG_FUNCTION_INFO_V1(cbloom_agg_trans_bytes);
+PG_FUNCTION_INFO_V1(cbloom_agg_trans_uuid);
+PG_FUNCTION_INFO_V1(cbloom_union_trans);
+PG_FUNCTION_INFO_V1(cbloom_agg_combine);
+PG_FUNCTION_INFO_V1(cbloom_agg_serial);
+PG_FUNCTION_INFO_V1(cbloom_agg_deserial);
+PG_FUNCTION_INFO_V1(cbloom_agg_final);
+
+typedef struct CbfAggState
+{
+	BsHasher	hasher;			/* of cb's parameters */
+	CountingBloom *cb;			/* in the aggregate context */
+} CbfAggState;
+
+static MemoryContext
+agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext ctx;
+
+	if (!AggCheckCallContext(fcinfo, &ctx))
+		elog(ERROR, "%s called in non-aggregate context", fname);
+	return ctx;
+}
+
+static CbfAggState *
+arg_state(FunctionCallInfo fcinfo, int argno)
+{
+	return PG_ARGISNULL(argno) ? NULL : (CbfAggState *) PG_GETARG_POINTER(argno);
+}
+
+/* a state owning a copy of the viewed counting filter, in ctx */
+static CbfAggState *
+state_from_view(MemoryContext ctx, const CbfView *v)
+{
+	MemoryContext old = MemoryContextSwitchTo(ctx);
+	CbfAggState *s = palloc(sizeof(CbfAggState));
+
+	s->cb = cbf_copy_view(v);
+	bs_hasher_init(&s->hasher, &v->p);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+static int32
+required_int_arg(FunctionCallInfo fcinfo, int n, const char *name)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("cbloom_agg parameter %s must not be NULL", name)));
+	return PG_GETARG_INT32(n);
+}
+
+/* the state for this row of cbloom_agg(elem, m, k [, seed [, hash]]) */
+static CbfAggState *
+agg_state(FunctionCallInfo fcinfo)
+{
+	CbfAggState *s = arg_state(fcinfo, 0);
+	int32		m = required_int_arg(fcinfo, 2, "m");
+	int32		k = required_int_arg(fcinfo, 3, "k");
+	int32		seed = PG_NARGS() > 4 ? required_int_arg(fcinfo, 4, "seed") : 0;
+	text	   *hash = NULL;
+
+	if (PG_NARGS() > 5)
+	{
+		if (PG_ARGISNULL(5))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("cbloom_agg parameter hash must not be NULL")));
+		hash = PG_GETARG_TEXT_PP(5);
+	}
+	if (s == NULL)
+	{
+		MemoryContext ctx = agg_context(fcinfo, "cbloom_agg");
+		BsParams	p = cbf_make_params(m, k, seed, hash ? text_to_cstring(hash) : "xxh3");
+		MemoryContext old = MemoryContextSwitchTo(ctx);
+
+		s = palloc(sizeof(CbfAggState));
+		s->cb = cbf_alloc(&p);
+		bs_hasher_init(&s->hasher, &p);
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		const BsParams *p = &s->hasher.p;
+		const char *fam = bs_hash_family_name(p->hash);
+
+		/* compared in place: no allocation per row */
+		if ((uint32) m != p->m || k != p->k || seed != p->seed ||
+			(hash && (VARSIZE_ANY_EXHDR(hash) != strlen(fam) ||
+					  memcmp(VARDATA_ANY(hash), fam, strlen(fam)) != 0)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cbloom_agg parameters changed within a group"),
+					 errdetail("The group started with %s and a row has (m=%d, k=%d, seed=%d, hash=%s).",
+							   bf_params_string(p), m, k, seed,
+							   hash ? text_to_cstring(hash) : "xxh3"),
+					 errhint("Pass constant m, k, seed and hash to cbloom_agg.")));
+	}
+	return s;
+}
+
+static Datum
+agg_trans(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	CbfAggState *s = agg_state(fcinfo);
+
+	if (!PG_ARGISNULL(1))
+		cb_add(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), elemtype),
+			   s->cb->counters);
+	PG_RETURN_POINTER(s);
+}
+
+Datum
+cbloom_agg_trans_int8(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, INT8OID);
+}
+
+Datum
+cbloom_agg_trans_bytes(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, BYTEAOID);
+}
+
+Datum
+cbloom_agg_trans_uuid(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, UUIDOID);
+}
+
+/* fold counting filter v into state s (NULL: a new state) */
+static CbfAggState *
+merge(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *what)
+{
+	if (s == NULL)
+		return state_from_view(agg_context(fcinfo, what), v);
+	cbf_check_compatible(&s->hasher.p, &v->p, what);
+	cb_merge(s->cb->counters, v->counters, v->p.m);
+	return s;
+}
+
+Datum
+cbloom_union_trans(PG_FUNCTION_ARGS)
+{
+	CbfAggState *s = arg_state(fcinfo, 0);
+
+	if (!PG_ARGISNULL(1))
+	{
+		CbfView		v;
+
+		cbf_view_datum(PG_GETARG_DATUM(1), &v);
+		s = merge(fcinfo, s, &v, "cbloom_union_agg");
+	}
+	if (s == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(s);
+}
+
+/* combine (cbloom_agg and cbloom_union_agg): add state 2's counters to state 1 */
+Datum
+cbloom_agg_combine(PG_FUNCTION_ARGS)
+{
+	CbfAggState *s1 = arg_state(fcinfo, 0);
+	CbfAggState *s2 = arg_state(fcinfo, 1);
+
+	if (s2 != NULL)
+	{
+		CbfView		v;
+
+		cbf_view((struct varlena *) s2->cb, &v);
+		s1 = merge(fcinfo, s1, &v, "cbloom_agg");
+	}
+	if (s1 == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(s1);
+}
+
+/* the state's counting filter as bytea holding its varlena bytes */
+Datum
+cbloom_agg_serial(PG_FUNCTION_ARGS)
+{
+	CbfAggState *s = (CbfAggState *) PG_GETARG_POINTER(0);
+	Size		size = VARSIZE(s->cb);
+	bytea	   *out = palloc(size);
+
+	memcpy(out, s->cb, size);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+cbloom_agg_deserial(PG_FUNCTION_ARGS)
+{
+	bytea	   *in = PG_GETARG_BYTEA_P(0);
+	CbfView		v;
+
+	cbf_view((struct varlena *) in, &v);
+	PG_RETURN_POINTER(state_from_view(agg_context(fcinfo, "cbloom_agg_deserial"), &v));
+}
+
+Datum
+cbloom_agg_final(PG_FUNCTION_ARGS)
+{
+	CbfAggState *s = arg_state(fcinfo, 0);
+
+	if (s == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(s->cb);
+}

@@ -1,0 +1,265 @@
+/*
+ * countingbloom_ops.c
+ *    SQL functions of the countingbloom type: building, adding and removing,
+ *    membership and counts, conversion to a bloomfilter, equality and hash.
+ *
+ * Membership keeps the hasher of the last parameter set, the last element's
+ * key and the last TOASTed filter (detoasted) in fn_extra, so `cb @> const`
+ * over a scan hashes the constant once and `big_cb @> x` over a scan fetches
+ * the filter once.
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "utils/builtins.h"
+
+#include "bloomfilter.h"
+#include "bs_elem.h"
+#include "countingbloom.h"
+
+PG_FUNCTION_INFO_V1(cbloom_empty);
+PG_FUNCTION_INFO_V1(cbloom_add_int8);
+PG_FUNCTION_INFO_V1(cbloom_add_bytes);
+PG_FUNCTION_INFO_V1(cbloom_add_uuid);
+PG_FUNCTION_INFO_V1(cbloom_remove_int8);
+PG_FUNCTION_INFO_V1(cbloom_remove_bytes);
+PG_FUNCTION_INFO_V1(cbloom_remove_uuid);
+PG_FUNCTION_INFO_V1(cbloom_contains_int8);
+PG_FUNCTION_INFO_V1(cbloom_contains_bytes);
+PG_FUNCTION_INFO_V1(cbloom_contains_uuid);
+PG_FUNCTION_INFO_V1(cbloom_contained_int8);
+PG_FUNCTION_INFO_V1(cbloom_contained_bytes);
+PG_FUNCTION_INFO_V1(cbloom_contained_uuid);
+PG_FUNCTION_INFO_V1(cbloom_count_int8);
+PG_FUNCTION_INFO_V1(cbloom_count_bytes);
+PG_FUNCTION_INFO_V1(cbloom_count_uuid);
+PG_FUNCTION_INFO_V1(cbloom_to_bloom);
+PG_FUNCTION_INFO_V1(cbloom_saturated);
+PG_FUNCTION_INFO_V1(cbloom_eq);
+PG_FUNCTION_INFO_V1(cbloom_ne);
+PG_FUNCTION_INFO_V1(countingbloom_hash);
+
+typedef struct CbfLookupCache
+{
+	bool		have_hasher;
+	BsHasher	hasher;
+	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
+	BsElemKeyCache key;
+} CbfLookupCache;
+
+Datum
+cbloom_empty(PG_FUNCTION_ARGS)
+{
+	BsParams	p = cbf_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1),
+									PG_GETARG_INT32(2),
+									text_to_cstring(PG_GETARG_TEXT_PP(3)));
+
+	PG_RETURN_POINTER(cbf_alloc(&p));
+}
+
+/* a copy of counting filter argument 0 with element e added or removed */
+static Datum
+update_common(FunctionCallInfo fcinfo, BsElem e, bool add)
+{
+	CbfView		v;
+	CountingBloom *cb;
+	BsHasher	h;
+	BsKey		key;
+
+	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	cb = cbf_copy_view(&v);
+	bs_hasher_init(&h, &v.p);
+	key = bs_elem_key(&h, &e);
+	if (add)
+		cb_add(&h, key, cb->counters);
+	else if (cb_remove(&h, key, cb->counters) == CB_ABSENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cbloom_remove: the element is certainly not in the countingbloom"),
+				 errdetail("A counter at one of its %d positions is zero (or lower than the number of its positions there).",
+						   v.p.k),
+				 errhint("Remove only elements that were added; test with cbloom_contains first.")));
+	PG_RETURN_POINTER(cb);
+}
+
+Datum
+cbloom_add_int8(PG_FUNCTION_ARGS)
+{
+	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), true);
+}
+
+Datum
+cbloom_add_bytes(PG_FUNCTION_ARGS)
+{
+	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), true);
+}
+
+Datum
+cbloom_add_uuid(PG_FUNCTION_ARGS)
+{
+	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), true);
+}
+
+Datum
+cbloom_remove_int8(PG_FUNCTION_ARGS)
+{
+	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), false);
+}
+
+Datum
+cbloom_remove_bytes(PG_FUNCTION_ARGS)
+{
+	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), false);
+}
+
+Datum
+cbloom_remove_uuid(PG_FUNCTION_ARGS)
+{
+	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), false);
+}
+
+/* the smallest counter of e in the filter datum (0: certainly absent) */
+static unsigned
+lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
+{
+	CbfLookupCache *c = (CbfLookupCache *) fcinfo->flinfo->fn_extra;
+	CbfView		v;
+
+	if (c == NULL)
+		c = fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbfLookupCache));
+	cbf_view(bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt), &v);
+	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, &v.p))
+	{
+		bs_hasher_init(&c->hasher, &v.p);
+		c->have_hasher = true;
+		c->key.valid = false;
+	}
+	return cb_min_count(&c->hasher, bs_elem_key_cached(&c->key, &c->hasher, &e), v.counters);
+}
+
+Datum
+cbloom_contains_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(0),
+								 bs_elem_int8(PG_GETARG_INT64(1))) > 0);
+}
+
+Datum
+cbloom_contains_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(0),
+								 bs_elem_varlena(PG_GETARG_DATUM(1))) > 0);
+}
+
+Datum
+cbloom_contains_uuid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(0),
+								 bs_elem_uuid(PG_GETARG_DATUM(1))) > 0);
+}
+
+Datum
+cbloom_contained_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(1),
+								 bs_elem_int8(PG_GETARG_INT64(0))) > 0);
+}
+
+Datum
+cbloom_contained_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(1),
+								 bs_elem_varlena(PG_GETARG_DATUM(0))) > 0);
+}
+
+Datum
+cbloom_contained_uuid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(1),
+								 bs_elem_uuid(PG_GETARG_DATUM(0))) > 0);
+}
+
+Datum
+cbloom_count_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) lookup_common(fcinfo, PG_GETARG_DATUM(0),
+										  bs_elem_int8(PG_GETARG_INT64(1))));
+}
+
+Datum
+cbloom_count_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) lookup_common(fcinfo, PG_GETARG_DATUM(0),
+										  bs_elem_varlena(PG_GETARG_DATUM(1))));
+}
+
+Datum
+cbloom_count_uuid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) lookup_common(fcinfo, PG_GETARG_DATUM(0),
+										  bs_elem_uuid(PG_GETARG_DATUM(1))));
+}
+
+/*
+ * cbloom_to_bloom(cb): the bloomfilter with bit i set where counter i is
+ * non-zero; also the assignment cast countingbloom -> bloomfilter
+ */
+Datum
+cbloom_to_bloom(PG_FUNCTION_ARGS)
+{
+	CbfView		v;
+	BloomFilter *f;
+
+	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	f = bf_alloc(&v.p);
+	cb_to_bits(v.counters, v.p.m, f->bits);
+	PG_RETURN_BLOOMFILTER_P(f);
+}
+
+Datum
+cbloom_saturated(PG_FUNCTION_ARGS)
+{
+	CbfView		v;
+
+	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	PG_RETURN_INT64((int64) cb_saturated(v.counters, v.p.m));
+}
+
+static bool
+counting_equal(FunctionCallInfo fcinfo)
+{
+	CbfView		a,
+				b;
+
+	cbf_view_datum(PG_GETARG_DATUM(0), &a);
+	cbf_view_datum(PG_GETARG_DATUM(1), &b);
+	return bs_params_equal(&a.p, &b.p) &&
+		memcmp(a.counters, b.counters, CB_NBYTES(a.p.m)) == 0;
+}
+
+Datum
+cbloom_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(counting_equal(fcinfo));
+}
+
+Datum
+cbloom_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!counting_equal(fcinfo));
+}
+
+/* hash support for =: parameters and counters */
+Datum
+countingbloom_hash(PG_FUNCTION_ARGS)
+{
+	CbfView		v;
+	uint32		h;
+
+	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	h = DatumGetUInt32(hash_any(v.counters, (int) CB_NBYTES(v.p.m)));
+	h ^= DatumGetUInt32(hash_uint32(v.p.m ^ ((uint32) v.p.k << 24) ^
+									((uint32) v.p.hash << 30)));
+	PG_RETURN_UINT32(h ^ DatumGetUInt32(hash_uint32((uint32) v.p.seed)));
+}

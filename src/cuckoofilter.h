@@ -1,0 +1,65 @@
+/*
+ * cuckoofilter.h
+ *    The cuckoofilter type's on-disk layout and the glue shared by its files
+ *    (cuckoofilter_io.c, cuckoofilter_ops.c, cuckoofilter_agg.c).
+ *
+ * A cuckoofilter is a varlena:
+ *
+ *    varlena header | version u8 | fp_bits u8 | bucket slots u8 (4) |
+ *    log2 buckets u8 | seed i32 | count u32 |
+ *    table: ck_table_bytes() bytes (the fingerprint table, src/core/cuckoo.h,
+ *    padded with zero bits to whole 64-bit words plus one zero word)
+ *
+ * count is the number of non-empty slots, kept so that cuckoo_count and
+ * cuckoo_load do not scan; the input functions compute it.
+ */
+#ifndef CUCKOOFILTER_H
+#define CUCKOOFILTER_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "bs_hash.h"
+#include "cuckoo.h"
+
+#define CKF_HEADER_BYTES	12
+#define CKF_VERSION			1
+/* buckets handled between two CHECK_FOR_INTERRUPTS() in long loops */
+#define CKF_CHUNK_BUCKETS	UINT64CONST(65536)
+
+typedef struct CuckooFilter
+{
+	int32		vl_len_;
+	uint8		version;
+	uint8		fp_bits;
+	uint8		bucket_slots;
+	uint8		log2_buckets;
+	int32		seed;
+	uint32		count;
+	uint8		table[FLEXIBLE_ARRAY_MEMBER];
+} CuckooFilter;
+
+StaticAssertDecl(offsetof(CuckooFilter, table) == VARHDRSZ + CKF_HEADER_BYTES,
+				 "CuckooFilter header layout");
+
+#define CKF_VARSIZE(p)	(offsetof(CuckooFilter, table) + ck_table_bytes(p))
+
+/* read-only view of a (possibly short-header) cuckoofilter datum */
+typedef struct CkfView
+{
+	CkParams	p;
+	uint32		count;
+	const uint8 *table;
+} CkfView;
+
+/* cuckoofilter_io.c */
+extern CuckooFilter *ckf_alloc(const CkParams *p);
+extern CuckooFilter *ckf_copy_view(const CkfView *v);
+extern void ckf_view(struct varlena *value, CkfView *v);
+extern void ckf_view_datum(Datum d, CkfView *v);
+extern CkParams ckf_make_params(int64 capacity, double fp_rate, int64 seed);
+extern char *ckf_params_string(const CkParams *p);
+extern void ckf_table(CuckooFilter *cf, CkTable *t);
+extern void ckf_report_full(const CkTable *t, const char *what) pg_attribute_noreturn();
+
+#endif							/* CUCKOOFILTER_H */

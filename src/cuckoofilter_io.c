@@ -1,0 +1,375 @@
+/*
+ * cuckoofilter_io.c
+ *    The cuckoofilter datum (allocation, views, sizing from capacity and
+ *    false-positive rate) and its text and binary forms.
+ *
+ * Text form (one line, fixed field order, round-trips exactly):
+ *
+ *    buckets=<power of two>,fp_bits=<f>,seed=<int32>,v=1:<hex>
+ *
+ * where <hex> is the fingerprint table, exactly ceil(buckets * 4 * f / 8)
+ * bytes, two hex digits each (src/core/cuckoo.h: slot s of bucket i at bit
+ * (4 i + s) f, least significant bit first); bits beyond the table are zero.
+ * Binary form: version u8, fp_bits u8, bucket slots u8 (4), log2 buckets u8,
+ * seed int32 (network order), then the same bytes.  Both inputs validate
+ * every field and the payload's length before allocating anything, and count
+ * the stored fingerprints.  Any arrangement of fingerprints is a valid
+ * filter: each slot's bucket is one of its fingerprint's two buckets by
+ * definition (i and i XOR mix(fp)).
+ */
+#include "postgres.h"
+
+#include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "cuckoofilter.h"
+#include "filter_text.h"
+
+PG_FUNCTION_INFO_V1(cuckoofilter_in);
+PG_FUNCTION_INFO_V1(cuckoofilter_out);
+PG_FUNCTION_INFO_V1(cuckoofilter_recv);
+PG_FUNCTION_INFO_V1(cuckoofilter_send);
+
+#define CKF_TEXT_FORMAT "buckets=<power of two>,fp_bits=<4..32>,seed=<int>,v=1:<hex of ceil(buckets*4*fp_bits/8) bytes>"
+
+/* ---- the datum -------------------------------------------------------- */
+
+/* ckf_alloc: an empty cuckoo filter with validated parameters */
+CuckooFilter *
+ckf_alloc(const CkParams *p)
+{
+	Size		size = CKF_VARSIZE(p);
+	CuckooFilter *cf = (CuckooFilter *) palloc0(size);
+
+	SET_VARSIZE(cf, size);
+	cf->version = CKF_VERSION;
+	cf->fp_bits = p->fp_bits;
+	cf->bucket_slots = CK_SLOTS;
+	cf->log2_buckets = p->log2_buckets;
+	cf->seed = p->seed;
+	cf->count = 0;
+	return cf;
+}
+
+/* ckf_copy_view: a freshly allocated cuckoo filter equal to the viewed one */
+CuckooFilter *
+ckf_copy_view(const CkfView *v)
+{
+	CuckooFilter *cf = ckf_alloc(&v->p);
+
+	memcpy(cf->table, v->table, ck_table_bytes(&v->p));
+	cf->count = v->count;
+	return cf;
+}
+
+/* ckf_table: a CkTable over the filter's own table (updates go in place) */
+void
+ckf_table(CuckooFilter *cf, CkTable *t)
+{
+	CkParams	p;
+
+	p.fp_bits = cf->fp_bits;
+	p.log2_buckets = cf->log2_buckets;
+	p.seed = cf->seed;
+	ck_table_init(t, &p, cf->table, cf->count);
+}
+
+/*
+ * ckf_view: parse the header of a cuckoofilter varlena (any header form),
+ * checking it is consistent (a failure means corruption or a newer format).
+ */
+void
+ckf_view(struct varlena *value, CkfView *v)
+{
+	const uint8 *d = (const uint8 *) VARDATA_ANY(value);
+	Size		len = VARSIZE_ANY_EXHDR(value);
+	uint32		count;
+	int32		seed;
+
+	if (len < CKF_HEADER_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cuckoofilter value is too short (%zu bytes)", len)));
+	if (d[0] != CKF_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoofilter format version %d is not supported", d[0]),
+				 errdetail("This build of bloomsample reads version %d.", CKF_VERSION)));
+	memcpy(&seed, d + 4, sizeof(seed));
+	memcpy(&count, d + 8, sizeof(count));
+	v->p.fp_bits = d[1];
+	v->p.log2_buckets = d[3];
+	v->p.seed = seed;
+	if (d[2] != CK_SLOTS || !ck_params_valid(&v->p) ||
+		len != CKF_HEADER_BYTES + ck_table_bytes(&v->p) ||
+		count > ck_buckets(&v->p) * CK_SLOTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cuckoofilter value is corrupted"),
+				 errdetail("Header says fp_bits=%d, %d slots, 2^%d buckets, %u items for a %zu-byte payload.",
+						   d[1], d[2], d[3], count, len)));
+	v->count = count;
+	v->table = d + CKF_HEADER_BYTES;
+}
+
+/* ckf_view_datum: detoast (without copying short-header values) and view */
+void
+ckf_view_datum(Datum d, CkfView *v)
+{
+	ckf_view(PG_DETOAST_DATUM_PACKED(d), v);
+}
+
+/*
+ * ckf_make_params: the parameters for capacity items at fp_rate (cuckoo.h's
+ * formulas); every invalid argument is ERRCODE_INVALID_PARAMETER_VALUE (a
+ * table too large: ERRCODE_PROGRAM_LIMIT_EXCEEDED)
+ */
+CkParams
+ckf_make_params(int64 capacity, double fp_rate, int64 seed)
+{
+	CkParams	p;
+
+	if (seed < PG_INT32_MIN || seed > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoofilter seed " INT64_FORMAT " is out of range", seed)));
+	switch (ck_params_for(capacity, fp_rate, (int32) seed, &p))
+	{
+		case CK_SIZE_OK:
+			break;
+		case CK_SIZE_BAD_CAPACITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cuckoofilter capacity " INT64_FORMAT " is out of range", capacity),
+					 errdetail("The capacity must be at least 1.")));
+			break;
+		case CK_SIZE_BAD_FP_RATE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cuckoofilter false-positive rate %g is out of range", fp_rate),
+					 errdetail("The rate must be in (0, 1) and at least 8 / 2^32 (fingerprints have at most %d bits).",
+							   CK_MAX_FP_BITS)));
+			break;
+		case CK_SIZE_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("a cuckoofilter for " INT64_FORMAT " items at rate %g is too large",
+							capacity, fp_rate),
+					 errdetail("The fingerprint table is limited to 2^31 bits (256 MB).")));
+			break;
+	}
+	return p;
+}
+
+/* ckf_params_string: "(buckets=.., fp_bits=.., seed=..)" for messages */
+char *
+ckf_params_string(const CkParams *p)
+{
+	return psprintf("(buckets=" UINT64_FORMAT ", fp_bits=%d, seed=%d)",
+					(uint64) ck_buckets(p), p->fp_bits, p->seed);
+}
+
+/*
+ * ckf_report_full: the error of an insertion that found no slot after
+ * CK_MAX_KICKS evictions (54000, with the way out)
+ */
+void
+ckf_report_full(const CkTable *t, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("%s: the cuckoofilter is full", what),
+			 errdetail("It holds " UINT64_FORMAT " items in " UINT64_FORMAT " slots (load %.3f); no free slot was found after %d evictions.",
+					   (uint64) t->count, (uint64) ck_buckets(&t->p) * CK_SLOTS, ck_load(t),
+					   CK_MAX_KICKS),
+			 errhint("Rebuild the filter with a larger capacity (cuckoo_empty or cuckoo_agg), or remove items first.")));
+}
+
+/* ---- text form -------------------------------------------------------- */
+
+/* validated parameters from the header fields of either form */
+static CkParams
+params_from_fields(uint64 buckets, int fp_bits, int32 seed, void (*fail) (const char *, const void *),
+				   const void *arg)
+{
+	CkParams	p;
+	int			lb = 0;
+
+	while (lb < 63 && (UINT64_C(1) << lb) < buckets)
+		lb++;
+	if ((UINT64_C(1) << lb) != buckets || lb < CK_MIN_LOG2_BUCKETS || lb > CK_MAX_LOG2_BUCKETS)
+		fail(psprintf("buckets = " UINT64_FORMAT " is not a power of two in [2, 2^%d].",
+					  buckets, CK_MAX_LOG2_BUCKETS), arg);
+	if (fp_bits < CK_MIN_FP_BITS || fp_bits > CK_MAX_FP_BITS)
+		fail(psprintf("fp_bits = %d is out of range [%d, %d].", fp_bits, CK_MIN_FP_BITS,
+					  CK_MAX_FP_BITS), arg);
+	p.fp_bits = (uint8) fp_bits;
+	p.log2_buckets = (uint8) lb;
+	p.seed = seed;
+	if (!ck_params_valid(&p))
+		fail("The fingerprint table would exceed 2^31 bits.", arg);
+	return p;
+}
+
+static void
+text_fail(const char *detail, const void *arg)
+{
+	ft_syntax_error((const FtInput *) arg, detail);
+}
+
+/* a filter of parameters p from the payload's exact bytes; bad: raises */
+static CuckooFilter *
+from_payload(const CkParams *p, const uint8 *bytes, void (*fail) (const char *, const void *),
+			 const void *arg)
+{
+	CuckooFilter *cf = ckf_alloc(p);
+
+	memcpy(cf->table, bytes, ck_payload_bytes(p));
+	if (!ck_tail_is_clear(p, cf->table))
+		fail("Bits beyond the fingerprint table are set.", arg);
+	cf->count = 0;
+	for (uint64 b = 0; b < ck_buckets(p); b += CKF_CHUNK_BUCKETS)
+	{
+		CHECK_FOR_INTERRUPTS();
+		cf->count += (uint32) ck_count_items_buckets(p, cf->table, b, CKF_CHUNK_BUCKETS);
+	}
+	return cf;
+}
+
+Datum
+cuckoofilter_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	FtInput		in = {str, "cuckoofilter", CKF_TEXT_FORMAT};
+	const char *p = ft_skip_space(str);
+	int64		buckets;
+	int			fp_bits;
+	int32		seed;
+	CkParams	params;
+	size_t		nbytes,
+				hexlen;
+	uint8	   *bytes;
+	CuckooFilter *cf;
+
+	buckets = ft_parse_field(&in, &p, "buckets", ',', 1, INT64CONST(1) << 40);
+	fp_bits = (int) ft_parse_field(&in, &p, "fp_bits", ',', 0, 255);
+	seed = (int32) ft_parse_field(&in, &p, "seed", ',', PG_INT32_MIN, PG_INT32_MAX);
+	if (ft_parse_field(&in, &p, "v", ':', 0, 255) != CKF_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoofilter format version in \"%s\" is not supported", ft_shown(str)),
+				 errdetail("This build of bloomsample reads version %d.", CKF_VERSION)));
+	params = params_from_fields((uint64) buckets, fp_bits, seed, text_fail, &in);
+	nbytes = ck_payload_bytes(&params);
+	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	if (hexlen != 2 * nbytes)
+		ft_syntax_error(&in, psprintf("Expected %zu hex digits for " INT64_FORMAT " buckets of %d-bit fingerprints, found %zu.",
+									  2 * nbytes, buckets, fp_bits, hexlen));
+	ft_expect_end(&in, p + hexlen);
+	bytes = palloc(nbytes);
+	for (size_t i = 0; i < nbytes; i++)
+	{
+		if ((i & 0xFFFFF) == 0xFFFFF)
+			CHECK_FOR_INTERRUPTS();
+		bytes[i] = (uint8) (ft_hexval(p[2 * i]) << 4 | ft_hexval(p[2 * i + 1]));
+	}
+	cf = from_payload(&params, bytes, text_fail, &in);
+	pfree(bytes);
+	PG_RETURN_POINTER(cf);
+}
+
+Datum
+cuckoofilter_out(PG_FUNCTION_ARGS)
+{
+	static const char hex[] = "0123456789abcdef";
+	CkfView		v;
+	char		head[128];
+	int			hlen;
+	size_t		nbytes;
+	char	   *out,
+			   *o;
+
+	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	nbytes = ck_payload_bytes(&v.p);
+	hlen = snprintf(head, sizeof(head), "buckets=" UINT64_FORMAT ",fp_bits=%d,seed=%d,v=%d:",
+					(uint64) ck_buckets(&v.p), v.p.fp_bits, v.p.seed, CKF_VERSION);
+	out = palloc(hlen + 2 * nbytes + 1);
+	memcpy(out, head, hlen);
+	o = out + hlen;
+	for (size_t i = 0; i < nbytes; i++)
+	{
+		if ((i & 0xFFFFF) == 0xFFFFF)
+			CHECK_FOR_INTERRUPTS();
+		*o++ = hex[v.table[i] >> 4];
+		*o++ = hex[v.table[i] & 15];
+	}
+	*o = '\0';
+	PG_RETURN_CSTRING(out);
+}
+
+/* ---- binary form ------------------------------------------------------ */
+
+static void
+binary_fail(const char *detail, const void *arg)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid external binary cuckoofilter"),
+			 errdetail("%s", detail)));
+}
+
+Datum
+cuckoofilter_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	int			version,
+				fp_bits,
+				slots,
+				log2_buckets;
+	int32		seed;
+	CkParams	params;
+	size_t		nbytes;
+
+	if (buf->len - buf->cursor < 8)
+		binary_fail(psprintf("The value has %d bytes, a header needs 8.",
+							 buf->len - buf->cursor), NULL);
+	version = pq_getmsgbyte(buf);
+	fp_bits = pq_getmsgbyte(buf);
+	slots = pq_getmsgbyte(buf);
+	log2_buckets = pq_getmsgbyte(buf);
+	seed = (int32) pq_getmsgint(buf, 4);
+	if (version != CKF_VERSION)
+		binary_fail(psprintf("Format version %d is not supported (expected %d).",
+							 version, CKF_VERSION), NULL);
+	if (slots != CK_SLOTS)
+		binary_fail(psprintf("Buckets of %d slots are not supported (expected %d).",
+							 slots, CK_SLOTS), NULL);
+	if (log2_buckets > CK_MAX_LOG2_BUCKETS)
+		binary_fail(psprintf("log2 of the bucket count %d is out of range [%d, %d].",
+							 log2_buckets, CK_MIN_LOG2_BUCKETS, CK_MAX_LOG2_BUCKETS), NULL);
+	params = params_from_fields(UINT64_C(1) << log2_buckets, fp_bits, seed, binary_fail, NULL);
+	nbytes = ck_payload_bytes(&params);
+	if ((size_t) (buf->len - buf->cursor) != nbytes)
+		binary_fail(psprintf("Expected %zu payload bytes, found %d.",
+							 nbytes, buf->len - buf->cursor), NULL);
+	PG_RETURN_POINTER(from_payload(&params, (const uint8 *) pq_getmsgbytes(buf, (int) nbytes),
+								   binary_fail, NULL));
+}
+
+Datum
+cuckoofilter_send(PG_FUNCTION_ARGS)
+{
+	CkfView		v;
+	StringInfoData buf;
+
+	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	pq_begintypsend(&buf);
+	pq_sendbyte(&buf, CKF_VERSION);
+	pq_sendbyte(&buf, v.p.fp_bits);
+	pq_sendbyte(&buf, CK_SLOTS);
+	pq_sendbyte(&buf, v.p.log2_buckets);
+	pq_sendint32(&buf, (uint32) v.p.seed);
+	pq_sendbytes(&buf, (const char *) v.table, (int) ck_payload_bytes(&v.p));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
