@@ -79,11 +79,14 @@ SELECT topk_agg(decode(repeat('ab', 512), 'hex'), 3);
 SELECT topk_union_agg(t) FROM (SELECT topk_agg(1, 2, 8, 2) FROM generate_series(1, 1)
                                UNION ALL SELECT topk_agg(1, 3, 8, 2) FROM generate_series(1, 1)) v(t);
 -- topk_union_agg of per-group values = topk_agg of all rows when the heavy hitters are clear
+-- ('a' 300 times, 'b' 200, 'c' 100, then 400 distinct elements)
+CREATE TEMP TABLE hh AS
+SELECT x, CASE WHEN x <= 300 THEN 'a' WHEN x <= 500 THEN 'b' WHEN x <= 600 THEN 'c' ELSE x::text END AS e
+FROM generate_series(1, 1000) x;
 SELECT (SELECT array_agg(item ORDER BY estimate DESC, item) FROM topk_items(u)) AS merged,
        (SELECT array_agg(item ORDER BY estimate DESC, item) FROM topk_items(w)) AS whole
-FROM (SELECT topk_union_agg(t) u FROM (SELECT topk_agg(x % 7 * (x % 2), 3, 64, 3) t
-                                       FROM generate_series(1, 700) x GROUP BY x % 5) g) a,
-     (SELECT topk_agg(x % 7 * (x % 2), 3, 64, 3) w FROM generate_series(1, 700) x) b;
+FROM (SELECT topk_union_agg(t) u FROM (SELECT topk_agg(e, 3, 64, 3) t FROM hh GROUP BY x % 5) g) a,
+     (SELECT topk_agg(e, 3, 64, 3) w FROM hh) b;
 SELECT 'k=1,w=1,d=1,seed=0,v=1:1|2:00000000000000000000000000000000:31'::topk;   -- estimate above the sketch's
 SELECT 'k=1,w=1,d=1,seed=0,v=1:2|1:00000000000000000000000000000000:31,1:00000000000000000000000000000001:32'::topk;
 SELECT 'k=2,w=1,d=1,seed=0,v=1:2|1:00000000000000000000000000000000:31,1:00000000000000000000000000000000:32'::topk;

@@ -152,6 +152,16 @@ test_heap_brute_force(void)
 	free(h.slots);
 }
 
+/* the element a candidate stands for (its text, not terminated, is decimal) */
+static uint32_t
+item_element(const TopkItem *item)
+{
+	char		buf[16] = {0};
+
+	memcpy(buf, item->text, item->len < 15 ? item->len : 15);
+	return (uint32_t) strtoul(buf, NULL, 10);
+}
+
 /*
  * Check the guarantee and the recall of one result: the kept candidates
  * (heap h), the sketch they were estimated with, the exact counts.
@@ -169,7 +179,7 @@ check_result(const char *what, double s, const TopkHeap *h, const CmsSketch *cms
 
 	for (uint32_t i = 0; i < h->n; i++)
 	{
-		uint32_t	x = (uint32_t) strtoul(h->items[i].text, NULL, 10);
+		uint32_t	x = item_element(&h->items[i]);
 
 		CHECK(h->items[i].est >= exact[x], "%s: stored estimate below the count", what);
 		if (h->items[i].est > exact[x] + eps * n_events)
@@ -204,7 +214,7 @@ check_result(const char *what, double s, const TopkHeap *h, const CmsSketch *cms
 		sorted[i + 1] = kth;
 	}
 	for (uint32_t i = 0; i < h->n; i++)
-		hits += exact[strtoul(h->items[i].text, NULL, 10)] >= kth;
+		hits += exact[item_element(&h->items[i])] >= kth;
 	if (s >= 1.1)
 		CHECK(hits >= 0.95 * h->k, "%s s=%.1f: recall %u of %u", what, s, hits, h->k);
 	printf("  %s s=%.1f k=%u: recall %u/%u, threshold %.0f\n", what, s, h->k, hits, h->k, threshold);
