@@ -47,13 +47,13 @@ SELECT s, seed, cms_agg(x, f, 272, 5, seed) = (SELECT cm FROM sk WHERE sk.s = e.
 FROM exact e GROUP BY s, seed ORDER BY 1, 2;
 
 -- top 10: recall of the true top 10 (elements whose count reaches the 10th largest)
--- >= 0.95 at s >= 1.1; estimates never below the count
+-- >= 0.95 at s >= 1.1 (at s = 0.8 the recall depends on the order of near-equal
+-- elements, which the plan chooses: not shown); estimates never below the count
 WITH kth AS (SELECT s, seed, min(f) AS f10
              FROM (SELECT s, seed, f, row_number() OVER (PARTITION BY s, seed ORDER BY f DESC) rn FROM exact) q
              WHERE rn <= 10 GROUP BY s, seed),
      got AS (SELECT sk.s, sk.seed, i.item::bigint AS x, i.estimate FROM sk, topk_items(sk.tk) i)
 SELECT g.s, g.seed, count(*) AS items,
-       count(*) FILTER (WHERE e.f >= k.f10) AS hits,
        (g.s < 1.1 OR count(*) FILTER (WHERE e.f >= k.f10) >= 0.95 * 10) AS recall_ok,
        bool_and(g.estimate >= e.f) AS no_underestimate
 FROM got g JOIN exact e USING (s, seed, x) JOIN kth k USING (s, seed)
