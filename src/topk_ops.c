@@ -14,6 +14,12 @@ PG_FUNCTION_INFO_V1(topk_value_items);
 PG_FUNCTION_INFO_V1(topk_value_eq);
 PG_FUNCTION_INFO_V1(topk_value_ne);
 
+static int
+item_cmp(const void *a, const void *b)
+{
+	return topk_item_cmp((const TopkItem *) a, (const TopkItem *) b);
+}
+
 /*
  * topk_items(t) -> TABLE(item text, estimate bigint): the candidates, each
  * with the sketch's current estimate of it (an upper bound of its count),
@@ -30,8 +36,7 @@ topk_value_items(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (uint32 i = 0; i < t->nitems; i++)
 		items[i].est = cms_estimate(&cms, items[i].key);
-	qsort(items, t->nitems, sizeof(TopkItem),
-		  (int (*) (const void *, const void *)) topk_item_cmp);
+	qsort(items, t->nitems, sizeof(TopkItem), item_cmp);
 	for (uint32 i = 0; i < t->nitems; i++)
 	{
 		Datum		values[2];
