@@ -1,0 +1,293 @@
+/*
+ * countmin_io.c
+ *    Text and binary forms of the countmin type, and the parsing helpers the
+ *    topk type's forms share.
+ *
+ * Text form:  w=<w>,d=<d>,seed=<int32>,v=<scheme>:<row>;<row>;...
+ *             each row w decimal counters separated by ','
+ * Binary:     version u8, flags u8 (0), reserved u16 (0), seed i32, w u32,
+ *             d u32 (network order), then d*w counters as int64
+ *
+ * Both inputs validate every field, refuse a size over the cap before
+ * allocating, and refuse counters that are negative or rows whose sums
+ * differ (every row sums to the total N: cms.h).
+ */
+#include "postgres.h"
+
+#include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "countmin.h"
+
+PG_FUNCTION_INFO_V1(countmin_in);
+PG_FUNCTION_INFO_V1(countmin_out);
+PG_FUNCTION_INFO_V1(countmin_recv);
+PG_FUNCTION_INFO_V1(countmin_send);
+
+static void
+syntax_error(const char *type, const char *input, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type %s: \"%.80s%s\"", type, input,
+					strlen(input) > 80 ? "..." : ""),
+			 errdetail("%s", detail)));
+}
+
+/*
+ * A decimal integer: an optional '-' (when allow_negative) and 1 to 19
+ * digits within int64; advances *pp, NULL-safe error on anything else.
+ */
+static int64
+parse_int64(const char **pp, bool allow_negative, const char *type, const char *input,
+			const char *what)
+{
+	const char *p = *pp;
+	bool		neg = false;
+	uint64		v = 0;
+	int			ndigits = 0;
+
+	if (allow_negative && *p == '-')
+	{
+		neg = true;
+		p++;
+	}
+	while (*p >= '0' && *p <= '9')
+	{
+		if (++ndigits > 19)
+			syntax_error(type, input, psprintf("The value of %s has too many digits.", what));
+		v = v * 10 + (uint64) (*p - '0');
+		p++;
+	}
+	if (ndigits == 0)
+		syntax_error(type, input, psprintf("Expected a number for %s.", what));
+	if (v > (uint64) PG_INT64_MAX + (neg ? 1 : 0))
+		syntax_error(type, input, psprintf("The value of %s is out of range.", what));
+	*pp = p;
+	return neg ? (int64) (0 - v) : (int64) v;
+}
+
+/* expect the literal lit at *pp and advance past it */
+static void
+expect(const char **pp, const char *lit, const char *type, const char *input)
+{
+	size_t		n = strlen(lit);
+
+	if (strncmp(*pp, lit, n) != 0)
+		syntax_error(type, input, psprintf("Expected \"%s\".", lit));
+	*pp += n;
+}
+
+/*
+ * cm_parse_params: "w=<w>,d=<d>,seed=<seed>,v=<v>:" at *pp, validated;
+ * advances past the ':'.
+ */
+CmsParams
+cm_parse_params(const char **pp, const char *type, const char *input)
+{
+	int64		w,
+				d,
+				seed,
+				v;
+
+	expect(pp, "w=", type, input);
+	w = parse_int64(pp, true, type, input, "w");
+	expect(pp, ",d=", type, input);
+	d = parse_int64(pp, true, type, input, "d");
+	expect(pp, ",seed=", type, input);
+	seed = parse_int64(pp, true, type, input, "seed");
+	expect(pp, ",v=", type, input);
+	v = parse_int64(pp, true, type, input, "v");
+	expect(pp, ":", type, input);
+	if (v != BS_SCHEME_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s hashing scheme version " INT64_FORMAT " is not supported", type, v),
+				 errdetail("This build of bloomsample reads scheme version %d.", BS_SCHEME_VERSION)));
+	return cm_make_params(w, d, seed);
+}
+
+/*
+ * cm_parse_counters: d rows of w counters at *pp into counters (d*w); the
+ * rows are validated (no negative counter, equal sums); returns the total.
+ */
+int64
+cm_parse_counters(const char **pp, const CmsParams *p, int64 *counters, const char *type,
+				  const char *input)
+{
+	int64		total;
+	CmsStatus	st;
+
+	for (uint32 r = 0; r < p->d; r++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (r > 0)
+			expect(pp, ";", type, input);
+		for (uint32 c = 0; c < p->w; c++)
+		{
+			if (c > 0)
+				expect(pp, ",", type, input);
+			counters[(Size) r * p->w + c] = parse_int64(pp, false, type, input, "a counter");
+		}
+	}
+	st = cms_validate(p, counters, &total);
+	if (st != CMS_OK)
+		syntax_error(type, input, st == CMS_OVERFLOW ? "A row's counters sum beyond bigint." :
+					 "The rows' counters must sum to the same total.");
+	return total;
+}
+
+/* cm_append_counters: the rows in the text form */
+void
+cm_append_counters(StringInfo buf, const CmsSketch *s)
+{
+	char		num[MAXINT8LEN + 1];
+
+	for (uint32 r = 0; r < s->p.d; r++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (r > 0)
+			appendStringInfoChar(buf, ';');
+		for (uint32 c = 0; c < s->p.w; c++)
+		{
+			int			len = pg_lltoa(s->counters[(Size) r * s->p.w + c], num);
+
+			if (c > 0)
+				appendStringInfoChar(buf, ',');
+			appendBinaryStringInfo(buf, num, len);
+		}
+	}
+}
+
+Datum
+countmin_in(PG_FUNCTION_ARGS)
+{
+	const char *input = PG_GETARG_CSTRING(0);
+	const char *p = input;
+	CmsParams	params = cm_parse_params(&p, "countmin", input);
+	CountMin   *c = cm_alloc(&params);
+
+	c->total = cm_parse_counters(&p, &params, c->counters, "countmin", input);
+	if (*p != '\0')
+		syntax_error("countmin", input, "Unexpected characters after the last counter.");
+	PG_RETURN_POINTER(c);
+}
+
+Datum
+countmin_out(PG_FUNCTION_ARGS)
+{
+	CountMin   *c = cm_detoast(PG_GETARG_DATUM(0));
+	CmsSketch	s = cm_sketch(c);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "w=%u,d=%u,seed=%d,v=%d:", c->w, c->d, c->seed, c->version);
+	cm_append_counters(&buf, &s);
+	PG_RETURN_CSTRING(buf.data);
+}
+
+static void
+binary_error(const char *type, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid binary %s value", type),
+			 errdetail("%s", detail)));
+}
+
+/*
+ * cm_recv_params: the binary header (16 bytes); the payload left must be
+ * exactly d*w counters plus `extra` bytes at least, checked before any
+ * allocation.
+ */
+CmsParams
+cm_recv_params(StringInfo buf, const char *type, Size header_extra)
+{
+	int			version,
+				flags,
+				reserved;
+	int32		seed;
+	uint32		w,
+				d;
+	CmsParams	p;
+
+	if (buf->len - buf->cursor < 16 + (int) header_extra)
+		binary_error(type, "The header is truncated.");
+	version = pq_getmsgbyte(buf);
+	flags = pq_getmsgbyte(buf);
+	reserved = pq_getmsgint(buf, 2);
+	seed = (int32) pq_getmsgint(buf, 4);
+	w = (uint32) pq_getmsgint(buf, 4);
+	d = (uint32) pq_getmsgint(buf, 4);
+	if (version != BS_SCHEME_VERSION)
+		binary_error(type, psprintf("Unsupported scheme version %d.", version));
+	if (flags != CM_FLAGS_NONE || reserved != 0)
+		binary_error(type, "The flags and reserved fields must be zero.");
+	if (cms_check_params(w, d) != CMS_OK)
+		binary_error(type, psprintf("w=%u, d=%u is out of range.", w, d));
+	p.w = w;
+	p.d = d;
+	p.seed = seed;
+	return p;
+}
+
+/* cm_recv_counters: d*w counters (the length checked first), validated */
+int64
+cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters, const char *type)
+{
+	Size		n = cms_cells(p);
+	int64		total;
+
+	if ((Size) (buf->len - buf->cursor) < n * sizeof(int64))
+		binary_error(type, "The counters are truncated.");
+	for (Size i = 0; i < n; i++)
+		counters[i] = (int64) pq_getmsgint64(buf);
+	if (cms_validate(p, counters, &total) != CMS_OK)
+		binary_error(type, "Counters must be non-negative, and every row must sum to the same total.");
+	return total;
+}
+
+Datum
+countmin_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	CmsParams	p = cm_recv_params(buf, "countmin", 0);
+	CountMin   *c;
+
+	if ((Size) (buf->len - buf->cursor) != cms_cells(&p) * sizeof(int64))
+		binary_error("countmin", psprintf("Expected %zu bytes of counters for w=%u, d=%u, got %d.",
+										  cms_cells(&p) * sizeof(int64), p.w, p.d,
+										  buf->len - buf->cursor));
+	c = cm_alloc(&p);
+	c->total = cm_recv_counters(buf, &p, c->counters, "countmin");
+	PG_RETURN_POINTER(c);
+}
+
+/* cm_send_sketch: the binary form of a sketch (header, then counters) */
+void
+cm_send_sketch(StringInfo buf, const CmsSketch *s)
+{
+	Size		n = cms_cells(&s->p);
+
+	pq_sendbyte(buf, BS_SCHEME_VERSION);
+	pq_sendbyte(buf, CM_FLAGS_NONE);
+	pq_sendint16(buf, 0);
+	pq_sendint32(buf, (uint32) s->p.seed);
+	pq_sendint32(buf, s->p.w);
+	pq_sendint32(buf, s->p.d);
+	for (Size i = 0; i < n; i++)
+		pq_sendint64(buf, s->counters[i]);
+}
+
+Datum
+countmin_send(PG_FUNCTION_ARGS)
+{
+	CountMin   *c = cm_detoast(PG_GETARG_DATUM(0));
+	CmsSketch	s = cm_sketch(c);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	cm_send_sketch(&buf, &s);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}

@@ -1,0 +1,255 @@
+/*
+ * countmin_ops.c
+ *    SQL functions of the countmin type: building (cms_empty, cms_for_error,
+ *    cms_add, cms_remove), point and inner-product estimates, introspection
+ *    and equality.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+
+#include "bloomfilter.h"
+#include "countmin.h"
+
+PG_FUNCTION_INFO_V1(countmin_empty);
+PG_FUNCTION_INFO_V1(countmin_for_error);
+PG_FUNCTION_INFO_V1(countmin_add_int8);
+PG_FUNCTION_INFO_V1(countmin_add_bytes);
+PG_FUNCTION_INFO_V1(countmin_add_uuid);
+PG_FUNCTION_INFO_V1(countmin_remove_int8);
+PG_FUNCTION_INFO_V1(countmin_remove_bytes);
+PG_FUNCTION_INFO_V1(countmin_remove_uuid);
+PG_FUNCTION_INFO_V1(countmin_estimate_int8);
+PG_FUNCTION_INFO_V1(countmin_estimate_bytes);
+PG_FUNCTION_INFO_V1(countmin_estimate_uuid);
+PG_FUNCTION_INFO_V1(countmin_total);
+PG_FUNCTION_INFO_V1(countmin_w);
+PG_FUNCTION_INFO_V1(countmin_d);
+PG_FUNCTION_INFO_V1(countmin_seed);
+PG_FUNCTION_INFO_V1(countmin_inner_product);
+PG_FUNCTION_INFO_V1(countmin_eq);
+PG_FUNCTION_INFO_V1(countmin_ne);
+
+Datum
+countmin_empty(PG_FUNCTION_ARGS)
+{
+	CmsParams	p = cm_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1), PG_GETARG_INT32(2));
+
+	PG_RETURN_POINTER(cm_alloc(&p));
+}
+
+Datum
+countmin_for_error(PG_FUNCTION_ARGS)
+{
+	float8		eps = PG_GETARG_FLOAT8(0);
+	float8		delta = PG_GETARG_FLOAT8(1);
+	uint32		w,
+				d;
+	CmsParams	p;
+
+	if (!(eps > 0 && eps < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cms_for_error epsilon %g is out of range", eps),
+				 errdetail("epsilon must be between 0 and 1, exclusive.")));
+	if (!(delta > 0 && delta < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cms_for_error delta %g is out of range", delta),
+				 errdetail("delta must be between 0 and 1, exclusive.")));
+	if (cms_size_for_error(eps, delta, &w, &d) != CMS_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cms_for_error(%g, %g) needs too large a sketch", eps, delta),
+				 errdetail("w = ceil(e/epsilon) = %.0f and d = ceil(ln(1/delta)) = %.0f; "
+						   "w must be at most %d, d at most %d, w * d at most " UINT64_FORMAT ".",
+						   ceil(2.718281828459045 / eps), ceil(log(1 / delta)),
+						   CMS_MAX_W, CMS_MAX_D, (uint64) CMS_MAX_CELLS)));
+	p = cm_make_params(w, d, PG_GETARG_INT32(2));
+	PG_RETURN_POINTER(cm_alloc(&p));
+}
+
+/* a modifiable copy of argument 0 with count (argument 2) added / removed */
+static Datum
+add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
+{
+	CountMin   *in = cm_detoast(PG_GETARG_DATUM(0));
+	CountMin   *c = palloc(VARSIZE(in));
+	int64		count = PG_GETARG_INT64(2);
+	CmsSketch	s;
+	BsHasher	h;
+	BsKey		key;
+
+	memcpy(c, in, VARSIZE(in));
+	s = cm_sketch(c);
+	cms_hasher_init(&h, c->seed);
+	key = cm_elem_key(&h, PG_GETARG_DATUM(1), typid);
+	if (count < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: count " INT64_FORMAT " is negative", remove ? "cms_remove" : "cms_add", count),
+				 errhint("%s", remove ? "Use cms_add to add." : "Use cms_remove to subtract.")));
+	cm_report(remove ? cms_remove(&s, key, count) : cms_add(&s, key, count),
+			  remove ? "cms_remove" : "cms_add");
+	c->total = s.total;
+	PG_RETURN_POINTER(c);
+}
+
+Datum
+countmin_add_int8(PG_FUNCTION_ARGS)
+{
+	return add_or_remove(fcinfo, INT8OID, false);
+}
+
+Datum
+countmin_add_bytes(PG_FUNCTION_ARGS)
+{
+	return add_or_remove(fcinfo, BYTEAOID, false);
+}
+
+Datum
+countmin_add_uuid(PG_FUNCTION_ARGS)
+{
+	return add_or_remove(fcinfo, UUIDOID, false);
+}
+
+Datum
+countmin_remove_int8(PG_FUNCTION_ARGS)
+{
+	return add_or_remove(fcinfo, INT8OID, true);
+}
+
+Datum
+countmin_remove_bytes(PG_FUNCTION_ARGS)
+{
+	return add_or_remove(fcinfo, BYTEAOID, true);
+}
+
+Datum
+countmin_remove_uuid(PG_FUNCTION_ARGS)
+{
+	return add_or_remove(fcinfo, UUIDOID, true);
+}
+
+/*
+ * The estimate of argument 1 in the sketch of argument 0.  The sketch is
+ * detoasted through a per-call-site cache (bf_detoast_cached), so probing one
+ * stored sketch for many elements fetches it once.
+ */
+static Datum
+estimate(FunctionCallInfo fcinfo, Oid typid)
+{
+	BfDetoastCache *cache = fcinfo->flinfo->fn_extra;
+	CountMin   *c;
+	CmsSketch	s;
+	BsHasher	h;
+
+	if (cache == NULL)
+		cache = fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfDetoastCache));
+	c = cm_detoast(PointerGetDatum(bf_detoast_cached(PG_GETARG_DATUM(0), cache,
+													 fcinfo->flinfo->fn_mcxt)));
+	s = cm_sketch(c);
+	cms_hasher_init(&h, c->seed);
+	PG_RETURN_INT64(cms_estimate(&s, cm_elem_key(&h, PG_GETARG_DATUM(1), typid)));
+}
+
+Datum
+countmin_estimate_int8(PG_FUNCTION_ARGS)
+{
+	return estimate(fcinfo, INT8OID);
+}
+
+Datum
+countmin_estimate_bytes(PG_FUNCTION_ARGS)
+{
+	return estimate(fcinfo, BYTEAOID);
+}
+
+Datum
+countmin_estimate_uuid(PG_FUNCTION_ARGS)
+{
+	return estimate(fcinfo, UUIDOID);
+}
+
+Datum
+countmin_total(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(cm_detoast(PG_GETARG_DATUM(0))->total);
+}
+
+/* the parameters are in the first bytes: only those are fetched (a 4-byte-header copy) */
+static CountMin *
+header_only(FunctionCallInfo fcinfo)
+{
+	CountMin   *c = (CountMin *) PG_DETOAST_DATUM_SLICE(PG_GETARG_DATUM(0), 0,
+														offsetof(CountMin, counters));
+
+	if (VARSIZE_ANY_EXHDR(c) < offsetof(CountMin, counters) - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("countmin value is too short")));
+	return c;
+}
+
+Datum
+countmin_w(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) header_only(fcinfo)->w);
+}
+
+Datum
+countmin_d(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) header_only(fcinfo)->d);
+}
+
+Datum
+countmin_seed(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(header_only(fcinfo)->seed);
+}
+
+Datum
+countmin_inner_product(PG_FUNCTION_ARGS)
+{
+	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
+	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
+	CmsSketch	sa = cm_sketch(a),
+				sb = cm_sketch(b);
+	int64		out;
+
+	cm_check_compatible(&sa.p, &sb.p, "cms_inner_product");
+	if (cms_inner_product(&sa, &sb, &out) == CMS_OVERFLOW)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("cms_inner_product: the estimate exceeds bigint")));
+	PG_RETURN_INT64(out);
+}
+
+/* same parameters and counters */
+static bool
+values_equal(FunctionCallInfo fcinfo)
+{
+	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
+	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
+	CmsSketch	sa = cm_sketch(a),
+				sb = cm_sketch(b);
+
+	return cms_equal(&sa, &sb);
+}
+
+Datum
+countmin_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(values_equal(fcinfo));
+}
+
+Datum
+countmin_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!values_equal(fcinfo));
+}

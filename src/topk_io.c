@@ -1,0 +1,254 @@
+/*
+ * topk_io.c
+ *    Text and binary forms of the topk type.
+ *
+ * Text form:  k=<k>,<the countmin text form>|<item>,<item>,...
+ *             item = <estimate>:<key: h1 then h2, 32 hex digits>:<text as hex>
+ * Binary:     the countmin binary form, then k u32, nitems u32, then per item
+ *             h1 u64, h2 u64, estimate i64, len u32, len bytes of text
+ *
+ * Items come in the stored order (largest estimate first, then text, then
+ * key).  Both inputs validate everything (tk_validate_items) and check sizes
+ * before allocating.
+ */
+#include "postgres.h"
+
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+
+#include "countmin.h"
+
+PG_FUNCTION_INFO_V1(topk_value_in);
+PG_FUNCTION_INFO_V1(topk_value_out);
+PG_FUNCTION_INFO_V1(topk_value_recv);
+PG_FUNCTION_INFO_V1(topk_value_send);
+
+static void
+syntax_error(const char *input, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type topk: \"%.80s%s\"", input,
+					strlen(input) > 80 ? "..." : ""),
+			 errdetail("%s", detail)));
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* n (<= 16) lower-case hex digits as an unsigned integer */
+static uint64
+parse_hex64(const char **pp, int n, const char *input)
+{
+	uint64		v = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		int			x = hexval((*pp)[i]);
+
+		if (x < 0)
+			syntax_error(input, "An item's key must be 32 lower-case hex digits.");
+		v = (v << 4) | (uint64) x;
+	}
+	*pp += n;
+	return v;
+}
+
+/* one item "<est>:<key>:<hex>" at *pp; its text decoded into palloc'd memory */
+static void
+parse_item(const char **pp, TopkItem *item, const char *input)
+{
+	const char *p = *pp;
+	const char *hex;
+	char	   *text;
+	uint64		est = 0;
+	int			ndigits = 0;
+	Size		nhex;
+
+	while (*p >= '0' && *p <= '9')
+	{
+		if (++ndigits > 19)
+			syntax_error(input, "An item's estimate has too many digits.");
+		est = est * 10 + (uint64) (*p++ - '0');
+	}
+	if (ndigits == 0 || est > (uint64) PG_INT64_MAX || *p != ':')
+		syntax_error(input, "An item is <estimate>:<key>:<hex text>.");
+	p++;
+	item->est = (int64) est;
+	item->key.h1 = parse_hex64(&p, 16, input);
+	item->key.h2 = parse_hex64(&p, 16, input);
+	if (*p++ != ':')
+		syntax_error(input, "An item is <estimate>:<key>:<hex text>.");
+	hex = p;
+	while (hexval(*p) >= 0)
+		p++;
+	nhex = p - hex;
+	if (nhex % 2 != 0 || nhex / 2 > TOPK_MAX_ITEM_BYTES)
+		syntax_error(input, psprintf("An item's text must be an even number of lower-case hex digits, at most %d bytes.",
+									 TOPK_MAX_ITEM_BYTES));
+	item->len = (uint32) (nhex / 2);
+	text = palloc(item->len + 1);
+	for (Size i = 0; i < nhex / 2; i++)
+		text[i] = (char) (hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+	item->text = text;
+	*pp = p;
+}
+
+/* "k=<k>," at *pp: the capacity, validated */
+static uint32
+parse_k(const char **pp, const char *input)
+{
+	const char *p = *pp;
+	int64		k = 0;
+	int			ndigits = 0;
+
+	if (strncmp(p, "k=", 2) != 0)
+		syntax_error(input, "Expected \"k=\".");
+	p += 2;
+	while (*p >= '0' && *p <= '9' && ndigits < 10)
+	{
+		k = k * 10 + (*p++ - '0');
+		ndigits++;
+	}
+	if (ndigits == 0 || *p != ',')
+		syntax_error(input, "Expected k=<integer>,.");
+	if (k < TOPK_MIN_K || k > TOPK_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("topk capacity k = " INT64_FORMAT " is out of range", k),
+				 errdetail("k must be between %d and %d.", TOPK_MIN_K, TOPK_MAX_K)));
+	*pp = p + 1;
+	return (uint32) k;
+}
+
+Datum
+topk_value_in(PG_FUNCTION_ARGS)
+{
+	const char *input = PG_GETARG_CSTRING(0);
+	const char *p = input;
+	uint32		k = parse_k(&p, input);
+	CmsParams	params = cm_parse_params(&p, "topk", input);
+	CmsSketch	cms;
+	TopkItem   *items = palloc(k * sizeof(TopkItem));
+	uint32		n = 0;
+
+	cms.p = params;
+	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
+	cms.total = cm_parse_counters(&p, &params, cms.counters, "topk", input);
+	if (*p++ != '|')
+		syntax_error(input, "Expected '|' after the counters.");
+	while (*p != '\0')
+	{
+		if (n > 0 && *p++ != ',')
+			syntax_error(input, "Items are separated by ','.");
+		if (n == k)
+			syntax_error(input, psprintf("More than k = %u items.", k));
+		parse_item(&p, &items[n++], input);
+	}
+	tk_validate_items(&cms, k, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
+	PG_RETURN_POINTER(tk_build(&cms, k, items, n));
+}
+
+Datum
+topk_value_out(PG_FUNCTION_ARGS)
+{
+	TopkValue  *t = tk_detoast(PG_GETARG_DATUM(0));
+	CmsSketch	cms = tk_sketch(t);
+	TopkItem   *items = tk_items(t);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "k=%u,w=%u,d=%u,seed=%d,v=%d:", t->k, t->w, t->d, t->seed, t->version);
+	cm_append_counters(&buf, &cms);
+	appendStringInfoChar(&buf, '|');
+	for (uint32 i = 0; i < t->nitems; i++)
+	{
+		if (i > 0)
+			appendStringInfoChar(&buf, ',');
+		appendStringInfo(&buf, INT64_FORMAT ":%016llx%016llx:", items[i].est,
+						 (unsigned long long) items[i].key.h1,
+						 (unsigned long long) items[i].key.h2);
+		for (uint32 j = 0; j < items[i].len; j++)
+			appendStringInfo(&buf, "%02x", (unsigned char) items[i].text[j]);
+	}
+	PG_RETURN_CSTRING(buf.data);
+}
+
+static void
+binary_error(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid binary topk value"),
+			 errdetail("%s", detail)));
+}
+
+Datum
+topk_value_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	CmsParams	params = cm_recv_params(buf, "topk", 0);
+	CmsSketch	cms;
+	uint32		k,
+				n;
+	TopkItem   *items;
+
+	cms.p = params;
+	if ((Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
+		binary_error("The counters are truncated.");
+	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
+	cms.total = cm_recv_counters(buf, &params, cms.counters, "topk");
+	k = (uint32) pq_getmsgint(buf, 4);
+	n = (uint32) pq_getmsgint(buf, 4);
+	if (k < TOPK_MIN_K || k > TOPK_MAX_K || n > k)
+		binary_error(psprintf("k = %u, %u items: k must be between %d and %d, items at most k.",
+							  k, n, TOPK_MIN_K, TOPK_MAX_K));
+	items = palloc(Max(n, 1) * sizeof(TopkItem));
+	for (uint32 i = 0; i < n; i++)
+	{
+		if (buf->len - buf->cursor < 28)
+			binary_error("An item is truncated.");
+		items[i].key.h1 = pq_getmsgint64(buf);
+		items[i].key.h2 = pq_getmsgint64(buf);
+		items[i].est = (int64) pq_getmsgint64(buf);
+		items[i].len = (uint32) pq_getmsgint(buf, 4);
+		if (items[i].len > TOPK_MAX_ITEM_BYTES || (uint32) (buf->len - buf->cursor) < items[i].len)
+			binary_error(psprintf("An item's text of %u bytes is truncated or over the %d-byte limit.",
+								  items[i].len, TOPK_MAX_ITEM_BYTES));
+		items[i].text = (char *) pq_getmsgbytes(buf, (int) items[i].len);
+	}
+	if (buf->cursor != buf->len)
+		binary_error("Bytes follow the last item.");
+	tk_validate_items(&cms, k, items, n, ERRCODE_INVALID_BINARY_REPRESENTATION);
+	PG_RETURN_POINTER(tk_build(&cms, k, items, n));
+}
+
+Datum
+topk_value_send(PG_FUNCTION_ARGS)
+{
+	TopkValue  *t = tk_detoast(PG_GETARG_DATUM(0));
+	CmsSketch	cms = tk_sketch(t);
+	TopkItem   *items = tk_items(t);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	cm_send_sketch(&buf, &cms);
+	pq_sendint32(&buf, t->k);
+	pq_sendint32(&buf, t->nitems);
+	for (uint32 i = 0; i < t->nitems; i++)
+	{
+		pq_sendint64(&buf, items[i].key.h1);
+		pq_sendint64(&buf, items[i].key.h2);
+		pq_sendint64(&buf, items[i].est);
+		pq_sendint32(&buf, items[i].len);
+		pq_sendbytes(&buf, items[i].text, (int) items[i].len);
+	}
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
