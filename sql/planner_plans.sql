@@ -6,6 +6,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
+-- the plans and statistics below are of dense values, the only stored form
+-- before 1.2 (sparse values: type_storage)
+SET bloomsample.filter_storage = dense;
 
 -- 2,000 TOASTed filters (m = 19,171, k = 13: 2.4 kB each) of 300 elements, plus an
 -- element every row holds, and text, bytea and uuid elements of their own

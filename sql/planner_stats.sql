@@ -6,6 +6,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
+-- the plans and statistics below are of dense values, the only stored form
+-- before 1.2 (sparse values: type_storage)
+SET bloomsample.filter_storage = dense;
 
 -- the planner's row estimate of a query (its top node)
 CREATE FUNCTION est_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$

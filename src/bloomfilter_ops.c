@@ -5,7 +5,11 @@
  * Membership (@>, <@, bloom_contains) keeps the last element's key and the
  * hasher of the last parameter set in fn_extra: a scan of `f @> const` hashes
  * the constant once for the whole scan, not once per row, and reads each
- * filter in place (no detoast copy for short-header values).
+ * filter in place (no detoast copy for short-header values); a sparse filter
+ * is probed at the k positions in its encoding, never decoded.
+ *
+ * Every function reads both stored forms; new values leave through
+ * PG_RETURN_BLOOMFILTER_P, which stores the smaller form.
  */
 #include "postgres.h"
 
@@ -65,7 +69,7 @@ add_common(FunctionCallInfo fcinfo, BsElem e)
 	BloomFilter *f;
 	BsHasher	h;
 
-	bf_view_datum(PG_GETARG_DATUM(0), &v);
+	bf_view_datum_stored(PG_GETARG_DATUM(0), &v);
 	f = bf_copy_view(&v);
 	bs_hasher_init(&h, &v.p);
 	bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
@@ -136,18 +140,28 @@ contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 {
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
 	BloomView	v;
+	BsKey		key;
+	uint32		pos[BS_MAX_K];
 
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
-	bf_view_datum_cached(filter, &v, &c->filter, fcinfo->flinfo->fn_mcxt);
+
+	bf_view_datum_stored_cached(filter, &v, &c->filter, fcinfo->flinfo->fn_mcxt);
 	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, &v.p))
 	{
 		bs_hasher_init(&c->hasher, &v.p);
 		c->have_hasher = true;
 		c->key.valid = false;
 	}
-	return bs_key_test(&c->hasher, bs_elem_key_cached(&c->key, &c->hasher, &e), v.bits);
+	key = bs_elem_key_cached(&c->key, &c->hasher, &e);
+	if (!v.sparse)
+		return bs_key_test(&c->hasher, key, v.bits);
+	bs_key_positions(&c->hasher, key, pos);
+	for (int i = 0; i < v.p.k; i++)
+		if (!bs_sparse_test(&v.sp, pos[i]))
+			return false;
+	return true;
 }
 
 Datum
@@ -201,14 +215,14 @@ combine_common(FunctionCallInfo fcinfo, bool is_and)
 				b;
 	BloomFilter *f;
 
-	bf_view_datum(PG_GETARG_DATUM(0), &a);
-	bf_view_datum(PG_GETARG_DATUM(1), &b);
+	bf_view_datum_stored(PG_GETARG_DATUM(0), &a);
+	bf_view_datum_stored(PG_GETARG_DATUM(1), &b);
 	bf_check_compatible(&a.p, &b.p, is_and ? "bloom_intersect" : "bloom_union");
 	f = bf_copy_view(&a);
 	if (is_and)
-		bs_and(f->bits, b.bits, a.nwords);
+		bf_and_into(f->bits, &b);
 	else
-		bs_or(f->bits, b.bits, a.nwords);
+		bf_or_into(f->bits, &b);
 	PG_RETURN_BLOOMFILTER_P(f);
 }
 
@@ -224,16 +238,34 @@ bloom_union(PG_FUNCTION_ARGS)
 	return combine_common(fcinfo, false);
 }
 
+/*
+ * Equal parameters and equal bits, whatever the stored forms: two sparse
+ * values are compared by their counts and encodings first (the encoder is
+ * deterministic), anything else by the dense bits.
+ */
 static bool
 filters_equal(FunctionCallInfo fcinfo)
 {
 	BloomView	a,
 				b;
+	struct varlena *va = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	struct varlena *vb = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1));
 
-	bf_view_datum(PG_GETARG_DATUM(0), &a);
-	bf_view_datum(PG_GETARG_DATUM(1), &b);
-	return bs_params_equal(&a.p, &b.p) &&
-		memcmp(a.bits, b.bits, a.nwords * 8) == 0;
+	bf_view_stored(va, &a);
+	bf_view_stored(vb, &b);
+	if (!bs_params_equal(&a.p, &b.p))
+		return false;
+	if (a.sparse && b.sparse)
+	{
+		if (a.sp.n != b.sp.n)
+			return false;
+		if (VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
+			memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0)
+			return true;
+	}
+	bf_view(va, &a);
+	bf_view(vb, &b);
+	return memcmp(a.bits, b.bits, a.nwords * 8) == 0;
 }
 
 Datum
@@ -248,7 +280,10 @@ bloom_ne(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(!filters_equal(fcinfo));
 }
 
-/* hash support for =: parameters and bits, so GROUP BY / DISTINCT / hash joins work */
+/*
+ * hash support for =: parameters and the dense bits (of either stored form,
+ * so equal filters hash equally), so GROUP BY / DISTINCT / hash joins work
+ */
 Datum
 bloomfilter_hash(PG_FUNCTION_ARGS)
 {

@@ -1,8 +1,8 @@
 /*
  * bloomsample.c
  *    Module entry point.  _PG_init only delegates to the per-part
- *    initialisers: the BloomSampleTree settings (bloomsample.bst_*) and the
- *    Bloofi reloptions.  Both initialisers are idempotent, and their parts also
+ *    initialisers: the type's setting (bloomsample.filter_storage), the
+ *    BloomSampleTree settings (bloomsample.bst_*) and the Bloofi reloptions.  Both initialisers are idempotent, and their parts also
  *    call them on first use.
  */
 #include "postgres.h"
@@ -11,6 +11,7 @@
 #include "utils/guc.h"
 
 #include "bloofi.h"
+#include "bloomfilter.h"
 #include "bst_cache.h"
 
 PG_MODULE_MAGIC;
@@ -20,6 +21,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	bf_init_gucs();
 	bst_init_gucs();
 	bloofi_init_reloptions();
 	MarkGUCPrefixReserved("bloomsample");
