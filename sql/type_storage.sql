@@ -173,6 +173,16 @@ SELECT name, form(f), pg_column_size(f) < 16 + 131072 AS smaller,
        bloom_popcount(f) = bloom_popcount(bloom_union(f, bloom_empty(1048576, 3))) AS popcount
 FROM big ORDER BY name;
 
+-- the type's storage is main: sparse filters of a few kB stay in line (no
+-- TOAST fetch to read them)
+SELECT typstorage FROM pg_type WHERE typname = 'bloomfilter';
+CREATE TABLE inl (f bloomfilter);
+INSERT INTO inl SELECT bloom_from_array(ARRAY(SELECT g * 1000 + generate_series(1, 1000)::bigint), 132933, 3)
+FROM generate_series(1, 5) g;
+SELECT count(*) AS rows, bool_and(form(f) = 'sparse' AND pg_column_size(f) > 2100) AS sparse_above_2kB,
+       pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE oid = 'inl'::regclass)) AS toast_bytes
+FROM inl;
+
 -- BloomSampleTree, the dictionary attack and a Bloofi index read both forms
 SELECT bst_create('storage_t', 0, 100000, 1024, 3);
 SELECT count(*) AS rows,
@@ -221,8 +231,8 @@ FROM (VALUES
   ('missing high bit', '\x0100030100000000400000000300000004680f0a'),
   ('extra high bit', '\x0100030100000000400000000300000004680f2b')) v(name, b);
 
-DROP TABLE v11, fs, fs2, big, fi;
+DROP TABLE v11, fs, fs2, big, inl, fi;
 DROP FUNCTION form(bloomfilter);
-DROP FUNCTION try(text);
+DROP FUNCTION try(text, boolean);
 DROP CAST (bloomfilter AS bytea);
 DROP CAST (bytea AS bloomfilter);

@@ -5,3 +5,9 @@
 -- of the extension (and its properties) with a fresh install of 1.2.
 
 \echo Use "ALTER EXTENSION bloomsample UPDATE TO '1.2'" to load this file. \quit
+
+-- ==== bloomfilter storage forms (sparse values; the type's storage) ====
+-- Values in line up to a page: a sparse filter of a few kB is read without a
+-- TOAST fetch.  New columns take it; existing columns keep their storage
+-- (ALTER TABLE ... ALTER COLUMN ... SET STORAGE MAIN moves them over).
+ALTER TYPE bloomfilter SET (STORAGE = main);
