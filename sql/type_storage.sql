@@ -173,6 +173,21 @@ SELECT name, form(f), pg_column_size(f) < 16 + 131072 AS smaller,
        bloom_popcount(f) = bloom_popcount(bloom_union(f, bloom_empty(1048576, 3))) AS popcount
 FROM big ORDER BY name;
 
+-- large dense values out of line uncompressed: membership reads only the
+-- bytes of the element's k bits (slices); the same answers as the whole value
+CREATE TABLE bigd (i int, f bloomfilter);
+INSERT INTO bigd SELECT i, bloom_from_array(ARRAY(SELECT i * 1000000 + generate_series(1, 150000)::bigint), 524288, 3)
+FROM generate_series(1, 4) i;
+SELECT count(*) AS rows, bool_and(form(f) = 'dense') AS dense,
+       pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE oid = 'bigd'::regclass)) > 4 * 65536 AS out_of_line
+FROM bigd;
+SELECT count(*) AS probes, count(*) FILTER (WHERE sliced = whole) AS same, sum(sliced) AS hits
+FROM (SELECT (SELECT count(*) FROM bigd WHERE f @> x) AS sliced,
+             (SELECT count(*) FROM bigd WHERE bloom_union(f, f) @> x) AS whole
+      FROM (SELECT generate_series(1000001, 1000100)::bigint UNION ALL
+            SELECT generate_series(4000001, 4000100) UNION ALL
+            SELECT generate_series(900000001, 900000100)) p(x)) s;
+
 -- the type's storage is main: sparse filters of a few kB stay in line (no
 -- TOAST fetch to read them)
 SELECT typstorage FROM pg_type WHERE typname = 'bloomfilter';
@@ -231,7 +246,7 @@ FROM (VALUES
   ('missing high bit', '\x0100030100000000400000000300000004680f0a'),
   ('extra high bit', '\x0100030100000000400000000300000004680f2b')) v(name, b);
 
-DROP TABLE v11, fs, fs2, big, inl, fi;
+DROP TABLE v11, fs, fs2, big, bigd, inl, fi;
 DROP FUNCTION form(bloomfilter);
 DROP FUNCTION try(text, boolean);
 DROP CAST (bloomfilter AS bytea);
