@@ -15,6 +15,9 @@
 #   (d) filters at the optimal fill (half the bits set): no larger (<= 1.0x);
 #   (e) the same sets at 10 sizes from 1 to 10^5 elements in one m: bytes and
 #       f @> x per row, today vs new (the table of the README).
+#   (f) f @> x on 100 dense filters of 64 kB stored out of line uncompressed:
+#       reading the bytes of the k bits (slices) vs reading each value whole
+#       (bloom_m(f), which detoasts it, as 1.1's @> did).
 # Alone: bash test/bench/15_sparse.sh (BENCH_RUNS= sets the runs per median).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -92,6 +95,11 @@ BEGIN
     EXECUTE format('CREATE TABLE sz_new_%s AS SELECT id, bloom_union(f, f) AS f FROM sz_today_%s', s, s);
   END LOOP;
 END $$;
+-- (f): 100 dense filters of 524,288 bits (64 kB, 57% full: out of line, uncompressed)
+DROP TABLE IF EXISTS sl_dense;
+CREATE TABLE sl_dense AS
+SELECT i AS id, bloom_from_array(ARRAY(SELECT i * 1000000 + generate_series(1, 150000)::bigint), 524288, 3) AS f
+FROM generate_series(1, 100) i;
 VACUUM ANALYZE;
 SQL
 
@@ -179,6 +187,11 @@ for s in "${sizes[@]}"; do
         "$(awk -v a="$cn" -v b="$ct" 'BEGIN { printf "%.2f", a / b }')"
 done
 
+sl=$(cpu_us_per_row "SELECT count(*) FROM sl_dense WHERE f @> 4242::bigint" 100)
+wh=$(cpu_us_per_row "SELECT count(*) FROM sl_dense WHERE bloom_m(f) = 0" 100)
+echo
+echo "(f) 100 dense filters of 64 kB out of line uncompressed: f @> x by slices $sl us a row, reading each whole (bloom_m) $wh us: $(awk -v a="$sl" -v b="$wh" 'BEGIN { printf "%.2f", a / b }') x"
+
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "met" : "MISSED" }'; }
 if [ -n "${BS_BENCH_SUMMARY:-}" ]; then
     {
@@ -192,7 +205,7 @@ fi
 bs_psql -q -c "SELECT bst_drop('sp7')" >/dev/null
 bs_psql -q <<'SQL'
 DROP FUNCTION sp_cpu_ms(text, int);
-DROP TABLE sp_ids, sp_today, sp_ext, sp_lz4, sp_new, sp_main, deb_ids, deb_today, deb_new, half_today, half_new;
+DROP TABLE sp_ids, sp_today, sp_ext, sp_lz4, sp_new, sp_main, deb_ids, deb_today, deb_new, half_today, half_new, sl_dense;
 DO $$
 DECLARE s int;
 BEGIN
