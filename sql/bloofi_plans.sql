@@ -4,6 +4,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
+-- the plans and statistics below are of dense values, the only stored form
+-- before 1.2 (sparse values: type_storage)
+SET bloomsample.filter_storage = dense;
 
 -- 3000 rows: row i holds the integers [10 i, 10 i + 10), the texts 't<i>',
 -- the bytea of i and the uuid md5(i); every 10th row a NULL filter.

@@ -6,10 +6,15 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
+-- the plans and statistics below are of dense values, the only stored form
+-- before 1.2 (sparse values: type_storage)
+SET bloomsample.filter_storage = dense;
 
 -- 2,000 TOASTed filters (m = 19,171, k = 13: 2.4 kB each) of 300 elements, plus an
 -- element every row holds, and text, bytea and uuid elements of their own
 CREATE TABLE pt (id int, f bloomfilter);
+-- out of line as the type's storage before 1.2 put them (1.2's default is main)
+ALTER TABLE pt ALTER f SET STORAGE EXTENDED;
 INSERT INTO pt
 SELECT i, bloom_add(bloom_add(bloom_add(
           bloom_from_array(ARRAY(SELECT i::bigint * 300 + j FROM generate_series(0, 299) j)

@@ -6,6 +6,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
+-- the plans and statistics below are of dense values, the only stored form
+-- before 1.2 (sparse values: type_storage)
+SET bloomsample.filter_storage = dense;
 
 -- the planner's row estimate of a query (its top node)
 CREATE FUNCTION est_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -136,6 +139,8 @@ SELECT est_within_2x('SELECT * FROM pl WHERE f @> (-1)::bigint') AS half,
 -- the cost of reading a filter follows how the column stores it: TOASTed filters
 -- cost a TOAST fetch each, so a sequential scan over them is costed as such
 CREATE TABLE pt (id int, f bloomfilter);
+-- out of line as the type's storage before 1.2 put them (1.2's default is main)
+ALTER TABLE pt ALTER f SET STORAGE EXTENDED;
 INSERT INTO pt SELECT i, bloom_from_array(ARRAY(SELECT i::bigint * 300 + j FROM generate_series(0, 299) j), 19171, 13)
 FROM generate_series(1, 200) i;
 ANALYZE pt;

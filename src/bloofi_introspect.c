@@ -316,6 +316,7 @@ bloofi_check_callback(Relation index, ItemPointer tid, Datum *values,
 	e = hash_search(cs->live, tid, HASH_ENTER, NULL);
 	e->count = (uint32) bs_popcount(v.bits, v.nwords);
 	e->digest = bloofi_filter_digest(v.bits, v.p.m);
+	bf_view_release(&v);
 	e->in_tree = e->in_active = e->in_flushing = 0;
 }
 

@@ -6,7 +6,21 @@
  * A bloomfilter is a varlena:
  *
  *    varlena header | version u8 | hash u8 | k u8 | flags u8 | seed i32 | m u32 |
- *    bits: 8 * ceil(m / 64) bytes, bit i in byte i/8 at bit i%8, bits >= m zero
+ *    payload
+ *
+ * in one of two stored forms, told apart by the flags byte:
+ *
+ *    dense  (flags 0, the only form of 1.0 and 1.1): the bits, 8 * ceil(m / 64)
+ *           bytes, bit i in byte i/8 at bit i%8, bits >= m zero;
+ *    sparse (flags BF_FLAG_SPARSE): the sorted set positions in the Elias-Fano
+ *           coding of src/core/bs_sparse.h.
+ *
+ * Both are one logical value: every function reads either, and bf_make_datum
+ * (through PG_RETURN_BLOOMFILTER_P) writes each new value in the smaller form.
+ * bf_view gives the dense bits of either form (decoding a sparse value once);
+ * bf_view_stored leaves a sparse value encoded for the functions that read
+ * it in place (membership, popcount).  The text and binary forms are always
+ * the dense bits.
  *
  * Header fields are read with memcpy (BloomView), so a value with a short
  * (1-byte) varlena header is used in place, without a detoast copy.
@@ -20,10 +34,12 @@
 
 #include "bs_bits.h"
 #include "bs_hash.h"
+#include "bs_sparse.h"
 
 /* bytes between the varlena header and the bits */
 #define BF_HEADER_BYTES		12
-#define BF_FLAGS_NONE		0
+#define BF_FLAGS_NONE		0	/* dense form */
+#define BF_FLAG_SPARSE		1	/* sparse form */
 
 /* a value built by this extension: always a 4-byte varlena header */
 typedef struct BloomFilter
@@ -50,12 +66,20 @@ StaticAssertDecl(offsetof(BloomFilter, bits) == VARHDRSZ + BF_HEADER_BYTES,
 #define BF_NBYTES(m)		(8 * bs_words_for_bits(m))
 #define BF_VARSIZE(m)		(offsetof(BloomFilter, bits) + BF_NBYTES(m))
 
-/* read-only view of a (possibly short-header) bloomfilter datum */
+/*
+ * Read-only view of a (possibly short-header) bloomfilter datum.  bits are
+ * the dense bits; for a sparse value bf_view decodes them into a buffer it
+ * owns (freed by bf_view_release), bf_view_stored leaves bits NULL and the
+ * encoding opened in sp.
+ */
 typedef struct BloomView
 {
 	BsParams	p;
 	const uint8 *bits;
 	size_t		nwords;
+	bool		sparse;			/* stored in the sparse form; sp is open */
+	BsSparse	sp;
+	uint8	   *owned;			/* bits decoded by bf_view, or NULL */
 } BloomView;
 
 /*
@@ -72,16 +96,28 @@ typedef struct BfDetoastCache
 } BfDetoastCache;
 
 #define DatumGetBloomFilterP(X)		((BloomFilter *) PG_DETOAST_DATUM(X))
-#define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
+/* every new value leaves a function through bf_make_datum: the smaller form */
+#define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(bf_make_datum(x))
 
 /* bloomfilter_util.c */
+extern void bf_init_gucs(void);
 extern BloomFilter *bf_alloc(const BsParams *p);
 extern BloomFilter *bf_copy_view(const BloomView *v);
+extern BloomFilter *bf_make_datum(BloomFilter *dense);
 extern void bf_view(struct varlena *value, BloomView *v);
+extern void bf_view_stored(struct varlena *value, BloomView *v);
+extern void bf_view_release(BloomView *v);
+extern uint64 bf_view_popcount(const BloomView *v);
+extern bool bf_sparse_next(BsSparseIter *it, const BloomView *v, uint32 *pos);
+extern void bf_or_into(uint8 *dst, const BloomView *v);
+extern void bf_and_into(uint8 *dst, const BloomView *v);
 extern void bf_view_datum(Datum d, BloomView *v);
+extern void bf_view_datum_stored(Datum d, BloomView *v);
 extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
 								 MemoryContext cxt);
+extern void bf_view_datum_stored_cached(Datum d, BloomView *v, BfDetoastCache *cache,
+										MemoryContext cxt);
 extern BsParams bf_make_params(int64 m, int64 k, int64 seed, const char *hash);
 extern int	bf_hash_family_arg(text *hash);
 extern const char *bf_hash_family_hint(const char *name, const char *otherwise);

@@ -7,7 +7,10 @@
  * aggregate context and updated in place, so a row costs one hash and k bit
  * writes (bloom_agg) or one word-wise OR/AND, never a copy of the filter.
  * They are parallel-safe: combine ORs (or ANDs) two states, serial/deserial
- * turn a state into the filter's own varlena bytes and back.
+ * turn a state into the filter's own varlena bytes and back.  The state is
+ * always dense; a sparse row is folded in from its positions (OR: n bit
+ * writes) or in one pass over them (AND), and the final value is stored in
+ * the smaller form.
  *
  * bloom_agg over an empty group is NULL; over a group whose elements are all
  * NULL it is the empty filter (the parameters are known from the rows).
@@ -172,9 +175,9 @@ merge(FunctionCallInfo fcinfo, BloomAggState *s, const BloomView *v, bool is_and
 		return state_from_view(agg_context(fcinfo, what), v);
 	bf_check_compatible(&s->hasher.p, &v->p, what);
 	if (is_and)
-		bs_and(s->f->bits, v->bits, v->nwords);
+		bf_and_into(s->f->bits, v);
 	else
-		bs_or(s->f->bits, v->bits, v->nwords);
+		bf_or_into(s->f->bits, v);
 	return s;
 }
 
@@ -199,7 +202,7 @@ filter_trans(FunctionCallInfo fcinfo, bool is_and)
 	BloomView	v;
 
 	if (!PG_ARGISNULL(1))
-		bf_view_datum(PG_GETARG_DATUM(1), &v);
+		bf_view_datum_stored(PG_GETARG_DATUM(1), &v);
 	return fold(fcinfo, arg_state(fcinfo, 0), PG_ARGISNULL(1) ? NULL : &v, is_and);
 }
 

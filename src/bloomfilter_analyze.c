@@ -183,6 +183,7 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 												((uint64) bv.p.k << 24) ^
 												((uint64) bv.p.hash << 16) ^
 												(uint32) bv.p.seed);
+		bf_view_release(&bv);	/* the decoded bits of a sparse value */
 		for (s = 0; s < nsets; s++)
 			if (bs_params_equal(&sets[s].p, &bv.p))
 				break;
@@ -334,6 +335,7 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 				d->fold_fp += pow((double) fpop / shape.fold_m, a->p.k);
 				if (uni)
 					bs_or(uni, bv.bits, mwords);
+				bf_view_release(&bv);
 				if ((Pointer) v != DatumGetPointer(value))
 					pfree(v);
 			}

@@ -29,12 +29,13 @@ PG_FUNCTION_INFO_V1(bloom_optimal_k);
 PG_FUNCTION_INFO_V1(bloom_expected_fp);
 PG_FUNCTION_INFO_V1(bloom_for_capacity);
 
+/* argument n viewed in its stored form (a sparse value is not decoded) */
 static BloomView
 arg_view(FunctionCallInfo fcinfo, int n)
 {
 	BloomView	v;
 
-	bf_view_datum(PG_GETARG_DATUM(n), &v);
+	bf_view_datum_stored(PG_GETARG_DATUM(n), &v);
 	return v;
 }
 
@@ -67,7 +68,7 @@ bloom_popcount(PG_FUNCTION_ARGS)
 {
 	BloomView	v = arg_view(fcinfo, 0);
 
-	PG_RETURN_INT64((int64) bs_popcount(v.bits, v.nwords));
+	PG_RETURN_INT64((int64) bf_view_popcount(&v));
 }
 
 Datum
@@ -75,7 +76,7 @@ bloom_fill_ratio(PG_FUNCTION_ARGS)
 {
 	BloomView	v = arg_view(fcinfo, 0);
 
-	PG_RETURN_FLOAT8((double) bs_popcount(v.bits, v.nwords) / v.p.m);
+	PG_RETURN_FLOAT8((double) bf_view_popcount(&v) / v.p.m);
 }
 
 /* posterior false-positive rate: fill_ratio ^ k */
@@ -84,7 +85,7 @@ bloom_fp_rate(PG_FUNCTION_ARGS)
 {
 	BloomView	v = arg_view(fcinfo, 0);
 
-	PG_RETURN_FLOAT8(pow((double) bs_popcount(v.bits, v.nwords) / v.p.m, v.p.k));
+	PG_RETURN_FLOAT8(pow((double) bf_view_popcount(&v) / v.p.m, v.p.k));
 }
 
 Datum
@@ -92,7 +93,44 @@ bloom_cardinality(PG_FUNCTION_ARGS)
 {
 	BloomView	v = arg_view(fcinfo, 0);
 
-	PG_RETURN_FLOAT8(bs_est_cardinality(v.p.m, v.p.k, bs_popcount(v.bits, v.nwords)));
+	PG_RETURN_FLOAT8(bs_est_cardinality(v.p.m, v.p.k, bf_view_popcount(&v)));
+}
+
+/*
+ * The pair counts when at least one side is sparse: the common positions by
+ * merging two sparse sides, or by testing a sparse side's positions in the
+ * dense one; no side is decoded.
+ */
+static BsPairCounts
+sparse_pair_counts(const BloomView *a, const BloomView *b)
+{
+	BsPairCounts c = {bf_view_popcount(a), bf_view_popcount(b), 0};
+	BsSparseIter ia,
+				ib;
+	uint32		pa = 0,
+				pb = 0;
+
+	if (!a->sparse || !b->sparse)
+	{
+		const BloomView *s = a->sparse ? a : b,
+				   *d = a->sparse ? b : a;
+
+		bs_sparse_iter_init(&ia, &s->sp);
+		while (bf_sparse_next(&ia, s, &pa))
+			c.and += bs_bit_test(d->bits, pa);
+		return c;
+	}
+	bs_sparse_iter_init(&ia, &a->sp);
+	bs_sparse_iter_init(&ib, &b->sp);
+	if (bf_sparse_next(&ia, a, &pa) && bf_sparse_next(&ib, b, &pb))
+		for (;;)
+		{
+			if (pa == pb)
+				c.and++;
+			if (pa <= pb ? !bf_sparse_next(&ia, a, &pa) : !bf_sparse_next(&ib, b, &pb))
+				break;
+		}
+	return c;
 }
 
 /* popcounts of two compatible filters, one pass */
@@ -103,6 +141,8 @@ pair_counts(FunctionCallInfo fcinfo, const char *what, BloomView *a)
 
 	*a = arg_view(fcinfo, 0);
 	bf_check_compatible(&a->p, &b.p, what);
+	if (a->sparse || b.sparse)
+		return sparse_pair_counts(a, &b);
 	return bs_pair_counts(a->bits, b.bits, a->nwords);
 }
 

@@ -12,7 +12,9 @@
  * then the same ceil(m/8) bytes.  Both inputs validate every field, require
  * bits >= m to be zero, and allocate only after the payload length matched,
  * so no input can make them allocate more than its own size.  The forms are
- * specified for clients in docs/hashing.md.
+ * specified for clients in docs/hashing.md.  Both forms are the dense bits
+ * whatever the stored form (bloomfilter.h): output and send decode a sparse
+ * value, input and receive return through bf_make_datum like every builder.
  *
  * Typmod bloomfilter(m, k) is stored as ((k - 1) << 26) | m: it holds
  * m < 2^26 bits (67,108,863); larger filters use an unconstrained column.
@@ -380,7 +382,7 @@ bloomfilter_enforce_typmod(PG_FUNCTION_ARGS)
 	Datum		d = PG_GETARG_DATUM(0);
 	BloomView	v;
 
-	bf_view_datum(d, &v);
+	bf_view_datum_stored(d, &v);
 	bf_enforce_typmod(&v.p, PG_GETARG_INT32(1));
 	PG_RETURN_DATUM(d);
 }

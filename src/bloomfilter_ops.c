@@ -5,10 +5,17 @@
  * Membership (@>, <@, bloom_contains) keeps the last element's key and the
  * hasher of the last parameter set in fn_extra: a scan of `f @> const` hashes
  * the constant once for the whole scan, not once per row, and reads each
- * filter in place (no detoast copy for short-header values).
+ * filter in place (no detoast copy for short-header values); a sparse filter
+ * is probed at the k positions in its encoding, never decoded, and a large
+ * dense one stored out of line uncompressed by reading only the bytes of its
+ * k bits.
+ *
+ * Every function reads both stored forms; new values leave through
+ * PG_RETURN_BLOOMFILTER_P, which stores the smaller form.
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
@@ -43,7 +50,12 @@ typedef struct ContainsCache
 	BsHasher	hasher;
 	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
 	BsElemKeyCache key;			/* the last element's key */
+	bool		have_sliced;
+	struct varatt_external sliced;	/* last filter probed by slices */
 } ContainsCache;
+
+/* an uncompressed out-of-line dense filter this large is probed by slices */
+#define SLICE_MIN_BYTES		(64 * 1024)
 
 /* ---- building --------------------------------------------------------- */
 
@@ -65,7 +77,7 @@ add_common(FunctionCallInfo fcinfo, BsElem e)
 	BloomFilter *f;
 	BsHasher	h;
 
-	bf_view_datum(PG_GETARG_DATUM(0), &v);
+	bf_view_datum_stored(PG_GETARG_DATUM(0), &v);
 	f = bf_copy_view(&v);
 	bs_hasher_init(&h, &v.p);
 	bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
@@ -131,23 +143,107 @@ bloom_from_array(PG_FUNCTION_ARGS)
 
 /* ---- membership ------------------------------------------------------- */
 
+/* the hasher of c for parameters p (kept while the parameters repeat) */
+static void
+cache_hasher(ContainsCache *c, const BsParams *p)
+{
+	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, p))
+	{
+		bs_hasher_init(&c->hasher, p);
+		c->have_hasher = true;
+		c->key.valid = false;
+	}
+}
+
+/*
+ * Membership in a large dense filter stored out of line uncompressed, reading
+ * only its header and the bytes of the element's k bits
+ * (PG_DETOAST_DATUM_SLICE), not the whole value.  *done is false when the
+ * filter is not such a value, or is the one probed last (a join probing one
+ * filter with many elements: reading it whole once, into the detoast cache,
+ * is cheaper), or its header does not check out (the whole read reports it):
+ * the caller then reads it whole.
+ */
+static bool
+contains_sliced(ContainsCache *c, Datum filter, const BsElem *e, bool *done)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(filter);
+	struct varatt_external ext;
+	struct varlena *head;
+	const uint8 *d;
+	BsParams	p;
+	BsKey		key;
+	uint32		pos[BS_MAX_K];
+
+	*done = false;
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(ext, raw);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(ext) || ext.va_rawsize - VARHDRSZ < SLICE_MIN_BYTES)
+		return false;
+	if ((c->have_sliced && memcmp(&ext, &c->sliced, sizeof(ext)) == 0) ||
+		(c->filter.valid && memcmp(&ext, &c->filter.ptr, sizeof(ext)) == 0))
+		return false;
+	c->sliced = ext;
+	c->have_sliced = true;
+	head = (struct varlena *) PG_DETOAST_DATUM_SLICE(filter, 0, BF_HEADER_BYTES);
+	if (VARSIZE_ANY_EXHDR(head) != BF_HEADER_BYTES)
+		return false;
+	d = (const uint8 *) VARDATA_ANY(head);
+	memcpy(&p.seed, d + 4, sizeof(p.seed));
+	memcpy(&p.m, d + 8, sizeof(p.m));
+	p.k = d[2];
+	p.hash = d[1];
+	if (d[0] != BS_SCHEME_VERSION || d[3] != BF_FLAGS_NONE || p.hash >= BS_NUM_HASH_FAMILIES ||
+		p.k < BS_MIN_K || p.k > BS_MAX_K || p.m < BS_MIN_M || p.m > BS_MAX_M ||
+		(Size) ext.va_rawsize - VARHDRSZ != BF_HEADER_BYTES + BF_NBYTES(p.m))
+		return false;
+	cache_hasher(c, &p);
+	key = bs_elem_key_cached(&c->key, &c->hasher, e);
+	bs_key_positions(&c->hasher, key, pos);
+	for (int i = 0; i < p.k; i++)
+	{
+		struct varlena *byte = (struct varlena *)
+			PG_DETOAST_DATUM_SLICE(filter, BF_HEADER_BYTES + pos[i] / 8, 1);
+
+		if (VARSIZE_ANY_EXHDR(byte) != 1)
+			return false;
+		if (!((((const uint8 *) VARDATA_ANY(byte))[0] >> (pos[i] % 8)) & 1))
+		{
+			*done = true;
+			return false;
+		}
+	}
+	*done = true;
+	return true;
+}
+
 static bool
 contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 {
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
 	BloomView	v;
+	BsKey		key;
+	uint32		pos[BS_MAX_K];
+	bool		done,
+				found;
 
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
-	bf_view_datum_cached(filter, &v, &c->filter, fcinfo->flinfo->fn_mcxt);
-	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, &v.p))
-	{
-		bs_hasher_init(&c->hasher, &v.p);
-		c->have_hasher = true;
-		c->key.valid = false;
-	}
-	return bs_key_test(&c->hasher, bs_elem_key_cached(&c->key, &c->hasher, &e), v.bits);
+	found = contains_sliced(c, filter, &e, &done);
+	if (done)
+		return found;
+	bf_view_datum_stored_cached(filter, &v, &c->filter, fcinfo->flinfo->fn_mcxt);
+	cache_hasher(c, &v.p);
+	key = bs_elem_key_cached(&c->key, &c->hasher, &e);
+	if (!v.sparse)
+		return bs_key_test(&c->hasher, key, v.bits);
+	bs_key_positions(&c->hasher, key, pos);
+	for (int i = 0; i < v.p.k; i++)
+		if (!bs_sparse_test(&v.sp, pos[i]))
+			return false;
+	return true;
 }
 
 Datum
@@ -201,14 +297,14 @@ combine_common(FunctionCallInfo fcinfo, bool is_and)
 				b;
 	BloomFilter *f;
 
-	bf_view_datum(PG_GETARG_DATUM(0), &a);
-	bf_view_datum(PG_GETARG_DATUM(1), &b);
+	bf_view_datum_stored(PG_GETARG_DATUM(0), &a);
+	bf_view_datum_stored(PG_GETARG_DATUM(1), &b);
 	bf_check_compatible(&a.p, &b.p, is_and ? "bloom_intersect" : "bloom_union");
 	f = bf_copy_view(&a);
 	if (is_and)
-		bs_and(f->bits, b.bits, a.nwords);
+		bf_and_into(f->bits, &b);
 	else
-		bs_or(f->bits, b.bits, a.nwords);
+		bf_or_into(f->bits, &b);
 	PG_RETURN_BLOOMFILTER_P(f);
 }
 
@@ -224,16 +320,34 @@ bloom_union(PG_FUNCTION_ARGS)
 	return combine_common(fcinfo, false);
 }
 
+/*
+ * Equal parameters and equal bits, whatever the stored forms: two sparse
+ * values are compared by their counts and encodings first (the encoder is
+ * deterministic), anything else by the dense bits.
+ */
 static bool
 filters_equal(FunctionCallInfo fcinfo)
 {
 	BloomView	a,
 				b;
+	struct varlena *va = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	struct varlena *vb = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1));
 
-	bf_view_datum(PG_GETARG_DATUM(0), &a);
-	bf_view_datum(PG_GETARG_DATUM(1), &b);
-	return bs_params_equal(&a.p, &b.p) &&
-		bf_equal_interruptible(a.bits, b.bits, a.nwords * 8);
+	bf_view_stored(va, &a);
+	bf_view_stored(vb, &b);
+	if (!bs_params_equal(&a.p, &b.p))
+		return false;
+	if (a.sparse && b.sparse)
+	{
+		if (a.sp.n != b.sp.n)
+			return false;
+		if (VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
+			memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0)
+			return true;
+	}
+	bf_view(va, &a);
+	bf_view(vb, &b);
+	return bf_equal_interruptible(a.bits, b.bits, a.nwords * 8);
 }
 
 Datum
@@ -248,7 +362,10 @@ bloom_ne(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(!filters_equal(fcinfo));
 }
 
-/* hash support for =: parameters and bits, so GROUP BY / DISTINCT / hash joins work */
+/*
+ * hash support for =: parameters and the dense bits (of either stored form,
+ * so equal filters hash equally), so GROUP BY / DISTINCT / hash joins work
+ */
 Datum
 bloomfilter_hash(PG_FUNCTION_ARGS)
 {

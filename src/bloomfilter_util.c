@@ -6,13 +6,40 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "port/pg_bswap.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/uuid.h"
 
 #include "bloomfilter.h"
 #include "bs_elem.h"
+
+/* bloomsample.filter_storage: the stored form of new values */
+typedef enum BfStorage
+{
+	BF_STORAGE_AUTO,			/* the smaller of dense and sparse */
+	BF_STORAGE_DENSE			/* always dense: the form 1.1 reads */
+} BfStorage;
+
+static int	bf_storage = BF_STORAGE_AUTO;
+
+static const struct config_enum_entry storage_options[] = {
+	{"auto", BF_STORAGE_AUTO, false},
+	{"dense", BF_STORAGE_DENSE, false},
+	{NULL, 0, false}
+};
+
+/* bf_init_gucs: define the type's settings, from _PG_init */
+void
+bf_init_gucs(void)
+{
+	DefineCustomEnumVariable("bloomsample.filter_storage",
+							 "Stored form of new bloomfilter values: auto (the smaller of dense bits and sparse positions) or dense (the only form bloomsample 1.1 reads).",
+							 NULL, &bf_storage, BF_STORAGE_AUTO, storage_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+}
 
 /* a filter with these parameters, its bits zeroed only when `zero` */
 static BloomFilter *
@@ -43,29 +70,83 @@ bf_alloc(const BsParams *p)
 	return alloc_filter(p, true);
 }
 
-/* bf_copy_view: a freshly allocated filter equal to the viewed one */
+static void
+corrupted_sparse(BsSparseError e, const BsParams *p)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("bloomfilter value is corrupted"),
+			 errdetail("In a sparse filter %s: %s.", bf_params_string(p),
+					   bs_sparse_error_string(e))));
+}
+
+/*
+ * bf_copy_view: a freshly allocated dense filter equal to the viewed one (a
+ * sparse value of bf_view_stored is decoded straight into it)
+ */
 BloomFilter *
 bf_copy_view(const BloomView *v)
 {
-	BloomFilter *f = alloc_filter(&v->p, false);
+	BloomFilter *f = alloc_filter(&v->p, v->bits == NULL);
 
-	bf_copy_interruptible(f->bits, v->bits, v->nwords * 8);
+	if (v->bits)
+		bf_copy_interruptible(f->bits, v->bits, v->nwords * 8);
+	else
+	{
+		BsSparseError e = bs_sparse_decode(&v->sp, f->bits);
+
+		if (e != BS_SPARSE_OK)
+			corrupted_sparse(e, &v->p);
+	}
 	return f;
 }
 
 /*
- * bf_view: parse the header of a bloomfilter varlena (any header form) into
- * *v, checking that it is internally consistent.  Values only get into the
- * database through the validating input functions, so a failure here means
- * on-disk corruption or a value from a newer scheme.
+ * bf_make_datum: the value to store for the dense filter f (a 4-byte-header
+ * varlena of either form): f itself when the dense form is not larger, else
+ * a new sparse value.  f is left untouched (an aggregate's final function may
+ * return its state more than once).  Every function that returns a new
+ * filter goes through here (PG_RETURN_BLOOMFILTER_P), so the form of a
+ * stored value is always the smaller one for its contents (or dense, under
+ * bloomsample.filter_storage = dense).
+ */
+BloomFilter *
+bf_make_datum(BloomFilter *f)
+{
+	uint64		n;
+	size_t		size;
+	BloomFilter *s;
+
+	if (f->flags != BF_FLAGS_NONE || bf_storage == BF_STORAGE_DENSE)
+		return f;
+	n = bs_popcount(f->bits, bs_words_for_bits(f->m));
+	size = bs_sparse_size(f->m, n);
+	if (size >= BF_NBYTES(f->m))
+		return f;
+	s = (BloomFilter *) palloc(offsetof(BloomFilter, bits) + size);
+	memcpy(s, f, offsetof(BloomFilter, bits));
+	SET_VARSIZE(s, offsetof(BloomFilter, bits) + size);
+	s->flags = BF_FLAG_SPARSE;
+	bs_sparse_encode_bits(f->bits, f->m, (uint32) n, s->bits);
+	return s;
+}
+
+/*
+ * bf_view_stored: parse the header of a bloomfilter varlena (any header
+ * form, either stored form) into *v, checking that it is internally
+ * consistent; a sparse value is opened (its lengths checked) but not decoded:
+ * v->bits is NULL and v->sp reads it.  Values only get into the database
+ * through the validating input functions, so a failure here means on-disk
+ * corruption or a value from a newer scheme.
  */
 void
-bf_view(struct varlena *value, BloomView *v)
+bf_view_stored(struct varlena *value, BloomView *v)
 {
 	const uint8 *d = (const uint8 *) VARDATA_ANY(value);
 	Size		len = VARSIZE_ANY_EXHDR(value);
 	uint32		m;
 	int32		seed;
+	uint8		flags;
 
 	if (len < BF_HEADER_BYTES)
 		ereport(ERROR,
@@ -79,35 +160,170 @@ bf_view(struct varlena *value, BloomView *v)
 						   BS_SCHEME_VERSION)));
 	memcpy(&seed, d + 4, sizeof(seed));
 	memcpy(&m, d + 8, sizeof(m));
+	flags = d[3];
 	if (d[1] >= BS_NUM_HASH_FAMILIES || d[2] < BS_MIN_K || d[2] > BS_MAX_K ||
 		m < BS_MIN_M || m > BS_MAX_M ||
-		len != BF_HEADER_BYTES + BF_NBYTES(m))
+		(flags == BF_FLAGS_NONE && len != BF_HEADER_BYTES + BF_NBYTES(m)))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("bloomfilter value is corrupted"),
 				 errdetail("Header says hash=%d, k=%d, m=%u for a %zu-byte payload.",
 						   d[1], d[2], m, len)));
+	if (flags != BF_FLAGS_NONE && flags != BF_FLAG_SPARSE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloomfilter value is corrupted"),
+				 errdetail("The flags byte is %d (0 is the dense form, %d the sparse form).",
+						   flags, BF_FLAG_SPARSE)));
 	v->p.m = m;
 	v->p.k = d[2];
 	v->p.hash = d[1];
 	v->p.seed = seed;
-	v->bits = d + BF_HEADER_BYTES;
 	v->nwords = bs_words_for_bits(m);
+	v->owned = NULL;
+	v->sparse = flags == BF_FLAG_SPARSE;
+	if (v->sparse)
+	{
+		BsSparseError e = bs_sparse_open(d + BF_HEADER_BYTES, len - BF_HEADER_BYTES, m, &v->sp);
+
+		if (e != BS_SPARSE_OK)
+			corrupted_sparse(e, &v->p);
+		v->bits = NULL;
+	}
+	else
+		v->bits = d + BF_HEADER_BYTES;
 }
 
 /*
- * bf_view_datum: detoast (without copying short-header values) and view.
- * Detoasting a large value (PostgreSQL's, not interruptible) can take a
- * while: a cancel that arrived meanwhile is honoured before the next one.
+ * bf_view: bf_view_stored, and the dense bits of a sparse value decoded
+ * (and fully checked) into a buffer of the current memory context that
+ * v->owned holds until bf_view_release: v->bits are always the dense bits.
  */
 void
-bf_view_datum(Datum d, BloomView *v)
+bf_view(struct varlena *value, BloomView *v)
+{
+	bf_view_stored(value, v);
+	if (v->sparse)
+	{
+		BsSparseError e;
+
+		v->owned = bf_palloc_value(v->nwords * 8, true, "a decoded bloomfilter value");
+		e = bs_sparse_decode(&v->sp, v->owned);
+		if (e != BS_SPARSE_OK)
+			corrupted_sparse(e, &v->p);
+		v->bits = v->owned;
+	}
+}
+
+/* bf_view_release: free the bits bf_view decoded (none for a dense value) */
+void
+bf_view_release(BloomView *v)
+{
+	if (v->owned)
+		pfree(v->owned);
+	v->owned = NULL;
+	v->bits = NULL;
+}
+
+/*
+ * bf_sparse_next: the next position of the sparse value v into *pos (false
+ * at the end); a corrupted encoding is an error
+ */
+bool
+bf_sparse_next(BsSparseIter *it, const BloomView *v, uint32 *pos)
+{
+	int			rc = bs_sparse_iter_next(it, pos);
+
+	if (rc < 0)
+		corrupted_sparse((BsSparseError) -rc, &v->p);
+	return rc > 0;
+}
+
+/* bf_or_into: dst (v->nwords words of dense bits) |= the filter v, either form */
+void
+bf_or_into(uint8 *dst, const BloomView *v)
+{
+	BsSparseIter it;
+	uint32		pos;
+
+	if (v->bits)
+	{
+		bs_or(dst, v->bits, v->nwords);
+		return;
+	}
+	bs_sparse_iter_init(&it, &v->sp);
+	while (bf_sparse_next(&it, v, &pos))
+		bs_bit_set(dst, pos);
+}
+
+/*
+ * bf_and_into: dst (v->nwords words of dense bits) &= the filter v, either
+ * form; a sparse v in one pass over its positions and dst's words
+ */
+void
+bf_and_into(uint8 *dst, const BloomView *v)
+{
+	BsSparseIter it;
+	uint32		pos = 0;
+	bool		have;
+
+	if (v->bits)
+	{
+		bs_and(dst, v->bits, v->nwords);
+		return;
+	}
+	bs_sparse_iter_init(&it, &v->sp);
+	have = bf_sparse_next(&it, v, &pos);
+	for (size_t w = 0; w < v->nwords; w++)
+	{
+		uint64		mask = 0;
+
+		while (have && pos / 64 == w)
+		{
+			mask |= UINT64CONST(1) << (pos % 64);
+			have = bf_sparse_next(&it, v, &pos);
+		}
+#ifdef WORDS_BIGENDIAN
+		mask = pg_bswap64(mask);
+#endif
+		bs_store64(dst + 8 * w, bs_load64(dst + 8 * w) & mask);
+	}
+}
+
+/* bf_view_popcount: the number of set bits, from either form without decoding */
+uint64
+bf_view_popcount(const BloomView *v)
+{
+	return v->sparse ? v->sp.n : bs_popcount(v->bits, v->nwords);
+}
+
+/*
+ * detoast without copying short-header values.  Detoasting a large value
+ * (PostgreSQL's, not interruptible) can take a while: a cancel that arrived
+ * meanwhile is honoured before the next one.
+ */
+static struct varlena *
+detoast_checked(Datum d)
 {
 	struct varlena *value = PG_DETOAST_DATUM_PACKED(d);
 
 	if ((Pointer) value != DatumGetPointer(d))
 		CHECK_FOR_INTERRUPTS();
-	bf_view(value, v);
+	return value;
+}
+
+/* bf_view_datum: detoast (without copying short-header values) and view */
+void
+bf_view_datum(Datum d, BloomView *v)
+{
+	bf_view(detoast_checked(d), v);
+}
+
+/* bf_view_datum_stored: detoast as bf_view_datum and view without decoding */
+void
+bf_view_datum_stored(Datum d, BloomView *v)
+{
+	bf_view_stored(detoast_checked(d), v);
 }
 
 /*
@@ -147,6 +363,14 @@ void
 bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext cxt)
 {
 	bf_view(bf_detoast_cached(d, cache, cxt), v);
+}
+
+/* bf_view_datum_stored_cached: bf_view_datum_stored through bf_detoast_cached */
+void
+bf_view_datum_stored_cached(Datum d, BloomView *v, BfDetoastCache *cache,
+							MemoryContext cxt)
+{
+	bf_view_stored(bf_detoast_cached(d, cache, cxt), v);
 }
 
 /*

@@ -2,7 +2,8 @@
  * bloomsample.c
  *    Module entry point.  _PG_init only delegates to the per-part
  *    initialisers: the value memory limit and interrupt hooks of both types
- *    (bloomsample.max_value_memory), the BloomSampleTree settings
+ *    (bloomsample.max_value_memory), the type's setting
+ *    (bloomsample.filter_storage), the BloomSampleTree settings
  *    (bloomsample.bst_*) and the Bloofi reloptions.  The last two are
  *    idempotent, and their parts also call them on first use.
  */
@@ -23,6 +24,7 @@ void
 _PG_init(void)
 {
 	bf_init_value_memory();
+	bf_init_gucs();
 	bst_init_gucs();
 	bloofi_init_reloptions();
 	MarkGUCPrefixReserved("bloomsample");

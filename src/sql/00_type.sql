@@ -31,7 +31,9 @@ CREATE TYPE bloomfilter (
     TYPMOD_OUT = bloomfilter_typmod_out,
     INTERNALLENGTH = VARIABLE,
     ALIGNMENT = int4,
-    STORAGE = extended
+    -- main: a value stays in line up to a page (a sparse filter of a few kB is
+    -- read without a TOAST fetch); larger ones still go out of line
+    STORAGE = main
 );
 COMMENT ON TYPE bloomfilter IS
     'Bloom filter of m bits and k hash functions (with seed and hash family); typmod bloomfilter(m, k)';

@@ -713,3 +713,8 @@ CREATE AGGREGATE topk_union_agg(topk) (
     FINALFUNC = topk_agg_final, PARALLEL = SAFE);
 COMMENT ON AGGREGATE topk_union_agg(topk) IS
     'merge of the group''s top-k values (equal k, w, d, seed): summed sketch, both candidate sets re-estimated';
+-- ==== bloomfilter storage forms (sparse values; the type's storage) ====
+-- Values in line up to a page: a sparse filter of a few kB is read without a
+-- TOAST fetch.  New columns take it; existing columns keep their storage
+-- (ALTER TABLE ... ALTER COLUMN ... SET STORAGE MAIN moves them over).
+ALTER TYPE bloomfilter SET (STORAGE = main);

@@ -1,0 +1,371 @@
+/*
+ * bs_sparse.c
+ *    Elias-Fano coding of a filter's set positions: encoding, checked
+ *    decoding and in-place probes (the layout is in bs_sparse.h).
+ *
+ * Every read of the encoding goes through load_le, which never reads past
+ * the bytes bs_sparse_open accepted, so a corrupted encoding can give a
+ * wrong probe answer or an error code but never an out-of-bounds read.
+ */
+#include "bs_sparse.h"
+
+#include <string.h>
+
+#include "bs_bits.h"
+
+/* the POPCNT instruction where the CPU has it, as in bs_bits.c */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(BS_NO_TARGET_CLONES)
+#define BS_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define BS_POPCNT_CLONES
+#endif
+
+/* up to 8 bytes at p, of which avail are readable, little-endian */
+static inline uint64_t
+load_le(const uint8_t *p, size_t avail)
+{
+	uint64_t	w = 0;
+
+	if (avail >= 8)
+		return bs_load64le(p);
+	for (size_t i = 0; i < avail; i++)
+		w |= (uint64_t) p[i] << (8 * i);
+	return w;
+}
+
+static inline uint32_t
+low_mask(int l)
+{
+	return (uint32_t) ((UINT64_C(1) << l) - 1);
+}
+
+/* the low bits of position i (i < n) */
+static inline uint32_t
+get_low(const BsSparse *s, uint64_t i)
+{
+	uint64_t	off = i * s->l;
+	size_t		b = (size_t) (off >> 3);
+
+	if (s->l == 0)
+		return 0;
+	return (uint32_t) (load_le(s->low + b, s->low_bytes - b) >> (off & 7)) & low_mask(s->l);
+}
+
+/* OR v (below 2^31) into the bit array a at bit offset off */
+static inline void
+put_bits(uint8_t *a, uint64_t off, uint32_t v)
+{
+	uint64_t	x = (uint64_t) v << (off & 7);
+	size_t		b = (size_t) (off >> 3);
+
+	while (x)
+	{
+		a[b++] |= (uint8_t) x;
+		x >>= 8;
+	}
+}
+
+static void
+lengths(uint32_t m, uint64_t n, int l, uint64_t *low_bytes, uint64_t *high_bits)
+{
+	*low_bytes = (n * (uint64_t) l + 7) / 8;
+	*high_bits = n + (((uint64_t) m - 1) >> l) + 1;
+}
+
+int
+bs_sparse_low_bits(uint32_t m, uint64_t n)
+{
+	uint64_t	q;
+
+	if (n == 0)
+		return BS_SPARSE_MAX_LOW_BITS;
+	q = (uint64_t) m / n;
+	if (q <= 1)
+		return 0;
+	return 63 - __builtin_clzll(q);
+}
+
+size_t
+bs_sparse_size(uint32_t m, uint64_t n)
+{
+	uint64_t	low_bytes,
+				high_bits;
+
+	lengths(m, n, bs_sparse_low_bits(m, n), &low_bytes, &high_bits);
+	return (size_t) (BS_SPARSE_HEAD_BYTES + low_bytes + (high_bits + 7) / 8);
+}
+
+/* the state of an encoder: where position i goes */
+typedef struct Encoder
+{
+	uint8_t    *low;
+	uint8_t    *high;
+	int			l;
+	uint64_t	i;
+} Encoder;
+
+static void
+encoder_start(Encoder *e, uint32_t m, uint32_t n, uint8_t *out)
+{
+	uint64_t	low_bytes,
+				high_bits;
+
+	e->l = bs_sparse_low_bits(m, n);
+	e->i = 0;
+	lengths(m, n, e->l, &low_bytes, &high_bits);
+	memset(out, 0, BS_SPARSE_HEAD_BYTES + low_bytes + (high_bits + 7) / 8);
+	out[0] = (uint8_t) n;
+	out[1] = (uint8_t) (n >> 8);
+	out[2] = (uint8_t) (n >> 16);
+	out[3] = (uint8_t) (n >> 24);
+	out[4] = (uint8_t) e->l;
+	e->low = out + BS_SPARSE_HEAD_BYTES;
+	e->high = e->low + low_bytes;
+}
+
+static inline void
+encoder_put(Encoder *e, uint32_t pos)
+{
+	uint64_t	hb = (uint64_t) (pos >> e->l) + e->i;
+
+	if (e->l > 0)
+		put_bits(e->low, e->i * e->l, pos & low_mask(e->l));
+	e->high[hb >> 3] |= (uint8_t) (1u << (hb & 7));
+	e->i++;
+}
+
+void
+bs_sparse_encode_positions(const uint32_t *pos, uint32_t n, uint32_t m, uint8_t *out)
+{
+	Encoder		e;
+
+	encoder_start(&e, m, n, out);
+	for (uint32_t i = 0; i < n; i++)
+		encoder_put(&e, pos[i]);
+}
+
+void
+bs_sparse_encode_bits(const uint8_t *bits, uint32_t m, uint32_t n, uint8_t *out)
+{
+	Encoder		e;
+	size_t		nwords = bs_words_for_bits(m);
+
+	encoder_start(&e, m, n, out);
+	for (size_t w = 0; w < nwords && e.i < n; w++)
+	{
+		uint64_t	word = bs_load64le(bits + 8 * w);
+
+		while (word)
+		{
+			encoder_put(&e, (uint32_t) (64 * w + (uint64_t) __builtin_ctzll(word)));
+			word &= word - 1;
+		}
+	}
+}
+
+BsSparseError
+bs_sparse_open(const uint8_t *enc, size_t len, uint32_t m, BsSparse *s)
+{
+	uint32_t	n;
+	int			l;
+	uint64_t	low_bytes,
+				high_bits;
+
+	if (len < BS_SPARSE_HEAD_BYTES)
+		return BS_SPARSE_E_SHORT;
+	n = (uint32_t) enc[0] | (uint32_t) enc[1] << 8 | (uint32_t) enc[2] << 16 |
+		(uint32_t) enc[3] << 24;
+	l = enc[4];
+	if (l > BS_SPARSE_MAX_LOW_BITS)
+		return BS_SPARSE_E_LOW_BITS;
+	if (m == 0 || n > m)
+		return BS_SPARSE_E_COUNT;
+	lengths(m, n, l, &low_bytes, &high_bits);
+	if ((uint64_t) len != BS_SPARSE_HEAD_BYTES + low_bytes + (high_bits + 7) / 8)
+		return BS_SPARSE_E_LENGTH;
+	s->m = m;
+	s->n = n;
+	s->l = (uint8_t) l;
+	s->low = enc + BS_SPARSE_HEAD_BYTES;
+	s->low_bytes = (size_t) low_bytes;
+	s->high = s->low + low_bytes;
+	s->high_bytes = (size_t) ((high_bits + 7) / 8);
+	s->high_bits = high_bits;
+	return BS_SPARSE_OK;
+}
+
+void
+bs_sparse_iter_init(BsSparseIter *it, const BsSparse *s)
+{
+	it->s = s;
+	it->byte = 0;
+	it->word = 0;
+	it->word_base = 0;
+	it->i = 0;
+	it->prev = -1;
+}
+
+int
+bs_sparse_iter_next(BsSparseIter *it, uint32_t *pos)
+{
+	const BsSparse *s = it->s;
+	uint64_t	j,
+				p;
+
+	while (it->word == 0)
+	{
+		size_t		avail;
+
+		if (it->byte >= s->high_bytes)
+			return it->i == s->n ? 0 : -BS_SPARSE_E_COUNT;
+		avail = s->high_bytes - it->byte;
+		it->word = load_le(s->high + it->byte, avail);
+		it->word_base = (uint64_t) it->byte * 8;
+		it->byte += avail >= 8 ? 8 : avail;
+	}
+	j = it->word_base + (uint64_t) __builtin_ctzll(it->word);
+	it->word &= it->word - 1;
+	if (j >= s->high_bits)
+		return -BS_SPARSE_E_RANGE;
+	if (it->i >= s->n)
+		return -BS_SPARSE_E_COUNT;
+	/* the i bits before this one are the earlier positions: j >= i */
+	p = ((j - it->i) << s->l) | get_low(s, it->i);
+	if (p >= s->m)
+		return -BS_SPARSE_E_RANGE;
+	if ((int64_t) p <= it->prev)
+		return -BS_SPARSE_E_ORDER;
+	it->prev = (int64_t) p;
+	it->i++;
+	*pos = (uint32_t) p;
+	return 1;
+}
+
+/*
+ * The iterator's checks in one loop over the high words (no call per
+ * position): what bst_sample pays to read a sparse query filter.
+ */
+BsSparseError
+bs_sparse_decode(const BsSparse *s, uint8_t *bits)
+{
+	const int	l = s->l;
+	const uint32_t mask = low_mask(l);
+	uint64_t	i = 0,
+				off = 0;
+	int64_t		prev = -1;
+
+	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
+	{
+		uint64_t	w = load_le(s->high + byte, s->high_bytes - byte);
+		uint64_t	base = (uint64_t) byte * 8;
+
+		while (w)
+		{
+			uint64_t	j = base + (uint64_t) __builtin_ctzll(w);
+			size_t		b = (size_t) (off >> 3);
+			uint64_t	low = 0;
+			uint64_t	p;
+
+			w &= w - 1;
+			if (j >= s->high_bits)
+				return BS_SPARSE_E_RANGE;
+			if (i >= s->n)
+				return BS_SPARSE_E_COUNT;
+			if (l > 0)
+				low = (b + 8 <= s->low_bytes ? bs_load64le(s->low + b) :
+					   load_le(s->low + b, s->low_bytes - b)) >> (off & 7);
+			p = ((j - i) << l) | (low & mask);
+			if (p >= s->m)
+				return BS_SPARSE_E_RANGE;
+			if ((int64_t) p <= prev)
+				return BS_SPARSE_E_ORDER;
+			bits[p >> 3] |= (uint8_t) (1u << (p & 7));
+			prev = (int64_t) p;
+			i++;
+			off += (uint64_t) l;
+		}
+	}
+	return i == s->n ? BS_SPARSE_OK : BS_SPARSE_E_COUNT;
+}
+
+/*
+ * The index of the high bit just after the h-th zero (h >= 1), or
+ * UINT64_MAX when there are fewer zeros: where bucket h's positions start.
+ */
+BS_POPCNT_CLONES
+static uint64_t
+bucket_start(const BsSparse *s, uint64_t h)
+{
+	uint64_t	need = h;
+
+	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
+	{
+		uint64_t	base = (uint64_t) byte * 8;
+		uint64_t	valid = s->high_bits - base;
+		uint64_t	zeros = ~load_le(s->high + byte, s->high_bytes - byte);
+		uint64_t	z;
+
+		if (valid < 64)
+			zeros &= (UINT64_C(1) << valid) - 1;
+		z = (uint64_t) __builtin_popcountll(zeros);
+		if (z >= need)
+		{
+			for (uint64_t r = 1; r < need; r++)
+				zeros &= zeros - 1;
+			return base + (uint64_t) __builtin_ctzll(zeros) + 1;
+		}
+		need -= z;
+	}
+	return UINT64_MAX;
+}
+
+bool
+bs_sparse_test(const BsSparse *s, uint32_t pos)
+{
+	uint64_t	h,
+				start;
+	uint32_t	lo;
+
+	if (pos >= s->m || s->n == 0)
+		return false;
+	h = pos >> s->l;
+	lo = pos & low_mask(s->l);
+	start = h == 0 ? 0 : bucket_start(s, h);
+	for (uint64_t j = start; j < s->high_bits; j++)
+	{
+		uint32_t	low;
+
+		if (!((s->high[j >> 3] >> (j & 7)) & 1))
+			break;
+		if (j - h >= s->n)
+			break;
+		low = get_low(s, j - h);
+		if (low >= lo)
+			return low == lo;
+	}
+	return false;
+}
+
+const char *
+bs_sparse_error_string(BsSparseError e)
+{
+	switch (e)
+	{
+		case BS_SPARSE_OK:
+			return "no error";
+		case BS_SPARSE_E_SHORT:
+			return "the sparse encoding is shorter than its head";
+		case BS_SPARSE_E_LOW_BITS:
+			return "the sparse encoding's low-bit width is above 31";
+		case BS_SPARSE_E_COUNT:
+			return "the sparse encoding does not hold the number of positions its head says";
+		case BS_SPARSE_E_LENGTH:
+			return "the sparse encoding's length does not match its head";
+		case BS_SPARSE_E_ORDER:
+			return "the sparse encoding's positions are not strictly increasing";
+		case BS_SPARSE_E_RANGE:
+			return "the sparse encoding holds a position at or beyond m";
+	}
+	return "unknown sparse encoding error";
+}

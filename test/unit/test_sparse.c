@@ -1,0 +1,383 @@
+/*
+ * test_sparse.c
+ *    Unit tests of the sparse (Elias-Fano) form of a filter's bits against
+ *    the dense bit array as the oracle: encoding sizes, round trips, probes of
+ *    every position, an independent bit-by-bit encoder for every low-bit
+ *    width, and corrupted encodings (every error code; under
+ *    unitcheck-sanitize, no read outside the exactly-sized buffer).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bs_bits.h"
+#include "bs_sparse.h"
+#include "unit.h"
+
+static unsigned long long rng_state = 20;
+
+/* a random m-bit array with about n set bits; returns its popcount */
+static uint32_t
+random_bits(uint8_t *bits, uint32_t m, uint64_t n)
+{
+	memset(bits, 0, 8 * bs_words_for_bits(m));
+	for (uint64_t i = 0; i < n; i++)
+		bs_bit_set(bits, (uint32_t) (unit_splitmix64(&rng_state) % m));
+	return (uint32_t) bs_popcount(bits, bs_words_for_bits(m));
+}
+
+/*
+ * The reference encoder: the layout of bs_sparse.h written bit by bit with
+ * any low-bit width l; returns a malloc'd buffer of exactly *len bytes.
+ */
+static uint8_t *
+ref_encode(const uint8_t *bits, uint32_t m, int l, size_t *len)
+{
+	uint32_t	n = 0;
+	uint64_t	low_bits,
+				high_bits;
+	uint8_t    *out;
+	uint64_t	i = 0;
+
+	for (uint32_t p = 0; p < m; p++)
+		n += bs_bit_test(bits, p);
+	low_bits = (uint64_t) n * l;
+	high_bits = n + (((uint64_t) m - 1) >> l) + 1;
+	*len = 5 + (low_bits + 7) / 8 + (high_bits + 7) / 8;
+	out = calloc(1, *len);
+	out[0] = n & 0xFF;
+	out[1] = (n >> 8) & 0xFF;
+	out[2] = (n >> 16) & 0xFF;
+	out[3] = n >> 24;
+	out[4] = (uint8_t) l;
+	for (uint32_t p = 0; p < m; p++)
+	{
+		uint64_t	hb;
+
+		if (!bs_bit_test(bits, p))
+			continue;
+		for (int b = 0; b < l; b++)
+			if ((p >> b) & 1)
+				bs_bit_set(out + 5, (uint32_t) (i * l + b));
+		hb = (p >> l) + i;
+		bs_bit_set(out + 5 + (low_bits + 7) / 8, (uint32_t) hb);
+		i++;
+	}
+	return out;
+}
+
+/*
+ * An encoding written field by field, right or wrong: head n and l, low
+ * fields lows[0..n-1], high bits hb[0..nhb-1]; exactly sized for m.
+ */
+static uint8_t *
+raw_encode(uint32_t m, int l, uint32_t n, const uint32_t *lows, const uint32_t *hb,
+		   int nhb, size_t *len)
+{
+	uint64_t	low_bytes = ((uint64_t) n * l + 7) / 8,
+				high_bits = n + (((uint64_t) m - 1) >> l) + 1;
+	uint8_t    *out;
+
+	*len = 5 + low_bytes + (high_bits + 7) / 8;
+	out = calloc(1, *len);
+	out[0] = n & 0xFF;
+	out[1] = (n >> 8) & 0xFF;
+	out[2] = (n >> 16) & 0xFF;
+	out[3] = n >> 24;
+	out[4] = (uint8_t) l;
+	for (uint32_t i = 0; i < n; i++)
+		for (int b = 0; b < l; b++)
+			if ((lows[i] >> b) & 1)
+				bs_bit_set(out + 5, (uint32_t) (i * l + b));
+	for (int i = 0; i < nhb; i++)
+		bs_bit_set(out + 5 + low_bytes, hb[i]);
+	return out;
+}
+
+/* decode, iterate and probe enc (len bytes) and compare with the dense bits */
+static void
+check_against_dense(const uint8_t *enc, size_t len, const uint8_t *bits, uint32_t m,
+					const char *what)
+{
+	BsSparse	s;
+	size_t		nbytes = 8 * bs_words_for_bits(m);
+	uint8_t    *got = calloc(1, nbytes);
+	BsSparseIter it;
+	uint32_t	pos,
+				count = 0;
+	int64_t		prev = -1;
+	int			rc;
+	int			bad_probes = 0;
+	bool		all = m <= 70000;	/* large m: 3,000 random positions and set positions */
+
+	CHECK(bs_sparse_open(enc, len, m, &s) == BS_SPARSE_OK, "%s: open", what);
+	CHECK(bs_sparse_decode(&s, got) == BS_SPARSE_OK, "%s: decode", what);
+	CHECK(memcmp(got, bits, nbytes) == 0, "%s: decoded bits equal the dense oracle (m=%u)", what, m);
+	bs_sparse_iter_init(&it, &s);
+	while ((rc = bs_sparse_iter_next(&it, &pos)) > 0)
+	{
+		if ((int64_t) pos <= prev || !bs_bit_test(bits, pos))
+			bad_probes++;
+		prev = pos;
+		count++;
+	}
+	CHECK(rc == 0 && count == s.n && count == bs_popcount(bits, nbytes / 8) && bad_probes == 0,
+		  "%s: iterator gives the set positions in order (rc %d, %u of %u)", what, rc, count, s.n);
+	bad_probes = 0;
+	for (uint32_t t = 0; t < (all ? m : 3000); t++)
+	{
+		uint32_t	p = all ? t : (uint32_t) (unit_splitmix64(&rng_state) % m);
+
+		bad_probes += bs_sparse_test(&s, p) != bs_bit_test(bits, p);
+	}
+	bs_sparse_iter_init(&it, &s);
+	for (uint32_t t = 0; bs_sparse_iter_next(&it, &pos) > 0; t++)
+		if (all || t % (s.n / 3000 + 1) == 0)
+			bad_probes += !bs_sparse_test(&s, pos);
+	CHECK(bad_probes == 0, "%s: %d probes differ from the dense oracle (m=%u)", what, bad_probes, m);
+	CHECK(!bs_sparse_test(&s, m) && !bs_sparse_test(&s, UINT32_MAX), "%s: positions >= m are absent", what);
+	free(got);
+}
+
+/* encoder against the reference and the dense oracle, for one array */
+static void
+check_one(const uint8_t *bits, uint32_t m, uint32_t n, const char *what)
+{
+	size_t		size = bs_sparse_size(m, n);
+	uint8_t    *enc = malloc(size);
+	uint8_t    *enc2 = malloc(size);
+	uint32_t   *pos = malloc(sizeof(uint32_t) * (n + 1));
+	uint32_t	np = 0;
+	size_t		ref_len;
+	uint8_t    *ref = ref_encode(bits, m, bs_sparse_low_bits(m, n), &ref_len);
+
+	bs_sparse_encode_bits(bits, m, n, enc);
+	CHECK(ref_len == size && memcmp(ref, enc, size) == 0,
+		  "%s: encoding equals the reference encoder's (m=%u, n=%u, %zu vs %zu bytes)",
+		  what, m, n, size, ref_len);
+	for (uint32_t p = 0; p < m; p++)
+		if (bs_bit_test(bits, p))
+			pos[np++] = p;
+	bs_sparse_encode_positions(pos, np, m, enc2);
+	CHECK(memcmp(enc, enc2, size) == 0, "%s: encode_positions equals encode_bits", what);
+	check_against_dense(enc, size, bits, m, what);
+	free(ref);
+	free(enc);
+	free(enc2);
+	free(pos);
+}
+
+static void
+test_round_trips(void)
+{
+	static const uint32_t ms[] = {8, 9, 63, 64, 65, 1000, 1024, 4097, 132933, 1 << 20};
+	static const double fills[] = {0, 0.0001, 0.001, 0.01, 0.05, 0.2, 0.5, 1.0};
+
+	for (size_t a = 0; a < sizeof(ms) / sizeof(ms[0]); a++)
+		for (size_t b = 0; b < sizeof(fills) / sizeof(fills[0]); b++)
+		{
+			uint32_t	m = ms[a];
+			uint8_t    *bits = malloc(8 * bs_words_for_bits(m));
+			uint32_t	n;
+			char		what[64];
+
+			if (fills[b] == 1.0)
+			{
+				memset(bits, 0, 8 * bs_words_for_bits(m));
+				for (uint32_t p = 0; p < m; p++)
+					bs_bit_set(bits, p);
+				n = m;
+			}
+			else
+				n = random_bits(bits, m, (uint64_t) (fills[b] * m) + (fills[b] > 0));
+			snprintf(what, sizeof(what), "m=%u fill=%g", m, fills[b]);
+			check_one(bits, m, n, what);
+			free(bits);
+		}
+	/* a single position at each end and in the middle */
+	{
+		uint32_t	m = 1000;
+		uint8_t		bits[128];
+		uint32_t	ps[] = {0, 999, 500, 511, 512};
+
+		for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		{
+			memset(bits, 0, sizeof(bits));
+			bs_bit_set(bits, ps[i]);
+			check_one(bits, m, 1, "single position");
+		}
+	}
+}
+
+/* every low-bit width decodes (a reader accepts any l with its length) */
+static void
+test_any_low_bits(void)
+{
+	uint32_t	m = 3001;
+	uint8_t    *bits = malloc(8 * bs_words_for_bits(m));
+
+	random_bits(bits, m, 40);
+	for (int l = 0; l <= BS_SPARSE_MAX_LOW_BITS; l++)
+	{
+		size_t		len;
+		uint8_t    *enc = ref_encode(bits, m, l, &len);
+		char		what[32];
+
+		snprintf(what, sizeof(what), "l=%d", l);
+		check_against_dense(enc, len, bits, m, what);
+		free(enc);
+	}
+	free(bits);
+}
+
+/* sizes: small when sparse, never above the dense array at a sixth of the bits set */
+static void
+test_sizes(void)
+{
+	CHECK(bs_sparse_size(1024, 6) <= 16, "6 positions of 1024: %zu bytes", bs_sparse_size(1024, 6));
+	CHECK(bs_sparse_size(132933, 3000) < 2800, "3000 of 132933: %zu bytes",
+		  bs_sparse_size(132933, 3000));
+	for (uint32_t m = 256; m < 2000000; m = m * 3 + 1)
+		CHECK(bs_sparse_size(m, m / 6) <= 8 * bs_words_for_bits(m),
+			  "a sixth of m = %u: %zu bytes", m, bs_sparse_size(m, m / 6));
+	CHECK(bs_sparse_size(1u << 31, 0) == 6, "empty filter of 2^31 bits: %zu bytes",
+		  bs_sparse_size(1u << 31, 0));
+	CHECK(bs_sparse_low_bits(1u << 31, 1) == 31 && bs_sparse_low_bits(64, 64) == 0 &&
+		  bs_sparse_low_bits(1024, 6) == 7, "low-bit widths");
+}
+
+/* run every reader on a corrupted buffer of exactly len bytes; the decode error */
+static BsSparseError
+read_corrupted(const uint8_t *src, size_t len, uint32_t m)
+{
+	uint8_t    *enc = malloc(len ? len : 1);
+	uint8_t    *bits = calloc(1, 8 * bs_words_for_bits(m));
+	BsSparse	s;
+	BsSparseError e;
+
+	memcpy(enc, src, len);
+	e = bs_sparse_open(enc, len, m, &s);
+	if (e == BS_SPARSE_OK)
+	{
+		for (uint32_t p = 0; p < m; p++)
+			(void) bs_sparse_test(&s, p);
+		e = bs_sparse_decode(&s, bits);
+	}
+	free(enc);
+	free(bits);
+	return e;
+}
+
+static void
+test_corrupted(void)
+{
+	uint32_t	m = 1024;
+	uint8_t		bits[128];
+	uint32_t	n = random_bits(bits, m, 12);
+	size_t		len = bs_sparse_size(m, n);
+	uint8_t    *enc = malloc(len);
+	uint8_t    *bad = malloc(len + 8);
+	int			flips_ok = 0,
+				flips_err = 0;
+
+	bs_sparse_encode_bits(bits, m, n, enc);
+	CHECK(read_corrupted(enc, len, m) == BS_SPARSE_OK, "the intact encoding reads");
+	for (size_t l = 0; l < len; l++)
+		CHECK(read_corrupted(enc, l, m) == (l < 5 ? BS_SPARSE_E_SHORT : BS_SPARSE_E_LENGTH),
+			  "truncated to %zu bytes", l);
+	memcpy(bad, enc, len);
+	bad[len] = 0;
+	CHECK(read_corrupted(bad, len + 1, m) == BS_SPARSE_E_LENGTH, "one byte too long");
+	memcpy(bad, enc, len);
+	bad[4] = 32;
+	CHECK(read_corrupted(bad, len, m) == BS_SPARSE_E_LOW_BITS, "l = 32");
+	memcpy(bad, enc, len);
+	bad[0] = 0xFF;
+	bad[1] = 0xFF;
+	CHECK(read_corrupted(bad, len, m) == BS_SPARSE_E_COUNT, "n > m");
+	CHECK(read_corrupted(enc, len, 100) == BS_SPARSE_E_LENGTH, "read with another m");
+
+	/* hand-made encodings for m = 1024, l = 9: {5, 900} is lows {5, 388}, high bits {0, 2} */
+	{
+		static const uint32_t lows_ok[] = {5, 388},
+					hb_ok[] = {0, 2},
+					lows_swapped[] = {132, 5},
+					lows_same[] = {5, 5},
+					hb_bucket0[] = {0, 1},
+					hb_extra[] = {0, 1, 2},
+					hb_missing[] = {0};
+		uint8_t    *e;
+		size_t		el;
+
+		CHECK(bs_sparse_low_bits(m, 2) == 9, "l for 2 of 1024");
+		e = raw_encode(m, 9, 2, lows_ok, hb_ok, 2, &el);
+		CHECK(el == bs_sparse_size(m, 2) && read_corrupted(e, el, m) == BS_SPARSE_OK, "{5, 900} reads");
+		free(e);
+		e = raw_encode(m, 9, 2, lows_swapped, hb_bucket0, 2, &el);
+		CHECK(read_corrupted(e, el, m) == BS_SPARSE_E_ORDER, "positions out of order");
+		free(e);
+		e = raw_encode(m, 9, 2, lows_same, hb_bucket0, 2, &el);
+		CHECK(read_corrupted(e, el, m) == BS_SPARSE_E_ORDER, "a repeated position");
+		free(e);
+		e = raw_encode(m, 9, 2, lows_ok, hb_extra, 3, &el);
+		CHECK(read_corrupted(e, el, m) == BS_SPARSE_E_COUNT, "an extra high bit");
+		free(e);
+		e = raw_encode(m, 9, 2, lows_ok, hb_missing, 1, &el);
+		CHECK(read_corrupted(e, el, m) == BS_SPARSE_E_COUNT, "a missing high bit");
+		free(e);
+	}
+	/* m = 1000, l = 9: {999} is low 487, high bit 1; low 511 makes it 1023 >= m */
+	{
+		static const uint32_t low_ok[] = {487},
+					low_big[] = {511},
+					hb[] = {1};
+		uint8_t    *e;
+		size_t		el;
+
+		e = raw_encode(1000, 9, 1, low_ok, hb, 1, &el);
+		CHECK(read_corrupted(e, el, 1000) == BS_SPARSE_OK, "{999} of 1000 reads");
+		free(e);
+		e = raw_encode(1000, 9, 1, low_big, hb, 1, &el);
+		CHECK(read_corrupted(e, el, 1000) == BS_SPARSE_E_RANGE, "a position >= m");
+		free(e);
+	}
+	/* m = 64, l = 6: U = 2 high bits in one byte; bit 7 is past U */
+	{
+		static const uint32_t low[] = {3},
+					hb[] = {0, 7};
+		uint8_t    *e;
+		size_t		el;
+
+		e = raw_encode(64, 6, 1, low, hb, 2, &el);
+		CHECK(read_corrupted(e, el, 64) == BS_SPARSE_E_RANGE, "a stray bit past U");
+		free(e);
+	}
+	/* random byte flips: an error code or a valid set, never a bad read */
+	for (int t = 0; t < 3000; t++)
+	{
+		BsSparseError e;
+
+		memcpy(bad, enc, len);
+		for (int f = 0; f < 1 + t % 3; f++)
+			bad[unit_splitmix64(&rng_state) % len] ^= (uint8_t) (1 + unit_splitmix64(&rng_state) % 255);
+		e = read_corrupted(bad, len, m);
+		if (e == BS_SPARSE_OK)
+			flips_ok++;
+		else
+			flips_err++;
+	}
+	CHECK(flips_err > 0, "random flips: %d detected, %d still valid sets", flips_err, flips_ok);
+	CHECK(strlen(bs_sparse_error_string(BS_SPARSE_E_ORDER)) > 0, "error strings");
+	free(enc);
+	free(bad);
+}
+
+int
+main(void)
+{
+	test_round_trips();
+	test_any_low_bits();
+	test_sizes();
+	test_corrupted();
+	return UNIT_DONE();
+}
