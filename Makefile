@@ -12,6 +12,8 @@
 #                               built in a copy of the tree under DEB_DIR (tmp_deb), then
 #                               lintian; needs dpkg-dev, debhelper, lintian and
 #                               postgresql-server-dev-all
+#   make plots                  SVG charts of the benchmarks' CSV files (test/bench/plot.sh;
+#                               PLOTS_IN, PLOTS_OUT; needs gnuplot-nox)
 #
 # docs/testing.md describes every kind of test.
 #
@@ -70,7 +72,7 @@ test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(REF_SRCS) $(wildcard src/core/*.h 
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/ref -Itest/unit -o $@ $< $(CORE_SRCS) $(REF_SRCS) -lm
 
-.PHONY: unitcheck unitcheck-sanitize bench fuzz check-sanitize deb
+.PHONY: unitcheck unitcheck-sanitize bench fuzz check-sanitize deb plots
 unitcheck: $(UNIT_TESTS)
 	@fail=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
@@ -102,3 +104,8 @@ deb:
 	lintian --fail-on error $(DEB_DIR)/*.changes
 	@ls -l $(DEB_DIR)/*.deb
 
+# SVG charts of the benchmarks' CSV files (test/bench/results/<date>/)
+PLOTS_IN  ?= test/bench/results
+PLOTS_OUT ?= docs/plots
+plots:
+	bash test/bench/plot.sh $(PLOTS_IN) $(PLOTS_OUT)
