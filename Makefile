@@ -98,7 +98,8 @@ DEB_DIR ?= tmp_deb
 deb:
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/bloomsample
 	tar --exclude=./.git --exclude=./$(DEB_DIR) --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-	    --exclude=./tmp_check --exclude=./results --exclude=./test/unit/bin --exclude=./test/bench/bin \
+	    --exclude=./tmp_check --exclude=./results --exclude=./log --exclude=./.tmp --exclude=./tmp_regress \
+	    --exclude=./test/unit/bin --exclude=./test/bench/bin \
 	    --exclude=./$(DATA_built) -cf - . | tar -xf - -C $(DEB_DIR)/bloomsample
 	cd $(DEB_DIR)/bloomsample && dpkg-buildpackage -us -uc -b -j2
 	lintian --fail-on error $(DEB_DIR)/*.changes

@@ -24,6 +24,8 @@
 #                    (default /usr/lib/postgresql/15/bin/pg_config)
 #   PACKAGE_PORT     port of the throwaway clusters (default 54350)
 #   PACKAGE_DEB_DIR  where the package is built (default: a temporary folder)
+#   PACKAGE_DEB      a package already built (postgresql-15-bloomsample_*.deb):
+#                    step 1 is skipped
 #   PACKAGE_DRY_RUN=1  leaves the system's packages alone, for a relocated copy
 #                    of PostgreSQL (PG_CONFIG under /opt/...): step 3 extracts
 #                    the package into that copy (dpkg-deb -x), step 4 runs the
@@ -53,12 +55,16 @@ if [ -z "$DRY" ] && [ -n "$ROOT" ]; then
     echo "PG_CONFIG is a relocated copy ($ROOT): use PACKAGE_DRY_RUN=1"; exit 1
 fi
 
-installed=no
+installed=no            # the package is installed
+restore=no              # the make install copy was removed and is not back yet
 cleanup() {
     if [ "$installed" = yes ]; then
         echo "== package: removing the package after a failure"
         if [ -z "$DRY" ]; then dpkg --purge "$PKG" >/dev/null || true
         else (cd "$ROOT" && xargs -r rm -f < "$SCRATCH/files") || true; fi
+    fi
+    if [ "$restore" = yes ]; then
+        echo "== package: reinstalling the make install build after a failure"
         make -s -C "$TREE" PG_CONFIG=$PG_CONFIG install >/dev/null || true
     fi
     rm -rf "$SCRATCH"
@@ -67,14 +73,19 @@ trap cleanup EXIT
 
 step "1. build with dpkg-buildpackage, lintian"
 mkdir -p "$DEB_DIR"
-# the build's own run of the pg_regress suite (dh_pgxs_test, against the files
-# installed into debian/...) is skipped by default: step 4 runs the same suite
-# against the installed package.  PACKAGE_BUILD_CHECK=1 runs it too.
-[ "${PACKAGE_BUILD_CHECK:-}" = 1 ] || export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocheck"
-PGPORT=$PORT make -s DEB_DIR="$DEB_DIR" deb > "$SCRATCH/build.log" 2>&1 ||
-    { grep -E '^test .* \.\.\. ' "$SCRATCH/build.log" || true; tail -150 "$SCRATCH/build.log"
-      echo "make deb failed"; exit 1; }
-grep -E '^(E|W|I): ' "$SCRATCH/build.log" || echo "lintian: nothing to report"
+if [ -n "${PACKAGE_DEB:-}" ]; then
+    echo "  using $PACKAGE_DEB"
+    cp "$PACKAGE_DEB" "$DEB_DIR/"
+else
+    # the build's own run of the pg_regress suite (dh_pgxs_test, against the files
+    # installed into debian/...) is skipped by default: step 4 runs the same suite
+    # against the installed package.  PACKAGE_BUILD_CHECK=1 runs it too.
+    [ "${PACKAGE_BUILD_CHECK:-}" = 1 ] || export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocheck"
+    PGPORT=$PORT make -s DEB_DIR="$DEB_DIR" deb > "$SCRATCH/build.log" 2>&1 ||
+        { grep -E '^test .* \.\.\. ' "$SCRATCH/build.log" || true; tail -150 "$SCRATCH/build.log"
+          echo "make deb failed"; exit 1; }
+    grep -E '^(E|W|I): ' "$SCRATCH/build.log" || echo "lintian: nothing to report"
+fi
 DEB=$(ls "$DEB_DIR"/${PKG}_*.deb)
 dpkg-deb -I "$DEB" | sed -n 's/^ \(Package\|Version\|Depends\): /  \1: /p'
 # the files the package ships, as paths relative to the root
@@ -86,6 +97,7 @@ done
 echo "  $(wc -l < "$SCRATCH/files") files"
 
 step "2. remove the make install copy from $LIBDIR and $SHAREDIR/extension"
+restore=yes
 (cd "${ROOT:-/}" && xargs -r rm -f < "$SCRATCH/files")
 rm -rf "$LIBDIR"/bloomsample.so "$LIBDIR"/bitcode/bloomsample "$LIBDIR"/bitcode/bloomsample.index.bc \
        "$SHAREDIR"/extension/bloomsample[.-]*
@@ -104,7 +116,8 @@ step "4. tests against the installed files"
 W="$SCRATCH/tree"
 mkdir -p "$W"
 tar -C "$TREE" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./tmp_check \
-    --exclude=./results --exclude=./test/unit/bin --exclude=./tmp_deb -cf - . | tar -xf - -C "$W"
+    --exclude=./results --exclude=./log --exclude=./.tmp --exclude=./tmp_regress --exclude=./test/unit/bin \
+    --exclude=./tmp_deb -cf - . | tar -xf - -C "$W"
 mkdir -p "$W/.tmp" && chown -R postgres:postgres "$SCRATCH"
 if [ -z "$DRY" ]; then
     # Debian's autopkgtest: pg_buildext installcheck (pg_virtualenv)
@@ -124,7 +137,10 @@ if [ -z "$DRY" ]; then
     dpkg --purge "$PKG"
     if dpkg -s "$PKG" >/dev/null 2>&1; then echo "$PKG still known to dpkg"; exit 1; fi
 else
-    (cd "$ROOT" && xargs -r rm -f < "$SCRATCH/files")
+    # as dpkg does: the files, then the package's folders that are left empty
+    (cd "$ROOT" && xargs -r rm -f < "$SCRATCH/files" &&
+     dpkg-deb --fsys-tarfile "$DEB" | tar -t | grep '/$' | sed 's|^\./||' | grep . | sort -r |
+         while read -r d; do rmdir --ignore-fail-on-non-empty "$d"; done)
 fi
 installed=no
 left=$(while read -r f; do [ -e "${ROOT}/$f" ] && echo "/$f"; done < "$SCRATCH/files"; true)
@@ -135,4 +151,5 @@ echo "  nothing left"
 
 step "6. reinstall the make install build"
 make -s -C "$TREE" PG_CONFIG=$PG_CONFIG install >/dev/null
+restore=no
 step "done"
