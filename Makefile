@@ -8,6 +8,12 @@
 #                               installed extension and sqlsmith; FUZZ_SEEDS, FUZZ_SECONDS)
 #   make check-sanitize         pg_regress and a short fuzz run with the extension built
 #                               under ASan/UBSan (test/sanitize/; PostgreSQL left as it is)
+#   make deb                    the Debian package postgresql-15-bloomsample (debian/),
+#                               built in a copy of the tree under DEB_DIR (tmp_deb), then
+#                               lintian; needs dpkg-dev, debhelper, lintian and
+#                               postgresql-server-dev-all
+#   make plots                  SVG charts of the benchmarks' CSV files (test/bench/plot.sh;
+#                               PLOTS_IN, PLOTS_OUT; needs gnuplot-nox)
 #
 # docs/testing.md describes every kind of test.
 #
@@ -40,7 +46,7 @@ PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 TAP_TESTS   = $(if $(PROVE_TESTS),1,)
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
-EXTRA_CLEAN = $(DATA_built) test/unit/bin test/bench/bin
+EXTRA_CLEAN = $(DATA_built) test/unit/bin test/bench/bin tmp_deb
 
 PG_CONFIG  ?= pg_config
 PGXS       := $(shell $(PG_CONFIG) --pgxs)
@@ -66,7 +72,7 @@ test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(REF_SRCS) $(wildcard src/core/*.h 
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -Isrc/core -Itest/ref -Itest/unit -o $@ $< $(CORE_SRCS) $(REF_SRCS) -lm
 
-.PHONY: unitcheck unitcheck-sanitize bench fuzz check-sanitize
+.PHONY: unitcheck unitcheck-sanitize bench fuzz check-sanitize deb plots
 unitcheck: $(UNIT_TESTS)
 	@fail=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
@@ -83,3 +89,24 @@ fuzz:
 
 check-sanitize:
 	PG_CONFIG=$(PG_CONFIG) bash test/sanitize/run.sh
+
+# ---- the Debian package (debian/: pg_buildext, debian/pgversions) -------------
+# dpkg-buildpackage builds, installs into debian/postgresql-15-bloomsample and
+# runs the pg_regress suite against those files; it cleans the tree it builds
+# in, so it works in a copy: the .deb files land in $(DEB_DIR).
+DEB_DIR ?= tmp_deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/bloomsample
+	tar --exclude=./.git --exclude=./$(DEB_DIR) --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+	    --exclude=./tmp_check --exclude=./results --exclude=./log --exclude=./.tmp --exclude=./tmp_regress \
+	    --exclude=./test/unit/bin --exclude=./test/bench/bin \
+	    --exclude=./$(DATA_built) -cf - . | tar -xf - -C $(DEB_DIR)/bloomsample
+	cd $(DEB_DIR)/bloomsample && dpkg-buildpackage -us -uc -b -j2
+	lintian --fail-on error $(DEB_DIR)/*.changes
+	@ls -l $(DEB_DIR)/*.deb
+
+# SVG charts of the benchmarks' CSV files (test/bench/results/<date>/)
+PLOTS_IN  ?= test/bench/results
+PLOTS_OUT ?= docs/plots
+plots:
+	bash test/bench/plot.sh $(PLOTS_IN) $(PLOTS_OUT)

@@ -4,13 +4,15 @@
 # tests (also under ASan/UBSan), then pg_regress and the TAP tests against a
 # throwaway cluster that pg_regress / PostgreSQL::Test::Cluster start and stop,
 # a fixed-seed sqlsmith run (test/fuzz/run.sh) and pg_regress plus a short
-# fuzz run with the extension built under ASan/UBSan (test/sanitize/run.sh).
+# fuzz run with the extension built under ASan/UBSan (test/sanitize/run.sh),
+# the benchmark plots drawn from the committed CSV files (make plots) and the
+# Debian package built, installed, tested and removed (test/package/run.sh).
 # docs/testing.md describes each step.
 #
 #   sudo bash test/run_all.sh        (or as root: bash test/run_all.sh)
 #
 # Ports of the throwaway clusters: REGRESS_PORT (54329), FUZZ_PORT (54330),
-# SANITIZE_PORT (54340 and the next one).
+# SANITIZE_PORT (54340 and the next one), PACKAGE_PORT (54350).
 #
 # initdb refuses to run as root, so the server-side tests run as the
 # 'postgres' user in a scratch copy of the tree (docs/architecture.md, developer's loop).
@@ -59,4 +61,8 @@ FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_
     bash test/fuzz/run.sh
 echo "== the extension under ASan/UBSan: pg_regress, then fuzzing (30 s of each fuzzer)"
 SANITIZE_FUZZ_SECONDS=30 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
+echo "== benchmark plots: make plots from the committed CSV files, into a temporary folder"
+make -s PG_CONFIG=$PG_CONFIG plots PLOTS_OUT="$W/plots"
+echo "== the Debian package: build, lintian, dpkg -i, pg_regress against it, dpkg --purge"
+PG_CONFIG=$PG_CONFIG PACKAGE_PORT=${PACKAGE_PORT:-54350} bash test/package/run.sh
 echo "== all tests passed"

@@ -51,3 +51,13 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- Descriptions (README.md, Reference)
+-- ---------------------------------------------------------------------------
+COMMENT ON FUNCTION bloofi_handler(internal) IS
+    'handler of the bloofi index access method';
+COMMENT ON OPERATOR CLASS bloomfilter_bloofi_ops USING bloofi IS
+    'default operator class of bloofi: column @> elem and elem <@ column for elem bigint, text, bytea, uuid';
+COMMENT ON OPERATOR FAMILY bloomfilter_bloofi_ops USING bloofi IS
+    'operator family of bloofi: column @> elem and elem <@ column for elem bigint, text, bytea, uuid';

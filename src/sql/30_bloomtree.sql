@@ -271,3 +271,29 @@ CREATE FUNCTION bloomtree_optimize(n_max bigint, d integer, rho1 float8 DEFAULT 
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100000 ROWS 20;
 COMMENT ON FUNCTION bloomtree_optimize(bigint, integer, float8, text) IS
     'Pareto front of (false-positive rate, compressed size) over BloomTree configurations: exhaustive for d <= 2, NSGA-II above';
+
+-- ---------------------------------------------------------------------------
+-- Descriptions of the operators (README.md, Reference)
+-- ---------------------------------------------------------------------------
+COMMENT ON OPERATOR & (bloomtree, bloomtree) IS
+    'filter-wise AND (Fu and Biersack, section 4.6), bits whose child filter became empty cleared';
+COMMENT ON OPERATOR | (bloomtree, bloomtree) IS 'filter-wise OR';
+COMMENT ON OPERATOR = (bloomtree, bloomtree) IS 'same parameters and bits';
+COMMENT ON OPERATOR <> (bloomtree, bloomtree) IS 'different parameters or bits';
+COMMENT ON OPERATOR CLASS bloomtree_hash_ops USING hash IS
+    'hash operator class of bloomtree: GROUP BY, DISTINCT and hash joins on trees';
+COMMENT ON OPERATOR FAMILY bloomtree_hash_ops USING hash IS
+    'hash operator family of bloomtree: GROUP BY, DISTINCT and hash joins on trees';
+
+DO $$
+DECLARE
+    elem text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format($f$COMMENT ON OPERATOR @> (bloomtree, %1$s) IS
+            'membership: true for every added element'$f$, elem);
+        EXECUTE format($f$COMMENT ON OPERATOR <@ (%1$s, bloomtree) IS
+            'membership, commuted: true for every added element'$f$, elem);
+    END LOOP;
+END
+$$;

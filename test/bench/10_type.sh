@@ -33,6 +33,42 @@ verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
 }
 
 # ---------------------------------------------------------------------------
+# Sweep over fills (the README's plot): filters of m = 10,000 bits, k = 3 and
+# 7, holding n = 100 .. 8,000 elements; the false-positive rate measured over
+# 200,000 non-members, next to the expected rate (1 - e^(-kn/m))^k
+# (bloom_expected_fp) and the posterior (t/m)^k of the filter's own fill
+# (bloom_fp_rate); written to $BS_BENCH_RESULTS/10_type_fp_sweep.csv.  No
+# timing: every figure is a count.  BENCH_SWEEP=only runs it alone.
+# ---------------------------------------------------------------------------
+fp_sweep() {
+    local csv
+    csv=$(bench_csv 10_type_fp_sweep.csv)
+    echo "-- sweep over fills: measured vs expected false-positive rate (m = 10,000; 200,000 non-members)"
+    bs_psql -q <<SQL
+CREATE TEMP TABLE fpsweep AS
+SELECT k, 10000 AS m, n, f
+FROM (VALUES (3), (7)) kk(k),
+     (SELECT DISTINCT round(100 * 80 ^ (i / 20.0))::int AS n FROM generate_series(0, 20) i) nn,
+     LATERAL (SELECT bloom_from_array(ARRAY(SELECT hashint8(x)::bigint FROM generate_series(1, nn.n) x),
+                                      10000, kk.k) AS f) b;
+CREATE TEMP TABLE fpres AS
+SELECT k, m, n, bloom_fill_ratio(f) AS fill, 200000 AS probes,
+       (SELECT count(*) FROM generate_series(1, 200000) x WHERE f @> (1000000000000 + x)::bigint) / 200000.0 AS measured_fp,
+       bloom_expected_fp(m, k, n) AS expected_fp, bloom_fp_rate(f) AS posterior_fp
+FROM fpsweep;
+SELECT k, n, round(fill::numeric, 3) AS fill, round(measured_fp::numeric, 5) AS measured,
+       round(expected_fp::numeric, 5) AS expected, round(posterior_fp::numeric, 5) AS posterior
+FROM fpres ORDER BY k, n;
+\copy (SELECT k, m, n, fill, probes, measured_fp, expected_fp, posterior_fp FROM fpres ORDER BY k, n) TO '$csv' CSV HEADER
+SQL
+    echo "  -> $csv"
+}
+if [ "$(bench_sweep)" = only ]; then
+    fp_sweep
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------
 echo "-- (a) bloom_agg(x, 1<<20, 5) vs sum(x) over $AGG_ROWS bigint rows"
 bs_psql -q <<SQL
 DROP TABLE IF EXISTS bench_agg;
@@ -147,6 +183,8 @@ echo "   2 x 1 MiB buffers (in cache, for information): bs_and_popcount $(val ca
      "plain read $(val cache_read_gbps) GB/s, memcpy $(val cache_memcpy_gbps) GB/s"
 results+=("(c) membership ns/op, k=7 (precomputed / with hash)|$(val membership_precomputed_ns) / $(val membership_with_hash_ns)|-|info")
 results+=("(c) and_popcount / memcpy GB/s|$(val dram_and_popcount_gbps) / $(val dram_memcpy_gbps) = ${ratio_c}|>= 0.5|$(verdict "$ratio_c" ">=" 0.5)")
+
+[ "$(bench_sweep)" = off ] || fp_sweep
 
 echo
 for r in "${results[@]}"; do

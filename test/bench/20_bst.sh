@@ -61,6 +61,66 @@ END $$;
 CREATE TABLE qtab (cfg text, id int, q bloomfilter, PRIMARY KEY (cfg, id));
 SQL
 
+# --------------------------------------------------------------------------
+# Sweep over the namespace (the README's plot): M = 10^5 .. BST_SWEEP_MAX
+# (default 10^8), n = 1000, accuracy 0.9, a uniform set: bst_sample (one
+# sample, and 1000 in one call) and bst_reconstruct against the dictionary
+# attack's sample and reconstruction, medians of the same run; written to
+# $BS_BENCH_RESULTS/20_bst_sweep.csv.  BENCH_SWEEP=only runs it alone.
+# --------------------------------------------------------------------------
+bst_sweep() {
+  local csv
+  csv=$(bench_csv 20_bst_sweep.csv)
+  "${PSQL[@]}" <<SQL
+SET bloomsample.bst_memory_limit = '6GB';
+SET bloomsample.bst_random_seed = 3;
+\echo == sweep over the namespace M: n = 1000, accuracy 0.9 (medians, same run)
+CREATE TEMP TABLE sweep (namespace bigint, n int, m int, build_ms float8, members bigint,
+  bst_sample1_ms float8, bst_sample1000_ms float8, bst_reconstruct_ms float8,
+  da_sample1_ms float8, da_reconstruct_ms float8);
+DO \$\$
+DECLARE ns bigint; mm int; q bloomfilter; reps int;
+BEGIN
+  FOR ns IN SELECT (10::bigint ^ e)::bigint FROM generate_series(5, round(log(${BST_SWEEP_MAX:-100000000}))::int) e LOOP
+    SELECT p.m INTO mm FROM bst_plan(1000, ns, 0.9) p;
+    PERFORM bst_drop(name) FROM bst_trees WHERE name = 'sweep';
+    SELECT bloom_agg(x, mm, 3) INTO q FROM
+      (SELECT DISTINCT (hashint8(i * 31) & 2147483647) % ns AS x FROM generate_series(1, 1000) i) s;
+    DELETE FROM qtab WHERE cfg = 'sweep';
+    INSERT INTO qtab VALUES ('sweep', 1, q);
+    reps := CASE WHEN ns >= 100000000 THEN 3 ELSE 5 END;
+    INSERT INTO sweep SELECT ns, 1000, mm,
+      bench_ms(format('SELECT bst_create(%L, 0, %s, %s, 3)', 'sweep', ns, mm), 1),
+      (SELECT count(*) FROM bst_reconstruct('sweep', q)),
+      bench_ms('SELECT count(*) FROM qtab, bst_sample(''sweep'', q, 1) WHERE cfg = ''sweep''', 11),
+      bench_ms('SELECT count(*) FROM qtab, bst_sample(''sweep'', q, 1000) WHERE cfg = ''sweep''', 5),
+      bench_ms('SELECT count(*) FROM qtab, bst_reconstruct(''sweep'', q) WHERE cfg = ''sweep''', 5),
+      bench_ms(format('SELECT count(*) FROM qtab, bloom_dictionary_sample(q, 0, %s, 1) WHERE cfg = ''sweep''', ns), reps),
+      bench_ms(format('SELECT count(*) FROM qtab, bloom_dictionary_attack(q, 0, %s) WHERE cfg = ''sweep''', ns), reps);
+    -- the oracle: the reconstruction is exactly the dictionary attack
+    IF EXISTS (SELECT bst_reconstruct('sweep', q) EXCEPT ALL SELECT bloom_dictionary_attack(q, 0, ns))
+       OR (SELECT count(*) FROM bloom_dictionary_attack(q, 0, ns)) <> (SELECT members FROM sweep WHERE namespace = ns) THEN
+      RAISE EXCEPTION 'sweep at M = %: bst_reconstruct differs from the dictionary attack', ns;
+    END IF;
+    PERFORM bst_drop('sweep');
+  END LOOP;
+END \$\$;
+SELECT namespace, m, round(build_ms::numeric) AS build_ms, members,
+       round(bst_sample1_ms::numeric, 3) AS sample1_ms, round(da_sample1_ms::numeric, 1) AS da_sample_ms,
+       round((da_sample1_ms / bst_sample1_ms)::numeric) AS sample_x,
+       round(bst_reconstruct_ms::numeric, 2) AS recon_ms, round(da_reconstruct_ms::numeric, 1) AS da_recon_ms,
+       round((da_reconstruct_ms / bst_reconstruct_ms)::numeric) AS recon_x
+FROM sweep ORDER BY namespace;
+\copy (SELECT namespace, n, m, build_ms, members, bst_sample1_ms, bst_sample1000_ms / 1000 AS bst_per_sample_ms, bst_reconstruct_ms, da_sample1_ms, da_reconstruct_ms FROM sweep ORDER BY namespace) TO '$csv' CSV HEADER
+SQL
+  echo "  -> $csv"
+}
+if [ "$(bench_sweep)" = only ]; then
+  bst_sweep
+  "${PSQL[@]}" -c "DROP SCHEMA bst_bench CASCADE" >/dev/null
+  exit 0
+fi
+
 CAL=$(mktemp /tmp/bst-calibrate.XXXXXX)
 if ${CC:-cc} -O2 -Isrc/core -o "$CAL" test/bench/bst_calibrate.c src/core/bs_bits.c src/core/bs_hash.c -lm 2>/dev/null; then
     "$CAL"
@@ -457,5 +517,6 @@ for i in 1 2 3; do
 done | awk '{print $2}' | sort -n | sed -n 2p | while read -r fu; do
   echo "first bst_sample on the pruned tree (10^7 ids) in a new connection: median $fu ms"
 done
+[ "$(bench_sweep)" = off ] || bst_sweep
 "${PSQL[@]}" -c "SELECT bst_drop(name) FROM bst_trees WHERE name IN ('t7', 't7lin', 't6', 'sparse', 't8')" -c "DROP SCHEMA bst_bench CASCADE" >/dev/null
 echo "== done"

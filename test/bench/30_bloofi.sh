@@ -73,6 +73,71 @@ lookup_ms() {
 elem() { echo "(( ($1::bigint * 100 + $2) * 2654435761) % 1099511627776)"; }
 
 # ---------------------------------------------------------------------------
+# Sweep over N (the README's plot): N = 10^3 .. BLOOFI_SWEEP_MAX (default
+# 10^5; 10^6 takes long: GIN's build) filters at the issue's sizing ((a): 100 elements, m = 2397, k = 17,
+# the same sets as bigint[] under GIN): lookup latency of bloofi, GIN and a
+# sequential scan (mean of per-element medians, present and absent elements,
+# each result checked against the sequential scan first), CREATE INDEX times
+# and sizes; written to $BS_BENCH_RESULTS/30_bloofi_sweep.csv.
+# BENCH_SWEEP=only runs it alone.
+# ---------------------------------------------------------------------------
+bloofi_sweep() {
+    local csv n x px pall ci cs cg mb mg ms tb tg sb sg sh runs_save=$RUNS
+    csv=$(bench_csv 30_bloofi_sweep.csv)
+    echo "-- sweep over N: bloofi vs GIN vs a sequential scan (m = 2397, k = 17, 100 elements a filter)"
+    echo "n,bloofi_ms,gin_ms,seqscan_ms,bloofi_bytes,gin_bytes,table_bytes,bloofi_build_ms,gin_build_ms" >"$csv"
+    printf '   %8s %10s %10s %11s %10s %10s %10s\n' N bloofi_ms gin_ms seqscan_ms bloofi_MB gin_MB table_MB
+    RUNS=5
+    for ((n = 1000; n <= ${BLOOFI_SWEEP_MAX:-100000}; n *= 10)); do
+        bs_psql -q <<SQL
+DROP TABLE IF EXISTS bsw;
+CREATE TABLE bsw (id int, f bloomfilter, a bigint[]);
+INSERT INTO bsw
+SELECT i, bloom_from_array(arr, 2397, 17), arr
+FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 1099511627776
+                      FROM generate_series(0, 99) j) AS arr
+      FROM generate_series(1, $n) i) s;
+VACUUM (FREEZE, ANALYZE) bsw;
+SQL
+        tb=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
+             -c "CREATE INDEX bsw_f ON bsw USING bloofi (f)" | ms_of)
+        tg=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
+             -c "CREATE INDEX bsw_a ON bsw USING gin (a)" | ms_of)
+        read -r sb sg sh < <(bs_psql -Atc "SELECT pg_relation_size('bsw_f'), pg_relation_size('bsw_a'),
+                                                 pg_relation_size('bsw')" | tr '|' ' ')
+        px=(); for x in 1 2 3 4 5; do px+=("$(elem $(( (x * 7919) % n + 1 )) $(( x * 11 % 100 )))"); done
+        pall=("${px[@]}" "$(( (1 << 41) + 1 ))" "$(( (1 << 41) + 7919 ))" "$(( (1 << 41) + 15838 ))")
+        for x in "${pall[@]}"; do
+            read -r ci cs cg < <(bs_psql -Atc "SET enable_seqscan = off;
+                SELECT (SELECT count(*) FROM bsw WHERE f @> $x::bigint),
+                       (SELECT count(*) FROM bsw WHERE bloom_contains(f, $x::bigint)),
+                       (SELECT count(*) FROM bsw WHERE a @> ARRAY[$x::bigint])" | tail -1 | tr '|' ' ')
+            if [ "$ci" != "$cs" ] || [ "$ci" -lt "$cg" ]; then
+                echo "!! sweep N = $n, element $x: bloofi $ci, seqscan $cs, GIN $cg"; exit 1
+            fi
+        done
+        # the indexes forced at small N, where the planner rightly prefers the scan
+        mb=$(lookup_ms "SELECT count(*) FROM bsw WHERE f @> %s::bigint" "-c enable_seqscan=off" "${pall[@]}")
+        mg=$(lookup_ms "SELECT count(*) FROM bsw WHERE a @> ARRAY[%s::bigint]" "-c enable_seqscan=off" "${pall[@]}")
+        RUNS=3
+        ms=$(lookup_ms "SELECT count(*) FROM bsw WHERE f @> %s::bigint" \
+             "-c enable_bitmapscan=off -c enable_indexscan=off" "${pall[@]:0:2}" "${pall[@]:5:2}")
+        RUNS=5
+        printf '   %8s %10.3f %10.3f %11.2f %10.1f %10.1f %10.1f\n' "$n" "$mb" "$mg" "$ms" \
+            "$(awk -v a="$sb" 'BEGIN { print a / 1048576 }')" "$(awk -v a="$sg" 'BEGIN { print a / 1048576 }')" \
+            "$(awk -v a="$sh" 'BEGIN { print a / 1048576 }')"
+        echo "$n,$mb,$mg,$ms,$sb,$sg,$sh,$tb,$tg" >>"$csv"
+    done
+    RUNS=$runs_save
+    bs_psql -q -c "DROP TABLE bsw"
+    echo "  -> $csv"
+}
+if [ "$(bench_sweep)" = only ]; then
+    bloofi_sweep
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------
 echo "-- (a) N = $N filters, 100 elements each, m = 2397, k = 17 (fp 1e-5)"
 bs_psql -q <<SQL
 DROP TABLE IF EXISTS bb;
@@ -317,6 +382,8 @@ SQL
     printf '   %8s %12.3f %12.3f %8.1f\n' "$n" "$mb" "$ms" "$(awk -v a="$ms" -v b="$mb" 'BEGIN { print a / b }')"
 done
 bs_psql -q -c "DROP TABLE bn"
+
+[ "$(bench_sweep)" = off ] || bloofi_sweep
 
 echo
 for r in "${results[@]}"; do

@@ -21,6 +21,15 @@
 #                           statement: "median_ms min_ms max_ms"
 #   bench_median N SQL      the median ms of one statement (N runs after a warm-up)
 #   median                  median of the numbers on stdin
+#   bench_csv FILE          path of FILE (e.g. 20_bst_sweep.csv) in the results
+#                           folder $BS_BENCH_RESULTS (default
+#                           test/bench/results/<UTC date>), created with its
+#                           machine.txt (cores, CPU, OS, PostgreSQL); a part
+#                           writes its figures there as CSV, next to its text
+#                           output, and `make plots` draws them
+#   bench_sweep             what the sweep of a part does: BENCH_SWEEP=on (the
+#                           default: after the other sections), only (the
+#                           sweep alone), off
 #
 # A part (e.g. test/bench/20_bst.sh) looks like:
 #     set -euo pipefail
@@ -131,6 +140,29 @@ bench_setup() {
     bs_cluster_start "${BS_BENCH_SETTINGS[@]}"
     trap bs_cluster_stop EXIT
     bs_psql -q -c "CREATE EXTENSION IF NOT EXISTS bloomsample"
+}
+
+# ---- figures as CSV (test/bench/results/, drawn by test/bench/plot.sh) -------
+: "${BS_BENCH_RESULTS:=$BS_REPO_ROOT/test/bench/results/$(date -u +%F)}"
+export BS_BENCH_RESULTS
+
+bench_csv() {
+    mkdir -p "$BS_BENCH_RESULTS"
+    if [ ! -s "$BS_BENCH_RESULTS/machine.txt" ]; then
+        {
+            echo "date: $(date -u '+%F %H:%M UTC')"
+            echo "cores: $(nproc)"
+            echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+            echo "os: $(. /etc/os-release && echo "$PRETTY_NAME")"
+            echo "postgresql: $("$BS_BINDIR/postgres" --version)"
+            echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+        } >"$BS_BENCH_RESULTS/machine.txt"
+    fi
+    echo "$BS_BENCH_RESULTS/$1"
+}
+
+bench_sweep() {
+    echo "${BENCH_SWEEP:-on}"
 }
 
 bs_psql() {

@@ -7,7 +7,9 @@
 # extension, runs every test/bench/[0-9]*.sh in name order with PGHOST, PGPORT,
 # PGUSER exported, then stops the cluster and removes it.  Each part prints its
 # own same-run comparisons; a part may append "name|value|target|verdict" lines
-# to $BS_BENCH_SUMMARY, printed as one table at the end.
+# to $BS_BENCH_SUMMARY, printed as one table at the end and written to
+# test/bench/results/<date>/summary.csv, beside the parts' sweeps (CSV files that
+# `make plots` draws).
 #
 #   bash test/bench/run.sh            (as root, or as a user that can run initdb)
 #   PG_CONFIG=... PORT=... bash test/bench/run.sh [part-name-filter]
@@ -46,5 +48,13 @@ if [ -s "$BS_BENCH_SUMMARY" ]; then
     { echo "benchmark|measured|target|verdict"; cat "$BS_BENCH_SUMMARY"; } |
         awk -F'|' '{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }
                    END { for (r = 1; r <= NR; r++) { l = ""; for (i = 1; i <= 4; i++) l = l sprintf("%-*s  ", w[i], c[r, i]); print l } }'
+fi
+# the same figures as CSV, next to the parts' sweeps (test/bench/results/<date>/)
+if [ -s "$BS_BENCH_SUMMARY" ]; then
+    csv=$(bench_csv summary.csv)
+    { echo "benchmark,measured,target,verdict"
+      awk -F'|' '{ for (i = 1; i <= 4; i++) { gsub(/"/, "\"\"", $i); printf "%s\"%s\"", (i > 1 ? "," : ""), $i }; print "" }' \
+          "$BS_BENCH_SUMMARY"; } >"$csv"
+    echo "== figures as CSV: $csv"
 fi
 exit $status

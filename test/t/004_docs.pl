@@ -18,6 +18,8 @@
 #      followed on the same line by its result, "→ `result`"; a function
 #      returning a row of OUT columns has each column in a code span of the
 #      same subsection;
+#    - every member has a one-line description in the catalog (COMMENT ON),
+#      which psql's \df+, \do+, \dT+ and \dAc+ show;
 #    - every setting (bloomsample.*) has a line with its default as SHOW
 #      prints it and each of its enum values, in code spans;
 #    - every reloption registered in src/*.c has a line with its default, and
@@ -180,6 +182,23 @@ for my $r (rows($members))
 	}
 }
 ok($nmembers > 100, "the extension has $nmembers members");
+
+# ---- descriptions in the catalog ----------------------------------------------
+# every member has a one-line COMMENT (psql's \df+, \do+, \dT+, \dAc+ show it)
+my @undescribed = rows(q{
+	SELECT i.type, i.identity, coalesce(obj_description(d.objid, c.relname), '')
+	FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+	JOIN pg_class c ON c.oid = d.classid,
+	     LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) i
+	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+	  AND e.extname = 'bloomsample'
+	ORDER BY 1, 2});
+is(scalar(@undescribed), $nmembers, 'every member is checked for a description');
+for my $r (@undescribed)
+{
+	my ($type, $identity, $comment) = @$r;
+	ok($comment ne '' && $comment !~ /\n/, "$type $identity has a one-line description");
+}
 
 # ---- functions and aggregates ----------------------------------------------
 # one row per function: name, IN argument names ('-': unnamed), IN types,

@@ -1,4 +1,4 @@
-# test/t/005_deletable_fuzz.pl
+# test/t/006_deletable_fuzz.pl
 #   Deterministic fuzzing of the countingbloom and cuckoofilter input functions,
 #   in the manner of 002_input_fuzz.pl: several hundred mutated text forms and
 #   binary payloads per type (the payloads loaded by a real COPY ... (FORMAT
