@@ -1000,6 +1000,7 @@ test_sparse_and(void)
 	}
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -146,6 +146,7 @@ test_edges(void)
 	CHECK(bloofi_bits_count(bits, 128) == 10, "count 10");
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -465,6 +465,7 @@ test_paper_configuration(void)
 	free(ids);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -712,6 +712,7 @@ test_vectors(void)
 #include "bloomtree_vectors.inc"
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -238,6 +238,7 @@ test_ga_vs_exhaustive(void)
 	free(e);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

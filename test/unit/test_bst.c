@@ -1062,6 +1062,7 @@ test_index_layout(void)
 	}
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

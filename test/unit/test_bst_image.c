@@ -122,6 +122,10 @@ roundtrip(const char *what, BstTree *t, const uint8_t *q)
 	free(w.b);
 }
 
+/*
+ * round trips of full and pruned trees, with and without index, and of an
+ * empty pruned tree; exit status 0 when all passed (UNIT_DONE)
+ */
 int
 main(void)
 {

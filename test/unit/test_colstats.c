@@ -371,6 +371,7 @@ test_lookup_model(void)
 	CHECK_CLOSE(w.headers, 1 + 1 + 1.5, 1e-9);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -203,6 +203,7 @@ test_estimates(void)
 	CHECK(isnan(bs_est_jaccard(1000, 3, 1000, 600, 600, 1000)), "saturated and another: NaN");
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {
