@@ -62,6 +62,7 @@ cmp_uint64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* sets with more rows first */
 static int
 cmp_set_rows(const void *a, const void *b)
 {

@@ -58,6 +58,7 @@ static MemoryContext uncached_cxt = NULL;
 static bool stats_callback_registered = false;
 static uint64 stats_clock = 0;
 
+/* syscache callback of pg_statistic: mark the entries of hashvalue (0: all) stale */
 static void
 stats_cache_inval(Datum arg, int cacheid, uint32 hashvalue)
 {
@@ -66,6 +67,7 @@ stats_cache_inval(Datum arg, int cacheid, uint32 hashvalue)
 			stats_cache[i].stale = true;
 }
 
+/* free an entry's memory and mark it unused */
 static void
 stats_cache_free(StatsCacheEntry *e)
 {

@@ -125,6 +125,10 @@ typedef struct Probes
 	AttStatsSlot hist;
 } Probes;
 
+/*
+ * The probes of an element column (vd) from its MCV and histogram slots;
+ * false when it has neither, or is not of an element type
+ */
 static bool
 probes_from_stats(VariableStatData *vd, Probes *pr)
 {
@@ -178,6 +182,7 @@ probes_from_stats(VariableStatData *vd, Probes *pr)
 	return true;
 }
 
+/* free what probes_from_stats allocated */
 static void
 probes_free(Probes *pr)
 {

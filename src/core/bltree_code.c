@@ -97,6 +97,7 @@ typedef struct Chunks
 	BlTreeSetBits parents;
 } Chunks;
 
+/* start walking the chunks of level a of bits */
 static void
 chunks_init(Chunks *c, const BlTreeLayout *L, const uint8_t *bits, int a)
 {
@@ -108,6 +109,7 @@ chunks_init(Chunks *c, const BlTreeLayout *L, const uint8_t *bits, int a)
 		bltree_setbits_init(&c->parents, bits, L->offset[a - 1], L->level_bits[a - 1]);
 }
 
+/* the next chunk in c->start, c->len; false after the last */
 static bool
 chunks_next(Chunks *c)
 {
@@ -160,6 +162,7 @@ typedef struct RcEnc
 	uint64_t	cap;
 } RcEnc;
 
+/* append a byte to the stream (dropping the first, marking overflow at cap) */
 static inline void
 rc_emit(RcEnc *e, uint8_t byte)
 {
@@ -176,6 +179,7 @@ rc_emit(RcEnc *e, uint8_t byte)
 	e->out[e->n++] = byte;
 }
 
+/* shift the top byte out of low, propagating a carry through the cached 0xFF bytes */
 static inline void
 rc_shift_low(RcEnc *e)
 {
@@ -195,6 +199,7 @@ rc_shift_low(RcEnc *e)
 	e->low = (e->low & UINT64_C(0x00FFFFFF)) << 8;
 }
 
+/* code one bit with P(0) = prob0 / 65536 */
 static inline void
 rc_encode(RcEnc *e, unsigned bit, uint32_t prob0)
 {

@@ -89,6 +89,7 @@ test_fold_equals_direct(void)
 	}
 }
 
+/* the k positions of key under parameters p */
 static void
 positions_of(BsParams p, BsKey key, uint32_t *pos)
 {
