@@ -43,13 +43,14 @@ PG_FUNCTION_INFO_V1(bloomfilter_typanalyze);
 /* the union of the sampled filters (distinct elements) is kept up to this m */
 #define UNION_MAX_M		(1u << 24)
 
+/* the first pass's sums over the rows of one parameter set */
 typedef struct SetAcc
 {
 	BsParams	p;
 	int			rows;
-	double		sum_fill;
-	double		sum_fp;
-	double		sum_card;
+	double		sum_fill;		/* of popcount / m */
+	double		sum_fp;			/* of fill^k */
+	double		sum_card;		/* of the estimated cardinalities */
 } SetAcc;
 
 static int
@@ -61,6 +62,7 @@ cmp_uint64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* sets with more rows first */
 static int
 cmp_set_rows(const void *a, const void *b)
 {
@@ -113,32 +115,89 @@ estimate_distinct(uint64 *hashes, int n, double totalrows, double nullfrac)
 	return est;
 }
 
-static void
-bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
-						  int samplerows, double totalrows)
+/* what the first pass over ANALYZE's sample rows found */
+typedef struct ColumnScan
 {
-	int			null_cnt = 0,
-				nonnull = 0,
-				nsets = 0,
-				nkept;
-	double		total_width = 0,
-				detoasted = 0,
-				n_ext = 0,
-				n_comp = 0,
-				raw_bytes = 0,
-				other_rows = 0,
-				other_fp = 0;
-	int16	   *setof = palloc(sizeof(int16) * Max(samplerows, 1));
-	float	   *fill = palloc(sizeof(float) * Max(samplerows, 1));
-	uint64	   *hashes = palloc(sizeof(uint64) * Max(samplerows, 1));
-	SetAcc	   *sets = palloc0(sizeof(SetAcc) * TRACKED_SETS);
-	int			remap[TRACKED_SETS];
-	int			target = stats->attr->attstattarget;
-	uint64		budget_bits;
-	Datum	   *values;
-	float4	   *numbers;
-	MemoryContext old;
+	int			null_cnt;
+	int			nonnull;		/* non-null values read (hashes[0..nonnull)) */
+	int			nsets;			/* parameter sets told apart (sets[0..nsets)) */
+	double		total_width;	/* sum of the values' stored sizes */
+	double		detoasted;		/* bytes detoasted so far (DETOAST_BUDGET) */
+	double		n_ext;			/* values stored out of line */
+	double		n_comp;			/* values compressed */
+	double		raw_bytes;		/* sum of the detoasted sizes */
+	double		other_rows;		/* values of sets that get no sample */
+	double		other_fp;		/* their sum of fill^k */
+	int16	   *setof;			/* per sample row: index of its set, or -1 */
+	float	   *fill;			/* per sample row read: popcount / m */
+	uint64	   *hashes;			/* per value read: a hash of its bits and parameters */
+	SetAcc	   *sets;			/* TRACKED_SETS of them */
+} ColumnScan;
 
+/* count how the (not yet detoasted) value is stored: out of line, compressed */
+static void
+scan_count_storage(ColumnScan *cs, Datum value)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(value);
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		cs->n_ext++;
+		if (VARATT_EXTERNAL_IS_COMPRESSED(ext))
+			cs->n_comp++;
+	}
+	else if (VARATT_IS_COMPRESSED(raw))
+		cs->n_comp++;
+}
+
+/*
+ * Add sample row i, a filter of pop set bits (bv), to the sums of its
+ * parameter set (told apart up to TRACKED_SETS), else to the "other" sums
+ */
+static void
+scan_add_to_set(ColumnScan *cs, int i, const BloomView *bv, uint64 pop)
+{
+	int			s;
+
+	for (s = 0; s < cs->nsets; s++)
+		if (bs_params_equal(&cs->sets[s].p, &bv->p))
+			break;
+	if (s == cs->nsets && cs->nsets < TRACKED_SETS)
+		cs->sets[cs->nsets++].p = bv->p;
+	if (s < cs->nsets)
+	{
+		double		card = bs_est_cardinality(bv->p.m, bv->p.k, pop);
+
+		cs->setof[i] = (int16) s;
+		cs->sets[s].rows++;
+		cs->sets[s].sum_fill += cs->fill[i];
+		cs->sets[s].sum_fp += pow(cs->fill[i], bv->p.k);
+		cs->sets[s].sum_card += isfinite(card) ? card : (double) bv->p.m;
+	}
+	else
+	{
+		cs->other_rows++;
+		cs->other_fp += pow(cs->fill[i], bv->p.k);
+	}
+}
+
+/*
+ * The first pass over the sample rows: nulls, how the values are stored,
+ * each value's fill and hash, and the sums of each parameter set; rows past
+ * DETOAST_BUDGET are not read (only their nulls are counted)
+ */
+static void
+scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int samplerows,
+				 ColumnScan *cs)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->setof = palloc(sizeof(int16) * Max(samplerows, 1));
+	cs->fill = palloc(sizeof(float) * Max(samplerows, 1));
+	cs->hashes = palloc(sizeof(uint64) * Max(samplerows, 1));
+	cs->sets = palloc0(sizeof(SetAcc) * TRACKED_SETS);
 	for (int i = 0; i < samplerows; i++)
 	{
 		bool		isnull;
@@ -147,228 +206,229 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 				   *v;
 		BloomView	bv;
 		uint64		pop;
-		int			s;
 
 		vacuum_delay_point();
 		value = fetchfunc(stats, i, &isnull);
-		setof[i] = -1;
+		cs->setof[i] = -1;
 		if (isnull)
 		{
-			null_cnt++;
+			cs->null_cnt++;
 			continue;
 		}
 		raw = (struct varlena *) DatumGetPointer(value);
-		if (detoasted + toast_raw_datum_size(value) > DETOAST_BUDGET && nonnull > 0)
+		if (cs->detoasted + toast_raw_datum_size(value) > DETOAST_BUDGET && cs->nonnull > 0)
 			continue;			/* past the budget: nulls are still counted */
-		detoasted += toast_raw_datum_size(value);
-		total_width += VARSIZE_ANY(raw);
-		if (VARATT_IS_EXTERNAL_ONDISK(raw))
-		{
-			struct varatt_external ext;
-
-			VARATT_EXTERNAL_GET_POINTER(ext, raw);
-			n_ext++;
-			if (VARATT_EXTERNAL_IS_COMPRESSED(ext))
-				n_comp++;
-		}
-		else if (VARATT_IS_COMPRESSED(raw))
-			n_comp++;
-		raw_bytes += toast_raw_datum_size(value);
+		cs->detoasted += toast_raw_datum_size(value);
+		cs->total_width += VARSIZE_ANY(raw);
+		scan_count_storage(cs, value);
+		cs->raw_bytes += toast_raw_datum_size(value);
 		v = PG_DETOAST_DATUM_PACKED(value);
 		bf_view(v, &bv);
 		pop = bs_popcount(bv.bits, bv.nwords);
-		fill[i] = (float) ((double) pop / bv.p.m);
-		hashes[nonnull++] = hash_bytes_extended(bv.bits, (int) (bv.nwords * 8),
-												((uint64) bv.p.m << 32) ^
-												((uint64) bv.p.k << 24) ^
-												((uint64) bv.p.hash << 16) ^
-												(uint32) bv.p.seed);
+		cs->fill[i] = (float) ((double) pop / bv.p.m);
+		cs->hashes[cs->nonnull++] = hash_bytes_extended(bv.bits, (int) (bv.nwords * 8),
+														((uint64) bv.p.m << 32) ^
+														((uint64) bv.p.k << 24) ^
+														((uint64) bv.p.hash << 16) ^
+														(uint32) bv.p.seed);
+		scan_add_to_set(cs, i, &bv, pop);
 		bf_view_release(&bv);	/* the decoded bits of a sparse value */
-		for (s = 0; s < nsets; s++)
-			if (bs_params_equal(&sets[s].p, &bv.p))
-				break;
-		if (s == nsets && nsets < TRACKED_SETS)
-			sets[nsets++].p = bv.p;
-		if (s < nsets)
-		{
-			double		card = bs_est_cardinality(bv.p.m, bv.p.k, pop);
-
-			setof[i] = (int16) s;
-			sets[s].rows++;
-			sets[s].sum_fill += fill[i];
-			sets[s].sum_fp += pow(fill[i], bv.p.k);
-			sets[s].sum_card += isfinite(card) ? card : (double) bv.p.m;
-		}
-		else
-		{
-			other_rows++;
-			other_fp += pow(fill[i], bv.p.k);
-		}
 		if (v != raw)
 			pfree(v);
 	}
+}
 
-	stats->stats_valid = true;
-	stats->stanullfrac = samplerows > 0 ? (double) null_cnt / samplerows : 0;
-	if (nonnull == 0)
+/*
+ * Keep the BF_STATS_MAX_SETS sets of most rows, which get a sample (a share
+ * of the budget by rows): sort them first in cs->sets, count the others'
+ * rows as "other" and map each row's set to its rank.  Returns how many are
+ * kept.
+ */
+static int
+scan_keep_largest_sets(ColumnScan *cs, int samplerows)
+{
+	SetAcc	   *sorted = palloc(sizeof(SetAcc) * Max(cs->nsets, 1));
+	int			remap[TRACKED_SETS];
+	int			nkept;
+
+	memcpy(sorted, cs->sets, sizeof(SetAcc) * cs->nsets);
+	qsort(sorted, cs->nsets, sizeof(SetAcc), cmp_set_rows);
+	nkept = Min(cs->nsets, BF_STATS_MAX_SETS);
+	for (int s = 0; s < cs->nsets; s++)
 	{
-		stats->stawidth = 0;
-		stats->stadistinct = 0;
-		return;
-	}
-	stats->stawidth = (int) (total_width / nonnull);
-	stats->stadistinct = estimate_distinct(hashes, nonnull, totalrows, stats->stanullfrac);
-
-	/*
-	 * the largest sets get a sample, a share of the budget by rows: sort
-	 * them, map each row's set to its rank
-	 */
-	{
-		SetAcc	   *sorted = palloc(sizeof(SetAcc) * Max(nsets, 1));
-
-		memcpy(sorted, sets, sizeof(SetAcc) * nsets);
-		qsort(sorted, nsets, sizeof(SetAcc), cmp_set_rows);
-		nkept = Min(nsets, BF_STATS_MAX_SETS);
-		for (int s = 0; s < nsets; s++)
+		remap[s] = -1;
+		for (int j = 0; j < nkept; j++)
+			if (bs_params_equal(&sorted[j].p, &cs->sets[s].p))
+				remap[s] = j;
+		if (remap[s] < 0)
 		{
-			remap[s] = -1;
-			for (int j = 0; j < nkept; j++)
-				if (bs_params_equal(&sorted[j].p, &sets[s].p))
-					remap[s] = j;
-			if (remap[s] < 0)
-			{
-				other_rows += sets[s].rows;
-				other_fp += sets[s].sum_fp;
-			}
+			cs->other_rows += cs->sets[s].rows;
+			cs->other_fp += cs->sets[s].sum_fp;
 		}
-		memcpy(sets, sorted, sizeof(SetAcc) * nkept);
-		pfree(sorted);
 	}
+	memcpy(cs->sets, sorted, sizeof(SetAcc) * nkept);
+	pfree(sorted);
 	for (int i = 0; i < samplerows; i++)
-		if (setof[i] >= 0)
-			setof[i] = (int16) remap[setof[i]];
+		if (cs->setof[i] >= 0)
+			cs->setof[i] = (int16) remap[cs->setof[i]];
+	return nkept;
+}
 
-	if (target < 0)
-		target = default_statistics_target;
-	budget_bits = (uint64) Min((double) target * BF_STATS_BYTES_PER_TARGET,
-							   (double) BF_STATS_MAX_BYTES) * 8;
-	{
-		double		kept_rows = 0;
+/*
+ * The sample rows of kept set s (*rows, palloc'd) and their fills (*fills),
+ * thinned at an even stride to what DETOAST_BUDGET allows the second pass
+ * to detoast again; returns their number
+ */
+static int
+set_candidate_rows(const ColumnScan *cs, int s, int samplerows, float **fills, int **rows)
+{
+	const SetAcc *a = &cs->sets[s];
+	int			n = 0;
+	int			cap;
 
-		for (int s = 0; s < nkept; s++)
-			kept_rows += sets[s].rows;
-		values = MemoryContextAllocZero(stats->anl_context, sizeof(Datum) * Max(nkept, 1));
-		for (int s = 0; s < nkept; s++)
+	*fills = palloc(sizeof(float) * a->rows);
+	*rows = palloc(sizeof(int) * a->rows);
+	for (int i = 0; i < samplerows; i++)
+		if (cs->setof[i] == s)
 		{
-			SetAcc	   *a = &sets[s];
-			float	   *fills = palloc(sizeof(float) * a->rows);
-			int		   *rows = palloc(sizeof(int) * a->rows);
-			int			n = 0;
-			BsSampleShape shape;
-			bytea	   *blob;
-			BfStatsSetData *d;
-			Size		bytes;
-			uint32		sw;
-			uint64	   *scratch;
-			uint8	   *uni;
-			size_t		mwords = bs_words_for_bits(a->p.m);
-
-			for (int i = 0; i < samplerows; i++)
-				if (setof[i] == s)
-				{
-					fills[n] = fill[i];
-					rows[n++] = i;
-				}
-			/* the second pass detoasts the sampled rows again: within the budget too */
-			{
-				int			cap = (int) Min((double) n, Max(1.0, (double) DETOAST_BUDGET /
-															 BF_VARSIZE(a->p.m)));
-
-				for (int i = 0; i < cap && cap < n; i++)
-				{
-					int			from = (int) ((double) i * n / cap);
-
-					fills[i] = fills[from];
-					rows[i] = rows[from];
-				}
-				n = cap;
-			}
-			if (!bs_colstats_shape(a->p.m, a->p.k, fills, (uint32) n,
-								   (uint64) (budget_bits * (a->rows / kept_rows)), 1, &shape))
-				memset(&shape, 0, sizeof(shape));
-			bytes = BF_STATS_SET_BYTES(shape.fold_m, shape.nsample);
-			blob = MemoryContextAllocZero(stats->anl_context, VARHDRSZ + bytes);
-			SET_VARSIZE(blob, VARHDRSZ + bytes);
-			/* build in aligned memory, then copy into the (4-aligned) bytea */
-			d = palloc0(bytes);
-			d->magic = BF_STATS_MAGIC;
-			d->version = BF_STATS_VERSION;
-			d->k = a->p.k;
-			d->hash = a->p.hash;
-			d->seed = a->p.seed;
-			d->m = a->p.m;
-			d->fold_m = shape.fold_m;
-			d->nsample = shape.nsample;
-			d->frac = (double) a->rows / nonnull;
-			d->analyzed = a->rows;
-			d->mean_fill = a->sum_fill / a->rows;
-			d->mean_fp = a->sum_fp / a->rows;
-			d->mean_card = a->sum_card / a->rows;
-			d->union_card = -1;
-
-			/* the sampled rows at an even stride: fold them in, OR them up */
-			sw = bs_colstats_slice_words(shape.nsample);
-			scratch = palloc(sizeof(uint64) * bs_words_for_bits(Max(shape.fold_m, 1)));
-			uni = a->p.m <= UNION_MAX_M ? palloc0(mwords * 8) : NULL;
-			for (uint32 j = 0; j < shape.nsample; j++)
-			{
-				int			row = rows[(int) (((double) j + 0.5) * n / shape.nsample)];
-				bool		isnull;
-				Datum		value = fetchfunc(stats, row, &isnull);
-				struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
-				BloomView	bv;
-				uint32		fpop;
-
-				vacuum_delay_point();
-				bf_view(v, &bv);
-				fpop = bs_colstats_add(d->slices, sw, shape.fold_m, bv.bits, bv.p.m, j, scratch);
-				d->fold_fp += pow((double) fpop / shape.fold_m, a->p.k);
-				if (uni)
-					bs_or(uni, bv.bits, mwords);
-				bf_view_release(&bv);
-				if ((Pointer) v != DatumGetPointer(value))
-					pfree(v);
-			}
-			if (shape.nsample > 0)
-				d->fold_fp /= shape.nsample;
-			if (shape.nsample > 0 && uni)
-			{
-				uint64		upop = bs_popcount(uni, mwords);
-				double		ucard = bs_est_cardinality(a->p.m, a->p.k, upop);
-
-				/* an OR more than 90% full no longer tells its cardinality */
-				if (upop < 0.9 * a->p.m && isfinite(ucard))
-					d->union_card = ucard;
-			}
-			memcpy(VARDATA(blob), d, bytes);
-			values[s] = PointerGetDatum(blob);
-			pfree(d);
-			pfree(scratch);
-			if (uni)
-				pfree(uni);
-			pfree(fills);
-			pfree(rows);
+			(*fills)[n] = cs->fill[i];
+			(*rows)[n++] = i;
 		}
-	}
+	cap = (int) Min((double) n, Max(1.0, (double) DETOAST_BUDGET / BF_VARSIZE(a->p.m)));
+	for (int i = 0; i < cap && cap < n; i++)
+	{
+		int			from = (int) ((double) i * n / cap);
 
-	old = MemoryContextSwitchTo(stats->anl_context);
-	numbers = palloc0(sizeof(float4) * BF_STATS_NUMBERS);
+		(*fills)[i] = (*fills)[from];
+		(*rows)[i] = (*rows)[from];
+	}
+	return cap;
+}
+
+/*
+ * The stored header of set a (palloc0'd, bytes long, aligned): its
+ * parameters, the sample's shape, and the first pass's means over its rows
+ * (of nonnull values in all)
+ */
+static BfStatsSetData *
+set_header(const SetAcc *a, const BsSampleShape *shape, Size bytes, int nonnull)
+{
+	BfStatsSetData *d = palloc0(bytes);
+
+	d->magic = BF_STATS_MAGIC;
+	d->version = BF_STATS_VERSION;
+	d->k = a->p.k;
+	d->hash = a->p.hash;
+	d->seed = a->p.seed;
+	d->m = a->p.m;
+	d->fold_m = shape->fold_m;
+	d->nsample = shape->nsample;
+	d->frac = (double) a->rows / nonnull;
+	d->analyzed = a->rows;
+	d->mean_fill = a->sum_fill / a->rows;
+	d->mean_fp = a->sum_fp / a->rows;
+	d->mean_card = a->sum_card / a->rows;
+	d->union_card = -1;
+	return d;
+}
+
+/*
+ * The second pass over set a's candidate rows (rows[0..n)): the
+ * d->nsample of them at an even stride are folded into d's slices, their
+ * folded fill^k averaged into d->fold_fp, and their OR (for m up to
+ * UNION_MAX_M) gives d->union_card when it is not too full to tell
+ */
+static void
+set_fold_sample(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const SetAcc *a,
+				const int *rows, int n, BfStatsSetData *d)
+{
+	uint32		sw = bs_colstats_slice_words(d->nsample);
+	uint64	   *scratch = palloc(sizeof(uint64) * bs_words_for_bits(Max(d->fold_m, 1)));
+	size_t		mwords = bs_words_for_bits(a->p.m);
+	uint8	   *uni = a->p.m <= UNION_MAX_M ? palloc0(mwords * 8) : NULL;
+
+	for (uint32 j = 0; j < d->nsample; j++)
+	{
+		int			row = rows[(int) (((double) j + 0.5) * n / d->nsample)];
+		bool		isnull;
+		Datum		value = fetchfunc(stats, row, &isnull);
+		struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
+		BloomView	bv;
+		uint32		fpop;
+
+		vacuum_delay_point();
+		bf_view(v, &bv);
+		fpop = bs_colstats_add(d->slices, sw, d->fold_m, bv.bits, bv.p.m, j, scratch);
+		d->fold_fp += pow((double) fpop / d->fold_m, a->p.k);
+		if (uni)
+			bs_or(uni, bv.bits, mwords);
+		bf_view_release(&bv);
+		if ((Pointer) v != DatumGetPointer(value))
+			pfree(v);
+	}
+	if (d->nsample > 0)
+		d->fold_fp /= d->nsample;
+	if (d->nsample > 0 && uni)
+	{
+		uint64		upop = bs_popcount(uni, mwords);
+		double		ucard = bs_est_cardinality(a->p.m, a->p.k, upop);
+
+		/* an OR more than 90% full no longer tells its cardinality */
+		if (upop < 0.9 * a->p.m && isfinite(ucard))
+			d->union_card = ucard;
+	}
+	pfree(scratch);
+	if (uni)
+		pfree(uni);
+}
+
+/*
+ * The slot's value of kept set s, a bytea in anl_context: its header and
+ * its bit-sliced sample, shaped within budget_bits (the sets' sample budget)
+ * times the set's share of the kept sets' rows (kept_rows)
+ */
+static Datum
+set_stats_value(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const ColumnScan *cs,
+				int s, int samplerows, uint64 budget_bits, double kept_rows)
+{
+	const SetAcc *a = &cs->sets[s];
+	float	   *fills;
+	int		   *rows;
+	int			n = set_candidate_rows(cs, s, samplerows, &fills, &rows);
+	BsSampleShape shape;
+	bytea	   *blob;
+	BfStatsSetData *d;
+	Size		bytes;
+
+	if (!bs_colstats_shape(a->p.m, a->p.k, fills, (uint32) n,
+						   (uint64) (budget_bits * (a->rows / kept_rows)), 1, &shape))
+		memset(&shape, 0, sizeof(shape));
+	bytes = BF_STATS_SET_BYTES(shape.fold_m, shape.nsample);
+	blob = MemoryContextAllocZero(stats->anl_context, VARHDRSZ + bytes);
+	SET_VARSIZE(blob, VARHDRSZ + bytes);
+	/* build in aligned memory, then copy into the (4-aligned) bytea */
+	d = set_header(a, &shape, bytes, cs->nonnull);
+	set_fold_sample(stats, fetchfunc, a, rows, n, d);
+	memcpy(VARDATA(blob), d, bytes);
+	pfree(d);
+	pfree(fills);
+	pfree(rows);
+	return PointerGetDatum(blob);
+}
+
+/* slot 0 of stats: the column's numbers (from cs) and the kept sets' values */
+static void
+store_stats_slot(VacAttrStats *stats, const ColumnScan *cs, Datum *values, int nkept)
+{
+	MemoryContext old = MemoryContextSwitchTo(stats->anl_context);
+	float4	   *numbers = palloc0(sizeof(float4) * BF_STATS_NUMBERS);
+
 	MemoryContextSwitchTo(old);
-	numbers[BF_STATS_FRAC_EXTERNAL] = (float4) (n_ext / nonnull);
-	numbers[BF_STATS_FRAC_COMPRESSED] = (float4) (n_comp / nonnull);
-	numbers[BF_STATS_MEAN_RAW_BYTES] = (float4) (raw_bytes / nonnull);
-	numbers[BF_STATS_OTHER_FRAC] = (float4) (other_rows / nonnull);
-	numbers[BF_STATS_OTHER_FP] = (float4) (other_rows > 0 ? other_fp / other_rows : 0);
+	numbers[BF_STATS_FRAC_EXTERNAL] = (float4) (cs->n_ext / cs->nonnull);
+	numbers[BF_STATS_FRAC_COMPRESSED] = (float4) (cs->n_comp / cs->nonnull);
+	numbers[BF_STATS_MEAN_RAW_BYTES] = (float4) (cs->raw_bytes / cs->nonnull);
+	numbers[BF_STATS_OTHER_FRAC] = (float4) (cs->other_rows / cs->nonnull);
+	numbers[BF_STATS_OTHER_FP] = (float4) (cs->other_rows > 0 ? cs->other_fp / cs->other_rows : 0);
 
 	stats->stakind[0] = STATISTIC_KIND_BLOOMFILTER;
 	stats->staop[0] = InvalidOid;
@@ -381,6 +441,47 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 	stats->statyplen[0] = -1;
 	stats->statypbyval[0] = false;
 	stats->statypalign[0] = TYPALIGN_INT;
+}
+
+/*
+ * compute_stats of a bloomfilter column: the usual null fraction, width
+ * and distinct count, and the slot of bloomfilter_stats.h (see the file
+ * header)
+ */
+static void
+bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
+						  int samplerows, double totalrows)
+{
+	ColumnScan	cs;
+	int			nkept;
+	int			target = stats->attr->attstattarget;
+	uint64		budget_bits;
+	double		kept_rows = 0;
+	Datum	   *values;
+
+	scan_sample_rows(stats, fetchfunc, samplerows, &cs);
+	stats->stats_valid = true;
+	stats->stanullfrac = samplerows > 0 ? (double) cs.null_cnt / samplerows : 0;
+	if (cs.nonnull == 0)
+	{
+		stats->stawidth = 0;
+		stats->stadistinct = 0;
+		return;
+	}
+	stats->stawidth = (int) (cs.total_width / cs.nonnull);
+	stats->stadistinct = estimate_distinct(cs.hashes, cs.nonnull, totalrows, stats->stanullfrac);
+
+	nkept = scan_keep_largest_sets(&cs, samplerows);
+	if (target < 0)
+		target = default_statistics_target;
+	budget_bits = (uint64) Min((double) target * BF_STATS_BYTES_PER_TARGET,
+							   (double) BF_STATS_MAX_BYTES) * 8;
+	for (int s = 0; s < nkept; s++)
+		kept_rows += cs.sets[s].rows;
+	values = MemoryContextAllocZero(stats->anl_context, sizeof(Datum) * Max(nkept, 1));
+	for (int s = 0; s < nkept; s++)
+		values[s] = set_stats_value(stats, fetchfunc, &cs, s, samplerows, budget_bits, kept_rows);
+	store_stats_slot(stats, &cs, values, nkept);
 }
 
 /*

@@ -29,7 +29,7 @@ PG_FUNCTION_INFO_V1(bloom_optimal_k);
 PG_FUNCTION_INFO_V1(bloom_expected_fp);
 PG_FUNCTION_INFO_V1(bloom_for_capacity);
 
-/* argument n viewed in its stored form (a sparse value is not decoded) */
+/* argument n viewed in its stored form (a sparse value is not decoded), detoasted only when needed */
 static BloomView
 arg_view(FunctionCallInfo fcinfo, int n)
 {
@@ -39,30 +39,35 @@ arg_view(FunctionCallInfo fcinfo, int n)
 	return v;
 }
 
+/* bloom_m(bloomfilter) -> bigint: the filter's number of bits m */
 Datum
 bloom_m(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64(arg_view(fcinfo, 0).p.m);
 }
 
+/* bloom_k(bloomfilter) -> integer: its number of hash functions k */
 Datum
 bloom_k(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32(arg_view(fcinfo, 0).p.k);
 }
 
+/* bloom_seed(bloomfilter) -> integer: its hash seed */
 Datum
 bloom_seed(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32(arg_view(fcinfo, 0).p.seed);
 }
 
+/* bloom_hash(bloomfilter) -> text: its hash family's name (xxh3, linear) */
 Datum
 bloom_hash(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_TEXT_P(cstring_to_text(bs_hash_family_name(arg_view(fcinfo, 0).p.hash)));
 }
 
+/* bloom_popcount(bloomfilter) -> bigint: its set bits */
 Datum
 bloom_popcount(PG_FUNCTION_ARGS)
 {
@@ -71,6 +76,7 @@ bloom_popcount(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) bf_view_popcount(&v));
 }
 
+/* bloom_fill_ratio(bloomfilter) -> float8: set bits / m */
 Datum
 bloom_fill_ratio(PG_FUNCTION_ARGS)
 {
@@ -88,6 +94,10 @@ bloom_fp_rate(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(pow((double) bf_view_popcount(&v) / v.p.m, v.p.k));
 }
 
+/*
+ * bloom_cardinality(bloomfilter) -> float8: the estimated number of elements
+ * added, ln(1 - t/m) / (k ln(1 - 1/m)) (infinity for a full filter)
+ */
 Datum
 bloom_cardinality(PG_FUNCTION_ARGS)
 {
@@ -146,6 +156,10 @@ pair_counts(FunctionCallInfo fcinfo, const char *what, BloomView *a)
 	return bs_pair_counts(a->bits, b.bits, a->nwords);
 }
 
+/*
+ * bloom_intersection_cardinality(a, b bloomfilter) -> float8: estimated
+ * elements of both; errors unless a and b have the same parameters
+ */
 Datum
 bloom_intersection_cardinality(PG_FUNCTION_ARGS)
 {
@@ -155,6 +169,10 @@ bloom_intersection_cardinality(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(bs_est_intersection(a.p.m, a.p.k, c.a, c.b, c.and));
 }
 
+/*
+ * bloom_union_cardinality(a, b bloomfilter) -> float8: estimated elements of
+ * either (from the OR's popcount); errors unless the parameters match
+ */
 Datum
 bloom_union_cardinality(PG_FUNCTION_ARGS)
 {
@@ -164,6 +182,10 @@ bloom_union_cardinality(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(bs_est_union(a.p.m, a.p.k, c.a + c.b - c.and));
 }
 
+/*
+ * bloom_jaccard(a, b bloomfilter) -> float8: estimated |a ∩ b| / |a ∪ b|;
+ * errors unless the parameters match
+ */
 Datum
 bloom_jaccard(PG_FUNCTION_ARGS)
 {
@@ -175,6 +197,7 @@ bloom_jaccard(PG_FUNCTION_ARGS)
 
 /* ---- sizing ----------------------------------------------------------- */
 
+/* error (22023) unless v, the argument called name, is positive */
 static void
 check_positive(int64 v, const char *name)
 {
@@ -185,6 +208,7 @@ check_positive(int64 v, const char *name)
 				 errdetail("%s must be positive.", name)));
 }
 
+/* error (22023) unless 0 < p < 1 */
 static void
 check_fp_rate(double p)
 {
@@ -195,6 +219,10 @@ check_fp_rate(double p)
 				 errdetail("fp_rate must be strictly between 0 and 1.")));
 }
 
+/*
+ * m = bs_optimal_m(n, fp) after checking n > 0 and 0 < fp < 1; errors
+ * (22003) when it does not fit a bigint
+ */
 static double
 checked_optimal_m(int64 n, double fp)
 {
@@ -210,12 +238,21 @@ checked_optimal_m(int64 n, double fp)
 	return m;
 }
 
+/*
+ * bloom_optimal_m(n bigint, fp_rate float8) -> bigint: the bits that hold n
+ * elements at fp_rate with the best k; errors on n <= 0, fp_rate outside
+ * (0, 1) or an m beyond bigint
+ */
 Datum
 bloom_optimal_m(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64((int64) checked_optimal_m(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1)));
 }
 
+/*
+ * bloom_optimal_k(m bigint, n bigint) -> integer: round(m / n ln 2) within
+ * [1, 32]; errors unless m and n are positive
+ */
 Datum
 bloom_optimal_k(PG_FUNCTION_ARGS)
 {
@@ -227,6 +264,11 @@ bloom_optimal_k(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(bs_optimal_k((double) m, (double) n));
 }
 
+/*
+ * bloom_expected_fp(m bigint, k integer, n bigint) -> float8: the
+ * false-positive rate expected after n insertions, (1 - e^(-kn/m))^k;
+ * errors unless m, k > 0 and n >= 0
+ */
 Datum
 bloom_expected_fp(PG_FUNCTION_ARGS)
 {

@@ -1,12 +1,12 @@
 /*
  * bloomfilter_selfuncs.c
- *    What the planner knows of bloomfilter values: the selectivity of
- *    `filter @> element` / `element <@ filter` (restriction and join
- *    estimators of the operators, and SupportRequestSelectivity of
- *    bloom_contains / bloom_contained), the cost of the functions that read
- *    a filter (SupportRequestCost), bloom_contains(f, x) as an index
- *    condition (SupportRequestIndexCondition), and the cache of decoded
- *    column statistics they share (the slot of bloomfilter_stats.h).
+ *    The selectivity of `filter @> element` / `element <@ filter`: the
+ *    restriction and join estimators of the operators, and bloomfilter_support,
+ *    the planner support function of the functions that read a filter, which
+ *    answers SupportRequestSelectivity of bloom_contains / bloom_contained
+ *    from here, SupportRequestCost through bloomfilter_readcost.c, and
+ *    SupportRequestIndexCondition (bloom_contains(f, x) as an index condition).
+ *    The column statistics come from bloomfilter_colstats.c.
  *
  * Selectivity.  For a column with statistics, the fraction of rows whose
  * filter answers true for an element x is, per parameter set, estimated
@@ -28,39 +28,21 @@
  * tests the column's most common values and histogram bounds against the
  * filter.  Semi- and anti-joins turn the matches per row into the chance
  * of at least one.
- *
- * Cost.  Reading a filter costs what detoasting it costs: the support
- * function charges, per filter argument, an in-line read, plus (by the
- * column's statistics: the fractions stored out of line and compressed,
- * the mean detoasted size; else by the typmod's m) a TOAST fetch and a
- * decompression; plus the function's own pass over the bits.  The
- * constants are measured (docs/planner.md).
  */
 #include "postgres.h"
 
 #include <math.h>
 
 #include "access/htup_details.h"
-#include "access/detoast.h"
-#include "access/heaptoast.h"
-#include "catalog/pg_proc.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
-#include "funcapi.h"
-#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
-#include "utils/acl.h"
-#include "utils/builtins.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/syscache.h"
 
-#include "bloofi.h"
 #include "bloomfilter.h"
 #include "bloomfilter_stats.h"
 #include "bs_estimate.h"
@@ -68,253 +50,9 @@
 PG_FUNCTION_INFO_V1(bloom_contsel);
 PG_FUNCTION_INFO_V1(bloom_contjoinsel);
 PG_FUNCTION_INFO_V1(bloomfilter_support);
-PG_FUNCTION_INFO_V1(bloom_column_stats);
 
 /* without statistics: the fraction of filters holding an element */
 #define BF_DEFAULT_CONTAIN_SEL	0.001
-
-/*
- * Costs, in units of cpu_operator_cost (one call of a cheap built-in
- * operator), measured as docs/planner.md describes.
- */
-#define COST_CALL				4.0 /* a call on an in-line filter */
-#define COST_INLINE_PER_BYTE	(1.0 / 8)	/* touching its bytes ... */
-#define COST_INLINE_BYTES		192 /* ... up to these */
-#define COST_EXTERNAL			340.0	/* fetching an out-of-line value */
-#define COST_EXTERNAL_PER_BYTE	0.1
-#define COST_DECOMPRESS_PER_BYTE 0.4
-#define COST_PASS_PER_BYTE		0.05	/* a pass over the bits (popcount) */
-#define COST_COMPARE_PER_BYTE	0.01	/* memcmp */
-#define COST_WRITE_PER_BYTE		0.1 /* a new filter: allocate, copy, combine */
-#define COST_PROBE				2.0 /* an element's k bit tests */
-/* a filter of unknown size: m = 1,024 */
-#define DEFAULT_FILTER_BYTES	(BF_VARSIZE(1024))
-
-/* ---- the cache of decoded statistics ------------------------------------ */
-
-/*
- * Decoding a slot (detoasting a bytea[] of up to BF_STATS_MAX_BYTES) costs
- * more than planning a lookup, so decoded slots are kept per backend, keyed
- * by the pg_statistic tuple's identity (TID and xmin: a new ANALYZE writes a
- * new tuple version).  An invalidation of pg_statistic marks the entries of
- * that key stale; they are freed at the next lookup (never while a caller
- * may hold a pointer from the previous one).
- */
-#define STATS_CACHE_SIZE	16
-/* decoded statistics kept per backend, in bytes (the entry in use stays) */
-#define STATS_CACHE_BYTES	((Size) 64 * 1024 * 1024)
-
-typedef struct StatsCacheEntry
-{
-	bool		used;
-	bool		stale;
-	ItemPointerData tid;
-	TransactionId xmin;
-	uint32		hashvalue;		/* STATRELATTINH hash of its key */
-	uint64		lastuse;
-	Size		bytes;			/* memory of its context */
-	MemoryContext cxt;
-	BfColumnStats stats;
-} StatsCacheEntry;
-
-static StatsCacheEntry stats_cache[STATS_CACHE_SIZE];
-/* statistics that cannot be cached (a plugin's tuple): decoded afresh each time */
-static MemoryContext uncached_cxt = NULL;
-static bool stats_callback_registered = false;
-static uint64 stats_clock = 0;
-
-static void
-stats_cache_inval(Datum arg, int cacheid, uint32 hashvalue)
-{
-	for (int i = 0; i < STATS_CACHE_SIZE; i++)
-		if (stats_cache[i].used && (hashvalue == 0 || stats_cache[i].hashvalue == hashvalue))
-			stats_cache[i].stale = true;
-}
-
-static void
-stats_cache_free(StatsCacheEntry *e)
-{
-	if (e->cxt)
-		MemoryContextDelete(e->cxt);
-	memset(e, 0, sizeof(*e));
-}
-
-/* index of the bloomfilter slot of a pg_statistic tuple, or -1 */
-static int
-stats_slot(HeapTuple tuple)
-{
-	Form_pg_statistic st = (Form_pg_statistic) GETSTRUCT(tuple);
-
-	for (int i = 0; i < STATISTIC_NUM_SLOTS; i++)
-		if ((&st->stakind1)[i] == STATISTIC_KIND_BLOOMFILTER)
-			return i;
-	return -1;
-}
-
-/*
- * Decode the slot of tuple into *cs, allocating in the current memory
- * context; false when the slot is not one this build understands.
- */
-static bool
-stats_decode(HeapTuple tuple, BfColumnStats *cs)
-{
-	AttStatsSlot sslot;
-	uint32		max_words = 1;
-	bool		ok = true;
-
-	memset(cs, 0, sizeof(*cs));
-	cs->nullfrac = ((Form_pg_statistic) GETSTRUCT(tuple))->stanullfrac;
-	if (!get_attstatsslot(&sslot, tuple, STATISTIC_KIND_BLOOMFILTER, InvalidOid,
-						  ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
-		return false;
-	if (sslot.nnumbers < BF_STATS_NUMBERS || sslot.valuetype != BYTEAOID ||
-		sslot.nvalues > BF_STATS_MAX_SETS)
-		ok = false;
-	else
-	{
-		cs->frac_external = sslot.numbers[BF_STATS_FRAC_EXTERNAL];
-		cs->frac_compressed = sslot.numbers[BF_STATS_FRAC_COMPRESSED];
-		cs->mean_raw_bytes = sslot.numbers[BF_STATS_MEAN_RAW_BYTES];
-		cs->other_frac = sslot.numbers[BF_STATS_OTHER_FRAC];
-		cs->other_fp = sslot.numbers[BF_STATS_OTHER_FP];
-	}
-	for (int i = 0; ok && i < sslot.nvalues; i++)
-	{
-		bytea	   *b = DatumGetByteaPP(sslot.values[i]);
-		Size		len = VARSIZE_ANY_EXHDR(b);
-		BfStatsSetData *d;
-		BfStatsSet *set = &cs->sets[cs->nsets];
-
-		if (len < offsetof(BfStatsSetData, slices))
-		{
-			ok = false;
-			break;
-		}
-		d = palloc(len);		/* 8-aligned */
-		memcpy(d, VARDATA_ANY(b), len);
-		if (d->magic != BF_STATS_MAGIC || d->version != BF_STATS_VERSION ||
-			d->m < BS_MIN_M || d->m > BS_MAX_M || d->k < BS_MIN_K || d->k > BS_MAX_K ||
-			d->hash >= BS_NUM_HASH_FAMILIES || d->fold_m > d->m ||
-			(d->nsample > 0 && d->fold_m < 1) ||
-			len != BF_STATS_SET_BYTES(d->fold_m, d->nsample))
-		{
-			ok = false;
-			break;
-		}
-		set->d = d;
-		set->params.m = d->m;
-		set->params.k = d->k;
-		set->params.hash = d->hash;
-		set->params.seed = d->seed;
-		bs_hasher_init(&set->hasher, &set->params);
-		max_words = Max(max_words, bs_colstats_slice_words(d->nsample));
-		cs->nsets++;
-	}
-	free_attstatsslot(&sslot);
-	if (ok)
-		cs->acc = palloc(sizeof(uint64) * max_words);
-	return ok;
-}
-
-const BfColumnStats *
-bf_column_stats(VariableStatData *vardata)
-{
-	HeapTuple	tuple = vardata->statsTuple;
-	StatsCacheEntry *e = NULL;
-	TransactionId xmin;
-	MemoryContext old;
-	Form_pg_statistic st;
-
-	if (!HeapTupleIsValid(tuple) || stats_slot(tuple) < 0)
-		return NULL;
-	if (!stats_callback_registered)
-	{
-		CacheRegisterSyscacheCallback(STATRELATTINH, stats_cache_inval, (Datum) 0);
-		stats_callback_registered = true;
-	}
-	for (int i = 0; i < STATS_CACHE_SIZE; i++)
-		if (stats_cache[i].used && stats_cache[i].stale)
-			stats_cache_free(&stats_cache[i]);
-
-	if (vardata->freefunc != ReleaseSysCache || !ItemPointerIsValid(&tuple->t_self))
-	{
-		/* not a catalog tuple: decode it every time */
-		static BfColumnStats uncached;
-
-		if (uncached_cxt == NULL)
-			uncached_cxt = AllocSetContextCreate(TopMemoryContext, "bloomfilter statistics",
-												 ALLOCSET_DEFAULT_SIZES);
-		MemoryContextReset(uncached_cxt);
-		old = MemoryContextSwitchTo(uncached_cxt);
-		if (!stats_decode(tuple, &uncached))
-			uncached.nsets = -1;
-		MemoryContextSwitchTo(old);
-		return uncached.nsets >= 0 ? &uncached : NULL;
-	}
-
-	xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
-	for (int i = 0; i < STATS_CACHE_SIZE; i++)
-		if (stats_cache[i].used && ItemPointerEquals(&stats_cache[i].tid, &tuple->t_self) &&
-			stats_cache[i].xmin == xmin)
-		{
-			stats_cache[i].lastuse = ++stats_clock;
-			return stats_cache[i].stats.nsets >= 0 ? &stats_cache[i].stats : NULL;
-		}
-
-	/* a free entry, or the least recently used */
-	for (int i = 0; i < STATS_CACHE_SIZE; i++)
-		if (!stats_cache[i].used || e == NULL ||
-			(e->used && stats_cache[i].lastuse < e->lastuse))
-			e = &stats_cache[i];
-	if (e->used)
-		stats_cache_free(e);
-	st = (Form_pg_statistic) GETSTRUCT(tuple);
-	e->cxt = AllocSetContextCreate(CacheMemoryContext, "bloomfilter statistics",
-								   ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(e->cxt);
-	if (!stats_decode(tuple, &e->stats))
-	{
-		/* remembered as unusable, so it is not decoded again */
-		MemoryContextReset(e->cxt);
-		e->stats.nsets = -1;
-	}
-	MemoryContextSwitchTo(old);
-	e->used = true;
-	e->tid = tuple->t_self;
-	e->xmin = xmin;
-	e->hashvalue = GetSysCacheHashValue3(STATRELATTINH, ObjectIdGetDatum(st->starelid),
-										 Int16GetDatum(st->staattnum),
-										 BoolGetDatum(st->stainherit));
-	e->lastuse = ++stats_clock;
-	e->bytes = MemoryContextMemAllocated(e->cxt, true);
-	/* over the memory bound: the least recently used others go */
-	for (;;)
-	{
-		Size		total = 0;
-		StatsCacheEntry *lru = NULL;
-
-		for (int i = 0; i < STATS_CACHE_SIZE; i++)
-			if (stats_cache[i].used)
-			{
-				total += stats_cache[i].bytes;
-				if (&stats_cache[i] != e && (lru == NULL || stats_cache[i].lastuse < lru->lastuse))
-					lru = &stats_cache[i];
-			}
-		if (total <= STATS_CACHE_BYTES || lru == NULL)
-			break;
-		stats_cache_free(lru);
-	}
-	return e->stats.nsets >= 0 ? &e->stats : NULL;
-}
-
-const BfStatsSet *
-bf_stats_find_set(const BfColumnStats *s, const BsParams *p)
-{
-	for (int i = 0; i < s->nsets; i++)
-		if (bs_params_equal(&s->sets[i].params, p))
-			return &s->sets[i];
-	return NULL;
-}
 
 /* ---- elements ------------------------------------------------------------ */
 
@@ -387,6 +125,10 @@ typedef struct Probes
 	AttStatsSlot hist;
 } Probes;
 
+/*
+ * The probes of an element column (vd) from its MCV and histogram slots;
+ * false when it has neither, or is not of an element type
+ */
 static bool
 probes_from_stats(VariableStatData *vd, Probes *pr)
 {
@@ -440,6 +182,7 @@ probes_from_stats(VariableStatData *vd, Probes *pr)
 	return true;
 }
 
+/* free what probes_from_stats allocated */
 static void
 probes_free(Probes *pr)
 {
@@ -780,139 +523,9 @@ bloom_contjoinsel(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(contains_join(root, args, jointype, sjinfo, filter_on_right(ltype)));
 }
 
-/* ---- costs --------------------------------------------------------------- */
+/* ---- the support function ------------------------------------------------ */
 
-/* bytes of a filter of expr's typmod (bloomfilter(m, k)), or 0 */
-static double
-typmod_bytes(Node *expr)
-{
-	int32		typmod = exprTypmod(expr);
-
-	return typmod >= 0 ? (double) BF_VARSIZE(TYPMOD_M(typmod)) : 0;
-}
-
-/*
- * The mean detoasted size of expr's filters and the cost of reading one,
- * in units of cpu_operator_cost (see the file header)
- */
-static double
-filter_read_cost(PlannerInfo *root, Node *expr, double *bytes)
-{
-	VariableStatData vd;
-	const BfColumnStats *cs;
-	double		cost;
-
-	while (IsA(expr, RelabelType))
-		expr = (Node *) ((RelabelType *) expr)->arg;
-	if (IsA(expr, Const))
-	{
-		Const	   *c = (Const *) expr;
-
-		*bytes = c->constisnull ? 0 : (double) VARSIZE_ANY(DatumGetPointer(c->constvalue));
-		return COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE;
-	}
-	examine_variable(root, expr, 0, &vd);
-	cs = bf_column_stats(&vd);
-	if (cs)
-	{
-		*bytes = cs->mean_raw_bytes;
-		cost = COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE +
-			cs->frac_external * (COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes) +
-			cs->frac_compressed * COST_DECOMPRESS_PER_BYTE * *bytes;
-	}
-	else
-	{
-		/* by the typmod: a value above the TOAST threshold is taken as out of line */
-		*bytes = typmod_bytes(expr);
-		if (*bytes <= 0)
-			*bytes = DEFAULT_FILTER_BYTES;
-		cost = COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE;
-		if (*bytes > TOAST_TUPLE_THRESHOLD)
-			cost += COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes;
-	}
-	ReleaseVariableStats(vd);
-	return cost;
-}
-
-double
-bf_read_cost(PlannerInfo *root, Node *expr)
-{
-	double		bytes;
-
-	return filter_read_cost(root, expr, &bytes);
-}
-
-/* what the functions with this support function do with their filters */
-typedef enum FilterFn
-{
-	FN_UNKNOWN,
-	FN_CONTAINS,				/* (filter, element) */
-	FN_CONTAINED,				/* (element, filter) */
-	FN_READ,					/* (filter): its header (m, k, seed, hash) */
-	FN_PASS,					/* (filter): a pass over its bits (popcount) */
-	FN_FOLD,					/* (filter, factor) -> filter */
-	FN_COMPARE,					/* (filter, filter): =, <> */
-	FN_COMBINE,					/* (filter, filter) -> filter: &, | */
-	FN_PASS2					/* (filter, filter): a pass over both */
-} FilterFn;
-
-static const struct
-{
-	const char *symbol;
-	FilterFn	fn;
-}			filter_fns[] =
-{
-	{"bloom_contains_int8", FN_CONTAINS},
-	{"bloom_contains_bytes", FN_CONTAINS},
-	{"bloom_contains_uuid", FN_CONTAINS},
-	{"bloom_contained_int8", FN_CONTAINED},
-	{"bloom_contained_bytes", FN_CONTAINED},
-	{"bloom_contained_uuid", FN_CONTAINED},
-	{"bloom_m", FN_READ},
-	{"bloom_k", FN_READ},
-	{"bloom_seed", FN_READ},
-	{"bloom_hash", FN_READ},
-	{"bloom_popcount", FN_PASS},
-	{"bloom_fill_ratio", FN_PASS},
-	{"bloom_fp_rate", FN_PASS},
-	{"bloom_cardinality", FN_PASS},
-	{"bloomfilter_hash", FN_PASS},
-	{"bloom_fold", FN_FOLD},
-	{"bloom_eq", FN_COMPARE},
-	{"bloom_ne", FN_COMPARE},
-	{"bloom_intersect", FN_COMBINE},
-	{"bloom_union", FN_COMBINE},
-	{"bloom_intersection_cardinality", FN_PASS2},
-	{"bloom_union_cardinality", FN_PASS2},
-	{"bloom_jaccard", FN_PASS2},
-};
-
-/* the kind of function funcid (by its C symbol) */
-static FilterFn
-filter_fn_of(Oid funcid)
-{
-	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	FilterFn	fn = FN_UNKNOWN;
-
-	if (HeapTupleIsValid(tp))
-	{
-		bool		isnull;
-		Datum		src = SysCacheGetAttr(PROCOID, tp, Anum_pg_proc_prosrc, &isnull);
-
-		if (!isnull)
-		{
-			char	   *s = TextDatumGetCString(src);
-
-			for (int i = 0; i < lengthof(filter_fns); i++)
-				if (strcmp(s, filter_fns[i].symbol) == 0)
-					fn = filter_fns[i].fn;
-			pfree(s);
-		}
-		ReleaseSysCache(tp);
-	}
-	return fn;
-}
-
+/* the arguments of an operator or function call, else NIL */
 static List *
 expr_args(Node *node)
 {
@@ -923,60 +536,6 @@ expr_args(Node *node)
 	if (IsA(node, FuncExpr))
 		return ((FuncExpr *) node)->args;
 	return NIL;
-}
-
-/*
- * per-call cost of function fn over args, in units of cpu_operator_cost
- * (-1: not a call this file knows)
- */
-static double
-filter_fn_cost(PlannerInfo *root, FilterFn fn, List *args)
-{
-	int			nargs = list_length(args);
-	double		b0,
-				b1;
-
-	switch (fn)
-	{
-		case FN_CONTAINS:
-			if (nargs != 2)
-				break;
-			return filter_read_cost(root, linitial(args), &b0) + COST_PROBE;
-		case FN_CONTAINED:
-			if (nargs != 2)
-				break;
-			return filter_read_cost(root, lsecond(args), &b0) + COST_PROBE;
-		case FN_READ:
-			if (nargs != 1)
-				break;
-			return filter_read_cost(root, linitial(args), &b0);
-		case FN_PASS:
-			if (nargs != 1)
-				break;
-			return filter_read_cost(root, linitial(args), &b0) + COST_PASS_PER_BYTE * b0;
-		case FN_FOLD:
-			if (nargs != 2)
-				break;
-			return filter_read_cost(root, linitial(args), &b0) + COST_WRITE_PER_BYTE * b0;
-		case FN_COMPARE:
-			if (nargs != 2)
-				break;
-			return filter_read_cost(root, linitial(args), &b0) +
-				filter_read_cost(root, lsecond(args), &b1) + COST_COMPARE_PER_BYTE * Max(b0, b1);
-		case FN_COMBINE:
-			if (nargs != 2)
-				break;
-			return filter_read_cost(root, linitial(args), &b0) +
-				filter_read_cost(root, lsecond(args), &b1) + COST_WRITE_PER_BYTE * Max(b0, b1);
-		case FN_PASS2:
-			if (nargs != 2)
-				break;
-			return filter_read_cost(root, linitial(args), &b0) +
-				filter_read_cost(root, lsecond(args), &b1) + COST_PASS_PER_BYTE * (b0 + b1);
-		case FN_UNKNOWN:
-			break;
-	}
-	return -1;
 }
 
 /*
@@ -1022,7 +581,7 @@ bloomfilter_support(PG_FUNCTION_ARGS)
 
 		if (req->root == NULL || req->node == NULL)
 			PG_RETURN_POINTER(NULL);
-		c = filter_fn_cost(req->root, filter_fn_of(req->funcid), expr_args(req->node));
+		c = bf_filter_fn_cost(req->root, bf_filter_fn_of(req->funcid), expr_args(req->node));
 		if (c < 0)
 			PG_RETURN_POINTER(NULL);
 		req->startup = 0;
@@ -1032,7 +591,7 @@ bloomfilter_support(PG_FUNCTION_ARGS)
 	if (IsA(rawreq, SupportRequestSelectivity))
 	{
 		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
-		FilterFn	fn = filter_fn_of(req->funcid);
+		FilterFn	fn = bf_filter_fn_of(req->funcid);
 
 		if ((fn != FN_CONTAINS && fn != FN_CONTAINED) || list_length(req->args) != 2)
 			PG_RETURN_POINTER(NULL);
@@ -1047,74 +606,11 @@ bloomfilter_support(PG_FUNCTION_ARGS)
 	if (IsA(rawreq, SupportRequestIndexCondition))
 	{
 		SupportRequestIndexCondition *req = (SupportRequestIndexCondition *) rawreq;
-		FilterFn	fn = filter_fn_of(req->funcid);
+		FilterFn	fn = bf_filter_fn_of(req->funcid);
 
 		if (fn != FN_CONTAINS && fn != FN_CONTAINED)
 			PG_RETURN_POINTER(NULL);
 		PG_RETURN_POINTER(contains_index_condition(req, fn));
 	}
 	PG_RETURN_POINTER(NULL);
-}
-
-/* ---- introspection -------------------------------------------------------- */
-
-/*
- * bloom_column_stats(tab regclass, col name): what ANALYZE keeps of a
- * bloomfilter column, one row per parameter set (no row: not analyzed)
- */
-Datum
-bloom_column_stats(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid = PG_GETARG_OID(0);
-	char	   *colname = NameStr(*PG_GETARG_NAME(1));
-	AttrNumber	attnum;
-	VariableStatData vd;
-	const BfColumnStats *cs;
-
-	InitMaterializedSRF(fcinfo, 0);
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(relid)),
-				 errhint("Statistics are shown to users who may read the table.")));
-	attnum = get_attnum(relid, colname);
-	if (attnum == InvalidAttrNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						colname, get_rel_name(relid))));
-	memset(&vd, 0, sizeof(vd));
-	vd.statsTuple = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
-									Int16GetDatum(attnum), BoolGetDatum(false));
-	vd.freefunc = ReleaseSysCache;
-	cs = bf_column_stats(&vd);
-	for (int g = 0; cs && g < cs->nsets; g++)
-	{
-		const BfStatsSetData *d = cs->sets[g].d;
-		Datum		values[16];
-		bool		nulls[16] = {0};
-
-		values[0] = Int64GetDatum(d->m);
-		values[1] = Int32GetDatum(d->k);
-		values[2] = Int32GetDatum(d->seed);
-		values[3] = CStringGetTextDatum(bs_hash_family_name(d->hash));
-		values[4] = Float8GetDatum(d->frac * (1 - cs->nullfrac));
-		values[5] = Float8GetDatum(d->mean_fill);
-		values[6] = Float8GetDatum(d->mean_fp);
-		values[7] = Float8GetDatum(d->mean_card);
-		values[8] = Float8GetDatum(d->union_card);
-		nulls[8] = d->union_card < 0;
-		values[9] = Int64GetDatum((int64) d->analyzed);
-		values[10] = Int32GetDatum(d->nsample);
-		values[11] = Int64GetDatum(d->fold_m);
-		values[12] = Float8GetDatum(cs->nullfrac);
-		values[13] = Float8GetDatum(cs->frac_external);
-		values[14] = Float8GetDatum(cs->frac_compressed);
-		values[15] = Float8GetDatum(cs->mean_raw_bytes);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	if (HeapTupleIsValid(vd.statsTuple))
-		ReleaseSysCache(vd.statsTuple);
-	return (Datum) 0;
 }

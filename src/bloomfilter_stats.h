@@ -2,9 +2,10 @@
  * bloomfilter_stats.h
  *    The planner's statistics of bloomfilter columns: the pg_statistic slot
  *    ANALYZE writes (bloomfilter_analyze.c), read back through a
- *    backend-local cache by the selectivity estimators, the cost support
- *    function (bloomfilter_selfuncs.c) and the Bloofi cost model
- *    (bloofi_cost.c).
+ *    backend-local cache (bloomfilter_colstats.c) by the selectivity
+ *    estimators (bloomfilter_selfuncs.c) and the cost of reading a filter
+ *    (bloomfilter_readcost.c); and the interfaces between these files and
+ *    the Bloofi cost model (bloofi_cost.c).
  *
  * The slot (stakind STATISTIC_KIND_BLOOMFILTER, from the range PostgreSQL
  * leaves to private kinds) holds:
@@ -102,9 +103,7 @@ typedef struct BfColumnStats
 	uint64	   *acc;			/* scratch: the widest set's slice words */
 } BfColumnStats;
 
-/* bloomfilter_selfuncs.c */
-extern Datum bloom_contsel(PG_FUNCTION_ARGS);
-
+/* bloomfilter_colstats.c */
 
 /*
  * The bloomfilter statistics of vardata's column (vardata->statsTuple), or
@@ -114,14 +113,42 @@ extern Datum bloom_contsel(PG_FUNCTION_ARGS);
  */
 extern const BfColumnStats *bf_column_stats(VariableStatData *vardata);
 
-/* the set of s with parameters p, or NULL */
-extern const BfStatsSet *bf_stats_find_set(const BfColumnStats *s, const BsParams *p);
+/* bloomfilter_selfuncs.c */
 
 /*
- * Cost, in units of cpu_operator_cost, of reading one bloomfilter value
- * produced by expr (detoasting, decompressing, touching its bits), from the
- * column's statistics when expr is a column that has them.
+ * bloom_contsel(internal, oid, internal, integer): the restriction
+ * estimator of @> and <@ (also called by bloofi_contsel, 1.0's name)
  */
-extern double bf_read_cost(PlannerInfo *root, Node *expr);
+extern Datum bloom_contsel(PG_FUNCTION_ARGS);
+
+/* bloomfilter_readcost.c */
+
+/* what the functions with this support function do with their filters */
+typedef enum FilterFn
+{
+	FN_UNKNOWN,
+	FN_CONTAINS,				/* (filter, element) */
+	FN_CONTAINED,				/* (element, filter) */
+	FN_READ,					/* (filter): its header (m, k, seed, hash) */
+	FN_PASS,					/* (filter): a pass over its bits (popcount) */
+	FN_FOLD,					/* (filter, factor) -> filter */
+	FN_COMPARE,					/* (filter, filter): =, <> */
+	FN_COMBINE,					/* (filter, filter) -> filter: &, | */
+	FN_PASS2					/* (filter, filter): a pass over both */
+} FilterFn;
+
+/*
+ * What the function funcid does with its filters, by its C symbol
+ * (FN_UNKNOWN: not one of the extension's functions that read filters).
+ */
+extern FilterFn bf_filter_fn_of(Oid funcid);
+
+/*
+ * The per-call cost of a function of kind fn over the argument expressions
+ * args, in units of cpu_operator_cost: reading each filter argument (by its
+ * column's statistics, else its typmod) and the function's own work; -1
+ * when fn is FN_UNKNOWN or args do not fit it.
+ */
+extern double bf_filter_fn_cost(PlannerInfo *root, FilterFn fn, List *args);
 
 #endif							/* BLOOMFILTER_STATS_H */

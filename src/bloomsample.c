@@ -20,6 +20,7 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* called when the library is loaded: registers the settings and reloptions */
 void
 _PG_init(void)
 {

@@ -41,6 +41,7 @@ static const struct config_enum_entry recon_method_options[] = {
 static BstRng session_rng;
 static bool session_rng_stale = true;
 
+/* assign hook of bloomsample.bst_random_seed: the session's generator is reseeded at its next use */
 static void
 random_seed_assign(int newval, void *extra)
 {
@@ -49,6 +50,7 @@ random_seed_assign(int newval, void *extra)
 	session_rng_stale = true;	/* reseeded from the new value on next use */
 }
 
+/* the core's interrupt hook */
 static void
 bst_check_interrupts(void)
 {

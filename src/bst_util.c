@@ -30,6 +30,11 @@
 #define HUGE_PAGE_ADVICE_BYTES	((size_t) 8 << 20)
 #define HUGE_PAGE_BYTES			((uintptr_t) 2 << 20)
 
+/*
+ * BstAlloc callbacks over a memory context (ctx): allocations of any size,
+ * NULL instead of an error when memory runs out (the core reports
+ * BST_ENOMEM), large blocks advised to use huge pages
+ */
 static void *
 cxt_alloc(void *ctx, size_t size)
 {
@@ -64,6 +69,7 @@ cxt_free(void *ctx, void *ptr)
 	pfree(ptr);
 }
 
+/* an allocator for the core whose allocations live in cxt */
 BstAlloc
 bst_context_alloc(MemoryContext cxt)
 {
@@ -72,6 +78,7 @@ bst_context_alloc(MemoryContext cxt)
 	return a;
 }
 
+/* the same in CurrentMemoryContext */
 BstAlloc
 bst_scratch_alloc(void)
 {

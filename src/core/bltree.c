@@ -121,6 +121,7 @@ bltree_key_bytes(const BlTreeLayout *L, const void *data, size_t len)
 
 /* ---- bit ranges --------------------------------------------------------- */
 
+/* a word with the n lowest bits set (all 64 when n >= 64) */
 static inline uint64_t
 low_mask(uint64_t n)
 {
@@ -173,6 +174,7 @@ add_distinct(uint32_t *pos, int n, uint32_t p)
 	return n + 1;
 }
 
+/* insert key into filter b of level a, and below each of its positions into the next level */
 static void
 insert_rec(const BlTreeLayout *L, uint8_t *bits, BsKey key, int a, uint64_t b)
 {
@@ -202,6 +204,7 @@ bltree_insert(const BlTreeLayout *L, uint8_t *bits, BsKey key)
 	insert_rec(L, bits, key, 0, 0);
 }
 
+/* bltree_contains from filter b of level a down (loading levels through r) */
 static bool
 contains_rec(const BlTreeLayout *L, const uint8_t *bits, BsKey key, int a, uint64_t b,
 			 BlTreeReader *r)
@@ -379,6 +382,7 @@ bltree_posterior_fp(const BlTreeLayout *L, const uint8_t *bits)
 /* t! S(k, t) for 1 <= t <= k <= BLTREE_MAX_K: the onto maps of k positions to t bits */
 static double onto[BLTREE_MAX_K + 1][BLTREE_MAX_K + 1];
 
+/* fill onto[][] once, from the Stirling numbers of the second kind */
 static void
 init_onto(void)
 {

@@ -116,6 +116,7 @@ extern void (*bltree_interrupt_hook) (void);
  * usable only on BLTREE_OK.  Never overflows: sizes are checked level by level.
  */
 extern BlTreeParamError bltree_layout_init(BlTreeLayout *L, const BlTreeParams *p);
+/* true when a and b have the same levels (m, k of each) and seed */
 extern bool bltree_params_equal(const BlTreeParams *a, const BlTreeParams *b);
 
 /* the element keys (one XXH3-128 per element) */
@@ -239,6 +240,11 @@ typedef struct BlTreeReader
 	void	   *arg;
 } BlTreeReader;
 
+/*
+ * true when the element of key is reported a member: every filter its
+ * query visits, from the root down, has all its positions set (never a
+ * false negative for an inserted element)
+ */
 extern bool bltree_contains(const BlTreeLayout *L, const uint8_t *bits, BsKey key,
 							BlTreeReader *r);
 

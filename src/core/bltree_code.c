@@ -107,6 +107,7 @@ typedef struct Chunks
 	BlTreeSetBits parents;
 } Chunks;
 
+/* start walking the chunks of level a of bits */
 static void
 chunks_init(Chunks *c, const BlTreeLayout *L, const uint8_t *bits, int a)
 {
@@ -118,6 +119,7 @@ chunks_init(Chunks *c, const BlTreeLayout *L, const uint8_t *bits, int a)
 		bltree_setbits_init(&c->parents, bits, L->offset[a - 1], L->level_bits[a - 1]);
 }
 
+/* the next chunk in c->start, c->len; false after the last */
 static bool
 chunks_next(Chunks *c)
 {
@@ -170,6 +172,7 @@ typedef struct RcEnc
 	uint64_t	cap;
 } RcEnc;
 
+/* append a byte to the stream (dropping the first, marking overflow at cap) */
 static inline void
 rc_emit(RcEnc *e, uint8_t byte)
 {
@@ -186,6 +189,7 @@ rc_emit(RcEnc *e, uint8_t byte)
 	e->out[e->n++] = byte;
 }
 
+/* shift the top byte out of low, propagating a carry through the cached 0xFF bytes */
 static inline void
 rc_shift_low(RcEnc *e)
 {
@@ -205,6 +209,7 @@ rc_shift_low(RcEnc *e)
 	e->low = (e->low & UINT64_C(0x00FFFFFF)) << 8;
 }
 
+/* code one bit with P(0) = prob0 / 65536 */
 static inline void
 rc_encode(RcEnc *e, unsigned bit, uint32_t prob0)
 {

@@ -112,7 +112,9 @@ extern BlTreeDecodeError bltree_decode_level(const BlTreeLayout *L, uint8_t *bit
 /* XXH3-64 (seed 0) of len bytes: the digest a stored value carries */
 extern uint64_t bltree_digest(const void *data, size_t len);
 
+/* a sentence saying what the error e means (for error details) */
 extern const char *bltree_decode_error_string(BlTreeDecodeError e);
+/* the name of a level's coding mode: zero, one, range, raw ("?" when unknown) */
 extern const char *bltree_mode_name(int mode);
 
 /*

@@ -20,6 +20,7 @@
 #define KI_MIN	1
 #define KI_MAX	4
 
+/* elements of the simulated trees during the search (at most n_max) */
 static uint64_t
 sim_search(const BlTreeOptRequest *req)
 {
@@ -28,6 +29,7 @@ sim_search(const BlTreeOptRequest *req)
 	return req->n_max < n ? req->n_max : n;
 }
 
+/* elements of the simulated tree of the final evaluation (at most n_max) */
 static uint64_t
 sim_final(const BlTreeOptRequest *req)
 {
@@ -45,6 +47,7 @@ bltree_opt_bits_bytes(const BlTreeOptRequest *req)
 	return BLTREE_ARRAY_BYTES((n + 1) * BLTREE_OPT_MAX_BITS_PER_ITEM);
 }
 
+/* m_1 = round(rho1 n), at least 1; BLTREE_MAX_M + 1 when too large (infeasible) */
 static uint64_t
 root_bits(double rho1, uint64_t n)
 {
@@ -133,6 +136,7 @@ typedef struct Search
 	uint64_t	n_sim;
 } Search;
 
+/* true when a and b are the same configuration (d, k_i, m_i for i > 1; m_1 is fixed) */
 static bool
 same_genome(const BlTreeParams *a, const BlTreeParams *b)
 {
@@ -160,6 +164,7 @@ evaluate_cached(Search *s, const BlTreeParams *p)
 	return s->n++;
 }
 
+/* ln of the false-positive rate the request optimises (posterior or expected) */
 static double
 objective_rate(const BlTreeOptRequest *req, const BlTreeOptResult *r)
 {
@@ -168,6 +173,7 @@ objective_rate(const BlTreeOptRequest *req, const BlTreeOptResult *r)
 	return log(fp > 1e-300 ? fp : 1e-300);
 }
 
+/* Pareto dominance: a no worse than b in rate and coded size, better in one */
 static bool
 dominates(const BlTreeOptRequest *req, const BlTreeOptResult *a, const BlTreeOptResult *b)
 {
@@ -281,12 +287,14 @@ rank_and_crowd(const Search *s, Member *m, int n)
 	}
 }
 
+/* NSGA-II's crowded comparison: lower front rank, then larger crowding distance */
 static bool
 better(const Member *a, const Member *b)
 {
 	return a->rank < b->rank || (a->rank == b->rank && a->crowd > b->crowd);
 }
 
+/* a random configuration of d levels within the search's gene ranges */
 static void
 random_genome(BstRng *rng, int d, BlTreeParams *p)
 {
@@ -332,6 +340,7 @@ offspring(BstRng *rng, const BlTreeParams *a, const BlTreeParams *b, BlTreeParam
 	}
 }
 
+/* the NSGA-II search (d >= 3): evolves a population, every evaluation into the archive */
 static void
 search_ga(Search *s)
 {
@@ -446,6 +455,7 @@ search_exhaustive(Search *s)
 	}
 }
 
+/* order by objective rate, then coded size */
 static int
 cmp_rate(const BlTreeOptRequest *req, const BlTreeOptResult *a, const BlTreeOptResult *b)
 {

@@ -93,6 +93,7 @@ typedef struct BsPairCounts
 	uint64_t	and;			/* popcount(a & b); popcount(a | b) = a + b - and */
 } BsPairCounts;
 
+/* the popcounts of a, b and a & b, arrays of nwords words */
 extern BsPairCounts bs_pair_counts(const uint8_t *a, const uint8_t *b, size_t nwords);
 
 /* true when a & b has at least one bit set (stops at the first) */
@@ -112,6 +113,7 @@ typedef enum
 	BS_FOLD_MOD
 } BsFoldMapping;
 
+/* fold src (m bits) into the zeroed dst as above; factor must divide m */
 extern void bs_fold(uint8_t *dst, const uint8_t *src, uint32_t m,
 					uint32_t factor, BsFoldMapping mapping);
 

@@ -126,6 +126,7 @@ linear_residue(uint64_t h1, uint32_t m)
 	return (uint64_t) (r < 0 ? r + (int64_t) m : r);
 }
 
+/* position i of key: (a_i x + b_i) mod m for 'linear', multiply-high of h1 + i h2 for xxh3 */
 static inline uint32_t
 position(const BsHasher *h, BsKey key, uint64_t xm, int i)
 {

@@ -91,19 +91,34 @@ bs_mulhi64(uint64_t a, uint64_t b)
 #endif
 }
 
-/* name <-> family; bs_hash_family_from_name returns -1 for an unknown name */
+/*
+ * name <-> family: bs_hash_family_name returns NULL for an unknown family,
+ * bs_hash_family_from_name -1 for an unknown name
+ */
 extern const char *bs_hash_family_name(int family);
 extern int	bs_hash_family_from_name(const char *name);
 
+/* true when a and b have the same m, k, hash family and seed */
 extern bool bs_params_equal(const BsParams *a, const BsParams *b);
 
+/*
+ * Prepare h for filters of parameters p (already validated): the seed, and
+ * for 'linear' the k coefficient pairs reduced mod m.
+ */
 extern void bs_hasher_init(BsHasher *h, const BsParams *p);
+
+/*
+ * The key of an element, hashed once: an integer as its 8 little-endian
+ * bytes ('linear': the integer itself), anything else as its bytes.
+ */
 extern BsKey bs_key_int64(const BsHasher *h, int64_t x);
 extern BsKey bs_key_bytes(const BsHasher *h, const void *data, size_t len);
 
 /* the k positions of a key (pos must hold h->p.k entries) */
 extern void bs_key_positions(const BsHasher *h, BsKey key, uint32_t *pos);
+/* true when all k positions of key are set in bits (stops at the first unset) */
 extern bool bs_key_test(const BsHasher *h, BsKey key, const uint8_t *bits);
+/* set the k positions of key in bits: add the element */
 extern void bs_key_set(const BsHasher *h, BsKey key, uint8_t *bits);
 
 /* 'linear' coefficients before reduction mod m (for HashInvert and docs) */

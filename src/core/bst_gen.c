@@ -14,6 +14,7 @@ typedef struct Fenwick
 	int64_t		n;
 } Fenwick;
 
+/* add v to the weight of item i (0-based) */
 static void
 fw_add(Fenwick *f, int64_t i, double v)
 {

@@ -44,6 +44,7 @@ typedef struct ImageHeader
 	uint32_t	entry_off_bits; /* ... of which the id's offset */
 } ImageHeader;
 
+/* x rounded up to a multiple of IMAGE_ALIGN (where each array of an image starts) */
 static uint64_t
 align_up(uint64_t x)
 {

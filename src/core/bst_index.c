@@ -95,6 +95,7 @@ bst_index_free(BstTree *t)
 	}
 }
 
+/* the id at position i of the tree's id space: lo + i (full) or ids[i] (pruned) */
 static inline int64_t
 index_id(const BstTree *t, uint64_t i)
 {

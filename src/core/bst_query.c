@@ -150,6 +150,10 @@ scan_leaf(const BstTree *t, int32_t leaf, const uint8_t *q, BstIdVec *out,
 	return BST_OK;
 }
 
+/*
+ * Push onto out, ascending, every id below node v that q reports a member:
+ * subtrees whose filter q does not intersect are skipped, leaves scanned
+ */
 static int
 reconstruct_node(const BstTree *t, int32_t v, const uint8_t *q, BstIdVec *out,
 				 BstStats *st)
@@ -308,6 +312,11 @@ resolve(Sampler *s, int32_t v, double count)
 	}
 }
 
+/*
+ * Scan leaf v once (later calls do nothing): its members of q go to the
+ * sampler's pool, their offset and count are kept, and v's weight is
+ * resolved exactly
+ */
 static int
 enumerate_leaf(Sampler *s, int32_t v)
 {
@@ -324,6 +333,13 @@ enumerate_leaf(Sampler *s, int32_t v)
 	return BST_OK;
 }
 
+/*
+ * BST_SAMPLE_DESCENT: n samples, each by a descent from the root that picks
+ * a child in proportion to its estimated weight (pi: the descent's
+ * probability), enumerates the leaf reached (c members) and accepts one of
+ * its members, uniformly, with probability (c / pi) / B; the bound B is
+ * raised when c / pi exceeds it (counted in info->bound_raises)
+ */
 static int
 sample_descent(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 			   const BstAlloc *scratch, BstIdVec *out, BstStats *st,
@@ -534,6 +550,7 @@ accept_batch(const BstTree *t, const uint8_t *q, const uint32_t *e, const bool *
 	return BST_OK;
 }
 
+/* the exact sampling by rejection over the index's candidates described above CAND_BATCH */
 static int
 sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 				  const BstAlloc *scratch, BstIdVec *out, BstStats *st, int64_t *got)

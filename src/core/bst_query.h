@@ -55,9 +55,12 @@ typedef struct BstIdVec
 	BstAlloc	alloc;
 } BstIdVec;
 
+/* an empty vector allocating through alloc, without limit or at most max ids */
 extern void bst_vec_init(BstIdVec *vec, const BstAlloc *alloc);
 extern void bst_vec_init_max(BstIdVec *vec, const BstAlloc *alloc, size_t max);
+/* append x (doubling the array): BST_OK, BST_ELIMIT past max, or BST_ENOMEM */
 extern int	bst_vec_push(BstIdVec *vec, int64_t x);
+/* free the ids; the vector is empty again and may be reused */
 extern void bst_vec_free(BstIdVec *vec);
 
 typedef enum

@@ -76,6 +76,7 @@ heap_sort(int64_t *a, size_t n)
 	}
 }
 
+/* quicksort of a[0..n) that turns to heap sort after depth levels, and leaves runs of SORT_SMALL or fewer to insertion sort */
 static void
 intro_sort(int64_t *a, size_t n, int depth)
 {

@@ -12,6 +12,7 @@
 
 void		(*bst_interrupt_hook) (void) = NULL;
 
+/* the BstAlloc callbacks of bst_alloc_malloc (ctx unused; size 0 allocates 1 byte) */
 static void *
 malloc_alloc(void *ctx, size_t size)
 {
@@ -126,6 +127,7 @@ bst_leaf_ids(const BstTree *t, int32_t leaf, const int64_t **ids,
 	}
 }
 
+/* every node's popcount, from its filter */
 static void
 set_popcounts(BstTree *t)
 {
@@ -133,6 +135,7 @@ set_popcounts(BstTree *t)
 		t->nodes[v].popcount = (uint32_t) bs_popcount(bst_node_bits(t, v), t->nwords);
 }
 
+/* an empty tree of kind with parameters p, allocating through alloc; NULL when out of memory */
 static BstTree *
 tree_new(const BsParams *p, const BstAlloc *alloc, BstKind kind)
 {
@@ -196,6 +199,7 @@ add_node(BstTree *t, int64_t lo, int64_t last, int32_t parent)
 	return v;
 }
 
+/* add id x to node v's filter */
 static void
 set_id(BstTree *t, int32_t v, int64_t x)
 {
@@ -405,6 +409,12 @@ bst_pruned_count_nodes(const int64_t *ids, size_t nids, int leaf_bits)
 	return count_pruned_nodes(ids, 0, nids, 0, R, leaf_bits);
 }
 
+/*
+ * Build the node over ids[i0..i1) (sorted, all in [lo, lo + 2^bits)) and its
+ * subtree under parent; a node of leaf_bits or fewer is a leaf holding its
+ * ids (and counting their index buckets when there is an index).  Returns
+ * the node.
+ */
 static int32_t
 build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
 				  int32_t parent)

@@ -6,6 +6,10 @@
 #   no relative path written in any file climbs above the repository's root,
 #   and every Markdown file a text names is one of the repository's.
 #
+#   Code map: every file under src/ and test/ is covered by a row of the code
+#   map of docs/architecture.md (the test names each file that is not), and
+#   every src/ or test/ path of the code map names a file.
+#
 #   README.md's "Reference" section names everything the extension installs,
 #   checked against the catalog of a fresh install (and the reverse):
 #    - every member of the extension (functions, aggregates, operators,
@@ -101,6 +105,78 @@ for my $f (@files)
 	ok(!@outside, "$f names no file outside the repository")
 	  or diag("$f: " . join(', ', @outside));
 }
+
+# ---- the code map of docs/architecture.md --------------------------------------
+# Every file under src/ and test/ (git's files, tracked or new and not ignored;
+# without git, every file there but what .gitignore names: the build's output)
+# is covered by a row of the code map: a backticked path in the first cell of
+# a table row of its "## Code map" section, where `{a,b}` stands for each of a
+# and b and `*` for any run of characters but '/'.  The reverse too: a path of
+# a row under src/ or test/ names at least one file (no row outlives its file).
+
+# the regular expression of a glob without braces (unanchored source)
+sub glob_src
+{
+	my ($glob) = @_;
+	return join '', map { $_ eq '*' ? '[^/]*' : $_ eq '?' ? '[^/]' : quotemeta } split /([*?])/, $glob;
+}
+
+# a glob's brace alternatives expanded: a.{c,h} -> a.c, a.h
+sub expand_braces
+{
+	my ($glob) = @_;
+	return ($glob) unless $glob =~ /^(.*?)\{([^{}]*)\}(.*)$/;
+	my ($head, $alts, $tail) = ($1, $2, $3);
+	return map { expand_braces("$head$_$tail") } split /,/, $alts, -1;
+}
+
+my @tree_files;
+if (my $git = `git ls-files --cached --others --exclude-standard -- src test 2>/dev/null`)
+{
+	@tree_files = split /\n/, $git;
+}
+else
+{
+	my @ignored;
+	for my $p (grep { length && !/^#/ } split /\n/, (-f '.gitignore' ? slurp_file('.gitignore') : ''))
+	{
+		my $anchored = $p =~ s{^/}{};
+		$p =~ s{/$}{};
+		my $re = glob_src($p);
+		push @ignored, $anchored ? qr{^$re(?:/|$)} : qr{(?:^|/)$re(?:/|$)};
+	}
+	@tree_files = grep {
+		my $f = $_;
+		!grep { $f =~ $_ } @ignored
+	} map { s{^\./}{}r } split /\n/, `find ./src ./test -type f`;
+}
+@tree_files = sort @tree_files;
+ok(@tree_files > 50, scalar(@tree_files) . ' files under src/ and test/');
+
+my $arch = slurp_file('docs/architecture.md');
+my ($codemap) = $arch =~ /^## Code map\n(.*?)(?=^## |\z)/ms;
+ok(defined $codemap, 'docs/architecture.md has a "## Code map" section');
+my @row_globs;
+for my $row (grep { /^\|/ && !/^\|\s*-/ } split /\n/, $codemap // '')
+{
+	my ($first) = $row =~ /^\|([^|]*)\|/;
+	push @row_globs, map { expand_braces($_) } $first =~ /`([^`]+)`/g;
+}
+my %row_re = map { $_ => qr/^@{[ glob_src($_) ]}$/ } @row_globs;
+my @no_row = grep {
+	my $f = $_;
+	!grep { $f =~ $_ } values %row_re
+} @tree_files;
+ok(!@no_row, 'every file under src/ and test/ has a row in the code map of docs/architecture.md')
+  or diag("no row of docs/architecture.md's code map covers these files; add a row (`path` | layer | what it holds) for each:\n"
+	  . join('', map { "  $_\n" } @no_row));
+my @stale = grep {
+	my $re = $row_re{$_};
+	m{^(src|test)/} && !grep { $_ =~ $re } @tree_files
+} sort keys %row_re;
+ok(!@stale, 'every src/ and test/ path of the code map names a file')
+  or diag("these paths of docs/architecture.md's code map name no file (renamed or removed?):\n"
+	  . join('', map { "  $_\n" } @stale));
 
 # ---- the reference section of README.md --------------------------------------
 my $readme = slurp_file('README.md');

@@ -23,6 +23,7 @@ make_filter(const BsHasher *h, const int64_t *ids, size_t n)
 	return q;
 }
 
+/* true when a and b hold the same ids in the same order */
 static inline bool
 same_vec(const BstIdVec *a, const BstIdVec *b)
 {

@@ -25,6 +25,7 @@
 
 static unsigned long long rng_state = 12345;
 
+/* the next number of the test's deterministic stream */
 static uint64_t
 rnd(void)
 {
@@ -42,6 +43,7 @@ column_counts(const uint8_t *page, uint32_t slice_bytes, uint32_t nslices, uint3
 	free(dg);
 }
 
+/* bloofi_geometry: the limits it refuses and the layouts it computes */
 static void
 test_geometry(void)
 {
@@ -321,6 +323,7 @@ pages_alloc(const BloofiGeometry *g)
 	return pg;
 }
 
+/* free the g->slice_pages slice pages pg and their array */
 static void
 pages_free(const BloofiGeometry *g, uint8_t **pg)
 {
@@ -329,12 +332,14 @@ pages_free(const BloofiGeometry *g, uint8_t **pg)
 	free(pg);
 }
 
+/* bytes used on slice page sp: its slices times a slice's bytes */
 static size_t
 page_size(const BloofiGeometry *g, uint32_t sp)
 {
 	return (size_t) bloofi_slice_page_count(g, sp) * g->slice_bytes;
 }
 
+/* true when every slice page of a and b has the same used bytes */
 static bool
 pages_equal(const BloofiGeometry *g, uint8_t **a, uint8_t **b)
 {
@@ -344,6 +349,7 @@ pages_equal(const BloofiGeometry *g, uint8_t **a, uint8_t **b)
 	return true;
 }
 
+/* slice j (the column of filter bit j) within the slice pages pg */
 static uint8_t *
 slice_of(const BloofiGeometry *g, uint8_t **pg, uint32_t j)
 {
@@ -926,6 +932,7 @@ test_similarity_key(void)
 	CHECK(bloofi_similarity_key(z, M) == 0, "empty filter sorts first");
 }
 
+/* position sorting, the accumulator's initial words, and the AND of a slice (dense and sparse) at exact buffer sizes */
 static void
 test_misc(void)
 {
@@ -1000,6 +1007,7 @@ test_sparse_and(void)
 	}
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -15,12 +15,14 @@
 
 static unsigned long long rng_state = 4242;
 
+/* the next number of the test's deterministic stream */
 static uint64_t
 rnd(void)
 {
 	return unit_splitmix64(&rng_state);
 }
 
+/* the model of the run search: first start of n consecutive set bits, bit by bit; -1 when none */
 static int64_t
 naive_find(const uint8_t *bits, uint32_t nbits, uint32_t n)
 {
@@ -35,6 +37,7 @@ naive_find(const uint8_t *bits, uint32_t nbits, uint32_t n)
 	return -1;
 }
 
+/* count, runs, trailing bits and the run search on random maps of many densities and lengths, against the models */
 static void
 test_random(void)
 {
@@ -117,6 +120,7 @@ test_random(void)
 			}
 }
 
+/* the run search and counts on whole, empty and partial-word maps */
 static void
 test_edges(void)
 {
@@ -146,6 +150,7 @@ test_edges(void)
 	CHECK(bloofi_bits_count(bits, 128) == 10, "count 10");
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -18,12 +18,14 @@
 
 static unsigned long long rng_state = 424242;
 
+/* the next number of the test's deterministic stream */
 static uint64_t
 rnd(void)
 {
 	return unit_splitmix64(&rng_state);
 }
 
+/* clear f (nwords words), then set the n listed bits */
 static void
 set_bits(uint8_t *f, size_t nwords, const int *bits, int n)
 {
@@ -193,6 +195,7 @@ typedef struct Oracle
 	int			hits[RMAX];
 } Oracle;
 
+/* search callback: count a hit on leaf id in the oracle (arg) */
 static void
 count_hit(int64_t id, void *arg)
 {
@@ -244,6 +247,12 @@ verify(const BloofiRefTree *t, Oracle *o, const char *what)
 	return true;
 }
 
+/*
+ * A reference tree of order d under the split rule, built by bulk build or
+ * inserts, then random inserts and deletes and finally deleting everything,
+ * checked after every operation against its invariants and against
+ * testing every filter
+ */
 static void
 run_random_tree(int d, BloofiSplitRule rule, bool bulk)
 {
@@ -465,6 +474,7 @@ test_paper_configuration(void)
 	free(ids);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -18,6 +18,7 @@
 #include "bltree_code.h"
 #include "unit.h"
 
+/* the parameters of a tree of d levels with these m, k and seed */
 static BlTreeParams
 params(int d, const uint32_t *m, const uint8_t *k, int32_t seed)
 {
@@ -34,6 +35,7 @@ params(int d, const uint32_t *m, const uint8_t *k, int32_t seed)
 	return p;
 }
 
+/* a zeroed bit array for layout L (the caller frees it) */
 static uint8_t *
 new_array(const BlTreeLayout *L)
 {
@@ -644,6 +646,7 @@ typedef struct VecParams
 	int32_t		seed;
 } VecParams;
 
+/* the parameters of a test vector */
 static BlTreeParams
 vec_params(VecParams v)
 {
@@ -764,6 +767,7 @@ test_decode_polls(void)
 	free(raw);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

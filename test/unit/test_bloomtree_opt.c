@@ -18,6 +18,7 @@
 #include "bst_rng.h"
 #include "unit.h"
 
+/* bltree_optimize with room for cap results: the front (caller frees), *n its size, *evaluated the configurations tried */
 static BlTreeOptResult *
 run(const BlTreeOptRequest *req, int cap, int *n, int *evaluated)
 {
@@ -33,6 +34,7 @@ run(const BlTreeOptRequest *req, int cap, int *n, int *evaluated)
 	return out;
 }
 
+/* the false-positive rate the request optimises */
 static double
 rate(const BlTreeOptRequest *req, const BlTreeOptResult *r)
 {
@@ -238,6 +240,7 @@ test_ga_vs_exhaustive(void)
 	free(e);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

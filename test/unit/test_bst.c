@@ -21,6 +21,7 @@
 #include "bst_unit.h"
 #include "unit.h"
 
+/* a monotonic clock, in nanoseconds */
 static double
 now_ns(void)
 {
@@ -30,6 +31,7 @@ now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* n distinct ids drawn uniformly from [lo, hi), pushed onto the empty out and sorted */
 static void
 uniform_set(BstRng *rng, int64_t lo, int64_t hi, int64_t n, BstIdVec *out)
 {
@@ -94,6 +96,12 @@ chi2_stat(const BstIdVec *pos, const BstIdVec *samples, bool *all_members)
 	return q;
 }
 
+/*
+ * A full tree of depth over [lo, hi) and a query filter of set: its shape
+ * and root, index and tree reconstruction and HashInvert against the
+ * dictionary attack, and the chi-squared uniformity of descent and
+ * enumeration samples
+ */
 static void
 check_full(const char *what, BsParams p, int64_t lo, int64_t hi, int depth,
 		   const BstIdVec *set, BstRng *rng)
@@ -224,6 +232,7 @@ check_full(const char *what, BsParams p, int64_t lo, int64_t hi, int depth,
 	bst_tree_free(t);
 }
 
+/* check_full over uniform and clustered sets at several sizes, and HashInvert's unset-bit path and gcd(a, m) > 1 cases */
 static void
 test_full(void)
 {
@@ -294,6 +303,11 @@ test_full(void)
 	}
 }
 
+/*
+ * pruned trees over clustered and scattered ids, extended (new nodes as
+ * predicted): reconstruction against the dictionary attack over the
+ * occupied ids, descent chi2; an empty pruned tree grown by extension
+ */
 static void
 test_pruned(void)
 {
@@ -465,6 +479,7 @@ test_pruned(void)
 	bst_tree_free(t);
 }
 
+/* qsort order of int64 ids */
 static int
 cmp_ids(const void *a, const void *b)
 {
@@ -476,6 +491,7 @@ cmp_ids(const void *a, const void *b)
 
 static int	sort_interrupts = 0;
 
+/* the interrupt hook while sorting: counts its calls */
 static void
 count_interrupt(void)
 {
@@ -569,6 +585,7 @@ test_sort(void)
 	test_sort_patterns();
 }
 
+/* sizing: the paper's Tables 2 and 3, the memory limit, accuracies that need no filter or cannot be met */
 static void
 test_plan(void)
 {
@@ -704,6 +721,7 @@ typedef struct CountingAlloc
 
 #define COUNT_HDR 16
 
+/* a BstAlloc over malloc that tracks live and peak bytes (a size header before each block) */
 static void *
 count_alloc(void *ctx, size_t size)
 {
@@ -1062,6 +1080,7 @@ test_index_layout(void)
 	}
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -22,6 +22,7 @@ typedef struct Buf
 	int			fail_after;		/* calls before a simulated failure (< 0: never) */
 } Buf;
 
+/* the image writer into a growable buffer (ctx), failing once fail_after calls are spent */
 static int
 buf_write(void *ctx, const void *data, size_t len)
 {
@@ -77,6 +78,11 @@ compare(const char *what, BstTree *t, BstTree *img, const uint8_t *q)
 	bst_vec_free(&b);
 }
 
+/*
+ * Write t's image, open it from an aligned copy and check it answers q as t
+ * does; images opened with another name, generation or size, or damaged,
+ * are refused, and a failing writer gives BST_EIO
+ */
 static void
 roundtrip(const char *what, BstTree *t, const uint8_t *q)
 {
@@ -122,6 +128,10 @@ roundtrip(const char *what, BstTree *t, const uint8_t *q)
 	free(w.b);
 }
 
+/*
+ * round trips of full and pruned trees, with and without index, and of an
+ * empty pruned tree; exit status 0 when all passed (UNIT_DONE)
+ */
 int
 main(void)
 {

@@ -19,6 +19,7 @@
 
 static unsigned long long rng_state = 777;
 
+/* the next number of the test's deterministic stream */
 static uint64_t
 rnd(void)
 {
@@ -27,6 +28,7 @@ rnd(void)
 
 /* ---- shape --------------------------------------------------------------- */
 
+/* false hits that folding m bits to fold_m adds over s sampled filters of these fills */
 static double
 extra_hits(uint32_t m, int k, const float *fills, uint32_t n, uint32_t fold_m, uint32_t s)
 {
@@ -61,6 +63,7 @@ best_sample_exhaustive(uint32_t m, int k, const float *fills, uint32_t n, uint64
 	return best;
 }
 
+/* bs_colstats_shape on n filters around fill against the exhaustive search over every fold */
 static void
 check_shape(uint32_t m, int k, double fill, uint32_t n, uint64_t budget, const char *what)
 {
@@ -122,6 +125,7 @@ test_shape(void)
 
 /* ---- the sample's hits against folded filters tested bit by bit ------------ */
 
+/* a filter of m bits, each set with probability fill */
 static void
 random_filter(uint8_t *bits, uint32_t m, double fill)
 {
@@ -371,6 +375,7 @@ test_lookup_model(void)
 	CHECK_CLOSE(w.headers, 1 + 1 + 1.5, 1e-9);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

@@ -90,6 +90,7 @@ test_fold_equals_direct(void)
 	}
 }
 
+/* the k positions of key under parameters p */
 static void
 positions_of(BsParams p, BsKey key, uint32_t *pos)
 {
@@ -272,6 +273,7 @@ test_poll_chunks(void)
 	free(f);
 }
 
+/* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {

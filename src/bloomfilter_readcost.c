@@ -1,0 +1,198 @@
+/*
+ * bloomfilter_readcost.c
+ *    The cost of the functions that read a bloomfilter (the answer of
+ *    bloomfilter_support to SupportRequestCost), and which of them a
+ *    function is.
+ *
+ * Reading a filter costs what detoasting it costs: per filter argument, an
+ * in-line read, plus (by the column's statistics: the fractions stored out
+ * of line and compressed, the mean detoasted size; else by the typmod's m)
+ * a TOAST fetch and a decompression; plus the function's own pass over the
+ * bits.  The constants are measured (docs/planner.md).
+ */
+#include "postgres.h"
+
+#include "access/heaptoast.h"
+#include "catalog/pg_proc.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/syscache.h"
+
+#include "bloomfilter.h"
+#include "bloomfilter_stats.h"
+
+/*
+ * Costs, in units of cpu_operator_cost (one call of a cheap built-in
+ * operator), measured as docs/planner.md describes.
+ */
+#define COST_CALL				4.0 /* a call on an in-line filter */
+#define COST_INLINE_PER_BYTE	(1.0 / 8)	/* touching its bytes ... */
+#define COST_INLINE_BYTES		192 /* ... up to these */
+#define COST_EXTERNAL			340.0	/* fetching an out-of-line value */
+#define COST_EXTERNAL_PER_BYTE	0.1
+#define COST_DECOMPRESS_PER_BYTE 0.4
+#define COST_PASS_PER_BYTE		0.05	/* a pass over the bits (popcount) */
+#define COST_COMPARE_PER_BYTE	0.01	/* memcmp */
+#define COST_WRITE_PER_BYTE		0.1 /* a new filter: allocate, copy, combine */
+#define COST_PROBE				2.0 /* an element's k bit tests */
+/* a filter of unknown size: m = 1,024 */
+#define DEFAULT_FILTER_BYTES	(BF_VARSIZE(1024))
+
+/* bytes of a filter of expr's typmod (bloomfilter(m, k)), or 0 */
+static double
+typmod_bytes(Node *expr)
+{
+	int32		typmod = exprTypmod(expr);
+
+	return typmod >= 0 ? (double) BF_VARSIZE(TYPMOD_M(typmod)) : 0;
+}
+
+/*
+ * The mean detoasted size of expr's filters and the cost of reading one,
+ * in units of cpu_operator_cost (see the file header)
+ */
+static double
+filter_read_cost(PlannerInfo *root, Node *expr, double *bytes)
+{
+	VariableStatData vd;
+	const BfColumnStats *cs;
+	double		cost;
+
+	while (IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	if (IsA(expr, Const))
+	{
+		Const	   *c = (Const *) expr;
+
+		*bytes = c->constisnull ? 0 : (double) VARSIZE_ANY(DatumGetPointer(c->constvalue));
+		return COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE;
+	}
+	examine_variable(root, expr, 0, &vd);
+	cs = bf_column_stats(&vd);
+	if (cs)
+	{
+		*bytes = cs->mean_raw_bytes;
+		cost = COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE +
+			cs->frac_external * (COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes) +
+			cs->frac_compressed * COST_DECOMPRESS_PER_BYTE * *bytes;
+	}
+	else
+	{
+		/* by the typmod: a value above the TOAST threshold is taken as out of line */
+		*bytes = typmod_bytes(expr);
+		if (*bytes <= 0)
+			*bytes = DEFAULT_FILTER_BYTES;
+		cost = COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE;
+		if (*bytes > TOAST_TUPLE_THRESHOLD)
+			cost += COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes;
+	}
+	ReleaseVariableStats(vd);
+	return cost;
+}
+
+/* the extension's functions that read filters, by C symbol */
+static const struct
+{
+	const char *symbol;
+	FilterFn	fn;
+}			filter_fns[] =
+{
+	{"bloom_contains_int8", FN_CONTAINS},
+	{"bloom_contains_bytes", FN_CONTAINS},
+	{"bloom_contains_uuid", FN_CONTAINS},
+	{"bloom_contained_int8", FN_CONTAINED},
+	{"bloom_contained_bytes", FN_CONTAINED},
+	{"bloom_contained_uuid", FN_CONTAINED},
+	{"bloom_m", FN_READ},
+	{"bloom_k", FN_READ},
+	{"bloom_seed", FN_READ},
+	{"bloom_hash", FN_READ},
+	{"bloom_popcount", FN_PASS},
+	{"bloom_fill_ratio", FN_PASS},
+	{"bloom_fp_rate", FN_PASS},
+	{"bloom_cardinality", FN_PASS},
+	{"bloomfilter_hash", FN_PASS},
+	{"bloom_fold", FN_FOLD},
+	{"bloom_eq", FN_COMPARE},
+	{"bloom_ne", FN_COMPARE},
+	{"bloom_intersect", FN_COMBINE},
+	{"bloom_union", FN_COMBINE},
+	{"bloom_intersection_cardinality", FN_PASS2},
+	{"bloom_union_cardinality", FN_PASS2},
+	{"bloom_jaccard", FN_PASS2},
+};
+
+FilterFn
+bf_filter_fn_of(Oid funcid)
+{
+	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	FilterFn	fn = FN_UNKNOWN;
+
+	if (HeapTupleIsValid(tp))
+	{
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tp, Anum_pg_proc_prosrc, &isnull);
+
+		if (!isnull)
+		{
+			char	   *s = TextDatumGetCString(src);
+
+			for (int i = 0; i < lengthof(filter_fns); i++)
+				if (strcmp(s, filter_fns[i].symbol) == 0)
+					fn = filter_fns[i].fn;
+			pfree(s);
+		}
+		ReleaseSysCache(tp);
+	}
+	return fn;
+}
+
+double
+bf_filter_fn_cost(PlannerInfo *root, FilterFn fn, List *args)
+{
+	int			nargs = list_length(args);
+	double		b0,
+				b1;
+
+	switch (fn)
+	{
+		case FN_CONTAINS:
+			if (nargs != 2)
+				break;
+			return filter_read_cost(root, linitial(args), &b0) + COST_PROBE;
+		case FN_CONTAINED:
+			if (nargs != 2)
+				break;
+			return filter_read_cost(root, lsecond(args), &b0) + COST_PROBE;
+		case FN_READ:
+			if (nargs != 1)
+				break;
+			return filter_read_cost(root, linitial(args), &b0);
+		case FN_PASS:
+			if (nargs != 1)
+				break;
+			return filter_read_cost(root, linitial(args), &b0) + COST_PASS_PER_BYTE * b0;
+		case FN_FOLD:
+			if (nargs != 2)
+				break;
+			return filter_read_cost(root, linitial(args), &b0) + COST_WRITE_PER_BYTE * b0;
+		case FN_COMPARE:
+			if (nargs != 2)
+				break;
+			return filter_read_cost(root, linitial(args), &b0) +
+				filter_read_cost(root, lsecond(args), &b1) + COST_COMPARE_PER_BYTE * Max(b0, b1);
+		case FN_COMBINE:
+			if (nargs != 2)
+				break;
+			return filter_read_cost(root, linitial(args), &b0) +
+				filter_read_cost(root, lsecond(args), &b1) + COST_WRITE_PER_BYTE * Max(b0, b1);
+		case FN_PASS2:
+			if (nargs != 2)
+				break;
+			return filter_read_cost(root, linitial(args), &b0) +
+				filter_read_cost(root, lsecond(args), &b1) + COST_PASS_PER_BYTE * (b0 + b1);
+		case FN_UNKNOWN:
+			break;
+	}
+	return -1;
+}
