@@ -20,10 +20,14 @@ FROM (SELECT s, seed, random() AS u
 ANALYZE ev;
 CREATE TABLE exact AS SELECT s, seed, x, count(*) AS f FROM ev GROUP BY s, seed, x;
 
--- one sketch per stream, eps = delta = 0.01 (w = 272, d = 5), the stream's seed
+-- one sketch per stream, eps = delta = 0.01 (w = 272, d = 5), the stream's seed;
+-- built serially, so that each topk sees its stream in one order (a parallel plan
+-- merges partial candidate sets, whose near-equal elements may tie differently)
+SET max_parallel_workers_per_gather = 0;
 CREATE TABLE sk AS
 SELECT s, seed, cms_agg(x, 272, 5, seed) AS cm, topk_agg(x, 10, 2048, 5, seed) AS tk, count(*) AS n
 FROM ev GROUP BY s, seed;
+RESET max_parallel_workers_per_gather;
 
 -- no estimate below the true count; at most a delta fraction above f + eps*N
 -- (3-sigma binomial tolerance)
@@ -47,17 +51,26 @@ SELECT s, seed, cms_agg(x, f, 272, 5, seed) = (SELECT cm FROM sk WHERE sk.s = e.
 FROM exact e GROUP BY s, seed ORDER BY 1, 2;
 
 -- top 10: recall of the true top 10 (elements whose count reaches the 10th largest)
--- >= 0.95 at s >= 1.1 (at s = 0.8 the recall depends on the order of near-equal
--- elements, which the plan chooses: not shown); estimates never below the count
+-- >= 0.95 at s >= 1.1 over the two streams of each s (each stream at least 9 of 10:
+-- the 10th and 11th elements may differ by less than eps*N); at s = 0.8 the recall
+-- depends on the order of near-equal elements, not shown; estimates never below
+-- the count
 WITH kth AS (SELECT s, seed, min(f) AS f10
              FROM (SELECT s, seed, f, row_number() OVER (PARTITION BY s, seed ORDER BY f DESC) rn FROM exact) q
              WHERE rn <= 10 GROUP BY s, seed),
      got AS (SELECT sk.s, sk.seed, i.item::bigint AS x, i.estimate FROM sk, topk_items(sk.tk) i)
 SELECT g.s, g.seed, count(*) AS items,
-       (g.s < 1.1 OR count(*) FILTER (WHERE e.f >= k.f10) >= 0.95 * 10) AS recall_ok,
+       (g.s < 1.1 OR count(*) FILTER (WHERE e.f >= k.f10) >= 9) AS recall_ok,
        bool_and(g.estimate >= e.f) AS no_underestimate
 FROM got g JOIN exact e USING (s, seed, x) JOIN kth k USING (s, seed)
 GROUP BY g.s, g.seed ORDER BY 1, 2;
+WITH kth AS (SELECT s, seed, min(f) AS f10
+             FROM (SELECT s, seed, f, row_number() OVER (PARTITION BY s, seed ORDER BY f DESC) rn FROM exact) q
+             WHERE rn <= 10 GROUP BY s, seed),
+     got AS (SELECT sk.s, sk.seed, i.item::bigint AS x FROM sk, topk_items(sk.tk) i)
+SELECT g.s, count(*) FILTER (WHERE e.f >= k.f10) >= 0.95 * 20 AS recall_ok
+FROM got g JOIN exact e USING (s, seed, x) JOIN kth k USING (s, seed)
+WHERE g.s >= 1.1 GROUP BY g.s ORDER BY 1;
 -- the guarantee: every element with f > (N + k*eps*N)/(k+1) is reported (eps = e/w)
 SELECT e.s, e.seed, count(*) AS heavy,
        count(*) FILTER (WHERE e.x::text IN (SELECT item FROM topk_items(sk.tk))) AS reported

@@ -208,19 +208,7 @@ COMMENT ON FUNCTION bst_clustered_ids(bigint, bigint, bigint, float8, bigint) IS
 -- ---------------------------------------------------------------------------
 -- Descriptions of the internal helpers (README.md, Reference: Support objects)
 -- ---------------------------------------------------------------------------
-COMMENT ON FUNCTION _bst_full_depth(text, bigint, bigint, integer, integer, integer, text, bigint) IS
-    'internal: validates a full BloomSampleTree''s parameters and memory, returns its depth';
-COMMENT ON FUNCTION _bst_collect_ids(text) IS
-    'internal: the ids source_query returns, sorted and distinct, validated';
-COMMENT ON FUNCTION _bst_pruned_leaf_size(text, bigint[], integer, integer, integer, text, bigint) IS
-    'internal: validates a pruned BloomSampleTree''s parameters and memory, returns its leaf size';
-COMMENT ON FUNCTION _bst_extend(text, bigint[]) IS
-    'internal: the ids of the array a pruned BloomSampleTree does not hold yet, sorted, after a memory check of the extended tree';
 COMMENT ON FUNCTION _bst_store_ids(text, bigint[], integer) IS
     'internal: stores a pruned BloomSampleTree''s ids in bst_tree_ids, in chunks; returns the chunks written';
-COMMENT ON FUNCTION _bst_set_generation(text, bigint) IS
-    'internal: a BloomSampleTree was extended (or not): every session rebuilds it from the catalog at its next call';
 COMMENT ON FUNCTION _bst_forget(text) IS
     'internal: a BloomSampleTree was dropped: forgets it in this backend and its shared image';
-COMMENT ON FUNCTION _bst_new_generation() IS
-    'internal: a random generation number for a BloomSampleTree definition';

@@ -79,6 +79,7 @@ FROM @extschema@.bst_tree_catalog c
 WHERE @extschema@._bst_may_use(c.kind, c.owner, c.grantees);
 GRANT SELECT ON bst_trees TO PUBLIC;
 COMMENT ON VIEW bst_trees IS 'the BloomSampleTrees of this database that the current user may use';
+
 -- ==== countingbloom and cuckoofilter (1.2) ====
 -- ---- countingbloom: the type ----------------------------------------------
 CREATE TYPE countingbloom;
@@ -136,105 +137,6 @@ CREATE FUNCTION cbloom_empty(m integer, k integer, seed integer DEFAULT 0,
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbloom_empty(integer, integer, integer, text) IS
     'empty counting filter of m counters and k hash functions';
--- ==== descriptions (1.2) ====
--- COMMENT ON every member of the extension that had none (README.md, Reference)
-
--- ---------------------------------------------------------------------------
--- Descriptions (psql's \df+, \do+, \dT+, \dAc+ show them), in the words of
--- README.md's Reference; test/t/004_docs.pl fails on a member without one
--- ---------------------------------------------------------------------------
-COMMENT ON FUNCTION bloomfilter_in(cstring, oid, integer) IS
-    'input of bloomfilter: the text form m=<bits>,k=<hashes>,seed=<int32>,hash=<xxh3|linear>,v=<scheme>:<hex>, every field validated';
-COMMENT ON FUNCTION bloomfilter_out(bloomfilter) IS
-    'output of bloomfilter: the text form m=<bits>,k=<hashes>,seed=<int32>,hash=<xxh3|linear>,v=<scheme>:<hex>';
-COMMENT ON FUNCTION bloomfilter_recv(internal, oid, integer) IS
-    'binary input of bloomfilter (COPY ... (FORMAT binary)), validated';
-COMMENT ON FUNCTION bloomfilter_send(bloomfilter) IS
-    'binary output of bloomfilter: version, family, k, flags, seed, m, then the bits';
-COMMENT ON FUNCTION bloomfilter_typmod_in(cstring[]) IS
-    'typmod input of bloomfilter(m, k): m < 2^26 bits, 1 <= k <= 32';
-COMMENT ON FUNCTION bloomfilter_typmod_out(integer) IS
-    'typmod output of bloomfilter(m, k)';
-COMMENT ON FUNCTION bloomfilter(bloomfilter, integer, boolean) IS
-    'length coercion of a bloomfilter(m, k) column: rejects a filter of other m or k';
-COMMENT ON CAST (bloomfilter AS bloomfilter) IS
-    'enforces a column''s bloomfilter(m, k): rejects a filter of other m or k';
-
-COMMENT ON FUNCTION bloom_empty(integer, integer, integer, text) IS
-    'empty filter of m bits and k hash functions';
-COMMENT ON FUNCTION bloom_for_capacity(bigint, float8, integer) IS
-    'empty ''xxh3'' filter sized for n elements at that false-positive rate: m = bloom_optimal_m(n, fp_rate), k = bloom_optimal_k(m, n)';
-COMMENT ON FUNCTION bloom_from_array(bigint[], integer, integer, integer, text) IS
-    'filter of the array''s non-NULL elements';
-COMMENT ON FUNCTION bloom_from_array(text[], integer, integer, integer, text) IS
-    'filter of the array''s non-NULL elements';
-COMMENT ON FUNCTION bloom_union_trans(internal, bloomfilter) IS
-    'transition function of bloom_union_agg: ORs a filter into the state';
-COMMENT ON FUNCTION bloom_intersect_trans(internal, bloomfilter) IS
-    'transition function of bloom_intersect_agg: ANDs a filter into the state';
-COMMENT ON FUNCTION bloom_union_combine(internal, internal) IS
-    'combine function of bloom_agg and bloom_union_agg: OR of two partial states';
-COMMENT ON FUNCTION bloom_intersect_combine(internal, internal) IS
-    'combine function of bloom_intersect_agg: AND of two partial states';
-COMMENT ON FUNCTION bloom_agg_serial(internal) IS
-    'serialisation of the filter aggregates'' state (parallel aggregation)';
-COMMENT ON FUNCTION bloom_agg_deserial(bytea, internal) IS
-    'deserialisation of the filter aggregates'' state (parallel aggregation)';
-COMMENT ON FUNCTION bloom_agg_final(internal) IS
-    'final function of the filter aggregates: the filter of the state';
-COMMENT ON AGGREGATE bloom_union_agg(bloomfilter) IS
-    'OR of the group''s non-NULL filters; parallel';
-COMMENT ON AGGREGATE bloom_intersect_agg(bloomfilter) IS
-    'AND of the group''s non-NULL filters; parallel';
-
-COMMENT ON FUNCTION bloom_intersect(bloomfilter, bloomfilter) IS
-    'bitwise AND (not the filter of the intersection of A and B: see bloom_intersection_cardinality)';
-COMMENT ON FUNCTION bloom_union(bloomfilter, bloomfilter) IS
-    'bitwise OR: the filter of the union of A and B';
-COMMENT ON FUNCTION bloom_eq(bloomfilter, bloomfilter) IS
-    'same parameters and same bits';
-COMMENT ON FUNCTION bloom_ne(bloomfilter, bloomfilter) IS
-    'different parameters or bits';
-COMMENT ON OPERATOR & (bloomfilter, bloomfilter) IS
-    'bitwise AND (not the filter of the intersection of A and B: see bloom_intersection_cardinality)';
-COMMENT ON OPERATOR | (bloomfilter, bloomfilter) IS
-    'bitwise OR: the filter of the union of A and B';
-COMMENT ON OPERATOR = (bloomfilter, bloomfilter) IS
-    'same parameters and same bits';
-COMMENT ON OPERATOR <> (bloomfilter, bloomfilter) IS
-    'different parameters or bits';
-COMMENT ON FUNCTION bloomfilter_hash(bloomfilter) IS
-    'hash of a filter''s parameters and bits (operator class bloomfilter_hash_ops)';
-COMMENT ON OPERATOR CLASS bloomfilter_hash_ops USING hash IS
-    'hash operator class of bloomfilter: GROUP BY, DISTINCT and hash joins on filters';
-COMMENT ON OPERATOR FAMILY bloomfilter_hash_ops USING hash IS
-    'hash operator family of bloomfilter: GROUP BY, DISTINCT and hash joins on filters';
-
-COMMENT ON FUNCTION bloom_m(bloomfilter) IS 'number of bits m';
-COMMENT ON FUNCTION bloom_k(bloomfilter) IS 'number of hash functions k';
-COMMENT ON FUNCTION bloom_seed(bloomfilter) IS 'hash seed (int32)';
-COMMENT ON FUNCTION bloom_hash(bloomfilter) IS 'hash family: ''xxh3'' or ''linear''';
-COMMENT ON FUNCTION bloom_popcount(bloomfilter) IS 'bits set (t)';
-COMMENT ON FUNCTION bloom_fill_ratio(bloomfilter) IS 'fraction of bits set, t/m';
-COMMENT ON FUNCTION bloom_fp_rate(bloomfilter) IS 'posterior false-positive rate (t/m)^k';
-COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS
-    'estimated number of distinct elements, ln(1 - t/m) / (k ln(1 - 1/m)); Infinity for a full filter';
-COMMENT ON OPERATOR # (NONE, bloomfilter) IS
-    'estimated number of distinct elements (bloom_cardinality); Infinity for a full filter';
-COMMENT ON FUNCTION bloom_intersection_cardinality(bloomfilter, bloomfilter) IS
-    'estimated size of the intersection of A and B from the bits set in a, b and a & b (Papapetrou, Siberski, Nejdl)';
-COMMENT ON FUNCTION bloom_union_cardinality(bloomfilter, bloomfilter) IS
-    'estimated size of the union of A and B: the cardinality estimate of a | b';
-COMMENT ON FUNCTION bloom_jaccard(bloomfilter, bloomfilter) IS
-    'estimated Jaccard similarity: intersection / union';
-COMMENT ON FUNCTION bloom_optimal_m(bigint, float8) IS
-    'bits for n elements at false-positive rate p: ceil(-n ln p / ln^2 2)';
-COMMENT ON FUNCTION bloom_optimal_k(bigint, bigint) IS
-    'hash functions for m bits and n elements: round(m/n ln 2), in [1, 32]';
-COMMENT ON FUNCTION bloom_expected_fp(bigint, integer, bigint) IS
-    'expected false-positive rate of m bits, k hashes, n elements: (1 - e^(-kn/m))^k';
-COMMENT ON FUNCTION bloom_fold(bloomfilter, integer) IS
-    'the filter of m/factor bits the same elements would have built directly; every member stays a member';
 
 DO $$
 DECLARE
@@ -342,49 +244,6 @@ CREATE FUNCTION cbloom_agg_final(internal) RETURNS countingbloom
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cbloom_agg_final(internal) IS
     'countingbloom aggregates: the counting filter';
--- ==== countmin and topk (1.2) ====
--- ---------------------------------------------------------------------------
--- Frequencies: the countmin type (Count-Min sketch, Cormode & Muthukrishnan)
--- and the topk type (heavy hitters: a sketch plus the candidate min-heap).
--- See README.md ("Frequencies") and src/countmin*.c, src/topk*.c.
--- ---------------------------------------------------------------------------
-
-CREATE TYPE countmin;
-
-CREATE FUNCTION countmin_in(cstring) RETURNS countmin
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION countmin_in(cstring) IS
-    'countmin text input: w=..,d=..,seed=..,v=1:<row>;<row>... (decimal counters, comma-separated)';
-CREATE FUNCTION countmin_out(countmin) RETURNS cstring
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION countmin_out(countmin) IS 'countmin text output';
-CREATE FUNCTION countmin_recv(internal) RETURNS countmin
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION countmin_recv(internal) IS 'countmin binary input, validated like the text input';
-CREATE FUNCTION countmin_send(countmin) RETURNS bytea
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION countmin_send(countmin) IS 'countmin binary output';
-
-CREATE TYPE countmin (
-    INPUT = countmin_in,
-    OUTPUT = countmin_out,
-    RECEIVE = countmin_recv,
-    SEND = countmin_send,
-    INTERNALLENGTH = VARIABLE,
-    ALIGNMENT = double,
-    STORAGE = extended
-);
-COMMENT ON TYPE countmin IS
-    'Count-Min sketch: d rows of w 64-bit counters with a seed; point and inner-product estimates';
-
-CREATE FUNCTION cms_empty(w integer, d integer, seed integer DEFAULT 0) RETURNS countmin
-    AS 'MODULE_PATHNAME', 'countmin_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_empty(integer, integer, integer) IS
-    'empty Count-Min sketch of d rows of w counters';
-CREATE FUNCTION cms_for_error(epsilon float8, delta float8, seed integer DEFAULT 0) RETURNS countmin
-    AS 'MODULE_PATHNAME', 'countmin_for_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_for_error(float8, float8, integer) IS
-    'empty sketch with w = ceil(e/epsilon), d = ceil(ln(1/delta)): estimates within epsilon*N with probability 1 - delta';
 
 DO $$
 DECLARE
@@ -413,130 +272,6 @@ BEGIN
                 COMMENT ON AGGREGATE cbloom_agg(%1$s, %2$s) IS
                     'counting filter of the group''s non-NULL elements (m, k [, seed [, hash]] as in cbloom_empty)'$f$,
                 elem, args);
-BEGIN
-    FOR elem, csym IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'), ('uuid', 'uuid') LOOP
-        EXECUTE format($f$
-            CREATE FUNCTION cms_add(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
-                AS 'MODULE_PATHNAME', %2$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-            COMMENT ON FUNCTION cms_add(countmin, %1$s, bigint) IS
-                'copy of the sketch with count (>= 0) added for elem';
-            CREATE FUNCTION cms_remove(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
-                AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-            COMMENT ON FUNCTION cms_remove(countmin, %1$s, bigint) IS
-                'copy of the sketch with count subtracted for elem; error 22023 if a counter would go negative';
-            CREATE FUNCTION cms_estimate(s countmin, elem %1$s) RETURNS bigint
-                AS 'MODULE_PATHNAME', %4$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-            COMMENT ON FUNCTION cms_estimate(countmin, %1$s) IS
-                'estimated count of elem: the minimum over rows, never below the true count';
-            CREATE FUNCTION cms_agg_trans(internal, %1$s, integer, integer) RETURNS internal
-                AS 'MODULE_PATHNAME', %5$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
-            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, integer, integer) IS
-                'cms_agg transition function';
-            CREATE FUNCTION cms_agg_trans(internal, %1$s, integer, integer, integer) RETURNS internal
-                AS 'MODULE_PATHNAME', %5$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
-            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, integer, integer, integer) IS
-                'cms_agg transition function';
-            CREATE FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer) RETURNS internal
-                AS 'MODULE_PATHNAME', %6$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
-            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer) IS
-                'cms_agg transition function (with counts)';
-            CREATE FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer, integer) RETURNS internal
-                AS 'MODULE_PATHNAME', %6$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
-            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer, integer) IS
-                'cms_agg transition function (with counts)';
-            $f$, elem, 'countmin_add_' || csym, 'countmin_remove_' || csym,
-            'countmin_estimate_' || csym, 'countmin_agg_trans_' || csym,
-            'countmin_agg_count_trans_' || csym);
-    END LOOP;
-END
-$$;
-
-CREATE FUNCTION cms_total(s countmin) RETURNS bigint
-    AS 'MODULE_PATHNAME', 'countmin_total' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_total(countmin) IS 'N: the sum of the counts added to the sketch';
-CREATE FUNCTION cms_w(s countmin) RETURNS integer
-    AS 'MODULE_PATHNAME', 'countmin_w' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_w(countmin) IS 'counters per row (w)';
-CREATE FUNCTION cms_d(s countmin) RETURNS integer
-    AS 'MODULE_PATHNAME', 'countmin_d' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_d(countmin) IS 'rows (d)';
-CREATE FUNCTION cms_seed(s countmin) RETURNS integer
-    AS 'MODULE_PATHNAME', 'countmin_seed' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_seed(countmin) IS 'the hash seed';
-CREATE FUNCTION cms_inner_product(a countmin, b countmin) RETURNS bigint
-    AS 'MODULE_PATHNAME', 'countmin_inner_product' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_inner_product(countmin, countmin) IS
-    'estimated join size sum f_a(x)*f_b(x): at least the true size, at most epsilon*N_a*N_b above with probability 1 - delta';
-
-CREATE FUNCTION countmin_eq(countmin, countmin) RETURNS boolean
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION countmin_eq(countmin, countmin) IS 'same parameters and counters';
-CREATE FUNCTION countmin_ne(countmin, countmin) RETURNS boolean
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION countmin_ne(countmin, countmin) IS 'different parameters or counters';
-CREATE OPERATOR = (LEFTARG = countmin, RIGHTARG = countmin,
-                   FUNCTION = countmin_eq, COMMUTATOR = =, NEGATOR = <>,
-                   RESTRICT = eqsel, JOIN = eqjoinsel);
-COMMENT ON OPERATOR = (countmin, countmin) IS 'same parameters and counters';
-CREATE OPERATOR <> (LEFTARG = countmin, RIGHTARG = countmin,
-                    FUNCTION = countmin_ne, COMMUTATOR = <>, NEGATOR = =,
-                    RESTRICT = neqsel, JOIN = neqjoinsel);
-COMMENT ON OPERATOR <> (countmin, countmin) IS 'different parameters or counters';
-
-CREATE FUNCTION cms_union_trans(internal, countmin) RETURNS internal
-    AS 'MODULE_PATHNAME', 'countmin_union_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION cms_union_trans(internal, countmin) IS 'cms_union_agg transition function';
-CREATE FUNCTION cms_agg_combine(internal, internal) RETURNS internal
-    AS 'MODULE_PATHNAME', 'countmin_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION cms_agg_combine(internal, internal) IS
-    'cms_agg and cms_union_agg combine function: sums the counters';
-CREATE FUNCTION cms_agg_serial(internal) RETURNS bytea
-    AS 'MODULE_PATHNAME', 'countmin_agg_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_agg_serial(internal) IS 'cms_agg and cms_union_agg serialization function';
-CREATE FUNCTION cms_agg_deserial(bytea, internal) RETURNS internal
-    AS 'MODULE_PATHNAME', 'countmin_agg_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_agg_deserial(bytea, internal) IS 'cms_agg and cms_union_agg deserialization function';
-CREATE FUNCTION cms_agg_final(internal) RETURNS countmin
-    AS 'MODULE_PATHNAME', 'countmin_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION cms_agg_final(internal) IS 'cms_agg and cms_union_agg final function';
-
-DO $$
-DECLARE
-    elem text;
-    args text;
-BEGIN
-    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
-        FOREACH args IN ARRAY ARRAY['integer, integer', 'integer, integer, integer',
-                                    'bigint, integer, integer', 'bigint, integer, integer, integer'] LOOP
-            EXECUTE format($f$
-                CREATE AGGREGATE cms_agg(%1$s, %2$s) (
-                    SFUNC = cms_agg_trans, STYPE = internal,
-                    COMBINEFUNC = cms_agg_combine,
-                    SERIALFUNC = cms_agg_serial, DESERIALFUNC = cms_agg_deserial,
-                    FINALFUNC = cms_agg_final, PARALLEL = SAFE);
-                COMMENT ON AGGREGATE cms_agg(%1$s, %2$s) IS %3$L;
-                $f$, elem, args,
-                CASE WHEN args LIKE 'bigint%' THEN 'Count-Min sketch of the group''s elements, each with its count'
-                     ELSE 'Count-Min sketch of the group''s elements' END);
-    args text;
-BEGIN
-    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
-        EXECUTE format($f$COMMENT ON FUNCTION bloom_add(bloomfilter, %1$s) IS
-            'copy of the filter with the element added'$f$, elem);
-        EXECUTE format($f$COMMENT ON FUNCTION bloom_contains(bloomfilter, %1$s) IS
-            'membership: true for every added element, false positives at the filter''s rate'$f$, elem);
-        EXECUTE format($f$COMMENT ON FUNCTION bloom_contained(%1$s, bloomfilter) IS
-            'membership, commuted: true for every added element, false positives at the filter''s rate'$f$, elem);
-        EXECUTE format($f$COMMENT ON OPERATOR @> (bloomfilter, %1$s) IS
-            'membership: true for every added element, false positives at the filter''s rate'$f$, elem);
-        EXECUTE format($f$COMMENT ON OPERATOR <@ (%1$s, bloomfilter) IS
-            'membership, commuted: true for every added element, false positives at the filter''s rate'$f$, elem);
-        FOREACH args IN ARRAY ARRAY['integer, integer', 'integer, integer, integer',
-                                    'integer, integer, integer, text'] LOOP
-            EXECUTE format($f$COMMENT ON FUNCTION bloom_agg_trans(internal, %1$s, %2$s) IS
-                'transition function of bloom_agg: adds an element to the state'$f$, elem, args);
-            EXECUTE format($f$COMMENT ON AGGREGATE bloom_agg(%1$s, %2$s) IS
-                'filter of the group''s non-NULL elements; m, k, seed and hash the same on every row; parallel'$f$, elem, args);
         END LOOP;
     END LOOP;
 END
@@ -685,6 +420,196 @@ COMMENT ON FUNCTION cuckoo_agg_deserial(bytea, internal) IS 'cuckoo_agg: bytes t
 CREATE FUNCTION cuckoo_agg_final(internal) RETURNS cuckoofilter
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cuckoo_agg_final(internal) IS 'cuckoo_agg final: the filter';
+
+DO $$
+DECLARE
+    elem text;
+    csym text;
+    args text;
+BEGIN
+    FOR elem, csym IN VALUES ('bigint', 'cuckoo_agg_trans_int8'), ('text', 'cuckoo_agg_trans_bytes'),
+                             ('bytea', 'cuckoo_agg_trans_bytes'), ('uuid', 'cuckoo_agg_trans_uuid') LOOP
+        FOREACH args IN ARRAY ARRAY['bigint', 'bigint, float8', 'bigint, float8, integer'] LOOP
+            EXECUTE format($f$
+                CREATE FUNCTION cuckoo_agg_trans(internal, %1$s, %2$s) RETURNS internal
+                    AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
+                elem, args, csym);
+            EXECUTE format($f$
+                COMMENT ON FUNCTION cuckoo_agg_trans(internal, %1$s, %2$s) IS
+                    'cuckoo_agg transition: insert the element (error 54000 when full)'$f$, elem, args);
+            EXECUTE format($f$
+                CREATE AGGREGATE cuckoo_agg(%1$s, %2$s) (
+                    SFUNC = cuckoo_agg_trans, STYPE = internal,
+                    COMBINEFUNC = cuckoo_agg_combine,
+                    SERIALFUNC = cuckoo_agg_serial, DESERIALFUNC = cuckoo_agg_deserial,
+                    FINALFUNC = cuckoo_agg_final, PARALLEL = SAFE)$f$, elem, args);
+            EXECUTE format($f$
+                COMMENT ON AGGREGATE cuckoo_agg(%1$s, %2$s) IS
+                    'cuckoo filter of the group''s non-NULL elements (capacity [, fp_rate [, seed]] as in cuckoo_empty)'$f$,
+                elem, args);
+        END LOOP;
+    END LOOP;
+END
+$$;
+
+-- ==== countmin and topk (1.2) ====
+-- ---------------------------------------------------------------------------
+-- Frequencies: the countmin type (Count-Min sketch, Cormode & Muthukrishnan)
+-- and the topk type (heavy hitters: a sketch plus the candidate min-heap).
+-- See README.md ("Frequencies") and src/countmin*.c, src/topk*.c.
+-- ---------------------------------------------------------------------------
+
+CREATE TYPE countmin;
+
+CREATE FUNCTION countmin_in(cstring) RETURNS countmin
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION countmin_in(cstring) IS
+    'countmin text input: w=..,d=..,seed=..,v=1:<row>;<row>... (decimal counters, comma-separated)';
+CREATE FUNCTION countmin_out(countmin) RETURNS cstring
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION countmin_out(countmin) IS 'countmin text output';
+CREATE FUNCTION countmin_recv(internal) RETURNS countmin
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION countmin_recv(internal) IS 'countmin binary input, validated like the text input';
+CREATE FUNCTION countmin_send(countmin) RETURNS bytea
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION countmin_send(countmin) IS 'countmin binary output';
+
+CREATE TYPE countmin (
+    INPUT = countmin_in,
+    OUTPUT = countmin_out,
+    RECEIVE = countmin_recv,
+    SEND = countmin_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT = double,
+    STORAGE = extended
+);
+COMMENT ON TYPE countmin IS
+    'Count-Min sketch: d rows of w 64-bit counters with a seed; point and inner-product estimates';
+
+CREATE FUNCTION cms_empty(w integer, d integer, seed integer DEFAULT 0) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_empty(integer, integer, integer) IS
+    'empty Count-Min sketch of d rows of w counters';
+CREATE FUNCTION cms_for_error(epsilon float8, delta float8, seed integer DEFAULT 0) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_for_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_for_error(float8, float8, integer) IS
+    'empty sketch with w = ceil(e/epsilon), d = ceil(ln(1/delta)): estimates within epsilon*N with probability 1 - delta';
+
+DO $$
+DECLARE
+    elem text;
+    csym text;
+BEGIN
+    FOR elem, csym IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'), ('uuid', 'uuid') LOOP
+        EXECUTE format($f$
+            CREATE FUNCTION cms_add(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
+                AS 'MODULE_PATHNAME', %2$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+            COMMENT ON FUNCTION cms_add(countmin, %1$s, bigint) IS
+                'copy of the sketch with count (>= 0) added for elem';
+            CREATE FUNCTION cms_remove(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
+                AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+            COMMENT ON FUNCTION cms_remove(countmin, %1$s, bigint) IS
+                'copy of the sketch with count subtracted for elem; error 22023 if a counter would go negative';
+            CREATE FUNCTION cms_estimate(s countmin, elem %1$s) RETURNS bigint
+                AS 'MODULE_PATHNAME', %4$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+            COMMENT ON FUNCTION cms_estimate(countmin, %1$s) IS
+                'estimated count of elem: the minimum over rows, never below the true count';
+            CREATE FUNCTION cms_agg_trans(internal, %1$s, integer, integer) RETURNS internal
+                AS 'MODULE_PATHNAME', %5$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
+            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, integer, integer) IS
+                'cms_agg transition function';
+            CREATE FUNCTION cms_agg_trans(internal, %1$s, integer, integer, integer) RETURNS internal
+                AS 'MODULE_PATHNAME', %5$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
+            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, integer, integer, integer) IS
+                'cms_agg transition function';
+            CREATE FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer) RETURNS internal
+                AS 'MODULE_PATHNAME', %6$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
+            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer) IS
+                'cms_agg transition function (with counts)';
+            CREATE FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer, integer) RETURNS internal
+                AS 'MODULE_PATHNAME', %6$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
+            COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer, integer) IS
+                'cms_agg transition function (with counts)';
+            $f$, elem, 'countmin_add_' || csym, 'countmin_remove_' || csym,
+            'countmin_estimate_' || csym, 'countmin_agg_trans_' || csym,
+            'countmin_agg_count_trans_' || csym);
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION cms_total(s countmin) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'countmin_total' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_total(countmin) IS 'N: the sum of the counts added to the sketch';
+CREATE FUNCTION cms_w(s countmin) RETURNS integer
+    AS 'MODULE_PATHNAME', 'countmin_w' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_w(countmin) IS 'counters per row (w)';
+CREATE FUNCTION cms_d(s countmin) RETURNS integer
+    AS 'MODULE_PATHNAME', 'countmin_d' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_d(countmin) IS 'rows (d)';
+CREATE FUNCTION cms_seed(s countmin) RETURNS integer
+    AS 'MODULE_PATHNAME', 'countmin_seed' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_seed(countmin) IS 'the hash seed';
+CREATE FUNCTION cms_inner_product(a countmin, b countmin) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'countmin_inner_product' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_inner_product(countmin, countmin) IS
+    'estimated join size sum f_a(x)*f_b(x): at least the true size, at most epsilon*N_a*N_b above with probability 1 - delta';
+
+CREATE FUNCTION countmin_eq(countmin, countmin) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION countmin_eq(countmin, countmin) IS 'same parameters and counters';
+CREATE FUNCTION countmin_ne(countmin, countmin) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION countmin_ne(countmin, countmin) IS 'different parameters or counters';
+CREATE OPERATOR = (LEFTARG = countmin, RIGHTARG = countmin,
+                   FUNCTION = countmin_eq, COMMUTATOR = =, NEGATOR = <>,
+                   RESTRICT = eqsel, JOIN = eqjoinsel);
+COMMENT ON OPERATOR = (countmin, countmin) IS 'same parameters and counters';
+CREATE OPERATOR <> (LEFTARG = countmin, RIGHTARG = countmin,
+                    FUNCTION = countmin_ne, COMMUTATOR = <>, NEGATOR = =,
+                    RESTRICT = neqsel, JOIN = neqjoinsel);
+COMMENT ON OPERATOR <> (countmin, countmin) IS 'different parameters or counters';
+
+CREATE FUNCTION cms_union_trans(internal, countmin) RETURNS internal
+    AS 'MODULE_PATHNAME', 'countmin_union_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cms_union_trans(internal, countmin) IS 'cms_union_agg transition function';
+CREATE FUNCTION cms_agg_combine(internal, internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'countmin_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_combine(internal, internal) IS
+    'cms_agg and cms_union_agg combine function: sums the counters';
+CREATE FUNCTION cms_agg_serial(internal) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'countmin_agg_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_serial(internal) IS 'cms_agg and cms_union_agg serialization function';
+CREATE FUNCTION cms_agg_deserial(bytea, internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'countmin_agg_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_deserial(bytea, internal) IS 'cms_agg and cms_union_agg deserialization function';
+CREATE FUNCTION cms_agg_final(internal) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_final(internal) IS 'cms_agg and cms_union_agg final function';
+
+DO $$
+DECLARE
+    elem text;
+    args text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        FOREACH args IN ARRAY ARRAY['integer, integer', 'integer, integer, integer',
+                                    'bigint, integer, integer', 'bigint, integer, integer, integer'] LOOP
+            EXECUTE format($f$
+                CREATE AGGREGATE cms_agg(%1$s, %2$s) (
+                    SFUNC = cms_agg_trans, STYPE = internal,
+                    COMBINEFUNC = cms_agg_combine,
+                    SERIALFUNC = cms_agg_serial, DESERIALFUNC = cms_agg_deserial,
+                    FINALFUNC = cms_agg_final, PARALLEL = SAFE);
+                COMMENT ON AGGREGATE cms_agg(%1$s, %2$s) IS %3$L;
+                $f$, elem, args,
+                CASE WHEN args LIKE 'bigint%' THEN 'Count-Min sketch of the group''s elements, each with its count'
+                     ELSE 'Count-Min sketch of the group''s elements' END);
+        END LOOP;
+    END LOOP;
+END
+$$;
+
 CREATE AGGREGATE cms_union_agg(countmin) (
     SFUNC = cms_union_trans, STYPE = internal,
     COMBINEFUNC = cms_agg_combine,
@@ -743,48 +668,6 @@ CREATE OPERATOR <> (LEFTARG = topk, RIGHTARG = topk,
                     FUNCTION = topk_ne, COMMUTATOR = <>, NEGATOR = =,
                     RESTRICT = neqsel, JOIN = neqjoinsel);
 COMMENT ON OPERATOR <> (topk, topk) IS 'different parameters, counters or candidates';
--- ---------------------------------------------------------------------------
--- Descriptions of the internal helpers (README.md, Reference: Support objects)
--- ---------------------------------------------------------------------------
-COMMENT ON FUNCTION _bst_full_depth(text, bigint, bigint, integer, integer, integer, text, bigint) IS
-    'internal: validates a full BloomSampleTree''s parameters and memory, returns its depth';
-COMMENT ON FUNCTION _bst_collect_ids(text) IS
-    'internal: the ids source_query returns, sorted and distinct, validated';
-COMMENT ON FUNCTION _bst_pruned_leaf_size(text, bigint[], integer, integer, integer, text, bigint) IS
-    'internal: validates a pruned BloomSampleTree''s parameters and memory, returns its leaf size';
-COMMENT ON FUNCTION _bst_extend(text, bigint[]) IS
-    'internal: the ids of the array a pruned BloomSampleTree does not hold yet, sorted, after a memory check of the extended tree';
-COMMENT ON FUNCTION _bst_store_ids(text, bigint[], integer) IS
-    'internal: stores a pruned BloomSampleTree''s ids in bst_tree_ids, in chunks; returns the chunks written';
-COMMENT ON FUNCTION _bst_set_generation(text, bigint) IS
-    'internal: a BloomSampleTree was extended (or not): every session rebuilds it from the catalog at its next call';
-COMMENT ON FUNCTION _bst_forget(text) IS
-    'internal: a BloomSampleTree was dropped: forgets it in this backend and its shared image';
-COMMENT ON FUNCTION _bst_new_generation() IS
-    'internal: a random generation number for a BloomSampleTree definition';
-
--- ---------------------------------------------------------------------------
--- Descriptions (README.md, Reference)
--- ---------------------------------------------------------------------------
-COMMENT ON FUNCTION bloofi_handler(internal) IS
-    'handler of the bloofi index access method';
-COMMENT ON OPERATOR CLASS bloomfilter_bloofi_ops USING bloofi IS
-    'default operator class of bloofi: column @> elem and elem <@ column for elem bigint, text, bytea, uuid';
-COMMENT ON OPERATOR FAMILY bloomfilter_bloofi_ops USING bloofi IS
-    'operator family of bloofi: column @> elem and elem <@ column for elem bigint, text, bytea, uuid';
-
--- ---------------------------------------------------------------------------
--- Descriptions of the operators (README.md, Reference)
--- ---------------------------------------------------------------------------
-COMMENT ON OPERATOR & (bloomtree, bloomtree) IS
-    'filter-wise AND (Fu and Biersack, section 4.6), bits whose child filter became empty cleared';
-COMMENT ON OPERATOR | (bloomtree, bloomtree) IS 'filter-wise OR';
-COMMENT ON OPERATOR = (bloomtree, bloomtree) IS 'same parameters and bits';
-COMMENT ON OPERATOR <> (bloomtree, bloomtree) IS 'different parameters or bits';
-COMMENT ON OPERATOR CLASS bloomtree_hash_ops USING hash IS
-    'hash operator class of bloomtree: GROUP BY, DISTINCT and hash joins on trees';
-COMMENT ON OPERATOR FAMILY bloomtree_hash_ops USING hash IS
-    'hash operator family of bloomtree: GROUP BY, DISTINCT and hash joins on trees';
 
 DO $$
 DECLARE
@@ -792,26 +675,6 @@ DECLARE
     csym text;
     args text;
 BEGIN
-    FOR elem, csym IN VALUES ('bigint', 'cuckoo_agg_trans_int8'), ('text', 'cuckoo_agg_trans_bytes'),
-                             ('bytea', 'cuckoo_agg_trans_bytes'), ('uuid', 'cuckoo_agg_trans_uuid') LOOP
-        FOREACH args IN ARRAY ARRAY['bigint', 'bigint, float8', 'bigint, float8, integer'] LOOP
-            EXECUTE format($f$
-                CREATE FUNCTION cuckoo_agg_trans(internal, %1$s, %2$s) RETURNS internal
-                    AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
-                elem, args, csym);
-            EXECUTE format($f$
-                COMMENT ON FUNCTION cuckoo_agg_trans(internal, %1$s, %2$s) IS
-                    'cuckoo_agg transition: insert the element (error 54000 when full)'$f$, elem, args);
-            EXECUTE format($f$
-                CREATE AGGREGATE cuckoo_agg(%1$s, %2$s) (
-                    SFUNC = cuckoo_agg_trans, STYPE = internal,
-                    COMBINEFUNC = cuckoo_agg_combine,
-                    SERIALFUNC = cuckoo_agg_serial, DESERIALFUNC = cuckoo_agg_deserial,
-                    FINALFUNC = cuckoo_agg_final, PARALLEL = SAFE)$f$, elem, args);
-            EXECUTE format($f$
-                COMMENT ON AGGREGATE cuckoo_agg(%1$s, %2$s) IS
-                    'cuckoo filter of the group''s non-NULL elements (capacity [, fp_rate [, seed]] as in cuckoo_empty)'$f$,
-                elem, args);
     FOR elem, csym IN VALUES ('bigint', 'topk_agg_trans_int8'), ('text', 'topk_agg_trans_text'),
                              ('bytea', 'topk_agg_trans_bytea'), ('uuid', 'topk_agg_trans_uuid') LOOP
         FOREACH args IN ARRAY ARRAY['integer', 'integer, integer, integer',
@@ -873,11 +736,174 @@ CREATE AGGREGATE topk_union_agg(topk) (
     FINALFUNC = topk_agg_final, PARALLEL = SAFE);
 COMMENT ON AGGREGATE topk_union_agg(topk) IS
     'merge of the group''s top-k values (equal k, w, d, seed): summed sketch, both candidate sets re-estimated';
+
 -- ==== bloomfilter storage forms (sparse values; the type's storage) ====
 -- Values in line up to a page: a sparse filter of a few kB is read without a
 -- TOAST fetch.  New columns take it; existing columns keep their storage
 -- (ALTER TABLE ... ALTER COLUMN ... SET STORAGE MAIN moves them over).
 ALTER TYPE bloomfilter SET (STORAGE = main);
+
+-- ==== descriptions (1.2) ====
+-- COMMENT ON every member of the extension that had none (README.md, Reference)
+
+-- ---------------------------------------------------------------------------
+-- Descriptions (psql's \df+, \do+, \dT+, \dAc+ show them), in the words of
+-- README.md's Reference; test/t/004_docs.pl fails on a member without one
+-- ---------------------------------------------------------------------------
+COMMENT ON FUNCTION bloomfilter_in(cstring, oid, integer) IS
+    'input of bloomfilter: the text form m=<bits>,k=<hashes>,seed=<int32>,hash=<xxh3|linear>,v=<scheme>:<hex>, every field validated';
+COMMENT ON FUNCTION bloomfilter_out(bloomfilter) IS
+    'output of bloomfilter: the text form m=<bits>,k=<hashes>,seed=<int32>,hash=<xxh3|linear>,v=<scheme>:<hex>';
+COMMENT ON FUNCTION bloomfilter_recv(internal, oid, integer) IS
+    'binary input of bloomfilter (COPY ... (FORMAT binary)), validated';
+COMMENT ON FUNCTION bloomfilter_send(bloomfilter) IS
+    'binary output of bloomfilter: version, family, k, flags, seed, m, then the bits';
+COMMENT ON FUNCTION bloomfilter_typmod_in(cstring[]) IS
+    'typmod input of bloomfilter(m, k): m < 2^26 bits, 1 <= k <= 32';
+COMMENT ON FUNCTION bloomfilter_typmod_out(integer) IS
+    'typmod output of bloomfilter(m, k)';
+COMMENT ON FUNCTION bloomfilter(bloomfilter, integer, boolean) IS
+    'length coercion of a bloomfilter(m, k) column: rejects a filter of other m or k';
+COMMENT ON CAST (bloomfilter AS bloomfilter) IS
+    'enforces a column''s bloomfilter(m, k): rejects a filter of other m or k';
+
+COMMENT ON FUNCTION bloom_empty(integer, integer, integer, text) IS
+    'empty filter of m bits and k hash functions';
+COMMENT ON FUNCTION bloom_for_capacity(bigint, float8, integer) IS
+    'empty ''xxh3'' filter sized for n elements at that false-positive rate: m = bloom_optimal_m(n, fp_rate), k = bloom_optimal_k(m, n)';
+COMMENT ON FUNCTION bloom_from_array(bigint[], integer, integer, integer, text) IS
+    'filter of the array''s non-NULL elements';
+COMMENT ON FUNCTION bloom_from_array(text[], integer, integer, integer, text) IS
+    'filter of the array''s non-NULL elements';
+COMMENT ON FUNCTION bloom_union_trans(internal, bloomfilter) IS
+    'transition function of bloom_union_agg: ORs a filter into the state';
+COMMENT ON FUNCTION bloom_intersect_trans(internal, bloomfilter) IS
+    'transition function of bloom_intersect_agg: ANDs a filter into the state';
+COMMENT ON FUNCTION bloom_union_combine(internal, internal) IS
+    'combine function of bloom_agg and bloom_union_agg: OR of two partial states';
+COMMENT ON FUNCTION bloom_intersect_combine(internal, internal) IS
+    'combine function of bloom_intersect_agg: AND of two partial states';
+COMMENT ON FUNCTION bloom_agg_serial(internal) IS
+    'serialisation of the filter aggregates'' state (parallel aggregation)';
+COMMENT ON FUNCTION bloom_agg_deserial(bytea, internal) IS
+    'deserialisation of the filter aggregates'' state (parallel aggregation)';
+COMMENT ON FUNCTION bloom_agg_final(internal) IS
+    'final function of the filter aggregates: the filter of the state';
+COMMENT ON AGGREGATE bloom_union_agg(bloomfilter) IS
+    'OR of the group''s non-NULL filters; parallel';
+COMMENT ON AGGREGATE bloom_intersect_agg(bloomfilter) IS
+    'AND of the group''s non-NULL filters; parallel';
+
+COMMENT ON FUNCTION bloom_intersect(bloomfilter, bloomfilter) IS
+    'bitwise AND (not the filter of the intersection of A and B: see bloom_intersection_cardinality)';
+COMMENT ON FUNCTION bloom_union(bloomfilter, bloomfilter) IS
+    'bitwise OR: the filter of the union of A and B';
+COMMENT ON FUNCTION bloom_eq(bloomfilter, bloomfilter) IS
+    'same parameters and same bits';
+COMMENT ON FUNCTION bloom_ne(bloomfilter, bloomfilter) IS
+    'different parameters or bits';
+COMMENT ON OPERATOR & (bloomfilter, bloomfilter) IS
+    'bitwise AND (not the filter of the intersection of A and B: see bloom_intersection_cardinality)';
+COMMENT ON OPERATOR | (bloomfilter, bloomfilter) IS
+    'bitwise OR: the filter of the union of A and B';
+COMMENT ON OPERATOR = (bloomfilter, bloomfilter) IS
+    'same parameters and same bits';
+COMMENT ON OPERATOR <> (bloomfilter, bloomfilter) IS
+    'different parameters or bits';
+COMMENT ON FUNCTION bloomfilter_hash(bloomfilter) IS
+    'hash of a filter''s parameters and bits (operator class bloomfilter_hash_ops)';
+COMMENT ON OPERATOR CLASS bloomfilter_hash_ops USING hash IS
+    'hash operator class of bloomfilter: GROUP BY, DISTINCT and hash joins on filters';
+COMMENT ON OPERATOR FAMILY bloomfilter_hash_ops USING hash IS
+    'hash operator family of bloomfilter: GROUP BY, DISTINCT and hash joins on filters';
+
+COMMENT ON FUNCTION bloom_m(bloomfilter) IS 'number of bits m';
+COMMENT ON FUNCTION bloom_k(bloomfilter) IS 'number of hash functions k';
+COMMENT ON FUNCTION bloom_seed(bloomfilter) IS 'hash seed (int32)';
+COMMENT ON FUNCTION bloom_hash(bloomfilter) IS 'hash family: ''xxh3'' or ''linear''';
+COMMENT ON FUNCTION bloom_popcount(bloomfilter) IS 'bits set (t)';
+COMMENT ON FUNCTION bloom_fill_ratio(bloomfilter) IS 'fraction of bits set, t/m';
+COMMENT ON FUNCTION bloom_fp_rate(bloomfilter) IS 'posterior false-positive rate (t/m)^k';
+COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS
+    'estimated number of distinct elements, ln(1 - t/m) / (k ln(1 - 1/m)); Infinity for a full filter';
+COMMENT ON OPERATOR # (NONE, bloomfilter) IS
+    'estimated number of distinct elements (bloom_cardinality); Infinity for a full filter';
+COMMENT ON FUNCTION bloom_intersection_cardinality(bloomfilter, bloomfilter) IS
+    'estimated size of the intersection of A and B from the bits set in a, b and a & b (Papapetrou, Siberski, Nejdl)';
+COMMENT ON FUNCTION bloom_union_cardinality(bloomfilter, bloomfilter) IS
+    'estimated size of the union of A and B: the cardinality estimate of a | b';
+COMMENT ON FUNCTION bloom_jaccard(bloomfilter, bloomfilter) IS
+    'estimated Jaccard similarity: intersection / union';
+COMMENT ON FUNCTION bloom_optimal_m(bigint, float8) IS
+    'bits for n elements at false-positive rate p: ceil(-n ln p / ln^2 2)';
+COMMENT ON FUNCTION bloom_optimal_k(bigint, bigint) IS
+    'hash functions for m bits and n elements: round(m/n ln 2), in [1, 32]';
+COMMENT ON FUNCTION bloom_expected_fp(bigint, integer, bigint) IS
+    'expected false-positive rate of m bits, k hashes, n elements: (1 - e^(-kn/m))^k';
+COMMENT ON FUNCTION bloom_fold(bloomfilter, integer) IS
+    'the filter of m/factor bits the same elements would have built directly; every member stays a member';
+
+DO $$
+DECLARE
+    elem text;
+    args text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format($f$COMMENT ON FUNCTION bloom_add(bloomfilter, %1$s) IS
+            'copy of the filter with the element added'$f$, elem);
+        EXECUTE format($f$COMMENT ON FUNCTION bloom_contains(bloomfilter, %1$s) IS
+            'membership: true for every added element, false positives at the filter''s rate'$f$, elem);
+        EXECUTE format($f$COMMENT ON FUNCTION bloom_contained(%1$s, bloomfilter) IS
+            'membership, commuted: true for every added element, false positives at the filter''s rate'$f$, elem);
+        EXECUTE format($f$COMMENT ON OPERATOR @> (bloomfilter, %1$s) IS
+            'membership: true for every added element, false positives at the filter''s rate'$f$, elem);
+        EXECUTE format($f$COMMENT ON OPERATOR <@ (%1$s, bloomfilter) IS
+            'membership, commuted: true for every added element, false positives at the filter''s rate'$f$, elem);
+        FOREACH args IN ARRAY ARRAY['integer, integer', 'integer, integer, integer',
+                                    'integer, integer, integer, text'] LOOP
+            EXECUTE format($f$COMMENT ON FUNCTION bloom_agg_trans(internal, %1$s, %2$s) IS
+                'transition function of bloom_agg: adds an element to the state'$f$, elem, args);
+            EXECUTE format($f$COMMENT ON AGGREGATE bloom_agg(%1$s, %2$s) IS
+                'filter of the group''s non-NULL elements; m, k, seed and hash the same on every row; parallel'$f$, elem, args);
+        END LOOP;
+    END LOOP;
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+-- Descriptions of the internal helpers (README.md, Reference: Support objects)
+-- ---------------------------------------------------------------------------
+COMMENT ON FUNCTION _bst_store_ids(text, bigint[], integer) IS
+    'internal: stores a pruned BloomSampleTree''s ids in bst_tree_ids, in chunks; returns the chunks written';
+COMMENT ON FUNCTION _bst_forget(text) IS
+    'internal: a BloomSampleTree was dropped: forgets it in this backend and its shared image';
+
+-- ---------------------------------------------------------------------------
+-- Descriptions (README.md, Reference)
+-- ---------------------------------------------------------------------------
+COMMENT ON FUNCTION bloofi_handler(internal) IS
+    'handler of the bloofi index access method';
+COMMENT ON OPERATOR CLASS bloomfilter_bloofi_ops USING bloofi IS
+    'default operator class of bloofi: column @> elem and elem <@ column for elem bigint, text, bytea, uuid';
+COMMENT ON OPERATOR FAMILY bloomfilter_bloofi_ops USING bloofi IS
+    'operator family of bloofi: column @> elem and elem <@ column for elem bigint, text, bytea, uuid';
+
+-- ---------------------------------------------------------------------------
+-- Descriptions of the operators (README.md, Reference)
+-- ---------------------------------------------------------------------------
+COMMENT ON OPERATOR & (bloomtree, bloomtree) IS
+    'filter-wise AND (Fu and Biersack, section 4.6), bits whose child filter became empty cleared';
+COMMENT ON OPERATOR | (bloomtree, bloomtree) IS 'filter-wise OR';
+COMMENT ON OPERATOR = (bloomtree, bloomtree) IS 'same parameters and bits';
+COMMENT ON OPERATOR <> (bloomtree, bloomtree) IS 'different parameters or bits';
+COMMENT ON OPERATOR CLASS bloomtree_hash_ops USING hash IS
+    'hash operator class of bloomtree: GROUP BY, DISTINCT and hash joins on trees';
+COMMENT ON OPERATOR FAMILY bloomtree_hash_ops USING hash IS
+    'hash operator family of bloomtree: GROUP BY, DISTINCT and hash joins on trees';
+
+DO $$
+DECLARE
+    elem text;
 BEGIN
     FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
         EXECUTE format($f$COMMENT ON OPERATOR @> (bloomtree, %1$s) IS
