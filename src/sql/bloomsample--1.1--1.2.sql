@@ -452,6 +452,34 @@ BEGIN
 END
 $$;
 
+-- descriptions of the countingbloom and cuckoofilter operators, casts and operator classes
+COMMENT ON OPERATOR @> (countingbloom, bigint) IS 'membership: the counting filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (bigint, countingbloom) IS 'membership: the element is reported by the counting filter (commutator of @>)';
+COMMENT ON OPERATOR @> (countingbloom, text) IS 'membership: the counting filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (text, countingbloom) IS 'membership: the element is reported by the counting filter (commutator of @>)';
+COMMENT ON OPERATOR @> (countingbloom, bytea) IS 'membership: the counting filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (bytea, countingbloom) IS 'membership: the element is reported by the counting filter (commutator of @>)';
+COMMENT ON OPERATOR @> (countingbloom, uuid) IS 'membership: the counting filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (uuid, countingbloom) IS 'membership: the element is reported by the counting filter (commutator of @>)';
+COMMENT ON OPERATOR = (countingbloom, countingbloom) IS 'same parameters and contents';
+COMMENT ON OPERATOR <> (countingbloom, countingbloom) IS 'different parameters or contents';
+COMMENT ON OPERATOR CLASS countingbloom_hash_ops USING hash IS 'hash equality of countingbloom values (hash joins, hash aggregation)';
+COMMENT ON OPERATOR FAMILY countingbloom_hash_ops USING hash IS 'hash equality of countingbloom values';
+COMMENT ON OPERATOR @> (cuckoofilter, bigint) IS 'membership: the cuckoo filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (bigint, cuckoofilter) IS 'membership: the element is reported by the cuckoo filter (commutator of @>)';
+COMMENT ON OPERATOR @> (cuckoofilter, text) IS 'membership: the cuckoo filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (text, cuckoofilter) IS 'membership: the element is reported by the cuckoo filter (commutator of @>)';
+COMMENT ON OPERATOR @> (cuckoofilter, bytea) IS 'membership: the cuckoo filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (bytea, cuckoofilter) IS 'membership: the element is reported by the cuckoo filter (commutator of @>)';
+COMMENT ON OPERATOR @> (cuckoofilter, uuid) IS 'membership: the cuckoo filter reports the element (may be a false positive, never a false negative)';
+COMMENT ON OPERATOR <@ (uuid, cuckoofilter) IS 'membership: the element is reported by the cuckoo filter (commutator of @>)';
+COMMENT ON OPERATOR = (cuckoofilter, cuckoofilter) IS 'same parameters and contents';
+COMMENT ON OPERATOR <> (cuckoofilter, cuckoofilter) IS 'different parameters or contents';
+COMMENT ON OPERATOR CLASS cuckoofilter_hash_ops USING hash IS 'hash equality of cuckoofilter values (hash joins, hash aggregation)';
+COMMENT ON OPERATOR FAMILY cuckoofilter_hash_ops USING hash IS 'hash equality of cuckoofilter values';
+COMMENT ON CAST (countingbloom AS bloomfilter) IS 'cbloom_to_bloom: the Bloom filter of the elements the counting filter holds (assignment)';
+COMMENT ON CAST (countingbloom AS countingbloom) IS 'typmod coercion: checks countingbloom(m, k)';
+
 -- ==== countmin and topk (1.2) ====
 -- ---------------------------------------------------------------------------
 -- Frequencies: the countmin type (Count-Min sketch, Cormode & Muthukrishnan)
