@@ -4,8 +4,11 @@
 Reads the dumpavail text on stdin (one stanza per package, blank-line
 separated) and writes, into the directory given as argv[1]:
 
-  pkg.tsv    name <TAB> id <TAB> {dep ids}   one row per package
-  edges.tsv  pkg_id <TAB> dep_id             one row per (package, dependency)
+  pkg.tsv       name <TAB> id <TAB> {dep ids}   one row per package
+  edges.tsv     pkg_id <TAB> dep_id             one row per (package, dependency)
+  sections.tsv  id <TAB> section                one row per package (its Section:
+                field without the archive area, "contrib/net" -> "net";
+                "unknown" when it has none)
 
 Package ids are 1..N in name order.  A package's dependency set is the union
 of its Depends: and Pre-Depends: fields, where
@@ -58,10 +61,12 @@ def dep_names(field):
 def main():
     outdir = sys.argv[1]
     deps = {}
+    section = {}
     for st in stanzas(sys.stdin):
         name = st.get("Package")
         if not name:
             continue
+        section.setdefault(name, st.get("Section", "unknown").strip().split("/")[-1] or "unknown")
         names = deps.setdefault(name, set())
         for key in ("Depends", "Pre-Depends"):
             if key in st:
@@ -77,6 +82,9 @@ def main():
             for d in dids:
                 ef.write("%d\t%d\n" % (pid, d))
             nedges += len(dids)
+    with open(os.path.join(outdir, "sections.tsv"), "w") as sf:
+        for name in sorted(deps):
+            sf.write("%d\t%s\n" % (ids[name], section[name]))
     print("parsed %d packages, %d dependency edges" % (len(ids), nedges))
 
 

@@ -17,6 +17,7 @@
 #          the largest set of 332; about 2 false positives expected per
 #          reverse-dependency scan of all 63k packages), seed 0, hash xxh3
 #      pkg_dep(pkg_id bigint, dep_id bigint)   the same edges, for exact answers
+#      pkg_section(id bigint, section text)     each package's Debian section
 # 5. runs every test/demo/[0-9]*.sql in name order with psql (queries echoed;
 #    psql variables :demo_m and :demo_k hold the filter parameters),
 # 6. stops and removes the cluster (also on error or Ctrl-C).
@@ -80,8 +81,11 @@ INSERT INTO pkg SELECT name, id, bloom_from_array(dep_ids, :demo_m, :demo_k), de
 CREATE TABLE pkg_dep (pkg_id bigint NOT NULL, dep_id bigint NOT NULL, PRIMARY KEY (pkg_id, dep_id));
 \copy pkg_dep FROM '$DATA/edges.tsv'
 CREATE INDEX ON pkg_dep (dep_id);
+CREATE TABLE pkg_section (id bigint PRIMARY KEY, section text NOT NULL);
+\copy pkg_section FROM '$DATA/sections.tsv'
 COMMENT ON TABLE pkg IS 'Debian packages; deps: Bloom filter of the ids of the packages it (Pre-)Depends on';
 COMMENT ON TABLE pkg_dep IS 'Debian dependency edges (exact answers)';
+COMMENT ON TABLE pkg_section IS 'the Debian section of each package (Section: field)';
 VACUUM ANALYZE pkg;
 VACUUM ANALYZE pkg_dep;
 SQL
