@@ -159,9 +159,10 @@ bst_create_sql(PG_FUNCTION_ARGS)
 	int			depth;
 	BstCatalogUser cu;
 
+	/* every argument but leaf_size is checked for NULL first */
+	p = params_args(fcinfo, 3, "bst_create");
 	name = PG_GETARG_TEXT_PP(0);
 	bst_check_tree_name(name);
-	p = params_args(fcinfo, 3, "bst_create");
 	lo = PG_GETARG_INT64(1);
 	hi = PG_GETARG_INT64(2);
 	bst_acl_check_create(GetUserId());
