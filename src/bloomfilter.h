@@ -112,6 +112,11 @@ extern bool bf_sparse_next(BsSparseIter *it, const BloomView *v, uint32 *pos);
 extern void bf_or_into(uint8 *dst, const BloomView *v);
 extern void bf_and_into(uint8 *dst, const BloomView *v);
 extern void bf_view_datum(Datum d, BloomView *v);
+/*
+ * the aggregate memory context of an aggregate support function of any of
+ * the extension's types; an error naming fname outside an aggregate
+ */
+extern MemoryContext bf_agg_context(FunctionCallInfo fcinfo, const char *fname);
 extern void bf_view_datum_stored(Datum d, BloomView *v);
 extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,

@@ -39,16 +39,6 @@ typedef struct BloomAggState
 	BloomFilter *f;				/* in the aggregate context */
 } BloomAggState;
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext ctx;
-
-	if (!AggCheckCallContext(fcinfo, &ctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return ctx;
-}
-
 /* argument argno as a state; NULL when SQL NULL (no row folded in yet) */
 static BloomAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
@@ -104,7 +94,7 @@ agg_state(FunctionCallInfo fcinfo)
 	}
 	if (s == NULL)
 	{
-		MemoryContext ctx = agg_context(fcinfo, "bloom_agg");
+		MemoryContext ctx = bf_agg_context(fcinfo, "bloom_agg");
 		BsParams	p = bf_make_params(m, k, seed,
 									   hash ? text_to_cstring(hash) : "xxh3");
 		MemoryContext old = MemoryContextSwitchTo(ctx);
@@ -172,7 +162,7 @@ merge(FunctionCallInfo fcinfo, BloomAggState *s, const BloomView *v, bool is_and
 	const char *what = is_and ? "bloom_intersect_agg" : "bloom_union_agg";
 
 	if (s == NULL)
-		return state_from_view(agg_context(fcinfo, what), v);
+		return state_from_view(bf_agg_context(fcinfo, what), v);
 	bf_check_compatible(&s->hasher.p, &v->p, what);
 	if (is_and)
 		bf_and_into(s->f->bits, v);
@@ -264,7 +254,7 @@ bloom_agg_deserial(PG_FUNCTION_ARGS)
 	BloomView	v;
 
 	bf_view((struct varlena *) in, &v);
-	PG_RETURN_POINTER(state_from_view(agg_context(fcinfo, "bloom_agg_deserial"), &v));
+	PG_RETURN_POINTER(state_from_view(bf_agg_context(fcinfo, "bloom_agg_deserial"), &v));
 }
 
 Datum

@@ -8,6 +8,7 @@
 #include "access/detoast.h"
 #include "port/pg_bswap.h"
 #include "catalog/pg_type.h"
+#include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -498,4 +499,19 @@ bf_datum_key(const BsHasher *h, Datum value, Oid typid)
 					 errhint("Elements are smallint, integer, bigint, text, varchar, bytea or uuid.")));
 	}
 	return bs_elem_key(h, &e);
+}
+
+/*
+ * bf_agg_context: the aggregate memory context of an aggregate support
+ * function (transition, combine, final) of any of the extension's types;
+ * an error naming fname when called outside an aggregate
+ */
+MemoryContext
+bf_agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext ctx;
+
+	if (!AggCheckCallContext(fcinfo, &ctx))
+		elog(ERROR, "%s called in non-aggregate context", fname);
+	return ctx;
 }

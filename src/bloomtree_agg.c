@@ -20,6 +20,7 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
+#include "bloomfilter.h"
 #include "bloomtree.h"
 
 PG_FUNCTION_INFO_V1(bloomtree_agg_trans_int8);
@@ -41,16 +42,6 @@ typedef struct TreeAggState
 	struct varlena *m_arg;		/* bloomtree_agg: the first row's m and k, to */
 	struct varlena *k_arg;		/* recognise unchanged parameters by their bytes */
 } TreeAggState;
-
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext ctx;
-
-	if (!AggCheckCallContext(fcinfo, &ctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return ctx;
-}
 
 static TreeAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
@@ -110,7 +101,7 @@ agg_state(FunctionCallInfo fcinfo)
 
 	if (s == NULL)
 	{
-		MemoryContext ctx = agg_context(fcinfo, "bloomtree_agg");
+		MemoryContext ctx = bf_agg_context(fcinfo, "bloomtree_agg");
 		BlTreeParams p = bloomtree_params_from_arrays(DatumGetArrayTypeP(md),
 													  DatumGetArrayTypeP(kd), seed,
 													  "bloomtree_agg");
@@ -188,7 +179,7 @@ merge(FunctionCallInfo fcinfo, TreeAggState *s, const BlTreeLayout *L, const uin
 	  bool is_and, const char *what)
 {
 	if (s == NULL)
-		return new_state(agg_context(fcinfo, what), L, bits);
+		return new_state(bf_agg_context(fcinfo, what), L, bits);
 	bloomtree_check_compatible(&s->L.p, &L->p, what);
 	if (is_and)
 		bltree_and(&s->L, s->bits, bits);
@@ -316,7 +307,7 @@ bloomtree_agg_deserial(PG_FUNCTION_ARGS)
 	if (bltree_layout_init(&L, &params) != BLTREE_OK ||
 		len != SERIAL_HEADER(params.d) + 8 * bs_words_for_bits(L.storage_bits))
 		elog(ERROR, "invalid serialized bloomtree aggregate state");
-	s = new_state(agg_context(fcinfo, "bloomtree_agg_deserial"), &L, NULL);
+	s = new_state(bf_agg_context(fcinfo, "bloomtree_agg_deserial"), &L, NULL);
 	bf_copy_interruptible(s->bits, p + SERIAL_HEADER(params.d), 8 * bs_words_for_bits(L.storage_bits));
 	PG_RETURN_POINTER(s);
 }

@@ -35,16 +35,6 @@ typedef struct CbfAggState
 	CountingBloom *cb;			/* in the aggregate context */
 } CbfAggState;
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext ctx;
-
-	if (!AggCheckCallContext(fcinfo, &ctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return ctx;
-}
-
 static CbfAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
 {
@@ -94,7 +84,7 @@ agg_state(FunctionCallInfo fcinfo)
 	}
 	if (s == NULL)
 	{
-		MemoryContext ctx = agg_context(fcinfo, "cbloom_agg");
+		MemoryContext ctx = bf_agg_context(fcinfo, "cbloom_agg");
 		BsParams	p = cbf_make_params(m, k, seed, hash ? text_to_cstring(hash) : "xxh3");
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 
@@ -157,7 +147,7 @@ static CbfAggState *
 merge(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *what)
 {
 	if (s == NULL)
-		return state_from_view(agg_context(fcinfo, what), v);
+		return state_from_view(bf_agg_context(fcinfo, what), v);
 	cbf_check_compatible(&s->hasher.p, &v->p, what);
 	cb_merge(s->cb->counters, v->counters, v->p.m);
 	return s;
@@ -218,7 +208,7 @@ cbloom_agg_deserial(PG_FUNCTION_ARGS)
 	CbfView		v;
 
 	cbf_view((struct varlena *) in, &v);
-	PG_RETURN_POINTER(state_from_view(agg_context(fcinfo, "cbloom_agg_deserial"), &v));
+	PG_RETURN_POINTER(state_from_view(bf_agg_context(fcinfo, "cbloom_agg_deserial"), &v));
 }
 
 Datum

@@ -18,6 +18,7 @@
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
 
 PG_FUNCTION_INFO_V1(countmin_agg_trans_int8);
@@ -38,16 +39,6 @@ typedef struct CmsAggState
 	CountMin   *value;			/* in the aggregate context; total kept in sketch */
 	CmsSketch	sketch;			/* counters point into value */
 } CmsAggState;
-
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext ctx;
-
-	if (!AggCheckCallContext(fcinfo, &ctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return ctx;
-}
 
 static CmsAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
@@ -102,7 +93,7 @@ agg_state(FunctionCallInfo fcinfo, int first)
 
 	if (s == NULL)
 	{
-		MemoryContext ctx = agg_context(fcinfo, "cms_agg");
+		MemoryContext ctx = bf_agg_context(fcinfo, "cms_agg");
 		CmsParams	p = cm_make_params(w, d, seed);
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 
@@ -183,7 +174,7 @@ fold(FunctionCallInfo fcinfo, CmsAggState *s, CountMin *c, const char *what)
 	if (c != NULL)
 	{
 		if (s == NULL)
-			s = state_copy(agg_context(fcinfo, what), c);
+			s = state_copy(bf_agg_context(fcinfo, what), c);
 		else
 		{
 			CmsSketch	other = cm_sketch(c);
@@ -238,7 +229,7 @@ countmin_agg_deserial(PG_FUNCTION_ARGS)
 {
 	CountMin   *c = cm_detoast(PG_GETARG_DATUM(0));
 
-	PG_RETURN_POINTER(state_copy(agg_context(fcinfo, "cms_agg_deserial"), c));
+	PG_RETURN_POINTER(state_copy(bf_agg_context(fcinfo, "cms_agg_deserial"), c));
 }
 
 Datum

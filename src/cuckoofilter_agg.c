@@ -42,16 +42,6 @@ typedef struct CkfAggState
 	double		fp_rate;
 } CkfAggState;
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext ctx;
-
-	if (!AggCheckCallContext(fcinfo, &ctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return ctx;
-}
-
 static CkfAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
 {
@@ -94,7 +84,7 @@ agg_state(FunctionCallInfo fcinfo)
 		seed = PG_GETARG_INT32(4);
 	if (s == NULL)
 	{
-		MemoryContext ctx = agg_context(fcinfo, "cuckoo_agg");
+		MemoryContext ctx = bf_agg_context(fcinfo, "cuckoo_agg");
 		CkParams	p = ckf_make_params(capacity, fp_rate, seed);
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 		CuckooFilter *cf = ckf_alloc(&p);
@@ -160,7 +150,7 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 	}
 	if (s1 == NULL)
 	{
-		MemoryContext ctx = agg_context(fcinfo, "cuckoo_agg");
+		MemoryContext ctx = bf_agg_context(fcinfo, "cuckoo_agg");
 		Size		size = VARSIZE(s2->cf);
 		CuckooFilter *cf = MemoryContextAlloc(ctx, size);
 
@@ -205,7 +195,7 @@ Datum
 cuckoo_agg_deserial(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_P(0);
-	MemoryContext ctx = agg_context(fcinfo, "cuckoo_agg_deserial");
+	MemoryContext ctx = bf_agg_context(fcinfo, "cuckoo_agg_deserial");
 	const char *d = VARDATA(in);
 	Size		len = VARSIZE(in) - VARHDRSZ;
 	int64		capacity;

@@ -24,6 +24,7 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
+#include "bloomfilter.h"
 #include "bs_elem.h"
 #include "countmin.h"
 
@@ -59,16 +60,6 @@ static void
 state_free(void *arg, void *ptr)
 {
 	pfree(ptr);
-}
-
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext ctx;
-
-	if (!AggCheckCallContext(fcinfo, &ctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return ctx;
 }
 
 static TopkState *
@@ -113,7 +104,7 @@ merge(FunctionCallInfo fcinfo, TopkState *s, TopkValue *t, const char *what)
 	CmsSketch	other = tk_sketch(t);
 
 	if (s == NULL)
-		s = state_new(agg_context(fcinfo, what), &other.p, t->k);
+		s = state_new(bf_agg_context(fcinfo, what), &other.p, t->k);
 	else if (!cms_params_equal(&s->cms.p, &other.p) || s->heap.k != t->k)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -157,7 +148,7 @@ agg_state(FunctionCallInfo fcinfo)
 					 errmsg("topk_agg k = %d is out of range", k),
 					 errdetail("k must be between %d and %d.", TOPK_MIN_K, TOPK_MAX_K)));
 		p = cm_make_params(w, d, seed);
-		s = state_new(agg_context(fcinfo, "topk_agg"), &p, (uint32) k);
+		s = state_new(bf_agg_context(fcinfo, "topk_agg"), &p, (uint32) k);
 	}
 	else if ((uint32) k != s->heap.k || (uint32) w != s->cms.p.w || (uint32) d != s->cms.p.d ||
 			 seed != s->cms.p.seed)
@@ -347,7 +338,7 @@ topk_agg_deserial(PG_FUNCTION_ARGS)
 	TopkValue  *t = tk_detoast(PG_GETARG_DATUM(0));
 	CmsSketch	cms = tk_sketch(t);
 	TopkItem   *items = tk_items(t);
-	TopkState  *s = state_new(agg_context(fcinfo, "topk_agg_deserial"), &cms.p, t->k);
+	TopkState  *s = state_new(bf_agg_context(fcinfo, "topk_agg_deserial"), &cms.p, t->k);
 
 	memcpy(s->cms.counters, cms.counters, cms_cells(&cms.p) * sizeof(int64));
 	s->cms.total = cms.total;
