@@ -48,7 +48,7 @@ if mount -t tmpfs -o size=96m,mode=0700 tmpfs "$SMALL" 2>/dev/null; then
     chown postgres:postgres "$SMALL"
     export BS_SMALL_VOLUME="$SMALL"
 fi
-if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck \
+if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck PROVE_FLAGS=--timer \
       EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=${REGRESS_PORT:-54329}"; then
     cat regression.diffs 2>/dev/null | head -300 || true
     for f in tmp_check/log/regress_log_* tmp_check/log/*.log; do
