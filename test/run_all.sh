@@ -21,6 +21,10 @@ cd "$(dirname "$0")/.."
 export LANG=C.UTF-8
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
+SECONDS=0
+# stage NAME: print the stage with the minutes:seconds spent so far (the CI budget is 20 min)
+stage() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
 bash test/install_deps.sh
 
 W=$(mktemp -d /tmp/bs-ci.XXXXXX)
@@ -32,16 +36,16 @@ cd "$W"
 make -s PG_CONFIG=$PG_CONFIG COPT=-Werror
 make -s PG_CONFIG=$PG_CONFIG install
 
-echo "== hashing-scheme test vectors against the Python reference implementation"
+stage "hashing-scheme test vectors against the Python reference implementation"
 /usr/bin/python3 test/ref/bloom_ref.py --check
 /usr/bin/python3 test/ref/cuckoo_ref.py --check
 /usr/bin/python3 test/ref/bloomtree_ref.py --check
-echo "== unit tests of the core"
+stage "unit tests of the core"
 make -s PG_CONFIG=$PG_CONFIG unitcheck
-echo "== unit tests of the core under ASan/UBSan"
+stage "unit tests of the core under ASan/UBSan"
 make -s PG_CONFIG=$PG_CONFIG unitcheck-sanitize
 
-echo "== pg_regress and TAP tests"
+stage "pg_regress and TAP tests"
 mkdir -p "$W/.tmp" "$SMALL" && chown -R postgres:postgres "$W"
 # a small volume for the disk-reserve test of test/t/025_bst_operations.pl (root only)
 if mount -t tmpfs -o size=96m,mode=0700 tmpfs "$SMALL" 2>/dev/null; then
@@ -56,13 +60,13 @@ if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG in
     done
     exit 1
 fi
-echo "== fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
+stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
 FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
     bash test/fuzz/run.sh
-echo "== the extension under ASan/UBSan: pg_regress, then fuzzing (30 s of each fuzzer)"
+stage "the extension under ASan/UBSan: pg_regress, then fuzzing (30 s of each fuzzer)"
 SANITIZE_FUZZ_SECONDS=30 PG_CONFIG=$PG_CONFIG bash test/sanitize/run.sh
-echo "== benchmark plots: make plots from the committed CSV files, into a temporary folder"
+stage "benchmark plots: make plots from the committed CSV files, into a temporary folder"
 make -s PG_CONFIG=$PG_CONFIG plots PLOTS_OUT="$W/plots"
-echo "== the Debian package: build, lintian, dpkg -i, pg_regress against it, dpkg --purge"
+stage "the Debian package: build, lintian, dpkg -i, pg_regress against it, dpkg --purge"
 PG_CONFIG=$PG_CONFIG PACKAGE_PORT=${PACKAGE_PORT:-54350} bash test/package/run.sh
-echo "== all tests passed"
+stage "all tests passed"

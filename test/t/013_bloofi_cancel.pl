@@ -9,7 +9,7 @@
 #   for the pending list, so every insert writes the tree) at order 2 and
 #   32, and small filters (m = 2,048) where fastupdate = on sends inserts to
 #   the pending list and the cancels land in its flushes.  The loops are
-#   short for CI; test/bench/bloofi_cancel.sh runs the reproducer for 500
+#   short for CI; test/bench/bloofi_reliability.sh runs the reproducer for 500
 #   iterations.
 use strict;
 use warnings;
