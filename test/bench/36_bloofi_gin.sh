@@ -56,7 +56,11 @@ chmod a+rx "$WORK"
 CSV=$(bench_csv 36_bloofi_gin.csv)
 echo "regime,metric,bloofi,gin,ratio" >"$CSV"
 results=()
-trap 'rm -rf "$WORK"; bs_cluster_stop' EXIT
+if [ -n "${BS_BENCH_RUNNER:-}" ]; then
+    trap 'rm -rf "$WORK"' EXIT                      # run.sh owns the cluster
+else
+    trap 'rm -rf "$WORK"; bs_cluster_stop' EXIT     # bench_setup started it
+fi
 
 verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
     awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
@@ -81,7 +85,9 @@ pgb_latency() {     # pgb_latency MODE FILE
 # the cluster restarted (its own settings kept in postmaster.opts) and, when
 # permitted, the OS page cache dropped
 restart_cold() {
-    bs_as_owner "$BS_BINDIR/pg_ctl" -D "$BS_CLUSTER_DIR/data" -m fast -w restart >/dev/null
+    local data
+    data=$(bs_psql -Atc "SHOW data_directory")
+    bs_as_owner "$BS_BINDIR/pg_ctl" -D "$data" -m fast -w restart >/dev/null
     sync
     if [ -z "${DROP_OK+x}" ]; then
         if (echo 3 >/proc/sys/vm/drop_caches) 2>/dev/null; then DROP_OK=1; else DROP_OK=0; fi
@@ -167,7 +173,8 @@ run_regime() {
     # 4. cold
     local r_cold=""
     if [ "$NCOLD" -gt 0 ]; then
-        bs_psql -Atc "SELECT setseed(0.5); SELECT x FROM ($(cold_sql "$tab")) s" >"$WORK/cold-elems"
+        bs_psql -At -c "SELECT setseed(0.5)" -c "SELECT x FROM ($(cold_sql "$tab")) s" |
+            grep -E '^[0-9]+$' >"$WORK/cold-elems"
         { echo '\timing on'; while read -r x; do echo "SELECT count(*) FROM $tab WHERE f @> $x::bigint;"; done <"$WORK/cold-elems"; } >"$WORK/cold-bloofi.sql"
         { echo '\timing on'; while read -r x; do echo "SELECT count(*) FROM $tab WHERE a @> ARRAY[$x::bigint];"; done <"$WORK/cold-elems"; } >"$WORK/cold-gin.sql"
         chmod a+r "$WORK"/*.sql
