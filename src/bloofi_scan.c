@@ -23,6 +23,7 @@
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -106,6 +107,98 @@ bloofi_value_passes(Relation index, const BloofiNode *node, const uint32 *pos, u
 }
 
 /*
+ * The slice pages of one node visit, located before they are read: one
+ * buffer-table lookup per page (PrefetchBuffer, which also starts the read of
+ * a page not in shared buffers, so that a cold lookup waits for its k pages
+ * together rather than one after the other), then each read pins the buffer
+ * found (ReadRecentBuffer) without a second lookup.
+ */
+#define BLOOFI_PREFETCH_MAX 64
+
+typedef struct BloofiSlicePages
+{
+	uint32		n;				/* pages located (distinct, in order) */
+	uint32		rel[BLOOFI_PREFETCH_MAX];	/* page numbers within the node */
+	Buffer		recent[BLOOFI_PREFETCH_MAX];	/* where it was, or InvalidBuffer */
+} BloofiSlicePages;
+
+static void
+bloofi_slice_pages_locate(Relation index, const BloofiNode *node, const uint32 *pos,
+						  uint32 npos, BloofiSlicePages *sp)
+{
+	sp->n = 0;
+	for (uint32 i = 0; i < npos && sp->n < BLOOFI_PREFETCH_MAX; i++)
+	{
+		uint32		rel = bloofi_slice_page(&node->geom, pos[i]);
+		PrefetchBufferResult pr;
+
+		if (sp->n > 0 && sp->rel[sp->n - 1] == rel)
+			continue;			/* positions are sorted: pages too */
+		pr = PrefetchBuffer(index, MAIN_FORKNUM, node->start + rel);
+		sp->rel[sp->n] = rel;
+		sp->recent[sp->n] = RelationUsesLocalBuffers(index) ? InvalidBuffer : pr.recent_buffer;
+		sp->n++;
+	}
+}
+
+/* the buffer located for page rel (InvalidBuffer: not located or not there) */
+static Buffer
+bloofi_slice_pages_recent(const BloofiSlicePages *sp, uint32 rel)
+{
+	for (uint32 i = 0; i < sp->n; i++)
+		if (sp->rel[i] == rel)
+			return sp->recent[i];
+	return InvalidBuffer;
+}
+
+/*
+ * bloofi_walk_page for a located slice page: the buffer found by the
+ * lookup when it still holds the page, else an ordinary read.
+ */
+static const uint8 *
+bloofi_walk_slice_page(Relation index, const BloofiNode *node, const BloofiSlicePages *sp,
+					   uint32 rel, Buffer *buf, uint32 *cur)
+{
+	Buffer		recent;
+
+	if (rel == *cur)
+		return (const uint8 *) PageGetContents(BufferGetPage(*buf));
+	recent = bloofi_slice_pages_recent(sp, rel);
+	if (BufferIsValid(recent))
+	{
+		if (BufferIsValid(*buf))
+			UnlockReleaseBuffer(*buf);
+		*buf = InvalidBuffer;
+		*cur = InvalidBlockNumber;
+		if (ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, node->start + rel, recent))
+		{
+			*buf = recent;
+			LockBuffer(*buf, BUFFER_LOCK_SHARE);
+			*cur = rel;
+			return (const uint8 *) PageGetContents(BufferGetPage(*buf));
+		}
+	}
+	return bloofi_walk_page(index, node->start, rel, buf, cur);
+}
+
+/*
+ * Where slice j's bytes lie in its located page, for a CPU prefetch before
+ * the page is pinned (NULL: not located, or a local buffer).  Only a hint:
+ * if the buffer has been given another page meanwhile, the lines fetched
+ * are merely useless; nothing is read from it.
+ */
+static const uint8 *
+bloofi_slice_hint(const BloofiNode *node, const BloofiSlicePages *sp, uint32 j)
+{
+	Buffer		recent = bloofi_slice_pages_recent(sp, bloofi_slice_page(&node->geom, j));
+
+	if (!BufferIsValid(recent) || BufferIsLocal(recent))
+		return NULL;
+	return (const uint8 *) PageGetContents((Page) BufferGetBlock(recent)) +
+		bloofi_slice_offset(&node->geom, j);
+}
+
+/*
  * Test the children of node against the positions: acc (node->geom.slice_words
  * words) gets the matching slots among the first nused.  Returns false when
  * none matches.
@@ -121,17 +214,20 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	bool		any = nwords > 0;
 	uint32	   *idx = NULL;
 	uint32		nidx = 0;
+	BloofiSlicePages sp;
 
+	bloofi_slice_pages_locate(index, node, pos, npos, &sp);
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
 	for (uint32 i = 0; i < npos && any; i++)
 	{
-		const uint8 *data = bloofi_walk_page(index, node->start,
-											 bloofi_slice_page(geom, pos[i]), &buf, &cur) +
+		const uint8 *data = bloofi_walk_slice_page(index, node, &sp,
+												   bloofi_slice_page(geom, pos[i]), &buf, &cur) +
 		bloofi_slice_offset(geom, pos[i]);
 
 		if (idx == NULL)
 		{
-			any = bloofi_and_slice(acc, data, nwords, geom->slice_bytes);
+			any = bloofi_and_slice_ahead(acc, data, nwords, geom->slice_bytes,
+										 i + 1 < npos ? bloofi_slice_hint(node, &sp, pos[i + 1]) : NULL);
 
 			/*
 			 * A wide node after half of the slices (a word holds 64 leaves:
@@ -152,7 +248,8 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 		}
 		else
 		{
-			nidx = bloofi_and_slice_sparse(acc, data, geom->slice_bytes, idx, nidx);
+			nidx = bloofi_and_slice_sparse_ahead(acc, data, geom->slice_bytes, idx, nidx,
+												 i + 1 < npos ? bloofi_slice_hint(node, &sp, pos[i + 1]) : NULL);
 			any = nidx > 0;
 		}
 	}

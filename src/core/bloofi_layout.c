@@ -240,17 +240,32 @@ bool
 bloofi_and_slice(uint64_t *restrict acc, const uint8_t *restrict slice, uint32_t nwords,
 				 uint32_t slice_bytes)
 {
+	return bloofi_and_slice_ahead(acc, slice, nwords, slice_bytes, NULL);
+}
+
+bool
+bloofi_and_slice_ahead(uint64_t *restrict acc, const uint8_t *restrict slice, uint32_t nwords,
+					   uint32_t slice_bytes, const uint8_t *next)
+{
 	uint64_t	any = 0,
 				any1 = 0;
 	uint32_t	nfull = slice_bytes / 8 < nwords ? slice_bytes / 8 : nwords;
 	uint32_t	w = 0;
 
-	/* whole words, two at a time with independent accumulators */
+	/*
+	 * whole words, two at a time with independent accumulators; with next,
+	 * one cache line of the next slice requested per line of this one, so
+	 * that it streams in while this one is ANDed
+	 */
 	for (; w + 2 <= nfull; w += 2)
 	{
-		uint64_t	a = acc[w] & bs_load64le(slice + 8 * (size_t) w);
-		uint64_t	b = acc[w + 1] & bs_load64le(slice + 8 * (size_t) w + 8);
+		uint64_t	a,
+					b;
 
+		if (next && (w & 7) == 0)
+			__builtin_prefetch(next + 8 * (size_t) w, 0, 0);
+		a = acc[w] & bs_load64le(slice + 8 * (size_t) w);
+		b = acc[w + 1] & bs_load64le(slice + 8 * (size_t) w + 8);
 		acc[w] = a;
 		acc[w + 1] = b;
 		any |= a;
@@ -287,13 +302,38 @@ uint32_t
 bloofi_and_slice_sparse(uint64_t *acc, const uint8_t *slice, uint32_t slice_bytes,
 						uint32_t *idx, uint32_t nidx)
 {
+	return bloofi_and_slice_sparse_ahead(acc, slice, slice_bytes, idx, nidx, NULL);
+}
+
+/* how many listed words ahead the sparse AND requests its slice's lines */
+#define BLOOFI_SPARSE_AHEAD 16
+
+uint32_t
+bloofi_and_slice_sparse_ahead(uint64_t *acc, const uint8_t *slice, uint32_t slice_bytes,
+							  uint32_t *idx, uint32_t nidx, const uint8_t *next)
+{
 	uint32_t	out = 0;
 
+	/*
+	 * the words listed are scattered over the slice: each is likely a cache
+	 * miss, so its line is requested BLOOFI_SPARSE_AHEAD words before it is
+	 * read, and (with next) the same word of the next slice, a superset of
+	 * the words the next call reads
+	 */
+	for (uint32_t i = 0; i < nidx && i < BLOOFI_SPARSE_AHEAD; i++)
+		if (8 * (size_t) idx[i] < slice_bytes)
+			__builtin_prefetch(slice + 8 * (size_t) idx[i], 0, 0);
 	for (uint32_t i = 0; i < nidx; i++)
 	{
 		uint32_t	w = idx[i];
-		uint64_t	v = acc[w] & bloofi_slice_word(slice, w, slice_bytes);
+		uint64_t	v;
 
+		if (i + BLOOFI_SPARSE_AHEAD < nidx &&
+			8 * (size_t) idx[i + BLOOFI_SPARSE_AHEAD] < slice_bytes)
+			__builtin_prefetch(slice + 8 * (size_t) idx[i + BLOOFI_SPARSE_AHEAD], 0, 0);
+		v = acc[w] & bloofi_slice_word(slice, w, slice_bytes);
+		if (next && v && 8 * (size_t) w < slice_bytes)
+			__builtin_prefetch(next + 8 * (size_t) w, 0, 0);
 		acc[w] = v;
 		idx[out] = w;
 		out += v != 0;

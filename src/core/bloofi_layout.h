@@ -201,6 +201,17 @@ extern bool bloofi_and_slice(uint64_t *restrict acc, const uint8_t *restrict sli
 							 uint32_t nwords, uint32_t slice_bytes);
 
 /*
+ * bloofi_and_slice, and a hint: next (NULL: none) is the slice the caller
+ * ANDs next (slice_bytes long too), whose cache lines are requested
+ * (__builtin_prefetch) while this one is ANDed.  The result does not depend
+ * on next; it is never dereferenced, only prefetched (a prefetch of an
+ * address whose page has been reused meanwhile is harmless).
+ */
+extern bool bloofi_and_slice_ahead(uint64_t *restrict acc, const uint8_t *restrict slice,
+								   uint32_t nwords, uint32_t slice_bytes,
+								   const uint8_t *next);
+
+/*
  * Sparse continuation of a long AND, once most words are zero: idx[] lists
  * the nidx non-zero words of acc (bloofi_nonzero_words writes it and returns
  * the count); bloofi_and_slice_sparse ANDs only those words with the slice
@@ -209,6 +220,15 @@ extern bool bloofi_and_slice(uint64_t *restrict acc, const uint8_t *restrict sli
 extern uint32_t bloofi_nonzero_words(const uint64_t *acc, uint32_t nwords, uint32_t *idx);
 extern uint32_t bloofi_and_slice_sparse(uint64_t *acc, const uint8_t *slice,
 										uint32_t slice_bytes, uint32_t *idx, uint32_t nidx);
+
+/*
+ * bloofi_and_slice_sparse requesting the listed words' cache lines ahead of
+ * reading them, and (next not NULL, a hint as for bloofi_and_slice_ahead)
+ * the lines of the words still non-zero in the next slice
+ */
+extern uint32_t bloofi_and_slice_sparse_ahead(uint64_t *acc, const uint8_t *slice,
+											  uint32_t slice_bytes, uint32_t *idx,
+											  uint32_t nidx, const uint8_t *next);
 
 /*
  * For every slot s whose bit is set in mask (ceil(slice_bytes / 8) words),

@@ -1007,11 +1007,95 @@ test_sparse_and(void)
 	}
 }
 
+/*
+ * The AND with a look-ahead hint (bloofi_and_slice_ahead, then
+ * bloofi_and_slice_sparse_ahead) against a naive bit model: slot s of the
+ * accumulator stays set iff bit s (byte s / 8, bit s % 8) of every slice is
+ * set; the hint (the next slice, NULL, or a slice of another length) never
+ * changes a result; the sparse list is exactly the non-zero words, ascending.
+ */
+static void
+test_and_ahead(void)
+{
+	for (int round = 0; round < 200; round++)
+	{
+		uint32_t	nwords = 1 + (uint32_t) (rnd() % 300);
+		uint32_t	slice_bytes = 8 * nwords - (uint32_t) (rnd() % 8);
+		uint32_t	nslots = 8 * slice_bytes;
+		int			nslices = 1 + (int) (rnd() % 12);
+		int			switch_at = (int) (rnd() % (nslices + 1));
+		uint8_t   **slices = malloc(sizeof(uint8_t *) * nslices);
+		uint64_t   *acc = malloc(sizeof(uint64_t) * nwords);
+		uint32_t   *idx = malloc(sizeof(uint32_t) * nwords);
+		bool	   *model = malloc(nslots);
+		uint32_t	nidx = 0;
+		bool		ok = true;
+
+		for (int i = 0; i < nslices; i++)
+		{
+			slices[i] = malloc(slice_bytes);	/* exact size: ASan sees overreads */
+			for (uint32_t b = 0; b < slice_bytes; b++)
+				slices[i][b] = (uint8_t) (rnd() | rnd());
+		}
+		for (uint32_t w = 0; w < nwords; w++)
+			acc[w] = ~UINT64_C(0);
+		for (uint32_t s = 0; s < nslots; s++)
+			model[s] = true;
+		for (int i = 0; i < nslices; i++)
+		{
+			const uint8_t *hint = (i + 1 < nslices && (round % 3) != 0) ? slices[i + 1] :
+				(round % 3) == 0 ? slices[0] : NULL;
+			bool		any,
+						model_any = false;
+
+			for (uint32_t s = 0; s < nslots; s++)
+			{
+				model[s] = model[s] && ((slices[i][s / 8] >> (s % 8)) & 1);
+				model_any |= model[s];
+			}
+			if (i < switch_at)
+			{
+				any = bloofi_and_slice_ahead(acc, slices[i], nwords, slice_bytes, hint);
+				ok &= any == model_any;
+			}
+			else
+			{
+				if (i == switch_at)
+					nidx = bloofi_nonzero_words(acc, nwords, idx);
+				nidx = bloofi_and_slice_sparse_ahead(acc, slices[i], slice_bytes, idx, nidx, hint);
+				ok &= (nidx > 0) == model_any;
+				for (uint32_t j = 0; j < nidx; j++)
+					ok &= acc[idx[j]] != 0 && (j == 0 || idx[j] > idx[j - 1]);
+			}
+			/* the slots past the slice (partial last word) hold no bits to compare */
+			for (uint32_t s = 0; s < nslots; s++)
+				ok &= (bool) ((acc[s / 64] >> (s % 64)) & 1) == model[s];
+		}
+		if (switch_at < nslices)
+		{
+			uint32_t	nz = 0;
+
+			for (uint32_t w = 0; w < nwords; w++)
+				nz += acc[w] != 0;
+			ok &= nz == nidx;
+		}
+		CHECK(ok, "AND with look-ahead vs the bit model, round %d (%u words, %u bytes, %d slices, switch at %d)",
+			  round, nwords, slice_bytes, nslices, switch_at);
+		for (int i = 0; i < nslices; i++)
+			free(slices[i]);
+		free(slices);
+		free(acc);
+		free(idx);
+		free(model);
+	}
+}
+
 /* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
 {
 	test_sparse_and();
+	test_and_ahead();
 	test_geometry();
 	test_slice_word_store();
 	test_slices_all_caps();
