@@ -202,6 +202,57 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 
 /* ---- binary form ------------------------------------------------------ */
 
+/*
+ * bf_recv_header: reads the header of the binary form of type (bloomfilter,
+ * countingbloom: version, hash, k, flags, seed, m in header_bytes bytes) from
+ * buf into p, checking all but m (whose range is the type's); errors are
+ * ERRCODE_INVALID_BINARY_REPRESENTATION naming the type
+ */
+void
+bf_recv_header(StringInfo buf, const char *type, int header_bytes, BsParams *p)
+{
+	int			version,
+				hash,
+				k,
+				flags;
+
+	if (buf->len - buf->cursor < header_bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("The value has %d bytes, a header needs %d.",
+						   buf->len - buf->cursor, header_bytes)));
+	version = pq_getmsgbyte(buf);
+	hash = pq_getmsgbyte(buf);
+	k = pq_getmsgbyte(buf);
+	flags = pq_getmsgbyte(buf);
+	p->seed = (int32) pq_getmsgint(buf, 4);
+	p->m = (uint32) pq_getmsgint(buf, 4);
+	p->k = (uint8) k;
+	p->hash = (uint8) hash;
+	if (version != BS_SCHEME_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("Hashing scheme version %d is not supported (expected %d).",
+						   version, BS_SCHEME_VERSION)));
+	if (hash >= BS_NUM_HASH_FAMILIES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash)));
+	if (k < BS_MIN_K || k > BS_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K)));
+	if (flags != BF_FLAGS_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("Flags byte is %d, expected 0.", flags)));
+}
+
 static void
 binary_error(const char *detail)
 {
@@ -216,34 +267,13 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
-	int			version,
-				hash,
-				k,
-				flags;
-	uint32		m;
-	int32		seed;
 	size_t		nbytes;
 	BsParams	params;
 	BloomFilter *f;
+	uint32		m;
 
-	if (buf->len - buf->cursor < BF_HEADER_BYTES)
-		binary_error(psprintf("The value has %d bytes, a header needs %d.",
-							  buf->len - buf->cursor, BF_HEADER_BYTES));
-	version = pq_getmsgbyte(buf);
-	hash = pq_getmsgbyte(buf);
-	k = pq_getmsgbyte(buf);
-	flags = pq_getmsgbyte(buf);
-	seed = (int32) pq_getmsgint(buf, 4);
-	m = (uint32) pq_getmsgint(buf, 4);
-	if (version != BS_SCHEME_VERSION)
-		binary_error(psprintf("Hashing scheme version %d is not supported (expected %d).",
-							  version, BS_SCHEME_VERSION));
-	if (hash >= BS_NUM_HASH_FAMILIES)
-		binary_error(psprintf("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash));
-	if (k < BS_MIN_K || k > BS_MAX_K)
-		binary_error(psprintf("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K));
-	if (flags != BF_FLAGS_NONE)
-		binary_error(psprintf("Flags byte is %d, expected 0.", flags));
+	bf_recv_header(buf, "bloomfilter", BF_HEADER_BYTES, &params);
+	m = params.m;
 	if (m < BS_MIN_M || m > BS_MAX_M)
 		binary_error(psprintf("m = %u is out of range [%d, " UINT64_FORMAT "].",
 							  m, BS_MIN_M, (uint64) BS_MAX_M));
@@ -251,10 +281,6 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
 		binary_error(psprintf("Expected %zu payload bytes for m = %u, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
-	params.m = m;
-	params.k = (uint8) k;
-	params.hash = (uint8) hash;
-	params.seed = seed;
 	f = bf_from_bytes(&params, (const uint8 *) pq_getmsgbytes(buf, (int) nbytes),
 					  nbytes, ERRCODE_INVALID_BINARY_REPRESENTATION);
 	bf_enforce_typmod(&params, typmod, "bloomfilter");

@@ -237,44 +237,19 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
-	int			version,
-				hash,
-				k,
-				flags;
-	uint32		m;
-	int32		seed;
 	size_t		nbytes;
 	BsParams	params;
 	CountingBloom *cb;
+	uint32		m;
 
-	if (buf->len - buf->cursor < CBF_HEADER_BYTES)
-		binary_error(psprintf("The value has %d bytes, a header needs %d.",
-							  buf->len - buf->cursor, CBF_HEADER_BYTES));
-	version = pq_getmsgbyte(buf);
-	hash = pq_getmsgbyte(buf);
-	k = pq_getmsgbyte(buf);
-	flags = pq_getmsgbyte(buf);
-	seed = (int32) pq_getmsgint(buf, 4);
-	m = (uint32) pq_getmsgint(buf, 4);
-	if (version != BS_SCHEME_VERSION)
-		binary_error(psprintf("Hashing scheme version %d is not supported (expected %d).",
-							  version, BS_SCHEME_VERSION));
-	if (hash >= BS_NUM_HASH_FAMILIES)
-		binary_error(psprintf("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash));
-	if (k < BS_MIN_K || k > BS_MAX_K)
-		binary_error(psprintf("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K));
-	if (flags != 0)
-		binary_error(psprintf("Flags byte is %d, expected 0.", flags));
+	bf_recv_header(buf, "countingbloom", CBF_HEADER_BYTES, &params);
+	m = params.m;
 	if (m < BS_MIN_M || m > CB_MAX_M)
 		binary_error(psprintf("m = %u is out of range [%d, %u].", m, BS_MIN_M, CB_MAX_M));
 	nbytes = ((size_t) m + 1) / 2;
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
 		binary_error(psprintf("Expected %zu payload bytes for m = %u counters, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
-	params.m = m;
-	params.k = (uint8) k;
-	params.hash = (uint8) hash;
-	params.seed = seed;
 	cb = cbf_alloc(&params);
 	memcpy(cb->counters, pq_getmsgbytes(buf, (int) nbytes), nbytes);
 	if (!cb_tail_is_clear(cb->counters, m))
