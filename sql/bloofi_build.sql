@@ -17,56 +17,19 @@ WHERE a.amname = 'bloofi' ORDER BY 3;
 SELECT p, pg_indexam_progress_phasename(a.oid, p) AS phase
 FROM pg_am a, generate_series(1, 6) p WHERE amname = 'bloofi';
 
--- 3000 rows: row i holds the integers [10 i, 10 i + 10), the texts 't<i>',
--- the bytea of i and the uuid md5(i); every 10th row a NULL filter.
-CREATE TABLE bt (id int PRIMARY KEY, f bloomfilter);
-INSERT INTO bt
-SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE
-       bloom_add(bloom_add(bloom_add(
-           bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j)::bigint[], 1024, 5),
-           't' || i), int4send(i)), md5(i::text)::uuid) END
-FROM generate_series(1, 3000) i;
-CREATE INDEX bt_f ON bt USING bloofi (f) WITH (order = 4);
-ANALYZE bt;
+-- the table bt and its index bt_f (sql/include/bloofi_bt.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set bloofi_bt :abs_srcdir '/sql/include/bloofi_bt.sql'
+\i :bloofi_bt
 SELECT bloofi_check('bt_f');
 -- a tree of order 4: bottom nodes of d + 1 = 5 leaves (as a split leaves
 -- them), inner nodes of 4..8 children, and one wide root over the first
 -- level whose values are all saturated (no-split rule, section 3.4)
 SELECT height, nodes, leaves, inner_nodes, bottom_nodes, "order", m, k FROM bloofi_stats('bt_f');
 
--- one probe table per element type; results through the index and through
--- a sequential scan must be the same sets of (element, row)
-CREATE TEMP TABLE px AS SELECT (x * 7)::bigint AS x FROM generate_series(0, 4400) x;
-CREATE TEMP TABLE pt AS SELECT 't' || x AS x FROM generate_series(0, 3300, 3) x;
-CREATE TEMP TABLE pb AS SELECT int4send(x) AS x FROM generate_series(0, 3300, 3) x;
-CREATE TEMP TABLE pu AS SELECT md5(x::text)::uuid AS x FROM generate_series(0, 3300, 3) x;
-
-CREATE FUNCTION bt_results(use_index boolean)
-RETURNS TABLE (kind text, x text, id int) LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM set_config('enable_seqscan', (NOT use_index)::text, true);
-    PERFORM set_config('enable_bitmapscan', use_index::text, true);
-    PERFORM set_config('enable_indexscan', 'off', true);
-    RETURN QUERY
-        SELECT 'bigint', p.x::text, bt.id FROM px p JOIN bt ON bt.f @> p.x
-        UNION ALL SELECT 'text', p.x, bt.id FROM pt p JOIN bt ON bt.f @> p.x
-        UNION ALL SELECT 'bytea', p.x::text, bt.id FROM pb p JOIN bt ON bt.f @> p.x
-        UNION ALL SELECT 'uuid', p.x::text, bt.id FROM pu p JOIN bt ON bt.f @> p.x;
-END $$;
-
-CREATE FUNCTION bt_compare() RETURNS TABLE (kind text, via_index bigint, via_seqscan bigint,
-                                            only_index bigint, only_seqscan bigint)
-LANGUAGE sql AS $$
-    WITH i AS (SELECT * FROM bt_results(true)), s AS (SELECT * FROM bt_results(false))
-    SELECT k.kind,
-           (SELECT count(*) FROM i WHERE i.kind = k.kind),
-           (SELECT count(*) FROM s WHERE s.kind = k.kind),
-           (SELECT count(*) FROM (SELECT * FROM i WHERE i.kind = k.kind EXCEPT ALL
-                                  SELECT * FROM s WHERE s.kind = k.kind) d),
-           (SELECT count(*) FROM (SELECT * FROM s WHERE s.kind = k.kind EXCEPT ALL
-                                  SELECT * FROM i WHERE i.kind = k.kind) d)
-    FROM (VALUES ('bigint'), ('text'), ('bytea'), ('uuid')) k(kind)
-$$;
+-- probe tables and bt_compare (sql/include/bloofi_probes.sql)
+\set bloofi_probes :abs_srcdir '/sql/include/bloofi_probes.sql'
+\i :bloofi_probes
 
 -- counts are of true members plus a few false positives (m = 1024, k = 5)
 SELECT kind, via_index >= CASE kind WHEN 'bigint' THEN 3900 ELSE 880 END AS enough_matches, via_index = via_seqscan AS same_count,

@@ -8,17 +8,10 @@ RESET client_min_messages;
 -- before 1.2 (sparse values: type_storage)
 SET bloomsample.filter_storage = dense;
 
--- 3000 rows: row i holds the integers [10 i, 10 i + 10), the texts 't<i>',
--- the bytea of i and the uuid md5(i); every 10th row a NULL filter.
-CREATE TABLE bt (id int PRIMARY KEY, f bloomfilter);
-INSERT INTO bt
-SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE
-       bloom_add(bloom_add(bloom_add(
-           bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j)::bigint[], 1024, 5),
-           't' || i), int4send(i)), md5(i::text)::uuid) END
-FROM generate_series(1, 3000) i;
-CREATE INDEX bt_f ON bt USING bloofi (f) WITH (order = 4);
-ANALYZE bt;
+-- the table bt and its index bt_f (sql/include/bloofi_bt.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set bloofi_bt :abs_srcdir '/sql/include/bloofi_bt.sql'
+\i :bloofi_bt
 
 CREATE TEMP TABLE px AS SELECT (x * 7)::bigint AS x FROM generate_series(0, 4400) x;
 

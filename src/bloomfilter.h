@@ -31,6 +31,7 @@
 #include "postgres.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "utils/array.h"
 
 #include "bs_bits.h"
 #include "bs_hash.h"
@@ -117,6 +118,9 @@ extern void bf_view_datum(Datum d, BloomView *v);
  * the extension's types; an error naming fname outside an aggregate
  */
 extern MemoryContext bf_agg_context(FunctionCallInfo fcinfo, const char *fname);
+extern int32 bf_agg_int_arg(FunctionCallInfo fcinfo, int n, const char *agg, const char *name);
+extern text *bf_agg_filter_args(FunctionCallInfo fcinfo, const char *agg, int32 *m, int32 *k,
+								 int32 *seed);
 extern void bf_view_datum_stored(Datum d, BloomView *v);
 extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
@@ -145,6 +149,9 @@ extern bool bf_equal_interruptible(const void *a, const void *b, Size n);
 /* bloomfilter_io.c */
 extern BloomFilter *bf_from_bytes(const BsParams *p, const uint8 *bytes,
 								  size_t nbytes, int errcode_bad);
-extern void bf_enforce_typmod(const BsParams *p, int32 typmod);
+extern void bf_enforce_typmod(const BsParams *p, int32 typmod, const char *type);
+extern int32 bf_typmod_in(ArrayType *ta, const char *type);
+extern void bf_recv_header(StringInfo buf, const char *type, int header_bytes, BsParams *p);
+extern char *bf_typmod_out(int32 typmod);
 
 #endif							/* BLOOMFILTER_H */

@@ -28,6 +28,7 @@
 #include "utils/builtins.h"
 
 #include "bloomfilter.h"
+#include "filter_text.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);
@@ -58,97 +59,41 @@ bf_from_bytes(const BsParams *p, const uint8 *bytes, size_t nbytes, int errcode_
 }
 
 /*
- * bf_enforce_typmod: error unless the filter's m and k match the typmod
- * (a negative typmod means no constraint).
+ * bf_enforce_typmod: error unless the m and k of a value of type `type`
+ * (bloomfilter, countingbloom) match the typmod (a negative typmod means no
+ * constraint).
  */
 void
-bf_enforce_typmod(const BsParams *p, int32 typmod)
+bf_enforce_typmod(const BsParams *p, int32 typmod, const char *type)
 {
 	if (typmod < 0)
 		return;
 	if (p->m != TYPMOD_M(typmod) || p->k != TYPMOD_K(typmod))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("bloomfilter with m = %u, k = %d does not match type bloomfilter(%u,%d)",
-						p->m, p->k, TYPMOD_M(typmod), TYPMOD_K(typmod))));
+				 errmsg("%s with m = %u, k = %d does not match type %s(%u,%d)",
+						type, p->m, p->k, type, TYPMOD_M(typmod), TYPMOD_K(typmod))));
 }
 
 /* ---- text form -------------------------------------------------------- */
 
-/* the input, shortened for error messages */
-static const char *
-shown(const char *str)
+#define BF_TEXT_FORMAT "m=<bits>,k=<hashes>,seed=<int>,hash=<xxh3|linear>,v=1:<hex of ceil(m/8) bytes>."
+
+/* the text form str as filter_text.c parses it (values out of range: no HINT) */
+static FtInput
+text_input(const char *str)
 {
-	if (strlen(str) <= 64)
-		return str;
-	return psprintf("%.60s...", str);
+	FtInput		in = {str, "bloomfilter", BF_TEXT_FORMAT, true};
+
+	return in;
 }
 
 static void
 syntax_error(const char *str, const char *detail)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
-			 errdetail("%s", detail),
-			 errhint("The format is m=<bits>,k=<hashes>,seed=<int>,hash=<xxh3|linear>,v=1:<hex of ceil(m/8) bytes>.")));
-}
+	FtInput		in = text_input(str);
 
-/*
- * Parse "<name>=<integer>" followed by 'term' at *pp; the integer must fit in
- * [lo, hi].  Advances *pp past the terminator.
- */
-static int64
-parse_field(const char *str, const char **pp, const char *name, char term,
-			int64 lo, int64 hi)
-{
-	const char *p = *pp;
-	size_t		nlen = strlen(name);
-	bool		neg = false;
-	int64		val = 0;
-	int			digits = 0;
-
-	if (strncmp(p, name, nlen) != 0 || p[nlen] != '=')
-		syntax_error(str, psprintf("Expected \"%s=\" at position %d.", name,
-								   (int) (p - str) + 1));
-	p += nlen + 1;
-	if (*p == '-')
-	{
-		neg = true;
-		p++;
-	}
-	while (*p >= '0' && *p <= '9')
-	{
-		if (++digits > 12)
-			syntax_error(str, psprintf("Value of %s is out of range.", name));
-		val = val * 10 + (*p++ - '0');
-	}
-	if (digits == 0)
-		syntax_error(str, psprintf("Expected an integer after \"%s=\".", name));
-	if (neg)
-		val = -val;
-	if (val < lo || val > hi)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
-				 errdetail("%s = " INT64_FORMAT " is out of range [" INT64_FORMAT ", " INT64_FORMAT "].",
-						   name, val, lo, hi)));
-	if (*p != term)
-		syntax_error(str, psprintf("Expected \"%c\" after the value of %s.", term, name));
-	*pp = p + 1;
-	return val;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	ft_syntax_error(&in, detail);
 }
 
 Datum
@@ -156,6 +101,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
+	FtInput		in = text_input(str);
 	const char *p = str;
 	const char *hname;
 	BsParams	params;
@@ -167,9 +113,9 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 
 	while (*p == ' ' || *p == '\t' || *p == '\n')
 		p++;
-	params.m = (uint32) parse_field(str, &p, "m", ',', BS_MIN_M, (int64) BS_MAX_M);
-	params.k = (uint8) parse_field(str, &p, "k", ',', BS_MIN_K, BS_MAX_K);
-	params.seed = (int32) parse_field(str, &p, "seed", ',', PG_INT32_MIN, PG_INT32_MAX);
+	params.m = (uint32) ft_parse_field(&in, &p, "m", ',', BS_MIN_M, (int64) BS_MAX_M);
+	params.k = (uint8) ft_parse_field(&in, &p, "k", ',', BS_MIN_K, BS_MAX_K);
+	params.seed = (int32) ft_parse_field(&in, &p, "seed", ',', PG_INT32_MIN, PG_INT32_MAX);
 	if (strncmp(p, "hash=", 5) != 0)
 		syntax_error(str, psprintf("Expected \"hash=\" at position %d.", (int) (p - str) + 1));
 	p += 5;
@@ -187,17 +133,17 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	if (family < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type bloomfilter: \"%s\"", shown(str)),
+				 errmsg("invalid input syntax for type bloomfilter: \"%s\"", ft_shown(str)),
 				 errdetail("Unknown hash family \"%.*s\".", (int) Min(p - hname, 32), hname),
 				 errhint("%s", bf_hash_family_hint(pnstrdup(hname, p - hname),
 												 "Use 'xxh3' or 'linear'."))));
 	params.hash = (uint8) family;
 	if (*p++ != ',')
 		syntax_error(str, "Expected \",\" after the hash family.");
-	if (parse_field(str, &p, "v", ':', 0, 255) != BS_SCHEME_VERSION)
+	if (ft_parse_field(&in, &p, "v", ':', 0, 255) != BS_SCHEME_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("bloomfilter hashing scheme version in \"%s\" is not supported", shown(str)),
+				 errmsg("bloomfilter hashing scheme version in \"%s\" is not supported", ft_shown(str)),
 				 errdetail("This build of bloomsample reads scheme version %d.", BS_SCHEME_VERSION)));
 
 	/* check the payload length before allocating anything of size m */
@@ -216,11 +162,11 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	{
 		if ((i & 0x3FFFF) == 0x3FFFF)
 			CHECK_FOR_INTERRUPTS();
-		bytes[i] = (uint8) (hexval(p[2 * i]) << 4 | hexval(p[2 * i + 1]));
+		bytes[i] = (uint8) (ft_hexval(p[2 * i]) << 4 | ft_hexval(p[2 * i + 1]));
 	}
 	f = bf_from_bytes(&params, bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	pfree(bytes);
-	bf_enforce_typmod(&params, typmod);
+	bf_enforce_typmod(&params, typmod, "bloomfilter");
 	PG_RETURN_BLOOMFILTER_P(f);
 }
 
@@ -256,6 +202,57 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 
 /* ---- binary form ------------------------------------------------------ */
 
+/*
+ * bf_recv_header: reads the header of the binary form of type (bloomfilter,
+ * countingbloom: version, hash, k, flags, seed, m in header_bytes bytes) from
+ * buf into p, checking all but m (whose range is the type's); errors are
+ * ERRCODE_INVALID_BINARY_REPRESENTATION naming the type
+ */
+void
+bf_recv_header(StringInfo buf, const char *type, int header_bytes, BsParams *p)
+{
+	int			version,
+				hash,
+				k,
+				flags;
+
+	if (buf->len - buf->cursor < header_bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("The value has %d bytes, a header needs %d.",
+						   buf->len - buf->cursor, header_bytes)));
+	version = pq_getmsgbyte(buf);
+	hash = pq_getmsgbyte(buf);
+	k = pq_getmsgbyte(buf);
+	flags = pq_getmsgbyte(buf);
+	p->seed = (int32) pq_getmsgint(buf, 4);
+	p->m = (uint32) pq_getmsgint(buf, 4);
+	p->k = (uint8) k;
+	p->hash = (uint8) hash;
+	if (version != BS_SCHEME_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("Hashing scheme version %d is not supported (expected %d).",
+						   version, BS_SCHEME_VERSION)));
+	if (hash >= BS_NUM_HASH_FAMILIES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash)));
+	if (k < BS_MIN_K || k > BS_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K)));
+	if (flags != BF_FLAGS_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid external binary %s", type),
+				 errdetail("Flags byte is %d, expected 0.", flags)));
+}
+
 static void
 binary_error(const char *detail)
 {
@@ -270,34 +267,13 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
-	int			version,
-				hash,
-				k,
-				flags;
-	uint32		m;
-	int32		seed;
 	size_t		nbytes;
 	BsParams	params;
 	BloomFilter *f;
+	uint32		m;
 
-	if (buf->len - buf->cursor < BF_HEADER_BYTES)
-		binary_error(psprintf("The value has %d bytes, a header needs %d.",
-							  buf->len - buf->cursor, BF_HEADER_BYTES));
-	version = pq_getmsgbyte(buf);
-	hash = pq_getmsgbyte(buf);
-	k = pq_getmsgbyte(buf);
-	flags = pq_getmsgbyte(buf);
-	seed = (int32) pq_getmsgint(buf, 4);
-	m = (uint32) pq_getmsgint(buf, 4);
-	if (version != BS_SCHEME_VERSION)
-		binary_error(psprintf("Hashing scheme version %d is not supported (expected %d).",
-							  version, BS_SCHEME_VERSION));
-	if (hash >= BS_NUM_HASH_FAMILIES)
-		binary_error(psprintf("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash));
-	if (k < BS_MIN_K || k > BS_MAX_K)
-		binary_error(psprintf("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K));
-	if (flags != BF_FLAGS_NONE)
-		binary_error(psprintf("Flags byte is %d, expected 0.", flags));
+	bf_recv_header(buf, "bloomfilter", BF_HEADER_BYTES, &params);
+	m = params.m;
 	if (m < BS_MIN_M || m > BS_MAX_M)
 		binary_error(psprintf("m = %u is out of range [%d, " UINT64_FORMAT "].",
 							  m, BS_MIN_M, (uint64) BS_MAX_M));
@@ -305,13 +281,9 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
 		binary_error(psprintf("Expected %zu payload bytes for m = %u, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
-	params.m = m;
-	params.k = (uint8) k;
-	params.hash = (uint8) hash;
-	params.seed = seed;
 	f = bf_from_bytes(&params, (const uint8 *) pq_getmsgbytes(buf, (int) nbytes),
 					  nbytes, ERRCODE_INVALID_BINARY_REPRESENTATION);
-	bf_enforce_typmod(&params, typmod);
+	bf_enforce_typmod(&params, typmod, "bloomfilter");
 	PG_RETURN_BLOOMFILTER_P(f);
 }
 
@@ -338,10 +310,13 @@ bloomfilter_send(PG_FUNCTION_ARGS)
 
 /* ---- typmod ----------------------------------------------------------- */
 
-Datum
-bloomfilter_typmod_in(PG_FUNCTION_ARGS)
+/*
+ * bf_typmod_in: the typmod of type(m, k) from its modifiers ta, for the
+ * types whose typmod is (m, k) (bloomfilter, countingbloom)
+ */
+int32
+bf_typmod_in(ArrayType *ta, const char *type)
 {
-	ArrayType  *ta = PG_GETARG_ARRAYTYPE_P(0);
 	int32	   *tl;
 	int			n;
 
@@ -349,30 +324,41 @@ bloomfilter_typmod_in(PG_FUNCTION_ARGS)
 	if (n != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("type modifier of bloomfilter must be (m, k), got %d value%s",
-						n, n == 1 ? "" : "s")));
+				 errmsg("type modifier of %s must be (m, k), got %d value%s",
+						type, n, n == 1 ? "" : "s")));
 	if (tl[0] < BS_MIN_M || tl[0] > TYPMOD_MAX_M)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bloomfilter(m, k) type modifier m = %d is out of range", tl[0]),
-				 errdetail("A typmod holds m between %d and %d; use an unconstrained bloomfilter column for larger filters.",
-						   BS_MIN_M, TYPMOD_MAX_M)));
+				 errmsg("%s(m, k) type modifier m = %d is out of range", type, tl[0]),
+				 errdetail("A typmod holds m between %d and %d; use an unconstrained %s column for larger filters.",
+						   BS_MIN_M, TYPMOD_MAX_M, type)));
 	if (tl[1] < BS_MIN_K || tl[1] > BS_MAX_K)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bloomfilter(m, k) type modifier k = %d is out of range", tl[1]),
+				 errmsg("%s(m, k) type modifier k = %d is out of range", type, tl[1]),
 				 errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
-	PG_RETURN_INT32(((tl[1] - 1) << TYPMOD_M_BITS) | tl[0]);
+	return ((tl[1] - 1) << TYPMOD_M_BITS) | tl[0];
+}
+
+/* bf_typmod_out: the "(m,k)" of a typmod made by bf_typmod_in ("" if none) */
+char *
+bf_typmod_out(int32 typmod)
+{
+	if (typmod < 0)
+		return pstrdup("");
+	return psprintf("(%u,%d)", TYPMOD_M(typmod), TYPMOD_K(typmod));
+}
+
+Datum
+bloomfilter_typmod_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(bf_typmod_in(PG_GETARG_ARRAYTYPE_P(0), "bloomfilter"));
 }
 
 Datum
 bloomfilter_typmod_out(PG_FUNCTION_ARGS)
 {
-	int32		typmod = PG_GETARG_INT32(0);
-
-	if (typmod < 0)
-		PG_RETURN_CSTRING(pstrdup(""));
-	PG_RETURN_CSTRING(psprintf("(%u,%d)", TYPMOD_M(typmod), TYPMOD_K(typmod)));
+	PG_RETURN_CSTRING(bf_typmod_out(PG_GETARG_INT32(0)));
 }
 
 /* the length-coercion cast bloomfilter -> bloomfilter(m, k) */
@@ -383,6 +369,6 @@ bloomfilter_enforce_typmod(PG_FUNCTION_ARGS)
 	BloomView	v;
 
 	bf_view_datum_stored(d, &v);
-	bf_enforce_typmod(&v.p, PG_GETARG_INT32(1));
+	bf_enforce_typmod(&v.p, PG_GETARG_INT32(1), "bloomfilter");
 	PG_RETURN_DATUM(d);
 }

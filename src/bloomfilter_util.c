@@ -515,3 +515,38 @@ bf_agg_context(FunctionCallInfo fcinfo, const char *fname)
 		elog(ERROR, "%s called in non-aggregate context", fname);
 	return ctx;
 }
+
+/*
+ * bf_agg_int_arg: integer argument n of the aggregate agg, a parameter of
+ * its state named name; an error if NULL
+ */
+int32
+bf_agg_int_arg(FunctionCallInfo fcinfo, int n, const char *agg, const char *name)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s parameter %s must not be NULL", agg, name)));
+	return PG_GETARG_INT32(n);
+}
+
+/*
+ * bf_agg_filter_args: the parameters of agg(elem, m, k [, seed [, hash]])
+ * (bloom_agg, cbloom_agg), arguments 2 to 5, an error for one given as NULL:
+ * sets *m, *k and *seed (0 when not given) and returns the hash name, NULL
+ * when not given (read as text: made a C string only when a state is made)
+ */
+text *
+bf_agg_filter_args(FunctionCallInfo fcinfo, const char *agg, int32 *m, int32 *k, int32 *seed)
+{
+	*m = bf_agg_int_arg(fcinfo, 2, agg, "m");
+	*k = bf_agg_int_arg(fcinfo, 3, agg, "k");
+	*seed = PG_NARGS() > 4 ? bf_agg_int_arg(fcinfo, 4, agg, "seed") : 0;
+	if (PG_NARGS() <= 5)
+		return NULL;
+	if (PG_ARGISNULL(5))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s parameter hash must not be NULL", agg)));
+	return PG_GETARG_TEXT_PP(5);
+}

@@ -32,6 +32,7 @@
 #include "utils/builtins.h"
 
 #include "bloomtree.h"
+#include "filter_text.h"
 
 PG_FUNCTION_INFO_V1(bloomtree_in);
 PG_FUNCTION_INFO_V1(bloomtree_out);
@@ -43,57 +44,32 @@ PG_FUNCTION_INFO_V1(bloomtree_send);
 
 /* ---- text form -------------------------------------------------------- */
 
-static const char *
-shown(const char *str)
+#define BT_TEXT_FORMAT "m={<m1>,...},k={<k1>,...},seed=<int>,v=1:<hex of ceil(M/8) bytes>, M = m1 + m1*m2 + ..."
+
+/* the text form str as filter_text.c parses it (values out of range: no HINT) */
+static FtInput
+text_input(const char *str)
 {
-	if (strlen(str) <= 64)
-		return str;
-	return psprintf("%.60s...", str);
+	FtInput		in = {str, "bloomtree", BT_TEXT_FORMAT, true};
+
+	return in;
 }
 
 static void
 syntax_error(const char *str, const char *detail)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid input syntax for type bloomtree: \"%s\"", shown(str)),
-			 errdetail("%s", detail),
-			 errhint("The format is m={<m1>,...},k={<k1>,...},seed=<int>,v=1:<hex of ceil(M/8) bytes>, M = m1 + m1*m2 + ...")));
+	FtInput		in = text_input(str);
+
+	ft_syntax_error(&in, detail);
 }
 
 /* an optionally signed decimal integer of at most 12 digits at *pp, in [lo, hi] */
 static int64
 parse_int(const char *str, const char **pp, const char *name, int64 lo, int64 hi)
 {
-	const char *p = *pp;
-	bool		neg = false;
-	int64		val = 0;
-	int			digits = 0;
+	FtInput		in = text_input(str);
 
-	if (*p == '-')
-	{
-		neg = true;
-		p++;
-	}
-	while (*p >= '0' && *p <= '9')
-	{
-		if (++digits > 12)
-			syntax_error(str, psprintf("Value of %s is out of range.", name));
-		val = val * 10 + (*p++ - '0');
-	}
-	if (digits == 0)
-		syntax_error(str, psprintf("Expected an integer for %s at position %d.", name,
-								   (int) (p - str) + 1));
-	if (neg)
-		val = -val;
-	if (val < lo || val > hi)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type bloomtree: \"%s\"", shown(str)),
-				 errdetail("%s = " INT64_FORMAT " is out of range [" INT64_FORMAT ", " INT64_FORMAT "].",
-						   name, val, lo, hi)));
-	*pp = p;
-	return val;
+	return ft_parse_int(&in, pp, name, lo, hi);
 }
 
 static void
@@ -125,18 +101,6 @@ parse_list(const char *str, const char **pp, const char *name, int64 lo, int64 h
 	}
 	(*pp)++;
 	return n;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 Datum
@@ -177,7 +141,7 @@ bloomtree_in(PG_FUNCTION_ARGS)
 	if (parse_int(str, &p, "v", 0, 255) != BLTREE_SCHEME_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("bloomtree scheme version in \"%s\" is not supported", shown(str)),
+				 errmsg("bloomtree scheme version in \"%s\" is not supported", ft_shown(str)),
 				 errdetail("This build of bloomsample reads scheme version %d.",
 						   BLTREE_SCHEME_VERSION)));
 	expect(str, &p, ":");
@@ -199,7 +163,7 @@ bloomtree_in(PG_FUNCTION_ARGS)
 	{
 		if ((i & 0x3FFFF) == 0x3FFFF)
 			CHECK_FOR_INTERRUPTS();
-		bits[i] = (uint8) (hexval(p[2 * i]) << 4 | hexval(p[2 * i + 1]));
+		bits[i] = (uint8) (ft_hexval(p[2 * i]) << 4 | ft_hexval(p[2 * i + 1]));
 	}
 	if (!bltree_tail_is_clear(&L, bits))
 		ereport(ERROR,

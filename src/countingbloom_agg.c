@@ -54,34 +54,15 @@ state_from_view(MemoryContext ctx, const CbfView *v)
 	return s;
 }
 
-static int32
-required_int_arg(FunctionCallInfo fcinfo, int n, const char *name)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("cbloom_agg parameter %s must not be NULL", name)));
-	return PG_GETARG_INT32(n);
-}
-
 /* the state for this row of cbloom_agg(elem, m, k [, seed [, hash]]) */
 static CbfAggState *
 agg_state(FunctionCallInfo fcinfo)
 {
 	CbfAggState *s = arg_state(fcinfo, 0);
-	int32		m = required_int_arg(fcinfo, 2, "m");
-	int32		k = required_int_arg(fcinfo, 3, "k");
-	int32		seed = PG_NARGS() > 4 ? required_int_arg(fcinfo, 4, "seed") : 0;
-	text	   *hash = NULL;
-
-	if (PG_NARGS() > 5)
-	{
-		if (PG_ARGISNULL(5))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("cbloom_agg parameter hash must not be NULL")));
-		hash = PG_GETARG_TEXT_PP(5);
-	}
+	int32		m,
+				k,
+				seed;
+	text	   *hash = bf_agg_filter_args(fcinfo, "cbloom_agg", &m, &k, &seed);
 	if (s == NULL)
 	{
 		MemoryContext ctx = bf_agg_context(fcinfo, "cbloom_agg");

@@ -34,7 +34,7 @@ PG_FUNCTION_INFO_V1(countingbloom_typmod_in);
 PG_FUNCTION_INFO_V1(countingbloom_typmod_out);
 PG_FUNCTION_INFO_V1(countingbloom_enforce_typmod);
 
-#define CBF_TEXT_FORMAT "m=<counters>,k=<hashes>,seed=<int>,hash=<xxh3|linear>,v=1:<one hex digit per counter>"
+#define CBF_TEXT_FORMAT "m=<counters>,k=<hashes>,seed=<int>,hash=<xxh3|linear>,v=1:<one hex digit per counter>."
 
 /* ---- the datum -------------------------------------------------------- */
 
@@ -138,19 +138,6 @@ cbf_check_compatible(const BsParams *a, const BsParams *b, const char *what)
 				 errhint("Counting filters combine only when m, k, seed and hash family are all equal.")));
 }
 
-/* error unless m and k match the typmod (negative: no constraint) */
-static void
-enforce_typmod(const BsParams *p, int32 typmod)
-{
-	if (typmod < 0)
-		return;
-	if (p->m != TYPMOD_M(typmod) || p->k != TYPMOD_K(typmod))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("countingbloom with m = %u, k = %d does not match type countingbloom(%u,%d)",
-						p->m, p->k, TYPMOD_M(typmod), TYPMOD_K(typmod))));
-}
-
 /* ---- text form -------------------------------------------------------- */
 
 Datum
@@ -206,7 +193,7 @@ countingbloom_in(PG_FUNCTION_ARGS)
 			CHECK_FOR_INTERRUPTS();
 		cb_put(cb->counters, i, (unsigned) ft_hexval(p[i]));
 	}
-	enforce_typmod(&params, typmod);
+	bf_enforce_typmod(&params, typmod, "countingbloom");
 	PG_RETURN_POINTER(cb);
 }
 
@@ -250,49 +237,24 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
-	int			version,
-				hash,
-				k,
-				flags;
-	uint32		m;
-	int32		seed;
 	size_t		nbytes;
 	BsParams	params;
 	CountingBloom *cb;
+	uint32		m;
 
-	if (buf->len - buf->cursor < CBF_HEADER_BYTES)
-		binary_error(psprintf("The value has %d bytes, a header needs %d.",
-							  buf->len - buf->cursor, CBF_HEADER_BYTES));
-	version = pq_getmsgbyte(buf);
-	hash = pq_getmsgbyte(buf);
-	k = pq_getmsgbyte(buf);
-	flags = pq_getmsgbyte(buf);
-	seed = (int32) pq_getmsgint(buf, 4);
-	m = (uint32) pq_getmsgint(buf, 4);
-	if (version != BS_SCHEME_VERSION)
-		binary_error(psprintf("Hashing scheme version %d is not supported (expected %d).",
-							  version, BS_SCHEME_VERSION));
-	if (hash >= BS_NUM_HASH_FAMILIES)
-		binary_error(psprintf("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash));
-	if (k < BS_MIN_K || k > BS_MAX_K)
-		binary_error(psprintf("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K));
-	if (flags != 0)
-		binary_error(psprintf("Flags byte is %d, expected 0.", flags));
+	bf_recv_header(buf, "countingbloom", CBF_HEADER_BYTES, &params);
+	m = params.m;
 	if (m < BS_MIN_M || m > CB_MAX_M)
 		binary_error(psprintf("m = %u is out of range [%d, %u].", m, BS_MIN_M, CB_MAX_M));
 	nbytes = ((size_t) m + 1) / 2;
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
 		binary_error(psprintf("Expected %zu payload bytes for m = %u counters, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
-	params.m = m;
-	params.k = (uint8) k;
-	params.hash = (uint8) hash;
-	params.seed = seed;
 	cb = cbf_alloc(&params);
 	memcpy(cb->counters, pq_getmsgbytes(buf, (int) nbytes), nbytes);
 	if (!cb_tail_is_clear(cb->counters, m))
 		binary_error(psprintf("The counter after the last one (m = %u) is not zero.", m));
-	enforce_typmod(&params, typmod);
+	bf_enforce_typmod(&params, typmod, "countingbloom");
 	PG_RETURN_POINTER(cb);
 }
 
@@ -319,38 +281,13 @@ countingbloom_send(PG_FUNCTION_ARGS)
 Datum
 countingbloom_typmod_in(PG_FUNCTION_ARGS)
 {
-	ArrayType  *ta = PG_GETARG_ARRAYTYPE_P(0);
-	int32	   *tl;
-	int			n;
-
-	tl = ArrayGetIntegerTypmods(ta, &n);
-	if (n != 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("type modifier of countingbloom must be (m, k), got %d value%s",
-						n, n == 1 ? "" : "s")));
-	if (tl[0] < BS_MIN_M || tl[0] > TYPMOD_MAX_M)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("countingbloom(m, k) type modifier m = %d is out of range", tl[0]),
-				 errdetail("A typmod holds m between %d and %d; use an unconstrained countingbloom column for larger filters.",
-						   BS_MIN_M, TYPMOD_MAX_M)));
-	if (tl[1] < BS_MIN_K || tl[1] > BS_MAX_K)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("countingbloom(m, k) type modifier k = %d is out of range", tl[1]),
-				 errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
-	PG_RETURN_INT32(((tl[1] - 1) << TYPMOD_M_BITS) | tl[0]);
+	PG_RETURN_INT32(bf_typmod_in(PG_GETARG_ARRAYTYPE_P(0), "countingbloom"));
 }
 
 Datum
 countingbloom_typmod_out(PG_FUNCTION_ARGS)
 {
-	int32		typmod = PG_GETARG_INT32(0);
-
-	if (typmod < 0)
-		PG_RETURN_CSTRING(pstrdup(""));
-	PG_RETURN_CSTRING(psprintf("(%u,%d)", TYPMOD_M(typmod), TYPMOD_K(typmod)));
+	PG_RETURN_CSTRING(bf_typmod_out(PG_GETARG_INT32(0)));
 }
 
 /* the length-coercion cast countingbloom -> countingbloom(m, k) */
@@ -361,6 +298,6 @@ countingbloom_enforce_typmod(PG_FUNCTION_ARGS)
 	CbfView		v;
 
 	cbf_view_datum(d, &v);
-	enforce_typmod(&v.p, PG_GETARG_INT32(1));
+	bf_enforce_typmod(&v.p, PG_GETARG_INT32(1), "countingbloom");
 	PG_RETURN_DATUM(d);
 }

@@ -68,16 +68,6 @@ state_copy(MemoryContext ctx, const CountMin *c)
 	return state_new(ctx, copy);
 }
 
-static int32
-required_int_arg(FunctionCallInfo fcinfo, int n, const char *name)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("cms_agg parameter %s must not be NULL", name)));
-	return PG_GETARG_INT32(n);
-}
-
 /*
  * The state for this row: created from the row's w, d and seed (arguments
  * first, first + 1 and first + 2 when present) on the first row; on later
@@ -87,9 +77,9 @@ static CmsAggState *
 agg_state(FunctionCallInfo fcinfo, int first)
 {
 	CmsAggState *s = arg_state(fcinfo, 0);
-	int32		w = required_int_arg(fcinfo, first, "w");
-	int32		d = required_int_arg(fcinfo, first + 1, "d");
-	int32		seed = PG_NARGS() > first + 2 ? required_int_arg(fcinfo, first + 2, "seed") : 0;
+	int32		w = bf_agg_int_arg(fcinfo, first, "cms_agg", "w");
+	int32		d = bf_agg_int_arg(fcinfo, first + 1, "cms_agg", "d");
+	int32		seed = PG_NARGS() > first + 2 ? bf_agg_int_arg(fcinfo, first + 2, "cms_agg", "seed") : 0;
 
 	if (s == NULL)
 	{

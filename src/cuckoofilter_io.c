@@ -31,7 +31,7 @@ PG_FUNCTION_INFO_V1(cuckoofilter_out);
 PG_FUNCTION_INFO_V1(cuckoofilter_recv);
 PG_FUNCTION_INFO_V1(cuckoofilter_send);
 
-#define CKF_TEXT_FORMAT "buckets=<power of two>,fp_bits=<4..32>,seed=<int>,v=1:<hex of ceil(buckets*4*fp_bits/8) bytes>"
+#define CKF_TEXT_FORMAT "buckets=<power of two>,fp_bits=<4..32>,seed=<int>,v=1:<hex of ceil(buckets*4*fp_bits/8) bytes>."
 
 /* ---- the datum -------------------------------------------------------- */
 

@@ -117,26 +117,16 @@ merge(FunctionCallInfo fcinfo, TopkState *s, TopkValue *t, const char *what)
 	return s;
 }
 
-static int32
-required_int_arg(FunctionCallInfo fcinfo, int n, const char *name)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("topk_agg parameter %s must not be NULL", name)));
-	return PG_GETARG_INT32(n);
-}
-
 /* the state for this row: topk_agg(elem, k [, w, d [, seed]]) */
 static TopkState *
 agg_state(FunctionCallInfo fcinfo)
 {
 	TopkState  *s = arg_state(fcinfo, 0);
-	int32		k = required_int_arg(fcinfo, 2, "k");
-	int64		w = PG_NARGS() > 3 ? required_int_arg(fcinfo, 3, "w") :
+	int32		k = bf_agg_int_arg(fcinfo, 2, "topk_agg", "k");
+	int64		w = PG_NARGS() > 3 ? bf_agg_int_arg(fcinfo, 3, "topk_agg", "w") :
 		Max(TOPK_DEFAULT_MIN_W, (int64) TOPK_DEFAULT_W_PER_K * k);
-	int32		d = PG_NARGS() > 4 ? required_int_arg(fcinfo, 4, "d") : TOPK_DEFAULT_D;
-	int32		seed = PG_NARGS() > 5 ? required_int_arg(fcinfo, 5, "seed") : 0;
+	int32		d = PG_NARGS() > 4 ? bf_agg_int_arg(fcinfo, 4, "topk_agg", "d") : TOPK_DEFAULT_D;
+	int32		seed = PG_NARGS() > 5 ? bf_agg_int_arg(fcinfo, 5, "topk_agg", "seed") : 0;
 
 	if (s == NULL)
 	{

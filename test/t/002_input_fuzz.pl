@@ -23,6 +23,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use InputFuzz;
 
 srand(20261122);    # deterministic: Perl's rand is drand48 on every platform
 
@@ -33,9 +36,6 @@ $node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
 my $dir = PostgreSQL::Test::Utils::tempdir();
 
 my $MAX_M = 2**31;
-
-sub rint { my ($n) = @_; return int(rand($n)); }
-sub pick { return $_[ rint(scalar @_) ]; }
 
 # ---------------------------------------------------------------------------
 # the oracle: the documented formats, rewritten here
@@ -176,13 +176,7 @@ sub mutate_text
 	return $s . ',' . pick(@text_seeds);                                         # two values
 }
 
-my @text_cases = @text_seeds;
-while (@text_cases < 600)
-{
-	my $s = pick(@text_seeds);
-	$s = mutate_text($s) for 1 .. 1 + rint(3);
-	push @text_cases, $s;
-}
+my @text_cases = mutated_cases(600, \&mutate_text, \@text_seeds, 3);
 
 # ---------------------------------------------------------------------------
 # binary payloads
@@ -233,43 +227,14 @@ sub mutate_binary
 	return $p;
 }
 
-my @bin_cases = @bin_seeds;
-while (@bin_cases < 360)
-{
-	my $p = pick(@bin_seeds);
-	$p = mutate_binary($p) for 1 .. 1 + rint(2);
-	push @bin_cases, $p;
-}
-
-# one-row, one-column COPY BINARY file
-sub write_copy_file
-{
-	my ($path, $p) = @_;
-	open my $fh, '>:raw', $path or die "$path: $!";
-	print $fh "PGCOPY\n\377\r\n\0", pack('N N', 0, 0), pack('n', 1), pack('N', length $p), $p,
-	  pack('n', 0xFFFF);
-	close $fh;
-}
+my @bin_cases = mutated_cases(360, \&mutate_binary, \@bin_seeds, 2);
 
 # ---------------------------------------------------------------------------
 # run everything inside the server
 # ---------------------------------------------------------------------------
 
-sub copy_escape
-{
-	my ($s) = @_;
-	$s =~ s/\\/\\\\/g;
-	$s =~ s/\t/\\t/g;
-	$s =~ s/\n/\\n/g;
-	$s =~ s/\r/\\r/g;
-	return $s;
-}
-
 my $text_file = "$dir/text_cases.tsv";
-open my $tf, '>', $text_file or die $!;
-printf $tf "%d\t%s\n", $_, copy_escape($text_cases[$_]) for 0 .. $#text_cases;
-close $tf;
-my @bin_files;
+write_text_cases($text_file, \@text_cases);
 for my $i (0 .. $#bin_cases)
 {
 	write_copy_file("$dir/bin_$i.copy", $bin_cases[$i]);
@@ -281,33 +246,20 @@ $node->safe_psql('postgres', qq{
 	CREATE TABLE text_out (id int, ok bool, state text, msg text, out text, rt bool);
 	DO \$\$
 	DECLARE r record; v bloomfilter;
-	BEGIN
-		FOR r IN SELECT * FROM text_cases ORDER BY id LOOP
-			BEGIN
-				v := r.input::bloomfilter;
-				INSERT INTO text_out VALUES (r.id, true, NULL, NULL, v::text, v::text::bloomfilter = v);
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO text_out VALUES (r.id, false, SQLSTATE, SQLERRM, NULL, NULL);
-			END;
-		END LOOP;
+	BEGIN}
+	. text_input_loop(cases => 'text_cases', out => 'text_out', type => 'bloomfilter', var => 'v',
+		accepted => [ 'v::text', 'v::text::bloomfilter = v' ])
+	. qq{
 	END
 	\$\$;
 	CREATE TABLE bin_target (f bloomfilter);
 	CREATE TABLE bin_out (id int, ok bool, state text, msg text, out text, sent text, rt bool);
 	DO \$\$
 	DECLARE r record;
-	BEGIN
-		FOR r IN SELECT i AS id, format('%s/bin_%s.copy', '$dir', i) AS path
-		         FROM generate_series(0, $#bin_cases) i LOOP
-			BEGIN
-				DELETE FROM bin_target;
-				EXECUTE format('COPY bin_target FROM %L (FORMAT binary)', r.path);
-				INSERT INTO bin_out SELECT r.id, true, NULL, NULL, f::text,
-				       encode(bloomfilter_send(f), 'hex'), f::text::bloomfilter = f FROM bin_target;
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO bin_out VALUES (r.id, false, SQLSTATE, SQLERRM, NULL, NULL, NULL);
-			END;
-		END LOOP;
+	BEGIN}
+	. binary_input_loop(dir => $dir, prefix => 'bin_', last => $#bin_cases, target => 'bin_target',
+		out => 'bin_out', accepted => [ 'f::text', "encode(bloomfilter_send(f), 'hex')", 'f::text::bloomfilter = f' ])
+	. qq{
 	END
 	\$\$;
 });
@@ -319,57 +271,18 @@ ok(!$node->log_contains('terminated by signal|was terminated|PANIC'), 'no backen
 # check every outcome against the oracle
 # ---------------------------------------------------------------------------
 
-sub fetch_outcomes
-{
-	my ($table, @cols) = @_;
-	my %out;
-	# one field per column, separated by the ASCII unit separator (error
-	# messages quote the input, which may hold any printable character)
-	my $sql = "SELECT concat_ws(chr(31), id, ok, coalesce(state, ''), "
-	  . join(', ', map { "coalesce(translate($_, E'\\n\\t', '  '), '')" } @cols)
-	  . ") FROM $table ORDER BY id";
-	for my $line (split /\n/, $node->safe_psql('postgres', $sql))
-	{
-		my ($id, @rest) = split /\x1f/, $line, -1;
-		$out{$id} = \@rest;
-	}
-	return \%out;
-}
-
 my %tally;
 my @failures;
 
-my $text_out = fetch_outcomes('text_out', 'msg', 'out', 'rt::text');
+my $text_out = fetch_outcomes($node, 'text_out', undef, 'msg', 'out', 'rt::text');
 is(scalar(keys %$text_out), scalar(@text_cases), 'every text input has an outcome');
 for my $i (0 .. $#text_cases)
 {
-	my $in = $text_cases[$i];
-	my $verdict = text_verdict($in);
-	my ($ok, $state, $msg, $out, $rt) = @{ $text_out->{$i} // [] };
-	my $shown = $in =~ s/\n/\\n/gr =~ s/\t/\\t/gr;
-	$shown = substr($shown, 0, 100) . '...' if length $shown > 100;
-	if (!defined $ok)
-	{
-		push @failures, "text #$i: no outcome";
-	}
-	elsif ($ok eq 't')
-	{
-		$tally{"text accepted ($verdict)"}++;
-		push @failures, "text #$i accepted but invalid per the format: '$shown'" if $verdict eq 'invalid';
-		push @failures, "text #$i does not round-trip: '$shown'" if $rt ne 'true';
-		push @failures, "text #$i: canonical input printed as '$out': '$shown'"
-		  if $verdict eq 'valid' && $out ne $in;
-	}
-	else
-	{
-		$tally{"text rejected ($verdict) $state"}++;
-		push @failures, "text #$i rejected but valid: '$shown': $state $msg" if $verdict eq 'valid';
-		push @failures, "text #$i: SQLSTATE $state is not class 22: '$shown': $msg"
-		  unless $state =~ /^22/ || ($state eq '0A000' && $msg =~ /scheme version/);
-	}
+	check_text_outcome(\%tally, \@failures, $i, $text_cases[$i], text_verdict($text_cases[$i]),
+		$text_out->{$i}, sub { $_[0] =~ /^22/ || ($_[0] eq '0A000' && $_[1] =~ /scheme version/) }, 'class 22');
 }
 
-my $bin_out = fetch_outcomes('bin_out', 'msg', 'out', 'sent', 'rt::text');
+my $bin_out = fetch_outcomes($node, 'bin_out', undef, 'msg', 'out', 'sent', 'rt::text');
 is(scalar(keys %$bin_out), scalar(@bin_cases), 'every binary payload has an outcome');
 for my $i (0 .. $#bin_cases)
 {
@@ -401,9 +314,7 @@ for my $i (0 .. $#bin_cases)
 	}
 }
 
-diag("outcomes: " . join(', ', map { "$_: $tally{$_}" } sort keys %tally));
-is(scalar(@failures), 0, 'every fuzz outcome agrees with the oracle')
-  or diag(join "\n", @failures[ 0 .. ($#failures < 40 ? $#failures : 39) ]);
+report_outcomes(\%tally, \@failures, '');
 # the fuzzing exercised both sides of every input function
 cmp_ok(($tally{'text accepted (valid)'} // 0), '>=', 30, 'many text inputs accepted');
 my $text_rejected = 0;

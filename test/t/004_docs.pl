@@ -10,6 +10,10 @@
 #   map of docs/architecture.md (the test names each file that is not), and
 #   every src/ or test/ path of the code map names a file.
 #
+#   Size limits: no file under src/ above 900 lines and no C function above
+#   150 lines, unless the table "Longer on purpose" of docs/architecture.md
+#   names it with a reason (and every row of that table names one).
+#
 #   README.md's "Reference" section names everything the extension installs,
 #   checked against the catalog of a fresh install (and the reverse):
 #    - every member of the extension (functions, aggregates, operators,
@@ -177,6 +181,66 @@ my @stale = grep {
 ok(!@stale, 'every src/ and test/ path of the code map names a file')
   or diag("these paths of docs/architecture.md's code map name no file (renamed or removed?):\n"
 	  . join('', map { "  $_\n" } @stale));
+
+# ---- size limits ---------------------------------------------------------------
+# No file under src/ above 900 lines and no C function above 150 lines (from
+# the line of its name to its closing brace), unless a row of the table
+# "Longer on purpose" of docs/architecture.md names it with a reason: a first
+# cell `path` (a file) or `path:function` (a function), a reason in the second.
+my ($longer) = $arch =~ /^### Longer on purpose\n(.*?)(?=^##|\z)/ms;
+ok(defined $longer, 'docs/architecture.md has a "### Longer on purpose" table');
+my %longer_ok;
+for my $row (grep { /^\|/ && !/^\|\s*-/ } split /\n/, $longer // '')
+{
+	my ($what, $why) = $row =~ /^\|\s*`([^`]+)`\s*\|\s*([^|]*?)\s*\|/ or next;
+	$longer_ok{$what} = $why if length $why;
+}
+my (@long_files, @long_funcs, %longer_seen);
+for my $f (grep { m{^src/} } @tree_files)
+{
+	my @lines = split /\n/, slurp_file($f), -1;
+	pop @lines if @lines && $lines[-1] eq '';
+	if (@lines > 900)
+	{
+		$longer_seen{$f} = 1;
+		push @long_files, "$f: " . scalar(@lines) . " lines" unless $longer_ok{$f};
+	}
+	next unless $f =~ /\.c$/;
+	my ($name, $start);
+	for my $i (0 .. $#lines)
+	{
+		if ($lines[$i] =~ /^\{/)
+		{
+			($name, $start) = ('?', $i);
+			for (my $j = $i - 1; $j >= 0 && $j >= $i - 8; $j--)
+			{
+				next unless $lines[$j] =~ /^(?:[A-Za-z_][\w \*]*[\s\*])?([A-Za-z_]\w*)\(/;
+				($name, $start) = ($1, $j);
+				last;
+			}
+		}
+		elsif ($lines[$i] =~ /^\}/ && defined $start)
+		{
+			my $n = $i - $start + 1;
+			if ($n > 150)
+			{
+				$longer_seen{"$f:$name"} = 1;
+				push @long_funcs, "$f:$name: $n lines" unless $longer_ok{"$f:$name"};
+			}
+			undef $start;
+		}
+	}
+}
+ok(!@long_files, 'no file under src/ above 900 lines unless docs/architecture.md says why')
+  or diag("split these, or add a row (`path` | reason) to \"Longer on purpose\" in docs/architecture.md:\n"
+	  . join('', map { "  $_\n" } @long_files));
+ok(!@long_funcs, 'no function under src/ above 150 lines unless docs/architecture.md says why')
+  or diag("split these, or add a row (`path:function` | reason) to \"Longer on purpose\" in docs/architecture.md:\n"
+	  . join('', map { "  $_\n" } @long_funcs));
+my @longer_stale = grep { !$longer_seen{$_} } sort keys %longer_ok;
+ok(!@longer_stale, 'every row of "Longer on purpose" names a file or function above the limit')
+  or diag("these rows of \"Longer on purpose\" name nothing above the limit (split, renamed or removed?):\n"
+	  . join('', map { "  $_\n" } @longer_stale));
 
 # ---- the reference section of README.md --------------------------------------
 my $readme = slurp_file('README.md');

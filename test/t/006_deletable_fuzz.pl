@@ -19,6 +19,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use InputFuzz;
 
 srand(20261126);
 
@@ -28,8 +31,6 @@ $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
 my $dir = PostgreSQL::Test::Utils::tempdir();
 
-sub rint { my ($n) = @_; return int(rand($n)); }
-sub pick { return $_[ rint(scalar @_) ]; }
 sub randbytes { my ($n) = @_; return join '', map { chr(rint(256)) } 1 .. $n; }
 
 # ---------------------------------------------------------------------------
@@ -254,28 +255,15 @@ for (1 .. 10)
 	push @ck_bin_seeds, pack('C C C C l>', 1, $f, 4, $lb, rint(2000) - 1000) . $t;
 }
 
-sub cases
-{
-	my ($n, $mut, $seeds, @args) = @_;
-	my @out = @$seeds;
-	while (@out < $n)
-	{
-		my $s = pick(@$seeds);
-		$s = $mut->($s, @args) for 1 .. 1 + rint(3);
-		push @out, $s;
-	}
-	return @out;
-}
-
 my %types = (
 	countingbloom => {
-		text => [ cases(400, \&mutate_text, \@cb_text_seeds, 'm', 'k', 'seed', 'v') ],
-		bin => [ cases(250, \&mutate_binary, \@cb_bin_seeds, 12) ],
+		text => [ mutated_cases(400, \&mutate_text, \@cb_text_seeds, 3, 'm', 'k', 'seed', 'v') ],
+		bin => [ mutated_cases(250, \&mutate_binary, \@cb_bin_seeds, 3, 12) ],
 		text_verdict => \&cb_text_verdict, bin_expected => \&cb_binary_expected,
 		send => 'countingbloom_send', count => 'cbloom_saturated' },
 	cuckoofilter => {
-		text => [ cases(400, \&mutate_text, \@ck_text_seeds, 'buckets', 'fp_bits', 'seed', 'v') ],
-		bin => [ cases(250, \&mutate_binary, \@ck_bin_seeds, 8) ],
+		text => [ mutated_cases(400, \&mutate_text, \@ck_text_seeds, 3, 'buckets', 'fp_bits', 'seed', 'v') ],
+		bin => [ mutated_cases(250, \&mutate_binary, \@ck_bin_seeds, 3, 8) ],
 		text_verdict => \&ck_text_verdict, bin_expected => \&ck_binary_expected,
 		send => 'cuckoofilter_send', count => 'cuckoo_count' });
 
@@ -283,48 +271,12 @@ my %types = (
 # run in the server, check against the oracle
 # ---------------------------------------------------------------------------
 
-sub copy_escape
-{
-	my ($s) = @_;
-	$s =~ s/\\/\\\\/g;
-	$s =~ s/\t/\\t/g;
-	$s =~ s/\n/\\n/g;
-	$s =~ s/\r/\\r/g;
-	return $s;
-}
-
-sub write_copy_file
-{
-	my ($path, $p) = @_;
-	open my $fh, '>:raw', $path or die "$path: $!";
-	print $fh "PGCOPY\n\377\r\n\0", pack('N N', 0, 0), pack('n', 1), pack('N', length $p), $p,
-	  pack('n', 0xFFFF);
-	close $fh;
-}
-
-sub outcomes
-{
-	my ($table) = @_;
-	my %out;
-	my $sql = "SELECT concat_ws(chr(31), id, ok, coalesce(state, ''), "
-	  . "coalesce(translate(msg, E'\\n\\t', '  '), ''), coalesce(out, ''), coalesce(sent, ''), "
-	  . "coalesce(rt::text, ''), coalesce(n::text, '')) FROM $table ORDER BY id";
-	for my $line (split /\n/, $node->safe_psql('postgres', $sql))
-	{
-		my ($id, @rest) = split /\x1f/, $line, -1;
-		$out{$id} = \@rest;
-	}
-	return \%out;
-}
-
 for my $type (sort keys %types)
 {
 	my $t = $types{$type};
 	my ($send, $count) = ($t->{send}, $t->{count});
 	my $tf = "$dir/$type.tsv";
-	open my $fh, '>', $tf or die $!;
-	printf $fh "%d\t%s\n", $_, copy_escape($t->{text}[$_]) for 0 .. $#{ $t->{text} };
-	close $fh;
+	write_text_cases($tf, $t->{text});
 	write_copy_file("$dir/${type}_$_.copy", $t->{bin}[$_]) for 0 .. $#{ $t->{bin} };
 	my $nbin = $#{ $t->{bin} };
 	$node->safe_psql('postgres', qq{
@@ -335,34 +287,19 @@ for my $type (sort keys %types)
 		CREATE TABLE ${type}_target (f $type);
 		DO \$\$
 		DECLARE r record; v $type;
-		BEGIN
-			FOR r IN SELECT * FROM ${type}_cases ORDER BY id LOOP
-				BEGIN
-					v := r.input::$type;
-					INSERT INTO ${type}_text VALUES (r.id, true, NULL, NULL, v::text,
-						encode($send(v), 'hex'), v::text::$type = v, $count(v));
-				EXCEPTION WHEN OTHERS THEN
-					INSERT INTO ${type}_text VALUES (r.id, false, SQLSTATE, SQLERRM);
-				END;
-			END LOOP;
-			FOR r IN SELECT i AS id, format('%s/${type}_%s.copy', '$dir', i) AS path
-			         FROM generate_series(0, $nbin) i LOOP
-				BEGIN
-					DELETE FROM ${type}_target;
-					EXECUTE format('COPY ${type}_target FROM %L (FORMAT binary)', r.path);
-					INSERT INTO ${type}_bin SELECT r.id, true, NULL, NULL, f::text,
-						encode($send(f), 'hex'), f::text::$type = f, $count(f) FROM ${type}_target;
-				EXCEPTION WHEN OTHERS THEN
-					INSERT INTO ${type}_bin VALUES (r.id, false, SQLSTATE, SQLERRM);
-				END;
-			END LOOP;
+		BEGIN}
+		. text_input_loop(cases => "${type}_cases", out => "${type}_text", type => $type, var => 'v',
+			accepted => [ 'v::text', "encode($send(v), 'hex')", "v::text::$type = v", "$count(v)" ])
+		. binary_input_loop(dir => $dir, prefix => "${type}_", last => $nbin, target => "${type}_target",
+			out => "${type}_bin", accepted => [ 'f::text', "encode($send(f), 'hex')", "f::text::$type = f", "$count(f)" ])
+		. qq{
 		END
 		\$\$;
 	});
 	is($node->safe_psql('postgres', 'SELECT 1'), '1', "$type: server alive after the fuzz inputs");
 
 	my (%tally, @failures);
-	my $text_out = outcomes("${type}_text");
+	my $text_out = fetch_outcomes($node, "${type}_text", undef, 'msg', 'out', 'sent', 'rt::text', 'n::text');
 	for my $i (0 .. $#{ $t->{text} })
 	{
 		my $in = $t->{text}[$i];
@@ -387,7 +324,7 @@ for my $type (sort keys %types)
 			  unless $state =~ /^22/ || ($state eq '0A000' && $msg =~ /version/);
 		}
 	}
-	my $bin_out = outcomes("${type}_bin");
+	my $bin_out = fetch_outcomes($node, "${type}_bin", undef, 'msg', 'out', 'sent', 'rt::text', 'n::text');
 	for my $i (0 .. $#{ $t->{bin} })
 	{
 		my ($expected, $n) = $t->{bin_expected}->($t->{bin}[$i]);
@@ -410,9 +347,7 @@ for my $type (sort keys %types)
 			push @failures, "binary #$i: SQLSTATE $state is not class 22: $msg" unless $state =~ /^22/;
 		}
 	}
-	diag("$type outcomes: " . join(', ', map { "$_: $tally{$_}" } sort keys %tally));
-	is(scalar(@failures), 0, "$type: every fuzz outcome agrees with the oracle")
-	  or diag(join "\n", @failures[ 0 .. ($#failures < 40 ? $#failures : 39) ]);
+	report_outcomes(\%tally, \@failures, "$type: ");
 	my ($acc, $rej) = (0, 0);
 	for (keys %tally)
 	{

@@ -20,6 +20,9 @@ use Math::BigInt;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use InputFuzz;
 
 srand(20261126);
 
@@ -28,9 +31,6 @@ $node->init;
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
 my $dir = PostgreSQL::Test::Utils::tempdir();
-
-sub rint { my ($n) = @_; return int(rand($n)); }
-sub pick { return $_[ rint(scalar @_) ]; }
 
 my $INT64_MAX = Math::BigInt->new('9223372036854775807');
 
@@ -188,20 +188,8 @@ sub mutate_text
 	return $s . pick(@cms_seeds);
 }
 
-my @cms_cases = @cms_seeds;
-while (@cms_cases < 500)
-{
-	my $s = pick(@cms_seeds);
-	$s = mutate_text($s) for 1 .. 1 + rint(3);
-	push @cms_cases, $s;
-}
-my @topk_cases = @topk_seeds;
-while (@topk_cases < 300)
-{
-	my $s = pick(@topk_seeds);
-	$s = mutate_text($s) for 1 .. 1 + rint(2);
-	push @topk_cases, $s;
-}
+my @cms_cases = mutated_cases(500, \&mutate_text, \@cms_seeds, 3);
+my @topk_cases = mutated_cases(300, \&mutate_text, \@topk_seeds, 2);
 
 # ---------------------------------------------------------------------------
 # binary payloads
@@ -254,32 +242,7 @@ sub mutate_binary
 	return $p;
 }
 
-my @bin_cases = @bin_seeds;
-while (@bin_cases < 300)
-{
-	my $p = pick(@bin_seeds);
-	$p = mutate_binary($p) for 1 .. 1 + rint(2);
-	push @bin_cases, $p;
-}
-
-sub write_copy_file
-{
-	my ($path, $p) = @_;
-	open my $fh, '>:raw', $path or die "$path: $!";
-	print $fh "PGCOPY\n\377\r\n\0", pack('N N', 0, 0), pack('n', 1), pack('N', length $p), $p,
-	  pack('n', 0xFFFF);
-	close $fh;
-}
-
-sub copy_escape
-{
-	my ($s) = @_;
-	$s =~ s/\\/\\\\/g;
-	$s =~ s/\t/\\t/g;
-	$s =~ s/\n/\\n/g;
-	$s =~ s/\r/\\r/g;
-	return $s;
-}
+my @bin_cases = mutated_cases(300, \&mutate_binary, \@bin_seeds, 2);
 
 # ---------------------------------------------------------------------------
 # run everything inside the server
@@ -287,9 +250,7 @@ sub copy_escape
 for my $t ([ 'cms', \@cms_cases ], [ 'topk', \@topk_cases ])
 {
 	my ($name, $cases) = @$t;
-	open my $fh, '>:encoding(UTF-8)', "$dir/$name.tsv" or die $!;
-	printf $fh "%d\t%s\n", $_, copy_escape($cases->[$_]) for 0 .. $#$cases;
-	close $fh;
+	write_text_cases("$dir/$name.tsv", $cases, ':encoding(UTF-8)');
 }
 for my $i (0 .. $#bin_cases)
 {
@@ -299,13 +260,7 @@ for my $i (0 .. $#bin_cases)
 my @topk_bin_seeds = map { pack('H*', $_) } split /\n/, $node->safe_psql('postgres', q{
 	SELECT encode(topk_send(topk_agg((x % 5)::text, 3, 4, 2)), 'hex') FROM generate_series(1, 60) x
 	UNION ALL SELECT encode(topk_send(topk_agg(x % 7, 2, 8, 1, 9)), 'hex') FROM generate_series(1, 70) x});
-my @topk_bin_cases = @topk_bin_seeds;
-while (@topk_bin_cases < 150)
-{
-	my $p = pick(@topk_bin_seeds);
-	$p = mutate_binary($p) for 1 .. 1 + rint(2);
-	push @topk_bin_cases, $p;
-}
+my @topk_bin_cases = mutated_cases(150, \&mutate_binary, \@topk_bin_seeds, 2);
 for my $i (0 .. $#topk_bin_cases)
 {
 	write_copy_file("$dir/tbin_$i.copy", $topk_bin_cases[$i]);
@@ -319,23 +274,12 @@ $node->safe_psql('postgres', qq{
 	CREATE TABLE text_out (kind text, id int, ok bool, state text, msg text, out text, rt bool);
 	DO \$\$
 	DECLARE r record; c countmin; t topk;
-	BEGIN
-		FOR r IN SELECT * FROM cms_cases ORDER BY id LOOP
-			BEGIN
-				c := r.input::countmin;
-				INSERT INTO text_out VALUES ('cms', r.id, true, NULL, NULL, c::text, c::text::countmin = c);
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO text_out VALUES ('cms', r.id, false, SQLSTATE, SQLERRM, NULL, NULL);
-			END;
-		END LOOP;
-		FOR r IN SELECT * FROM topk_cases ORDER BY id LOOP
-			BEGIN
-				t := r.input::topk;
-				INSERT INTO text_out VALUES ('topk', r.id, true, NULL, NULL, t::text, t::text::topk = t);
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO text_out VALUES ('topk', r.id, false, SQLSTATE, SQLERRM, NULL, NULL);
-			END;
-		END LOOP;
+	BEGIN}
+	. text_input_loop(cases => 'cms_cases', out => 'text_out', key => "'cms', ", type => 'countmin', var => 'c',
+		accepted => [ 'c::text', 'c::text::countmin = c' ])
+	. text_input_loop(cases => 'topk_cases', out => 'text_out', key => "'topk', ", type => 'topk', var => 't',
+		accepted => [ 't::text', 't::text::topk = t' ])
+	. qq{
 	END
 	\$\$;
 	CREATE TABLE cms_target (c countmin);
@@ -343,29 +287,14 @@ $node->safe_psql('postgres', qq{
 	CREATE TABLE bin_out (kind text, id int, ok bool, state text, msg text, out text, sent text, rt bool);
 	DO \$\$
 	DECLARE r record;
-	BEGIN
-		FOR r IN SELECT i AS id, format('%s/bin_%s.copy', '$dir', i) AS path
-		         FROM generate_series(0, $#bin_cases) i LOOP
-			BEGIN
-				DELETE FROM cms_target;
-				EXECUTE format('COPY cms_target FROM %L (FORMAT binary)', r.path);
-				INSERT INTO bin_out SELECT 'cms', r.id, true, NULL, NULL, c::text,
-				       encode(countmin_send(c), 'hex'), c::text::countmin = c FROM cms_target;
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO bin_out VALUES ('cms', r.id, false, SQLSTATE, SQLERRM, NULL, NULL, NULL);
-			END;
-		END LOOP;
-		FOR r IN SELECT i AS id, format('%s/tbin_%s.copy', '$dir', i) AS path
-		         FROM generate_series(0, $#topk_bin_cases) i LOOP
-			BEGIN
-				DELETE FROM topk_target;
-				EXECUTE format('COPY topk_target FROM %L (FORMAT binary)', r.path);
-				INSERT INTO bin_out SELECT 'topk', r.id, true, NULL, NULL, t::text,
-				       encode(topk_send(t), 'hex'), t::text::topk = t FROM topk_target;
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO bin_out VALUES ('topk', r.id, false, SQLSTATE, SQLERRM, NULL, NULL, NULL);
-			END;
-		END LOOP;
+	BEGIN}
+	. binary_input_loop(dir => $dir, prefix => 'bin_', last => $#bin_cases, target => 'cms_target',
+		out => 'bin_out', key => "'cms', ",
+		accepted => [ 'c::text', "encode(countmin_send(c), 'hex')", 'c::text::countmin = c' ])
+	. binary_input_loop(dir => $dir, prefix => 'tbin_', last => $#topk_bin_cases, target => 'topk_target',
+		out => 'bin_out', key => "'topk', ",
+		accepted => [ 't::text', "encode(topk_send(t), 'hex')", 't::text::topk = t' ])
+	. qq{
 	END
 	\$\$;
 });
@@ -376,25 +305,11 @@ ok(!$node->log_contains('terminated by signal|was terminated|PANIC'), 'no backen
 # ---------------------------------------------------------------------------
 # check every outcome
 # ---------------------------------------------------------------------------
-sub fetch_outcomes
-{
-	my ($table, $kind, @cols) = @_;
-	my %out;
-	my $sql = "SELECT concat_ws(chr(31), id, ok, coalesce(state, ''), "
-	  . join(', ', map { "coalesce(translate($_, E'\\n\\t', '  '), '')" } @cols)
-	  . ") FROM $table WHERE kind = '$kind' ORDER BY id";
-	for my $line (split /\n/, $node->safe_psql('postgres', $sql))
-	{
-		my ($id, @rest) = split /\x1f/, $line, -1;
-		$out{$id} = \@rest;
-	}
-	return \%out;
-}
 
 my (%tally, @failures);
 sub class22 { my ($state, $msg) = @_; return $state =~ /^22/ || ($state eq '0A000' && $msg =~ /scheme version/); }
 
-my $out = fetch_outcomes('text_out', 'cms', 'msg', 'out', 'rt::text');
+my $out = fetch_outcomes($node, 'text_out', "kind = 'cms'", 'msg', 'out', 'rt::text');
 is(scalar(keys %$out), scalar(@cms_cases), 'every countmin text input has an outcome');
 for my $i (0 .. $#cms_cases)
 {
@@ -419,7 +334,7 @@ for my $i (0 .. $#cms_cases)
 	}
 }
 
-$out = fetch_outcomes('bin_out', 'cms', 'msg', 'out', 'sent', 'rt::text');
+$out = fetch_outcomes($node, 'bin_out', "kind = 'cms'", 'msg', 'out', 'sent', 'rt::text');
 is(scalar(keys %$out), scalar(@bin_cases), 'every countmin payload has an outcome');
 for my $i (0 .. $#bin_cases)
 {
@@ -443,7 +358,7 @@ for my $i (0 .. $#bin_cases)
 	}
 }
 
-$out = fetch_outcomes('text_out', 'topk', 'msg', 'out', 'rt::text');
+$out = fetch_outcomes($node, 'text_out', "kind = 'topk'", 'msg', 'out', 'rt::text');
 is(scalar(keys %$out), scalar(@topk_cases), 'every topk text input has an outcome');
 for my $i (0 .. $#topk_cases)
 {
@@ -466,7 +381,7 @@ for my $i (0 .. $#topk_cases)
 	}
 }
 
-$out = fetch_outcomes('bin_out', 'topk', 'msg', 'out', 'sent', 'rt::text');
+$out = fetch_outcomes($node, 'bin_out', "kind = 'topk'", 'msg', 'out', 'sent', 'rt::text');
 is(scalar(keys %$out), scalar(@topk_bin_cases), 'every topk payload has an outcome');
 for my $i (0 .. $#topk_bin_cases)
 {
@@ -487,9 +402,7 @@ for my $i (0 .. $#topk_bin_cases)
 	}
 }
 
-diag("outcomes: " . join(', ', map { "$_: $tally{$_}" } sort keys %tally));
-is(scalar(@failures), 0, 'every fuzz outcome agrees with the oracle')
-  or diag(join "\n", @failures[ 0 .. ($#failures < 40 ? $#failures : 39) ]);
+report_outcomes(\%tally, \@failures, '');
 cmp_ok(($tally{'cms text accepted (valid)'} // 0), '>=', 20, 'many countmin texts accepted');
 cmp_ok(($tally{'cms text rejected (invalid)'} // 0), '>=', 200, 'many countmin texts rejected');
 cmp_ok(($tally{'cms binary accepted'} // 0), '>=', 10, 'many countmin payloads accepted');

@@ -1,0 +1,186 @@
+# test/t/InputFuzz.pm
+#   The harness of the input-function fuzz tests (002_input_fuzz.pl,
+#   006_deletable_fuzz.pl, 023_frequency_fuzz.pl, 030_bloomtree_fuzz.pl):
+#   mutation chains over seed inputs, the files the cases travel in (a COPY
+#   text file of (id, input) rows, a one-row COPY BINARY file per payload),
+#   the PL/pgSQL loops that feed every case to the server inside an exception
+#   block and record its outcome, reading the outcomes back, and the check of
+#   a text outcome against a verdict.  Each test keeps its own seeds,
+#   mutations, oracle and assertions; the random numbers come from Perl's
+#   rand (drand48 on every platform), seeded by the test with srand.
+package InputFuzz;
+
+use strict;
+use warnings;
+use Exporter 'import';
+use Test::More;
+
+our @EXPORT = qw(rint pick mutated_cases copy_escape write_copy_file write_text_cases
+  text_input_loop binary_input_loop fetch_outcomes check_text_outcome report_outcomes);
+
+# rint($n): a whole number in [0, $n)
+sub rint { my ($n) = @_; return int(rand($n)); }
+
+# pick(@values): one of the values, uniformly
+sub pick { return $_[ rint(scalar @_) ]; }
+
+# mutated_cases($n, \&mutate, \@seeds, $max_extra, @args): the seeds, then
+# until there are $n cases: a seed picked at random, mutated by a chain of
+# 1 + rint($max_extra) calls $mutate->($case, @args)
+sub mutated_cases
+{
+	my ($n, $mutate, $seeds, $max_extra, @args) = @_;
+	my @out = @$seeds;
+	while (@out < $n)
+	{
+		my $s = pick(@$seeds);
+		$s = $mutate->($s, @args) for 1 .. 1 + rint($max_extra);
+		push @out, $s;
+	}
+	return @out;
+}
+
+# copy_escape($s): $s as a field of COPY's text format
+sub copy_escape
+{
+	my ($s) = @_;
+	$s =~ s/\\/\\\\/g;
+	$s =~ s/\t/\\t/g;
+	$s =~ s/\n/\\n/g;
+	$s =~ s/\r/\\r/g;
+	return $s;
+}
+
+# write_copy_file($path, $payload): a one-row, one-column COPY BINARY file
+sub write_copy_file
+{
+	my ($path, $p) = @_;
+	open my $fh, '>:raw', $path or die "$path: $!";
+	print $fh "PGCOPY\n\377\r\n\0", pack('N N', 0, 0), pack('n', 1), pack('N', length $p), $p,
+	  pack('n', 0xFFFF);
+	close $fh;
+}
+
+# write_text_cases($path, \@cases[, $layer]): a COPY text file of rows
+# (index, case); $layer is the file's PerlIO layer (default none: bytes)
+sub write_text_cases
+{
+	my ($path, $cases, $layer) = @_;
+	open my $fh, '>' . ($layer // ''), $path or die "$path: $!";
+	printf $fh "%d\t%s\n", $_, copy_escape($cases->[$_]) for 0 .. $#$cases;
+	close $fh;
+}
+
+# text_input_loop(%a): a PL/pgSQL FOR loop (for a DO block that declares
+# "r record" and the variable $a{var} of type $a{type}) casting the input of
+# every row (id, input) of $a{cases} to the type, in an exception block each:
+# success inserts into $a{out} ($a{key} r.id, true, NULL, NULL, @{$a{accepted}}),
+# an error ($a{key} r.id, false, SQLSTATE, SQLERRM) (the other columns NULL).
+# $a{key}: leading values of the out table's rows ("'cms', "; default none).
+sub text_input_loop
+{
+	my (%a) = @_;
+	my $key = $a{key} // '';
+	my $accepted = join(', ', @{ $a{accepted} });
+	return qq{
+		FOR r IN SELECT * FROM $a{cases} ORDER BY id LOOP
+			BEGIN
+				$a{var} := r.input::$a{type};
+				INSERT INTO $a{out} VALUES (${key}r.id, true, NULL, NULL, $accepted);
+			EXCEPTION WHEN OTHERS THEN
+				INSERT INTO $a{out} VALUES (${key}r.id, false, SQLSTATE, SQLERRM);
+			END;
+		END LOOP;};
+}
+
+# binary_input_loop(%a): a PL/pgSQL FOR loop (for a DO block that declares
+# "r record") loading each file $a{dir}/$a{prefix}<i>.copy, i in
+# [0, $a{last}], with COPY ... (FORMAT binary) into the one-column table
+# $a{target}, in an exception block each: success inserts into $a{out}
+# ($a{key} r.id, true, NULL, NULL, @{$a{accepted}}) selected from $a{target},
+# an error ($a{key} r.id, false, SQLSTATE, SQLERRM).
+sub binary_input_loop
+{
+	my (%a) = @_;
+	my $key = $a{key} // '';
+	my $accepted = join(', ', @{ $a{accepted} });
+	return qq{
+		FOR r IN SELECT i AS id, format('%s/$a{prefix}%s.copy', '$a{dir}', i) AS path
+		         FROM generate_series(0, $a{last}) i LOOP
+			BEGIN
+				DELETE FROM $a{target};
+				EXECUTE format('COPY $a{target} FROM %L (FORMAT binary)', r.path);
+				INSERT INTO $a{out} SELECT ${key}r.id, true, NULL, NULL, $accepted FROM $a{target};
+			EXCEPTION WHEN OTHERS THEN
+				INSERT INTO $a{out} VALUES (${key}r.id, false, SQLSTATE, SQLERRM);
+			END;
+		END LOOP;};
+}
+
+# fetch_outcomes($node, $table, $where, @cols): { id => [ok, state, @cols] }
+# of the rows of $table (columns id, ok, state, @cols) that satisfy $where
+# (SQL, or undef for all); NULL reads as '', newlines and tabs as spaces.
+# The fields are separated by the ASCII unit separator: error messages quote
+# the input, which may hold any printable character.
+sub fetch_outcomes
+{
+	my ($node, $table, $where, @cols) = @_;
+	my %out;
+	my $sql = "SELECT concat_ws(chr(31), id, ok, coalesce(state, ''), "
+	  . join(', ', map { "coalesce(translate($_, E'\\n\\t', '  '), '')" } @cols)
+	  . ") FROM $table" . (defined $where ? " WHERE $where" : '') . " ORDER BY id";
+	for my $line (split /\n/, $node->safe_psql('postgres', $sql))
+	{
+		my ($id, @rest) = split /\x1f/, $line, -1;
+		$out{$id} = \@rest;
+	}
+	return \%out;
+}
+
+# check_text_outcome($tally, $failures, $i, $in, $verdict, $outcome, $state_ok,
+# $state_what): the outcome [ok, state, msg, out, rt] of text input #$i ($in),
+# whose oracle verdict is 'valid' (canonical), 'either' (valid, not
+# canonical) or 'invalid', counted into %$tally and its disagreements pushed
+# onto @$failures: invalid accepted, no round trip, canonical input printed
+# otherwise, valid rejected, or an SQLSTATE $state_ok->($state, $msg) refuses
+# ($state_what names the classes it takes).
+sub check_text_outcome
+{
+	my ($tally, $failures, $i, $in, $verdict, $outcome, $state_ok, $state_what) = @_;
+	my ($ok, $state, $msg, $out, $rt) = @{ $outcome // [] };
+	my $shown = $in =~ s/\n/\\n/gr =~ s/\t/\\t/gr;
+	$shown = substr($shown, 0, 100) . '...' if length $shown > 100;
+	if (!defined $ok)
+	{
+		push @$failures, "text #$i: no outcome";
+	}
+	elsif ($ok eq 't')
+	{
+		$tally->{"text accepted ($verdict)"}++;
+		push @$failures, "text #$i accepted but invalid per the format: '$shown'" if $verdict eq 'invalid';
+		push @$failures, "text #$i does not round-trip: '$shown'" if $rt ne 'true';
+		push @$failures, "text #$i: canonical input printed as '$out': '$shown'"
+		  if $verdict eq 'valid' && $out ne $in;
+	}
+	else
+	{
+		$tally->{"text rejected ($verdict) $state"}++;
+		push @$failures, "text #$i rejected but valid: '$shown': $state $msg" if $verdict eq 'valid';
+		push @$failures, "text #$i: SQLSTATE $state is not $state_what: '$shown': $msg"
+		  unless $state_ok->($state, $msg);
+	}
+}
+
+# report_outcomes($tally, $failures, $label): the tally as a diagnostic and
+# one test that no outcome disagreed with the oracle (the first 40 shown);
+# $label prefixes both ('' or "type: ")
+sub report_outcomes
+{
+	my ($tally, $failures, $label) = @_;
+	(my $what = $label) =~ s/: $/ /;
+	diag("${what}outcomes: " . join(', ', map { "$_: $tally->{$_}" } sort keys %$tally));
+	is(scalar(@$failures), 0, "${label}every fuzz outcome agrees with the oracle")
+	  or diag(join "\n", @$failures[ 0 .. ($#$failures < 40 ? $#$failures : 39) ]);
+}
+
+1;
