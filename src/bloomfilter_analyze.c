@@ -134,6 +134,8 @@ typedef struct ColumnScan
 	double		n_ext;			/* values stored out of line */
 	double		n_comp;			/* values compressed */
 	double		raw_bytes;		/* sum of the detoasted sizes */
+	double		n_sparse;		/* values stored in the sparse form */
+	double		sparse_pos;		/* their sum of set positions */
 	double		other_rows;		/* values of sets that get no sample */
 	double		other_fp;		/* their sum of fill^k */
 	int16	   *setof;			/* per sample row: index of its set, or -1 */
@@ -239,6 +241,11 @@ scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sample
 														((uint64) bv.p.k << 24) ^
 														((uint64) bv.p.hash << 16) ^
 														(uint32) bv.p.seed);
+		if (bv.sparse)
+		{
+			cs->n_sparse++;
+			cs->sparse_pos += pop;
+		}
 		scan_add_to_set(cs, i, &bv, pop);
 		bf_view_release(&bv);	/* the decoded bits of a sparse value */
 		if (v != raw)
@@ -545,6 +552,8 @@ store_stats_slot(VacAttrStats *stats, const ColumnScan *cs, Datum *values, int n
 	numbers[BF_STATS_MEAN_RAW_BYTES] = (float4) (cs->raw_bytes / cs->nonnull);
 	numbers[BF_STATS_OTHER_FRAC] = (float4) (cs->other_rows / cs->nonnull);
 	numbers[BF_STATS_OTHER_FP] = (float4) (cs->other_rows > 0 ? cs->other_fp / cs->other_rows : 0);
+	numbers[BF_STATS_FRAC_SPARSE] = (float4) (cs->n_sparse / cs->nonnull);
+	numbers[BF_STATS_SPARSE_POS] = (float4) (cs->n_sparse > 0 ? cs->sparse_pos / cs->n_sparse : 0);
 
 	stats->stakind[0] = STATISTIC_KIND_BLOOMFILTER;
 	stats->staop[0] = InvalidOid;

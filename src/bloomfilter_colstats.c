@@ -104,7 +104,7 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 	if (!get_attstatsslot(&sslot, tuple, STATISTIC_KIND_BLOOMFILTER, InvalidOid,
 						  ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
 		return false;
-	if (sslot.nnumbers < BF_STATS_NUMBERS || sslot.valuetype != BYTEAOID ||
+	if (sslot.nnumbers < BF_STATS_NUMBERS_1 || sslot.valuetype != BYTEAOID ||
 		sslot.nvalues > BF_STATS_MAX_SETS)
 		ok = false;
 	else
@@ -114,6 +114,11 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 		cs->mean_raw_bytes = sslot.numbers[BF_STATS_MEAN_RAW_BYTES];
 		cs->other_frac = sslot.numbers[BF_STATS_OTHER_FRAC];
 		cs->other_fp = sslot.numbers[BF_STATS_OTHER_FP];
+		if (sslot.nnumbers >= BF_STATS_NUMBERS)
+		{
+			cs->frac_sparse = sslot.numbers[BF_STATS_FRAC_SPARSE];
+			cs->sparse_positions = sslot.numbers[BF_STATS_SPARSE_POS];
+		}
 	}
 	for (int i = 0; ok && i < sslot.nvalues; i++)
 	{

@@ -13,8 +13,10 @@
  *   stanumbers  float4[BF_STATS_NUMBERS]: over the column's non-null
  *               values, the fraction stored out of line (TOAST), the
  *               fraction compressed, the mean detoasted size in bytes, the
- *               fraction whose parameter set has no sample below, and
- *               those filters' mean fill^k
+ *               fraction whose parameter set has no sample below,
+ *               those filters' mean fill^k, the fraction stored in the
+ *               sparse form and their mean set positions (the last two
+ *               absent from statistics written before 1.2: dense assumed)
  *   stavalues   bytea[], one value per parameter set (m, k, seed, hash),
  *               most frequent first, at most BF_STATS_MAX_SETS: a
  *               BfStatsSetData header then the set's bit-sliced sample
@@ -55,7 +57,10 @@
 #define BF_STATS_MEAN_RAW_BYTES	2
 #define BF_STATS_OTHER_FRAC		3
 #define BF_STATS_OTHER_FP		4
-#define BF_STATS_NUMBERS		5
+#define BF_STATS_FRAC_SPARSE	5	/* stored in the sparse form (from 1.2) */
+#define BF_STATS_SPARSE_POS		6	/* their mean set positions */
+#define BF_STATS_NUMBERS		7
+#define BF_STATS_NUMBERS_1		5	/* what 1.1's ANALYZE wrote: still read */
 
 /* sample budget: bytes per unit of the column's statistics target, and the cap */
 #define BF_STATS_BYTES_PER_TARGET	2048
@@ -154,6 +159,8 @@ typedef struct BfColumnStats
 	double		mean_raw_bytes;
 	double		other_frac;
 	double		other_fp;
+	double		frac_sparse;
+	double		sparse_positions;
 	int			nsets;
 	BfStatsSet	sets[BF_STATS_MAX_SETS];
 	uint64	   *acc;			/* scratch: the widest set's slice words */
