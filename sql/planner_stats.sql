@@ -156,9 +156,10 @@ BEGIN
            / (SELECT reltuples FROM pg_class WHERE oid = tab::regclass)
            / current_setting('cpu_operator_cost')::float8 + 1;
 END $$;
--- a TOASTed filter costs a TOAST fetch: over 20 times an in-line one; the functions
--- that read a whole filter are costed likewise
-SELECT qual_cost('ps', 'f @> 1::bigint') BETWEEN 5 AND 50 AS inline_cost_sane,
+-- a TOASTed filter costs a TOAST fetch: over 20 times an in-line one (a call, hashing
+-- the element, k bit tests: a few operators, as test/bench/37_costs.sh measures); the
+-- functions that read a whole filter are costed likewise
+SELECT qual_cost('ps', 'f @> 1::bigint') BETWEEN 2 AND 50 AS inline_cost_sane,
        qual_cost('pt', 'f @> 1::bigint') / qual_cost('ps', 'f @> 1::bigint') > 20 AS toast_costs_more,
        qual_cost('pt', 'bloom_popcount(f) = 0') > qual_cost('pt', 'f @> 1::bigint') AS popcount_reads_more,
        qual_cost('pt', 'f = f') > qual_cost('pt', 'f @> 1::bigint') AS equality_reads_two;

@@ -42,6 +42,14 @@ PG_FUNCTION_INFO_V1(bloomfilter_typanalyze);
 #define DETOAST_BUDGET	((Size) 512 * 1024 * 1024)
 /* the union of the sampled filters (distinct elements) is kept up to this m */
 #define UNION_MAX_M		(1u << 24)
+/*
+ * the share of a set's rows, heaviest first, that may be heavy: kept out
+ * of the sample (which then folds further and holds more filters) and
+ * described by their pass probabilities
+ */
+#define HEAVY_SHARE		0.02
+/* ... and only those holding more than this many times the median filter's elements */
+#define HEAVY_CARD_RATIO	8.0
 
 /* the first pass's sums over the rows of one parameter set */
 typedef struct SetAcc
@@ -126,6 +134,8 @@ typedef struct ColumnScan
 	double		n_ext;			/* values stored out of line */
 	double		n_comp;			/* values compressed */
 	double		raw_bytes;		/* sum of the detoasted sizes */
+	double		n_sparse;		/* values stored in the sparse form */
+	double		sparse_pos;		/* their sum of set positions */
 	double		other_rows;		/* values of sets that get no sample */
 	double		other_fp;		/* their sum of fill^k */
 	int16	   *setof;			/* per sample row: index of its set, or -1 */
@@ -231,6 +241,11 @@ scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sample
 														((uint64) bv.p.k << 24) ^
 														((uint64) bv.p.hash << 16) ^
 														(uint32) bv.p.seed);
+		if (bv.sparse)
+		{
+			cs->n_sparse++;
+			cs->sparse_pos += pop;
+		}
 		scan_add_to_set(cs, i, &bv, pop);
 		bf_view_release(&bv);	/* the decoded bits of a sparse value */
 		if (v != raw)
@@ -274,22 +289,31 @@ scan_keep_largest_sets(ColumnScan *cs, int samplerows)
 	return nkept;
 }
 
+/* whether a filter passing fp is heavy, given the set's bound tau */
+static inline bool
+fp_is_heavy(double fp, double tau)
+{
+	return fp > tau || fp >= 1;
+}
+
 /*
- * The sample rows of kept set s (*rows, palloc'd) and their fills (*fills),
+ * The sample rows of kept set s that pass fewer than light_fp_max of the
+ * elements they do not hold (*rows, palloc'd) and their fills (*fills),
  * thinned at an even stride to what DETOAST_BUDGET allows the second pass
  * to detoast again; returns their number
  */
 static int
-set_candidate_rows(const ColumnScan *cs, int s, int samplerows, float **fills, int **rows)
+set_candidate_rows(const ColumnScan *cs, int s, int samplerows, double light_fp_max,
+				   float **fills, int **rows)
 {
 	const SetAcc *a = &cs->sets[s];
 	int			n = 0;
 	int			cap;
 
-	*fills = palloc(sizeof(float) * a->rows);
-	*rows = palloc(sizeof(int) * a->rows);
+	*fills = palloc(sizeof(float) * Max(a->rows, 1));
+	*rows = palloc(sizeof(int) * Max(a->rows, 1));
 	for (int i = 0; i < samplerows; i++)
-		if (cs->setof[i] == s)
+		if (cs->setof[i] == s && !fp_is_heavy(pow(cs->fill[i], a->p.k), light_fp_max))
 		{
 			(*fills)[n] = cs->fill[i];
 			(*rows)[n++] = i;
@@ -303,6 +327,100 @@ set_candidate_rows(const ColumnScan *cs, int s, int samplerows, float **fills, i
 		(*rows)[i] = (*rows)[from];
 	}
 	return cap;
+}
+
+/* heavier pass probabilities first */
+static int
+cmp_double_desc(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * The distribution of kept set s's pass probabilities (fill^k) over its
+ * sample rows, into *h: the bound above which filters are heavy (the
+ * pass probability of the filter at rank HEAVY_SHARE from the top, or of a
+ * filter of HEAVY_CARD_RATIO times the median filter's elements, whichever
+ * is higher: filters above it, and saturated ones, are heavy; a column of
+ * filters of similar sizes has none), the light filters' share and means,
+ * the heaviest BF_STATS_MAX_HEAVY exactly and the other heavy ones by
+ * decade
+ */
+static void
+set_pass_hist(const ColumnScan *cs, int s, int samplerows, BfStatsPassHist *h)
+{
+	const SetAcc *a = &cs->sets[s];
+	double	   *fp = palloc(sizeof(double) * Max(a->rows, 1));
+	int			n = 0,
+				nheavy = 0,
+				nlight = 0;
+	double		tau;
+
+	memset(h, 0, sizeof(*h));
+	for (int i = 0; i < samplerows; i++)
+		if (cs->setof[i] == s)
+			fp[n++] = pow(cs->fill[i], a->p.k);
+	qsort(fp, n, sizeof(double), cmp_double_desc);
+	tau = 1;
+	if (n > 0)
+	{
+		/* the median filter's cardinality, and the fill^k of HEAVY_CARD_RATIO times it */
+		double		med_fill = pow(fp[n / 2], 1.0 / a->p.k);
+		double		med_card = bs_est_cardinality(a->p.m, a->p.k,
+												  (uint64) (med_fill * a->p.m + 0.5));
+		double		heavy_fill = isfinite(med_card) ?
+			-expm1(-(double) a->p.k * HEAVY_CARD_RATIO * med_card / a->p.m) : 1;
+
+		tau = Max(fp[(int) (HEAVY_SHARE * n)], pow(heavy_fill, a->p.k));
+	}
+	h->light_fp_max = tau;
+	h->heavy_weight = n > 0 ? 1.0 / n : 0;
+	for (int i = 0; i < n; i++)
+	{
+		/* the fill back from fill^k, the cardinality from the fill */
+		double		fill = pow(fp[i], 1.0 / a->p.k);
+		double		card = bs_est_cardinality(a->p.m, a->p.k, (uint64) (fill * a->p.m + 0.5));
+		int			b;
+
+		if (!isfinite(card))
+			card = a->p.m;
+		if (!fp_is_heavy(fp[i], tau))
+		{
+			nlight++;
+			h->light_fp += fp[i];
+			h->light_card += card;
+		}
+		else if (nheavy < BF_STATS_MAX_HEAVY)
+		{
+			h->heavy_fp[nheavy] = fp[i];
+			h->heavy_card[nheavy++] = card;
+		}
+		else
+		{
+			b = bf_stats_fp_bucket(fp[i]);
+			h->bucket_frac[b] += 1;
+			h->bucket_fp[b] += fp[i];
+			h->bucket_card[b] += card;
+		}
+	}
+	h->nheavy = nheavy;
+	for (int b = 0; b < BF_STATS_FP_BUCKETS; b++)
+		if (h->bucket_frac[b] > 0)
+		{
+			h->bucket_fp[b] /= h->bucket_frac[b];
+			h->bucket_card[b] /= h->bucket_frac[b];
+			h->bucket_frac[b] /= n;
+		}
+	if (nlight > 0)
+	{
+		h->light_fp /= nlight;
+		h->light_card /= nlight;
+	}
+	h->light_frac = n > 0 ? (double) nlight / n : 0;
+	pfree(fp);
 }
 
 /*
@@ -394,21 +512,26 @@ set_stats_value(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const Colum
 	const SetAcc *a = &cs->sets[s];
 	float	   *fills;
 	int		   *rows;
-	int			n = set_candidate_rows(cs, s, samplerows, &fills, &rows);
+	int			n;
 	BsSampleShape shape;
 	bytea	   *blob;
 	BfStatsSetData *d;
+	BfStatsPassHist hist;
 	Size		bytes;
+
+	set_pass_hist(cs, s, samplerows, &hist);
+	n = set_candidate_rows(cs, s, samplerows, hist.light_fp_max, &fills, &rows);
 
 	if (!bs_colstats_shape(a->p.m, a->p.k, fills, (uint32) n,
 						   (uint64) (budget_bits * (a->rows / kept_rows)), 1, &shape))
 		memset(&shape, 0, sizeof(shape));
-	bytes = BF_STATS_SET_BYTES(shape.fold_m, shape.nsample);
+	bytes = BF_STATS_SET_BYTES(shape.fold_m, shape.nsample) + sizeof(BfStatsPassHist);
 	blob = MemoryContextAllocZero(stats->anl_context, VARHDRSZ + bytes);
 	SET_VARSIZE(blob, VARHDRSZ + bytes);
 	/* build in aligned memory, then copy into the (4-aligned) bytea */
 	d = set_header(a, &shape, bytes, cs->nonnull);
 	set_fold_sample(stats, fetchfunc, a, rows, n, d);
+	memcpy((char *) d + BF_STATS_SET_BYTES(shape.fold_m, shape.nsample), &hist, sizeof(hist));
 	memcpy(VARDATA(blob), d, bytes);
 	pfree(d);
 	pfree(fills);
@@ -429,6 +552,8 @@ store_stats_slot(VacAttrStats *stats, const ColumnScan *cs, Datum *values, int n
 	numbers[BF_STATS_MEAN_RAW_BYTES] = (float4) (cs->raw_bytes / cs->nonnull);
 	numbers[BF_STATS_OTHER_FRAC] = (float4) (cs->other_rows / cs->nonnull);
 	numbers[BF_STATS_OTHER_FP] = (float4) (cs->other_rows > 0 ? cs->other_fp / cs->other_rows : 0);
+	numbers[BF_STATS_FRAC_SPARSE] = (float4) (cs->n_sparse / cs->nonnull);
+	numbers[BF_STATS_SPARSE_POS] = (float4) (cs->n_sparse > 0 ? cs->sparse_pos / cs->n_sparse : 0);
 
 	stats->stakind[0] = STATISTIC_KIND_BLOOMFILTER;
 	stats->staop[0] = InvalidOid;

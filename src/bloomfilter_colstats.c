@@ -104,7 +104,7 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 	if (!get_attstatsslot(&sslot, tuple, STATISTIC_KIND_BLOOMFILTER, InvalidOid,
 						  ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
 		return false;
-	if (sslot.nnumbers < BF_STATS_NUMBERS || sslot.valuetype != BYTEAOID ||
+	if (sslot.nnumbers < BF_STATS_NUMBERS_1 || sslot.valuetype != BYTEAOID ||
 		sslot.nvalues > BF_STATS_MAX_SETS)
 		ok = false;
 	else
@@ -114,6 +114,11 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 		cs->mean_raw_bytes = sslot.numbers[BF_STATS_MEAN_RAW_BYTES];
 		cs->other_frac = sslot.numbers[BF_STATS_OTHER_FRAC];
 		cs->other_fp = sslot.numbers[BF_STATS_OTHER_FP];
+		if (sslot.nnumbers >= BF_STATS_NUMBERS)
+		{
+			cs->frac_sparse = sslot.numbers[BF_STATS_FRAC_SPARSE];
+			cs->sparse_positions = sslot.numbers[BF_STATS_SPARSE_POS];
+		}
 	}
 	for (int i = 0; ok && i < sslot.nvalues; i++)
 	{
@@ -129,14 +134,30 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 		}
 		d = palloc(len);		/* 8-aligned */
 		memcpy(d, VARDATA_ANY(b), len);
-		if (d->magic != BF_STATS_MAGIC || d->version != BF_STATS_VERSION ||
+		if (d->magic != BF_STATS_MAGIC ||
+			(d->version != BF_STATS_VERSION && d->version != BF_STATS_VERSION_1) ||
 			d->m < BS_MIN_M || d->m > BS_MAX_M || d->k < BS_MIN_K || d->k > BS_MAX_K ||
 			d->hash >= BS_NUM_HASH_FAMILIES || d->fold_m > d->m ||
 			(d->nsample > 0 && d->fold_m < 1) ||
-			len != BF_STATS_SET_BYTES(d->fold_m, d->nsample))
+			len != BF_STATS_SET_BYTES(d->fold_m, d->nsample) +
+			(d->version == BF_STATS_VERSION ? sizeof(BfStatsPassHist) : 0))
 		{
 			ok = false;
 			break;
+		}
+		/* version 2: the pass-probability histogram after the slices */
+		set->hist = NULL;
+		if (d->version == BF_STATS_VERSION)
+		{
+			const BfStatsPassHist *h = (const BfStatsPassHist *)
+				((const char *) d + BF_STATS_SET_BYTES(d->fold_m, d->nsample));
+
+			if (h->nheavy > BF_STATS_MAX_HEAVY || !(h->light_frac >= 0 && h->light_frac <= 1))
+			{
+				ok = false;
+				break;
+			}
+			set->hist = h;
 		}
 		set->d = d;
 		set->params.m = d->m;

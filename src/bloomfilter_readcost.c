@@ -4,13 +4,18 @@
  *    bloomfilter_support to SupportRequestCost), and which of them a
  *    function is.
  *
- * Reading a filter costs what detoasting it costs: per filter argument, an
- * in-line read, plus (by the column's statistics: the fractions stored out
- * of line and compressed, the mean detoasted size; else by the typmod's m)
- * a TOAST fetch and a decompression; plus the function's own pass over the
- * bits.  The constants are measured (docs/planner.md).
+ * Reading a filter costs what detoasting it costs: per filter argument, a
+ * call, plus (by the column's statistics: the fractions stored out of line
+ * and compressed, the mean detoasted size; else by the typmod's m) a TOAST
+ * fetch and a decompression; plus the function's own work: a membership
+ * test hashes the element and tests k bits of a dense value or looks k
+ * positions up in a sparse one (by the fraction of values in each form);
+ * the other functions pass over the bytes.  The constants are measured
+ * (test/bench/37_costs.sh, docs/planner.md).
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "access/heaptoast.h"
 #include "catalog/pg_proc.h"
@@ -23,18 +28,22 @@
 
 /*
  * Costs, in units of cpu_operator_cost (one call of a cheap built-in
- * operator), measured as docs/planner.md describes.
+ * operator), measured by test/bench/37_costs.sh and 35_planner.sh (c) as
+ * docs/planner.md describes.
  */
-#define COST_CALL				4.0 /* a call on an in-line filter */
-#define COST_INLINE_PER_BYTE	(1.0 / 8)	/* touching its bytes ... */
-#define COST_INLINE_BYTES		192 /* ... up to these */
+#define COST_CALL				0.5 /* a call on an in-line filter */
 #define COST_EXTERNAL			340.0	/* fetching an out-of-line value */
 #define COST_EXTERNAL_PER_BYTE	0.1
 #define COST_DECOMPRESS_PER_BYTE 0.4
 #define COST_PASS_PER_BYTE		0.05	/* a pass over the bits (popcount) */
 #define COST_COMPARE_PER_BYTE	0.01	/* memcmp */
 #define COST_WRITE_PER_BYTE		0.1 /* a new filter: allocate, copy, combine */
-#define COST_PROBE				2.0 /* an element's k bit tests */
+#define COST_HASH				0.5 /* hashing the element once */
+/* one bit test of a dense value: a cache miss, more likely the larger it is */
+#define COST_DENSE_TEST(bytes)	Min(0.4 + (bytes) / 500.0, 3.0)
+#define COST_SPARSE_TEST		1.0 /* one position looked up in a sparse value ... */
+#define COST_SPARSE_TEST_LOG	0.3 /* ... plus this per log2 of its positions */
+#define DEFAULT_K				7
 /* a filter of unknown size: m = 1,024 */
 #define DEFAULT_FILTER_BYTES	(BF_VARSIZE(1024))
 
@@ -48,31 +57,45 @@ typmod_bytes(Node *expr)
 }
 
 /*
- * The mean detoasted size of expr's filters and the cost of reading one,
- * in units of cpu_operator_cost (see the file header)
+ * The mean detoasted size of expr's filters (*bytes), the cost of one
+ * element's membership test in one of them (*probe: hashing, then k bit
+ * tests of a dense value or k look-ups among a sparse value's positions),
+ * and the cost of reading one, in units of cpu_operator_cost (see the file
+ * header)
  */
 static double
-filter_read_cost(PlannerInfo *root, Node *expr, double *bytes)
+filter_read_cost(PlannerInfo *root, Node *expr, double *bytes, double *probe)
 {
 	VariableStatData vd;
 	const BfColumnStats *cs;
 	double		cost;
+	double		k = DEFAULT_K;
+	int32		typmod;
 
 	while (IsA(expr, RelabelType))
 		expr = (Node *) ((RelabelType *) expr)->arg;
+	typmod = exprTypmod(expr);
+	if (typmod >= 0)
+		k = TYPMOD_K(typmod);
 	if (IsA(expr, Const))
 	{
 		Const	   *c = (Const *) expr;
 
 		*bytes = c->constisnull ? 0 : (double) VARSIZE_ANY(DatumGetPointer(c->constvalue));
-		return COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE;
+		*probe = COST_HASH + k * COST_DENSE_TEST(*bytes);
+		return COST_CALL;
 	}
 	examine_variable(root, expr, 0, &vd);
 	cs = bf_column_stats(&vd);
 	if (cs)
 	{
+		if (cs->nsets > 0)
+			k = cs->sets[0].d->k;
 		*bytes = cs->mean_raw_bytes;
-		cost = COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE +
+		*probe = COST_HASH + k * ((1 - cs->frac_sparse) * COST_DENSE_TEST(*bytes) +
+								  cs->frac_sparse * (COST_SPARSE_TEST + COST_SPARSE_TEST_LOG *
+													 log2(1 + cs->sparse_positions)));
+		cost = COST_CALL +
 			cs->frac_external * (COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes) +
 			cs->frac_compressed * COST_DECOMPRESS_PER_BYTE * *bytes;
 	}
@@ -82,7 +105,8 @@ filter_read_cost(PlannerInfo *root, Node *expr, double *bytes)
 		*bytes = typmod_bytes(expr);
 		if (*bytes <= 0)
 			*bytes = DEFAULT_FILTER_BYTES;
-		cost = COST_CALL + Min(*bytes, COST_INLINE_BYTES) * COST_INLINE_PER_BYTE;
+		*probe = COST_HASH + k * COST_DENSE_TEST(*bytes);
+		cost = COST_CALL;
 		if (*bytes > TOAST_TUPLE_THRESHOLD)
 			cost += COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes;
 	}
@@ -152,45 +176,46 @@ bf_filter_fn_cost(PlannerInfo *root, FilterFn fn, List *args)
 {
 	int			nargs = list_length(args);
 	double		b0,
-				b1;
+				b1,
+				probe;
 
 	switch (fn)
 	{
 		case FN_CONTAINS:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0) + COST_PROBE;
+			return filter_read_cost(root, linitial(args), &b0, &probe) + probe;
 		case FN_CONTAINED:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, lsecond(args), &b0) + COST_PROBE;
+			return filter_read_cost(root, lsecond(args), &b0, &probe) + probe;
 		case FN_READ:
 			if (nargs != 1)
 				break;
-			return filter_read_cost(root, linitial(args), &b0);
+			return filter_read_cost(root, linitial(args), &b0, &probe);
 		case FN_PASS:
 			if (nargs != 1)
 				break;
-			return filter_read_cost(root, linitial(args), &b0) + COST_PASS_PER_BYTE * b0;
+			return filter_read_cost(root, linitial(args), &b0, &probe) + COST_PASS_PER_BYTE * b0;
 		case FN_FOLD:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0) + COST_WRITE_PER_BYTE * b0;
+			return filter_read_cost(root, linitial(args), &b0, &probe) + COST_WRITE_PER_BYTE * b0;
 		case FN_COMPARE:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0) +
-				filter_read_cost(root, lsecond(args), &b1) + COST_COMPARE_PER_BYTE * Max(b0, b1);
+			return filter_read_cost(root, linitial(args), &b0, &probe) +
+				filter_read_cost(root, lsecond(args), &b1, &probe) + COST_COMPARE_PER_BYTE * Max(b0, b1);
 		case FN_COMBINE:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0) +
-				filter_read_cost(root, lsecond(args), &b1) + COST_WRITE_PER_BYTE * Max(b0, b1);
+			return filter_read_cost(root, linitial(args), &b0, &probe) +
+				filter_read_cost(root, lsecond(args), &b1, &probe) + COST_WRITE_PER_BYTE * Max(b0, b1);
 		case FN_PASS2:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0) +
-				filter_read_cost(root, lsecond(args), &b1) + COST_PASS_PER_BYTE * (b0 + b1);
+			return filter_read_cost(root, linitial(args), &b0, &probe) +
+				filter_read_cost(root, lsecond(args), &b1, &probe) + COST_PASS_PER_BYTE * (b0 + b1);
 		case FN_UNKNOWN:
 			break;
 	}

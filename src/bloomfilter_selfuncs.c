@@ -209,23 +209,65 @@ set_hits(const BfColumnStats *cs, const BfStatsSet *set, Datum value, Oid typid)
 							pos, set->d->k, cs->acc);
 }
 
+/*
+ * The fraction of a set's sampled filters that hold an element with `hits`
+ * hits (possibly a mean) among the sample, at least floor_hits hits' worth
+ * (the folding's expected false hits removed)
+ */
+static double
+set_member_p(const BfStatsSetData *d, double hits, double floor_hits)
+{
+	return bs_colstats_member_fraction(hits, d->nsample, d->fold_fp, 0, floor_hits,
+									   BF_DEFAULT_CONTAIN_SEL);
+}
+
+/* a heavy filter's chance to answer true: its pass probability, or it holds the element */
+static double
+heavy_pass(double fp, double card, double p, double light_card)
+{
+	double		member = light_card > 0 ? Min(p * Max(card, 1) / light_card, 1.0) : p;
+
+	return fp + (1 - fp) * member;
+}
+
+/*
+ * The fraction of a set's filters that answer true for an element held by
+ * p of the sampled filters: with version 2 statistics, the light filters
+ * (which the sample samples) by their mean pass probability, and the heavy
+ * ones each by its own (the heaviest exactly, the rest by decade), a heavy
+ * filter holding the element p * (its cardinality / the light filters'
+ * mean cardinality) of the time; with version 1, the set's mean fill^k
+ */
+static double
+set_fraction(const BfStatsSet *set, double p)
+{
+	const BfStatsPassHist *h = set->hist;
+	double		sel;
+
+	if (h == NULL)
+		return Min(p + (1 - p) * set->d->mean_fp, 1.0);
+	sel = h->light_frac * (p + (1 - p) * h->light_fp);
+	for (uint32 i = 0; i < h->nheavy; i++)
+		sel += h->heavy_weight * heavy_pass(h->heavy_fp[i], h->heavy_card[i], p, h->light_card);
+	for (int b = 0; b < BF_STATS_FP_BUCKETS; b++)
+		if (h->bucket_frac[b] > 0)
+			sel += h->bucket_frac[b] * heavy_pass(h->bucket_fp[b], h->bucket_card[b], p,
+												  h->light_card);
+	return Min(sel, 1.0);
+}
+
 /* fraction of a set's filters holding an element that no statistics describe */
 static double
 set_unknown_fraction(const BfStatsSet *set)
 {
 	const BfStatsSetData *d = set->d;
-	double		sel = bs_colstats_member_fraction(0, d->nsample, d->fold_fp, d->mean_fp,
-												  BS_COLSTATS_FLOOR_HITS,
-												  BF_DEFAULT_CONTAIN_SEL);
+	double		p = set_member_p(d, 0, BS_COLSTATS_FLOOR_HITS);
+	double		card = set->hist ? set->hist->light_card : d->mean_card;
 
 	/* an element drawn among the sample's distinct elements, when that is known */
-	if (d->union_card >= 1 && d->mean_card > 0)
-	{
-		double		t = Min(d->mean_card / d->union_card, 1.0);
-
-		sel = Max(sel, t + (1 - t) * d->mean_fp);
-	}
-	return sel;
+	if (d->union_card >= 1 && card > 0)
+		p = Max(p, Min(card / d->union_card, 1.0));
+	return set_fraction(set, p);
 }
 
 /*
@@ -250,9 +292,8 @@ column_fraction(const BfColumnStats *cs, bool value_known, Datum value, Oid typi
 		double		sel_g;
 
 		if (value_known)
-			sel_g = bs_colstats_member_fraction(set_hits(cs, set, value, typid), d->nsample,
-												d->fold_fp, d->mean_fp,
-												BS_COLSTATS_FLOOR_HITS, BF_DEFAULT_CONTAIN_SEL);
+			sel_g = set_fraction(set, set_member_p(d, set_hits(cs, set, value, typid),
+												   BS_COLSTATS_FLOOR_HITS));
 		else if (pr && pr->n > 0)
 		{
 			double		acc = 0,
@@ -276,16 +317,13 @@ column_fraction(const BfColumnStats *cs, bool value_known, Datum value, Oid typi
 				wsum += pr->weights[j];
 				if (semi_rows > 0)
 					acc += pr->weights[j] *
-						Min(semi_rows * bs_colstats_member_fraction(h, d->nsample, d->fold_fp,
-																	d->mean_fp,
-																	BS_COLSTATS_FLOOR_HITS / pr->n,
-																	BF_DEFAULT_CONTAIN_SEL), 1.0);
+						Min(semi_rows * set_fraction(set, set_member_p(d, h,
+																	   BS_COLSTATS_FLOOR_HITS / pr->n)),
+							1.0);
 			}
 			if (semi_rows <= 0)
-				acc = wsum * bs_colstats_member_fraction(wsum > 0 ? hits / wsum : 0, d->nsample,
-														 d->fold_fp, d->mean_fp,
-														 BS_COLSTATS_FLOOR_HITS / pr->n,
-														 BF_DEFAULT_CONTAIN_SEL);
+				acc = wsum * set_fraction(set, set_member_p(d, wsum > 0 ? hits / wsum : 0,
+															BS_COLSTATS_FLOOR_HITS / pr->n));
 			if (pr->unknown > 0)
 			{
 				double		su = set_unknown_fraction(set);

@@ -13,8 +13,10 @@
  *   stanumbers  float4[BF_STATS_NUMBERS]: over the column's non-null
  *               values, the fraction stored out of line (TOAST), the
  *               fraction compressed, the mean detoasted size in bytes, the
- *               fraction whose parameter set has no sample below, and
- *               those filters' mean fill^k
+ *               fraction whose parameter set has no sample below,
+ *               those filters' mean fill^k, the fraction stored in the
+ *               sparse form and their mean set positions (the last two
+ *               absent from statistics written before 1.2: dense assumed)
  *   stavalues   bytea[], one value per parameter set (m, k, seed, hash),
  *               most frequent first, at most BF_STATS_MAX_SETS: a
  *               BfStatsSetData header then the set's bit-sliced sample
@@ -40,7 +42,13 @@
 #define STATISTIC_KIND_BLOOMFILTER	13013
 
 #define BF_STATS_MAGIC			0x31534642	/* "BFS1" */
-#define BF_STATS_VERSION		1
+/*
+ * 2: a pass-probability histogram (BfStatsPassHist) follows the slices, and
+ * the sample holds only the set's light filters; 1 (written before it) is
+ * still read, without the histogram, until the next ANALYZE
+ */
+#define BF_STATS_VERSION		2
+#define BF_STATS_VERSION_1		1
 #define BF_STATS_MAX_SETS		8
 
 /* stanumbers of the slot */
@@ -49,7 +57,10 @@
 #define BF_STATS_MEAN_RAW_BYTES	2
 #define BF_STATS_OTHER_FRAC		3
 #define BF_STATS_OTHER_FP		4
-#define BF_STATS_NUMBERS		5
+#define BF_STATS_FRAC_SPARSE	5	/* stored in the sparse form (from 1.2) */
+#define BF_STATS_SPARSE_POS		6	/* their mean set positions */
+#define BF_STATS_NUMBERS		7
+#define BF_STATS_NUMBERS_1		5	/* what 1.1's ANALYZE wrote: still read */
 
 /* sample budget: bytes per unit of the column's statistics target, and the cap */
 #define BF_STATS_BYTES_PER_TARGET	2048
@@ -81,10 +92,60 @@ typedef struct BfStatsSetData
 	(offsetof(BfStatsSetData, slices) + \
 	 sizeof(uint64) * (Size) (fold_m) * bs_colstats_slice_words(nsample))
 
+/* decades of pass probability in the histogram: [1e-1, 1], [1e-2, 1e-1), ..., below 1e-11 */
+#define BF_STATS_FP_BUCKETS		12
+/* the heaviest filters of a set kept exactly */
+#define BF_STATS_MAX_HEAVY		64
+
+/*
+ * The distribution of a set's per-filter pass probabilities (fill^k, the
+ * chance that a filter answers true for an element it does not hold), from
+ * ANALYZE's sample rows of the set; stored after the slices (version 2).
+ * Filters passing more than light_fp_max (at most the heaviest 2%, and
+ * only those of more than 8 times the median filter's elements), and
+ * saturated ones, are "heavy": they are not in the sample (a hit on them
+ * says little of membership, and they would keep the sample from
+ * folding), and the estimators take them from here: the heaviest exactly,
+ * the other heavy ones by decade.  The light ones (light_frac of the
+ * set's rows) are what the sample samples.
+ */
+typedef struct BfStatsPassHist
+{
+	float8		light_fp_max;	/* filters passing more than this are heavy */
+	float8		light_frac;		/* of the set's rows: the light ones */
+	float8		light_fp;		/* their mean fill^k */
+	float8		light_card;		/* their mean estimated cardinality */
+	uint32		nheavy;			/* heavy filters kept exactly */
+	uint32		pad;
+	float8		heavy_weight;	/* each exact one's fraction of the set's rows */
+	float8		heavy_fp[BF_STATS_MAX_HEAVY];	/* heaviest first */
+	float8		heavy_card[BF_STATS_MAX_HEAVY];
+	/* the heavy filters not kept exactly, by decade of fill^k */
+	float8		bucket_frac[BF_STATS_FP_BUCKETS];	/* of the set's rows */
+	float8		bucket_fp[BF_STATS_FP_BUCKETS];		/* mean fill^k */
+	float8		bucket_card[BF_STATS_FP_BUCKETS];	/* mean cardinality */
+} BfStatsPassHist;
+
+/* the decade bucket of pass probability fp */
+static inline int
+bf_stats_fp_bucket(double fp)
+{
+	int			b = 0;
+	double		bound = 0.1;
+
+	while (b < BF_STATS_FP_BUCKETS - 1 && fp < bound)
+	{
+		b++;
+		bound /= 10;
+	}
+	return b;
+}
+
 /* a set as the estimators use it */
 typedef struct BfStatsSet
 {
 	const BfStatsSetData *d;
+	const BfStatsPassHist *hist;	/* NULL: version 1 statistics */
 	BsParams	params;
 	BsHasher	hasher;
 } BfStatsSet;
@@ -98,6 +159,8 @@ typedef struct BfColumnStats
 	double		mean_raw_bytes;
 	double		other_frac;
 	double		other_fp;
+	double		frac_sparse;
+	double		sparse_positions;
 	int			nsets;
 	BfStatsSet	sets[BF_STATS_MAX_SETS];
 	uint64	   *acc;			/* scratch: the widest set's slice words */
