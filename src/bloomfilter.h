@@ -107,6 +107,7 @@ extern BloomFilter *bf_make_datum(BloomFilter *dense);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_stored(struct varlena *value, BloomView *v);
 extern void bf_view_release(BloomView *v);
+extern void bf_view_datum_positions(Datum d, BloomView *v, uint32 **pos);
 extern uint64 bf_view_popcount(const BloomView *v);
 extern bool bf_sparse_next(BsSparseIter *it, const BloomView *v, uint32 *pos);
 extern void bf_or_into(uint8 *dst, const BloomView *v);

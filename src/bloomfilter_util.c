@@ -328,6 +328,32 @@ bf_view_datum_stored(Datum d, BloomView *v)
 }
 
 /*
+ * bf_view_datum_positions: bf_view_datum, and for a sparse value also its
+ * set positions, ascending, into *pos (v->sp.n of them, palloc'd; NULL for a
+ * dense value), both from one pass over the encoding (fully checked).  For
+ * the readers that want the positions and the bits (BloomSampleTree's
+ * samplers).
+ */
+void
+bf_view_datum_positions(Datum d, BloomView *v, uint32 **pos)
+{
+	BsSparseError e;
+
+	bf_view_stored(detoast_checked(d), v);
+	*pos = NULL;
+	if (!v->sparse)
+		return;
+	bf_value_memory_check(v->nwords * 8 + (uint64) v->sp.n * sizeof(uint32),
+						  "a decoded bloomfilter value");
+	v->owned = bf_palloc_value(v->nwords * 8, true, "a decoded bloomfilter value");
+	*pos = palloc(Max(v->sp.n, 1) * sizeof(uint32));
+	e = bs_sparse_decode_positions(&v->sp, *pos, v->owned);
+	if (e != BS_SPARSE_OK)
+		corrupted_sparse(e, &v->p);
+	v->bits = v->owned;
+}
+
+/*
  * bf_detoast_cached: the datum as a readable varlena (short-header values are
  * not copied); an on-disk TOAST pointer equal to the cached one reuses the
  * cached detoasted value instead of fetching it again, a new pointer replaces

@@ -108,6 +108,14 @@ extern int	bs_sparse_iter_next(BsSparseIter *it, uint32_t *pos);
 extern BsSparseError bs_sparse_decode(const BsSparse *s, uint8_t *bits);
 
 /*
+ * The positions, ascending, into pos (s->n entries), and set in bits as
+ * bs_sparse_decode does when bits is not NULL, with the same full check: a
+ * sparse value read once gives both its dense bits and its set positions.
+ */
+extern BsSparseError bs_sparse_decode_positions(const BsSparse *s, uint32_t *pos,
+												uint8_t *bits);
+
+/*
  * Is position pos set?  Reads only the high bits up to pos's bucket and the
  * low bits of that bucket, without materialising m bits.  Never reads
  * outside the opened encoding; on a corrupted encoding the answer is

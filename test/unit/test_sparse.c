@@ -136,6 +136,29 @@ check_against_dense(const uint8_t *enc, size_t len, const uint8_t *bits, uint32_
 			bad_probes += !bs_sparse_test(&s, pos);
 	CHECK(bad_probes == 0, "%s: %d probes differ from the dense oracle (m=%u)", what, bad_probes, m);
 	CHECK(!bs_sparse_test(&s, m) && !bs_sparse_test(&s, UINT32_MAX), "%s: positions >= m are absent", what);
+	/* positions and bits in one pass: the iterator's positions, the oracle's bits */
+	{
+		uint32_t   *ps = malloc(sizeof(uint32_t) * (s.n + 1));
+		uint32_t   *ps2 = malloc(sizeof(uint32_t) * (s.n + 1));
+		uint32_t	t = 0;
+
+		memset(got, 0, nbytes);
+		CHECK(bs_sparse_decode_positions(&s, ps, got) == BS_SPARSE_OK &&
+			  bs_sparse_decode_positions(&s, ps2, NULL) == BS_SPARSE_OK,
+			  "%s: decode_positions", what);
+		CHECK(memcmp(got, bits, nbytes) == 0, "%s: decode_positions' bits equal the dense oracle", what);
+		bs_sparse_iter_init(&it, &s);
+		bad_probes = 0;
+		while (bs_sparse_iter_next(&it, &pos) > 0)
+		{
+			bad_probes += ps[t] != pos || ps2[t] != pos;
+			t++;
+		}
+		CHECK(t == s.n && bad_probes == 0, "%s: decode_positions gives the iterator's positions (%d differ)",
+			  what, bad_probes);
+		free(ps);
+		free(ps2);
+	}
 	free(got);
 }
 
@@ -259,9 +282,23 @@ read_corrupted(const uint8_t *src, size_t len, uint32_t m)
 	e = bs_sparse_open(enc, len, m, &s);
 	if (e == BS_SPARSE_OK)
 	{
+		uint32_t   *ps = malloc(sizeof(uint32_t) * (s.n + 1));
+		BsSparseIter it;
+		uint32_t	pos;
+		int			rc;
+		BsSparseError e2;
+
 		for (uint32_t p = 0; p < m; p++)
 			(void) bs_sparse_test(&s, p);
 		e = bs_sparse_decode(&s, bits);
+		/* the one-pass decoders report the error the iterator finds first */
+		bs_sparse_iter_init(&it, &s);
+		while ((rc = bs_sparse_iter_next(&it, &pos)) > 0)
+			;
+		e2 = bs_sparse_decode_positions(&s, ps, bits);
+		CHECK(e == (BsSparseError) -rc && e2 == e,
+			  "corrupted: decode %d, decode_positions %d, iterator %d", e, e2, -rc);
+		free(ps);
 	}
 	free(enc);
 	free(bits);
@@ -367,6 +404,30 @@ test_corrupted(void)
 			flips_err++;
 	}
 	CHECK(flips_err > 0, "random flips: %d detected, %d still valid sets", flips_err, flips_ok);
+	/* flips in a longer encoding (many 64-bit words of high bits: the decoders' fast path) */
+	{
+		uint32_t	m2 = 20000;
+		uint8_t    *bits2 = malloc(8 * bs_words_for_bits(m2));
+		uint32_t	n2 = random_bits(bits2, m2, 700);
+		size_t		len2 = bs_sparse_size(m2, n2);
+		uint8_t    *enc2 = malloc(len2);
+		uint8_t    *bad2 = malloc(len2);
+		int			err2 = 0;
+
+		bs_sparse_encode_bits(bits2, m2, n2, enc2);
+		for (int t = 0; t < 300; t++)
+		{
+			memcpy(bad2, enc2, len2);
+			for (int f = 0; f < 1 + t % 3; f++)
+				bad2[BS_SPARSE_HEAD_BYTES + unit_splitmix64(&rng_state) % (len2 - BS_SPARSE_HEAD_BYTES)] ^=
+					(uint8_t) (1 + unit_splitmix64(&rng_state) % 255);
+			err2 += read_corrupted(bad2, len2, m2) != BS_SPARSE_OK;
+		}
+		CHECK(err2 > 0, "random flips in %zu bytes: %d detected", len2, err2);
+		free(bits2);
+		free(enc2);
+		free(bad2);
+	}
 	CHECK(strlen(bs_sparse_error_string(BS_SPARSE_E_ORDER)) > 0, "error strings");
 	free(enc);
 	free(bad);
