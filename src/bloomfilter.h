@@ -104,6 +104,8 @@ extern void bf_init_gucs(void);
 extern BloomFilter *bf_alloc(const BsParams *p);
 extern BloomFilter *bf_copy_view(const BloomView *v);
 extern BloomFilter *bf_make_datum(BloomFilter *dense);
+extern BloomFilter *bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n);
+extern uint32 *bf_sparse_positions(const BloomView *v);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_stored(struct varlena *value, BloomView *v);
 extern void bf_view_release(BloomView *v);

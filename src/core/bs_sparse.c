@@ -434,6 +434,62 @@ bs_sparse_test(const BsSparse *s, uint32_t pos)
 	return false;
 }
 
+size_t
+bs_pos_union(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, uint32_t *out)
+{
+	size_t		i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		uint32_t	x = a[i],
+					y = b[j];
+
+		out[n++] = x <= y ? x : y;
+		i += x <= y;
+		j += y <= x;
+	}
+	while (i < na)
+		out[n++] = a[i++];
+	while (j < nb)
+		out[n++] = b[j++];
+	return n;
+}
+
+size_t
+bs_pos_intersect(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, uint32_t *out)
+{
+	size_t		i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		uint32_t	x = a[i],
+					y = b[j];
+
+		out[n] = x;
+		n += x == y;
+		i += x <= y;
+		j += y <= x;
+	}
+	return n;
+}
+
+size_t
+bs_pos_and_bits(const uint32_t *a, size_t na, const uint8_t *bits, uint32_t *out)
+{
+	size_t		n = 0;
+
+	for (size_t i = 0; i < na; i++)
+	{
+		out[n] = a[i];
+		n += bs_bit_test(bits, a[i]);
+	}
+	return n;
+}
+
 const char *
 bs_sparse_error_string(BsSparseError e)
 {

@@ -433,6 +433,81 @@ test_corrupted(void)
 	free(bad);
 }
 
+/* the set operations on position lists against the dense oracle (bitwise AND / OR) */
+static void
+test_position_ops(void)
+{
+	int			bad = 0;
+
+	for (int t = 0; t < 200; t++)
+	{
+		uint32_t	m = 64 + (uint32_t) (unit_splitmix64(&rng_state) % 5000);
+		size_t		nbytes = 8 * bs_words_for_bits(m);
+		uint8_t    *a = malloc(nbytes),
+				   *b = malloc(nbytes),
+				   *o = malloc(nbytes);
+		uint32_t	na = random_bits(a, m, unit_splitmix64(&rng_state) % (t % 4 == 0 ? 3 : m / 4 + 1)),
+					nb = random_bits(b, m, unit_splitmix64(&rng_state) % (m / 3 + 1));
+		uint32_t   *pa = malloc(sizeof(uint32_t) * (na + 1)),
+				   *pb = malloc(sizeof(uint32_t) * (nb + 1)),
+				   *out = malloc(sizeof(uint32_t) * (na + nb + 1));
+		uint32_t	ia = 0,
+					ib = 0;
+		size_t		n;
+
+		for (uint32_t p = 0; p < m; p++)
+		{
+			if (bs_bit_test(a, p))
+				pa[ia++] = p;
+			if (bs_bit_test(b, p))
+				pb[ib++] = p;
+		}
+		/* union: exactly the set bits of a | b, increasing */
+		n = bs_pos_union(pa, na, pb, nb, out);
+		memset(o, 0, nbytes);
+		for (size_t i = 0; i < n; i++)
+		{
+			bad += i > 0 && out[i] <= out[i - 1];
+			bs_bit_set(o, out[i]);
+		}
+		for (size_t w = 0; w < nbytes; w++)
+			bad += o[w] != (a[w] | b[w]);
+		bad += n != bs_popcount(o, nbytes / 8);
+		/* intersection, both ways round */
+		for (int swap = 0; swap < 2; swap++)
+		{
+			n = swap ? bs_pos_intersect(pb, nb, pa, na, out) : bs_pos_intersect(pa, na, pb, nb, out);
+			memset(o, 0, nbytes);
+			for (size_t i = 0; i < n; i++)
+			{
+				bad += i > 0 && out[i] <= out[i - 1];
+				bs_bit_set(o, out[i]);
+			}
+			for (size_t w = 0; w < nbytes; w++)
+				bad += o[w] != (a[w] & b[w]);
+			bad += n != bs_popcount(o, nbytes / 8);
+		}
+		/* a sparse side tested in dense bits, in place */
+		n = bs_pos_and_bits(pa, na, b, pa);
+		memset(o, 0, nbytes);
+		for (size_t i = 0; i < n; i++)
+			bs_bit_set(o, pa[i]);
+		for (size_t w = 0; w < nbytes; w++)
+			bad += o[w] != (a[w] & b[w]);
+		bad += n != bs_popcount(o, nbytes / 8);
+		free(a);
+		free(b);
+		free(o);
+		free(pa);
+		free(pb);
+		free(out);
+	}
+	CHECK(bad == 0, "union, intersection and AND with dense bits of position lists: %d differences "
+		  "from the dense oracle in 200 random pairs", bad);
+	CHECK(bs_pos_union(NULL, 0, NULL, 0, NULL) == 0 && bs_pos_intersect(NULL, 0, NULL, 0, NULL) == 0,
+		  "empty lists");
+}
+
 int
 main(void)
 {
@@ -440,5 +515,6 @@ main(void)
 	test_any_low_bits();
 	test_sizes();
 	test_corrupted();
+	test_position_ops();
 	return UNIT_DONE();
 }
