@@ -6,7 +6,10 @@
 # The paper's configuration (Tables 2 and 3): namespace M = 10^7, query sets
 # of n = 1,000 ids, k = 3, m = 132,933 (accuracy 0.9), a tree of 4,096
 # leaves (bloomsample's cost model picks depth 12 here, as the paper does);
-# sampling threshold T = 0 (their README).  Their code is built twice: as
+# sampling threshold T = 0 (their README).  (Their BSTtesting.c sizes m for a
+# fixed set size of 10,000, about 608,000 bits at M = 10^7 and accuracy 0.9,
+# and picks the levels from a timing run; the driver takes both as arguments
+# so that both sides use the paper's m = 132,933 and the same tree shape.)  Their code is built twice: as
 # their Makefile does (plain `gcc`, no optimisation flags) and with
 # `-O3 -march=native` (which also gives it the hardware popcount).  It runs
 # through test/bench/bst_authors_driver.c, a timing loop around THEIR tree
@@ -25,7 +28,8 @@
 # repository (no network is used):
 #     bash test/bench/bst_authors.sh /path/to/BloomSampling
 #     BST_AUTHORS_SRC=/path/to/BloomSampling bash test/bench/bst_authors.sh
-# Environment: SETS (query sets, default 20), SAMPLES (per set and batch,
+# Environment: BST_AUTHORS_COMMIT (the commit to print for a copy that is not a
+# git checkout), SETS (query sets, default 20), SAMPLES (per set and batch,
 # default 100), and lib.sh's (PG_CONFIG, PORT).
 set -euo pipefail
 src=${1:-${BST_AUTHORS_SRC:-}}
@@ -40,7 +44,7 @@ SAMPLES=${SAMPLES:-100}
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
-commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo "unknown commit")
+commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo "${BST_AUTHORS_COMMIT:-unknown commit}")
 
 echo "== the authors' code: $commit; machine: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(date -u +%F)"
 # SETS lines of 1,000 distinct-ish uniform ids in [0, M), fixed seed
