@@ -290,6 +290,46 @@ bloom_contained_uuid(PG_FUNCTION_ARGS)
 
 /* ---- combining and comparing ------------------------------------------ */
 
+/*
+ * a AND / OR b where at least one side is sparse, without expanding a sparse
+ * side to m bits: two sparse sides by merging their positions, a sparse and
+ * a dense one for AND by testing the sparse positions in the dense bits
+ * (the result is sparse-sized), for OR by setting the sparse positions in a
+ * copy of the dense bits.
+ */
+static BloomFilter *
+combine_sparse(const BloomView *a, const BloomView *b, bool is_and)
+{
+	const BloomView *s = a->sparse ? a : b,
+			   *d = a->sparse ? b : a;
+	uint32	   *ps = bf_sparse_positions(s);
+	uint32	   *out;
+	size_t		n;
+
+	if (a->sparse && b->sparse)
+	{
+		uint32	   *pd = bf_sparse_positions(d);
+
+		out = bf_palloc_value(((uint64) s->sp.n + d->sp.n + 1) * sizeof(uint32), false,
+							  "the positions of a bloomfilter value");
+		n = is_and ? bs_pos_intersect(ps, s->sp.n, pd, d->sp.n, out)
+			: bs_pos_union(ps, s->sp.n, pd, d->sp.n, out);
+		return bf_make_datum_positions(&s->p, out, (uint32) n);
+	}
+	if (is_and)
+	{
+		n = bs_pos_and_bits(ps, s->sp.n, d->bits, ps);
+		return bf_make_datum_positions(&s->p, ps, (uint32) n);
+	}
+	{
+		BloomFilter *f = bf_copy_view(d);
+
+		for (uint32 i = 0; i < s->sp.n; i++)
+			bs_bit_set(f->bits, ps[i]);
+		return bf_make_datum(f);
+	}
+}
+
 static Datum
 combine_common(FunctionCallInfo fcinfo, bool is_and)
 {
@@ -300,6 +340,8 @@ combine_common(FunctionCallInfo fcinfo, bool is_and)
 	bf_view_datum_stored(PG_GETARG_DATUM(0), &a);
 	bf_view_datum_stored(PG_GETARG_DATUM(1), &b);
 	bf_check_compatible(&a.p, &b.p, is_and ? "bloom_intersect" : "bloom_union");
+	if (a.sparse || b.sparse)
+		PG_RETURN_POINTER(combine_sparse(&a, &b, is_and));
 	f = bf_copy_view(&a);
 	if (is_and)
 		bf_and_into(f->bits, &b);

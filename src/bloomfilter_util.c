@@ -133,6 +133,59 @@ bf_make_datum(BloomFilter *f)
 }
 
 /*
+ * bf_make_datum_positions: the value to store for the filter of parameters p
+ * whose set bits are pos[0..n) (strictly increasing, below p->m), in the form
+ * bf_make_datum would choose for it, built from the positions (a sparse
+ * result is encoded from them without an m-bit array).
+ */
+BloomFilter *
+bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n)
+{
+	size_t		size = bs_sparse_size(p->m, n);
+	BloomFilter *f;
+
+	if (bf_storage == BF_STORAGE_DENSE || size >= BF_NBYTES(p->m))
+	{
+		f = alloc_filter(p, true);
+		for (uint32 i = 0; i < n; i++)
+			bs_bit_set(f->bits, pos[i]);
+		return f;
+	}
+	f = (BloomFilter *) bf_palloc_value(offsetof(BloomFilter, bits) + size, false,
+										"a bloomfilter value");
+	memset(f, 0, offsetof(BloomFilter, bits));
+	SET_VARSIZE(f, offsetof(BloomFilter, bits) + size);
+	f->version = BS_SCHEME_VERSION;
+	f->hash = p->hash;
+	f->k = p->k;
+	f->flags = BF_FLAG_SPARSE;
+	f->seed = p->seed;
+	f->m = p->m;
+	bs_sparse_encode_positions(pos, n, p->m, f->bits);
+	return f;
+}
+
+/*
+ * bf_sparse_positions: the positions of the sparse view v (bf_view_stored),
+ * ascending, palloc'd (v->sp.n of them, at least one slot), fully checked:
+ * a corrupted encoding is an error.
+ */
+uint32 *
+bf_sparse_positions(const BloomView *v)
+{
+	uint32	   *pos;
+	BsSparseError e;
+
+	Assert(v->sparse);
+	pos = bf_palloc_value((uint64) Max(v->sp.n, 1) * sizeof(uint32), false,
+						  "the positions of a bloomfilter value");
+	e = bs_sparse_decode_positions(&v->sp, pos, NULL);
+	if (e != BS_SPARSE_OK)
+		corrupted_sparse(e, &v->p);
+	return pos;
+}
+
+/*
  * bf_view_stored: parse the header of a bloomfilter varlena (any header
  * form, either stored form) into *v, checking that it is internally
  * consistent; a sparse value is opened (its lengths checked) but not decoded:
@@ -325,6 +378,32 @@ void
 bf_view_datum_stored(Datum d, BloomView *v)
 {
 	bf_view_stored(detoast_checked(d), v);
+}
+
+/*
+ * bf_view_datum_positions: bf_view_datum, and for a sparse value also its
+ * set positions, ascending, into *pos (v->sp.n of them, palloc'd; NULL for a
+ * dense value), both from one pass over the encoding (fully checked).  For
+ * the readers that want the positions and the bits (BloomSampleTree's
+ * samplers).
+ */
+void
+bf_view_datum_positions(Datum d, BloomView *v, uint32 **pos)
+{
+	BsSparseError e;
+
+	bf_view_stored(detoast_checked(d), v);
+	*pos = NULL;
+	if (!v->sparse)
+		return;
+	bf_value_memory_check(v->nwords * 8 + (uint64) v->sp.n * sizeof(uint32),
+						  "a decoded bloomfilter value");
+	v->owned = bf_palloc_value(v->nwords * 8, true, "a decoded bloomfilter value");
+	*pos = palloc(Max(v->sp.n, 1) * sizeof(uint32));
+	e = bs_sparse_decode_positions(&v->sp, *pos, v->owned);
+	if (e != BS_SPARSE_OK)
+		corrupted_sparse(e, &v->p);
+	v->bits = v->owned;
 }
 
 /*

@@ -143,14 +143,18 @@ bst_tree_name_arg(FunctionCallInfo fcinfo, int i)
 	return text_to_cstring(PG_GETARG_TEXT_PP(i));
 }
 
-/* the tree, and q checked against it */
+/*
+ * the tree, and q checked against it, read once: its dense bits, and for a
+ * sparse value also its set positions (*qpos, else NULL), which the index
+ * samplers take instead of scanning the m bits
+ */
 static BstTree *
-tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q)
+tree_and_query(FunctionCallInfo fcinfo, char **name, BloomView *q, uint32 **qpos)
 {
 	BstTree    *t;
 
 	bst_check_tree_name(PG_GETARG_TEXT_PP(0));
-	bf_view_datum(PG_GETARG_DATUM(1), q);
+	bf_view_datum_positions(PG_GETARG_DATUM(1), q, qpos);
 	t = bst_get_tree_for_call(fcinfo->flinfo, PG_GETARG_TEXT_PP(0), name);
 	bst_check_query(t, *name, q);
 	return t;
@@ -692,7 +696,8 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 {
 	char	   *name;
 	BloomView	q;
-	BstTree    *t = tree_and_query(fcinfo, &name, &q);
+	uint32	   *qpos;
+	BstTree    *t = tree_and_query(fcinfo, &name, &q, &qpos);
 	int64		n = PG_GETARG_INT32(2);
 	BstAlloc	scratch = bst_scratch_alloc();
 	BstRng		rng;
@@ -705,7 +710,8 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 		index_needed(t, name);
 	bst_rng_init(&rng);
 	bst_result_init(out, &scratch);
-	rc = bst_sample(t, q.bits, n, method, fits, &rng, &scratch, out, st, NULL);
+	rc = bst_sample_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, n, method, fits, &rng,
+						&scratch, out, st, NULL);
 	bst_report(rc, "sampling", 0);
 }
 
@@ -726,7 +732,8 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 {
 	char	   *name;
 	BloomView	q;
-	BstTree    *t = tree_and_query(fcinfo, &name, &q);
+	uint32	   *qpos;
+	BstTree    *t = tree_and_query(fcinfo, &name, &q, &qpos);
 	BstAlloc	scratch = bst_scratch_alloc();
 	int			rc;
 	bool		use_index;
@@ -737,7 +744,7 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 		(bst_reconstruct_method == BST_RECON_AUTO && index_fits(t));
 	bst_result_init(out, &scratch);
 	if (use_index)
-		rc = bst_reconstruct_index(t, q.bits, out, st);
+		rc = bst_reconstruct_index_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, out, st);
 	else
 		rc = bst_reconstruct_tree(t, q.bits, out, st);
 	bst_report(rc, "reconstructing", 0);

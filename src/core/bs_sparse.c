@@ -243,50 +243,137 @@ bs_sparse_iter_next(BsSparseIter *it, uint32_t *pos)
 }
 
 /*
- * The iterator's checks in one loop over the high words (no call per
- * position): what bst_sample pays to read a sparse query filter.
+ * The positions of one word w of high bits (at bit base) into tmp, checked
+ * one by one as the iterator does: the first error found, or OK with *i,
+ * *off and *prev advanced.  The slow path of decode_into, which runs it only
+ * on a word its fast path found wrong, so that every error is the one the
+ * iterator reports.
  */
-BsSparseError
-bs_sparse_decode(const BsSparse *s, uint8_t *bits)
+static BsSparseError
+decode_word_checked(const BsSparse *s, uint64_t w, uint64_t base, uint64_t *i,
+					uint64_t *off, int64_t *prev, uint32_t *tmp)
+{
+	const int	l = s->l;
+	const uint32_t mask = low_mask(l);
+	int			c = 0;
+
+	while (w)
+	{
+		uint64_t	j = base + (uint64_t) __builtin_ctzll(w);
+		size_t		b = (size_t) (*off >> 3);
+		uint64_t	low = 0;
+		uint64_t	p;
+
+		w &= w - 1;
+		if (j >= s->high_bits)
+			return BS_SPARSE_E_RANGE;
+		if (*i >= s->n)
+			return BS_SPARSE_E_COUNT;
+		if (l > 0)
+			low = load_le(s->low + b, s->low_bytes - b) >> (*off & 7);
+		p = ((j - *i) << l) | (low & mask);
+		if (p >= s->m)
+			return BS_SPARSE_E_RANGE;
+		if ((int64_t) p <= *prev)
+			return BS_SPARSE_E_ORDER;
+		tmp[c++] = (uint32_t) p;
+		*prev = (int64_t) p;
+		(*i)++;
+		*off += (uint64_t) l;
+	}
+	return BS_SPARSE_OK;
+}
+
+/*
+ * The iterator's checks in one loop over the high words (no call per
+ * position): what bst_sample pays to read a sparse query filter.  Sets the
+ * positions in bits and stores them in pos, each when not NULL.  A word's
+ * positions are decoded without a branch per check (the checks are or-ed
+ * together, the positions kept in tmp) and written out only once the word
+ * is found right; a wrong word is decoded again by decode_word_checked for
+ * the exact error.
+ */
+static inline __attribute__((always_inline)) BsSparseError
+decode_into(const BsSparse *s, uint8_t *bits, uint32_t *pos)
 {
 	const int	l = s->l;
 	const uint32_t mask = low_mask(l);
 	uint64_t	i = 0,
 				off = 0;
 	int64_t		prev = -1;
+	uint32_t	tmp[64];
 
 	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
 	{
 		uint64_t	w = load_le(s->high + byte, s->high_bytes - byte);
 		uint64_t	base = (uint64_t) byte * 8;
+		uint64_t	c = (uint64_t) __builtin_popcountll(w);
+		uint64_t	i0 = i,
+					off0 = off;
+		int64_t		prev0 = prev;
+		bool		bad;
 
-		while (w)
+		if (c == 0)
+			continue;
+		/* stray bits past U, or more positions than n: the checked path */
+		bad = base + 64 > s->high_bits || i + c > s->n ||
+			(l > 0 && ((off + c * (uint64_t) l) >> 3) + 8 > s->low_bytes);
+		if (!bad)
 		{
-			uint64_t	j = base + (uint64_t) __builtin_ctzll(w);
-			size_t		b = (size_t) (off >> 3);
-			uint64_t	low = 0;
-			uint64_t	p;
+			uint64_t	ww = w;
+			uint64_t	acc = 0;
 
-			w &= w - 1;
-			if (j >= s->high_bits)
-				return BS_SPARSE_E_RANGE;
-			if (i >= s->n)
-				return BS_SPARSE_E_COUNT;
-			if (l > 0)
-				low = (b + 8 <= s->low_bytes ? bs_load64le(s->low + b) :
-					   load_le(s->low + b, s->low_bytes - b)) >> (off & 7);
-			p = ((j - i) << l) | (low & mask);
-			if (p >= s->m)
-				return BS_SPARSE_E_RANGE;
-			if ((int64_t) p <= prev)
-				return BS_SPARSE_E_ORDER;
-			bits[p >> 3] |= (uint8_t) (1u << (p & 7));
-			prev = (int64_t) p;
-			i++;
-			off += (uint64_t) l;
+			for (uint64_t t = 0; t < c; t++)
+			{
+				uint64_t	j = base + (uint64_t) __builtin_ctzll(ww);
+				uint64_t	low = l > 0 ? bs_load64le(s->low + (off >> 3)) >> (off & 7) : 0;
+				uint64_t	p = ((j - i) << l) | (low & mask);
+
+				ww &= ww - 1;
+				acc |= (uint64_t) ((int64_t) p <= prev) | (uint64_t) (p >= s->m);
+				tmp[t] = (uint32_t) p;
+				prev = (int64_t) p;
+				i++;
+				off += (uint64_t) l;
+			}
+			bad = acc != 0;
+		}
+		if (bad)
+		{
+			BsSparseError e;
+
+			i = i0;
+			off = off0;
+			prev = prev0;
+			e = decode_word_checked(s, w, base, &i, &off, &prev, tmp);
+			if (e != BS_SPARSE_OK)
+				return e;
+		}
+		for (uint64_t t = 0; t < c; t++)
+		{
+			if (bits)
+				bits[tmp[t] >> 3] |= (uint8_t) (1u << (tmp[t] & 7));
+			if (pos)
+				pos[i0 + t] = tmp[t];
 		}
 	}
 	return i == s->n ? BS_SPARSE_OK : BS_SPARSE_E_COUNT;
+}
+
+BS_POPCNT_CLONES
+BsSparseError
+bs_sparse_decode(const BsSparse *s, uint8_t *bits)
+{
+	return decode_into(s, bits, NULL);
+}
+
+BS_POPCNT_CLONES
+BsSparseError
+bs_sparse_decode_positions(const BsSparse *s, uint32_t *pos, uint8_t *bits)
+{
+	if (bits)
+		return decode_into(s, bits, pos);
+	return decode_into(s, NULL, pos);
 }
 
 /*
@@ -345,6 +432,62 @@ bs_sparse_test(const BsSparse *s, uint32_t pos)
 			return low == lo;
 	}
 	return false;
+}
+
+size_t
+bs_pos_union(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, uint32_t *out)
+{
+	size_t		i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		uint32_t	x = a[i],
+					y = b[j];
+
+		out[n++] = x <= y ? x : y;
+		i += x <= y;
+		j += y <= x;
+	}
+	while (i < na)
+		out[n++] = a[i++];
+	while (j < nb)
+		out[n++] = b[j++];
+	return n;
+}
+
+size_t
+bs_pos_intersect(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, uint32_t *out)
+{
+	size_t		i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		uint32_t	x = a[i],
+					y = b[j];
+
+		out[n] = x;
+		n += x == y;
+		i += x <= y;
+		j += y <= x;
+	}
+	return n;
+}
+
+size_t
+bs_pos_and_bits(const uint32_t *a, size_t na, const uint8_t *bits, uint32_t *out)
+{
+	size_t		n = 0;
+
+	for (size_t i = 0; i < na; i++)
+	{
+		out[n] = a[i];
+		n += bs_bit_test(bits, a[i]);
+	}
+	return n;
 }
 
 const char *

@@ -108,12 +108,35 @@ extern int	bs_sparse_iter_next(BsSparseIter *it, uint32_t *pos);
 extern BsSparseError bs_sparse_decode(const BsSparse *s, uint8_t *bits);
 
 /*
+ * The positions, ascending, into pos (s->n entries), and set in bits as
+ * bs_sparse_decode does when bits is not NULL, with the same full check: a
+ * sparse value read once gives both its dense bits and its set positions.
+ */
+extern BsSparseError bs_sparse_decode_positions(const BsSparse *s, uint32_t *pos,
+												uint8_t *bits);
+
+/*
  * Is position pos set?  Reads only the high bits up to pos's bucket and the
  * low bits of that bucket, without materialising m bits.  Never reads
  * outside the opened encoding; on a corrupted encoding the answer is
  * unspecified (a full check is bs_sparse_decode's).
  */
 extern bool bs_sparse_test(const BsSparse *s, uint32_t pos);
+
+/*
+ * Set operations on strictly increasing position lists, for two sparse
+ * values (or a sparse and a dense one) combined without expanding either to
+ * m bits.  Each writes its result, strictly increasing, into out and returns
+ * its length: the union (out holds na + nb), the intersection (out holds
+ * min(na, nb)), and the positions of a set in the dense bits (out holds na;
+ * every position must be below the bits' m).  out may be a for the last.
+ */
+extern size_t bs_pos_union(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+						   uint32_t *out);
+extern size_t bs_pos_intersect(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+							   uint32_t *out);
+extern size_t bs_pos_and_bits(const uint32_t *a, size_t na, const uint8_t *bits,
+							  uint32_t *out);
 
 /* the error's description, for messages */
 extern const char *bs_sparse_error_string(BsSparseError e);

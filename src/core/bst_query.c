@@ -76,47 +76,76 @@ entry_id(const BstTree *t, uint32_t off)
 	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) off : t->ids[off];
 }
 
+/* the candidates under q's set bit p: positives appended to out */
+static inline int
+reconstruct_bucket(const BstTree *t, const uint8_t *q, uint32_t p, BstIdVec *out,
+				   uint64_t *examined)
+{
+	const BstIndex *ix = t->index;
+	uint32_t	e0 = ix->start[p],
+				e1 = ix->start[p + 1];
+	int			k = t->p.k;
+	int			rc;
+
+	*examined += e1 - e0;
+	for (uint32_t e = e0; e < e1; e++)
+	{
+		uint64_t	v = bst_index_entry(ix, e);
+		int64_t		x;
+
+		if (!bs_bit_test(q, bst_entry_pos1(ix, v)))
+			continue;
+		x = entry_id(t, bst_entry_off(ix, v));
+		if (k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
+			continue;
+		if ((rc = bst_vec_push(out, x)) != BST_OK)
+			return rc;
+	}
+	return BST_OK;
+}
+
 int
 bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out, BstStats *st)
 {
+	return bst_reconstruct_index_pos(t, q, NULL, 0, out, st);
+}
+
+int
+bst_reconstruct_index_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos,
+						  uint64_t nq, BstIdVec *out, BstStats *st)
+{
 	int			rc = bst_index_build(t);
-	const BstIndex *ix;
 	size_t		first = out->n;
 	uint64_t	examined = 0;
-	int			k = t->p.k;
 
 	if (rc != BST_OK)
 		return rc;
-	ix = t->index;
-	for (size_t w = 0; w < t->nwords; w++)
+	if (qpos)
 	{
-		uint64_t	word = bs_load64le(q + 8 * w);
-
-		if ((w & 0x3FF) == 0)
-			BST_CHECK_INTERRUPTS();
-		while (word)
+		for (uint64_t i = 0; i < nq; i++)
 		{
-			uint32_t	p = (uint32_t) (64 * w + (size_t) __builtin_ctzll(word));
-			uint32_t	e0 = ix->start[p],
-						e1 = ix->start[p + 1];
+			if ((i & 0x3FF) == 0)
+				BST_CHECK_INTERRUPTS();
+			if ((rc = reconstruct_bucket(t, q, qpos[i], out, &examined)) != BST_OK)
+				return rc;
+		}
+	}
+	else
+		for (size_t w = 0; w < t->nwords; w++)
+		{
+			uint64_t	word = bs_load64le(q + 8 * w);
 
-			word &= word - 1;
-			examined += e1 - e0;
-			for (uint32_t e = e0; e < e1; e++)
+			if ((w & 0x3FF) == 0)
+				BST_CHECK_INTERRUPTS();
+			while (word)
 			{
-				uint64_t	v = bst_index_entry(ix, e);
-				int64_t		x;
+				uint32_t	p = (uint32_t) (64 * w + (size_t) __builtin_ctzll(word));
 
-				if (!bs_bit_test(q, bst_entry_pos1(ix, v)))
-					continue;
-				x = entry_id(t, bst_entry_off(ix, v));
-				if (k > 2 && !bs_key_test(&t->hasher, bs_key_int64(&t->hasher, x), q))
-					continue;
-				if ((rc = bst_vec_push(out, x)) != BST_OK)
+				word &= word - 1;
+				if ((rc = reconstruct_bucket(t, q, p, out, &examined)) != BST_OK)
 					return rc;
 			}
 		}
-	}
 	if (out->n > first)
 		bst_sort_ids(out->v + first, out->n - first);
 	if (st)
@@ -467,7 +496,17 @@ done:
  * written per word whatever it holds (the count advances by its popcount),
  * so that the loop does not branch on each bit: words of a sparse filter
  * hold 0 to 3 set bits at random, a branch the processor cannot predict.
+ * (Built for the POPCNT instruction where the CPU has it: without it the
+ * popcount is a libgcc call per word.)
  */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(BS_NO_TARGET_CLONES)
+#define BS_QUERY_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define BS_QUERY_POPCNT_CLONES
+#endif
+
+BS_QUERY_POPCNT_CLONES
 static uint64_t
 set_positions(const uint8_t *q, size_t nwords, uint32_t *pos)
 {
@@ -552,11 +591,11 @@ accept_batch(const BstTree *t, const uint8_t *q, const uint32_t *e, const bool *
 
 /* the exact sampling by rejection over the index's candidates described above CAND_BATCH */
 static int
-sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
-				  const BstAlloc *scratch, BstIdVec *out, BstStats *st, int64_t *got)
+sample_candidates(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t tq,
+				  int64_t n, BstRng *rng, const BstAlloc *scratch, BstIdVec *out,
+				  BstStats *st, int64_t *got)
 {
 	const BstIndex *ix = t->index;
-	uint64_t	tq = bs_popcount(q, t->nwords);
 	uint32_t   *bp;
 	uint64_t   *cum;
 	uint32_t   *guide;
@@ -583,7 +622,13 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 		return BST_ENOMEM;
 	}
 	/* q's set bits, then the prefix sums of their buckets */
-	nb = set_positions(q, t->nwords, bp);
+	if (qpos)
+	{
+		memcpy(bp, qpos, tq * sizeof(uint32_t));
+		nb = tq;
+	}
+	else
+		nb = set_positions(q, t->nwords, bp);
 	cum[0] = 0;
 	{
 		uint64_t	k = 0;
@@ -666,12 +711,14 @@ sample_candidates(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
  * budget trials (*got < n: the caller continues another way).
  */
 static int
-sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng,
-			   const BstAlloc *scratch, BstIdVec *out, BstStats *st, int64_t *got)
+sample_buckets(BstTree *t, const uint8_t *q, const uint32_t *qpos, int64_t n, uint64_t tq,
+			   BstRng *rng, const BstAlloc *scratch, BstIdVec *out, BstStats *st,
+			   int64_t *got)
 {
 	const BstIndex *ix = t->index;
 	uint32_t	S = ix->max_bucket;
-	uint32_t   *bp;
+	uint32_t   *owned = NULL;
+	const uint32_t *bp;
 	uint64_t	nb = 0,
 				tries = 0,
 				budget;
@@ -680,10 +727,19 @@ sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng
 	*got = 0;
 	if (tq == 0 || n <= 0 || S == 0)
 		return BST_OK;
-	bp = scratch->alloc(scratch->ctx, (tq + 4) * sizeof(uint32_t));
-	if (!bp)
-		return BST_ENOMEM;
-	nb = set_positions(q, t->nwords, bp);
+	if (qpos)
+	{
+		bp = qpos;
+		nb = tq;
+	}
+	else
+	{
+		owned = scratch->alloc(scratch->ctx, (tq + 4) * sizeof(uint32_t));
+		if (!owned)
+			return BST_ENOMEM;
+		nb = set_positions(q, t->nwords, owned);
+		bp = owned;
+	}
 	/* about as many trials as a quarter of the candidates' entries */
 	budget = (uint64_t) ((double) nb * S / 4.0) + 64;
 
@@ -732,7 +788,8 @@ sample_buckets(BstTree *t, const uint8_t *q, int64_t n, uint64_t tq, BstRng *rng
 		}
 	}
 	st->memberships += tries;
-	scratch->free(scratch->ctx, bp);
+	if (owned)
+		scratch->free(scratch->ctx, owned);
 	return rc;
 }
 
@@ -740,6 +797,16 @@ int
 bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 		   bool allow_index, BstRng *rng, const BstAlloc *scratch, BstIdVec *out,
 		   BstStats *st, BstSampleInfo *info)
+{
+	return bst_sample_pos(t, q, NULL, 0, n, method, allow_index, rng, scratch, out,
+						  st, info);
+}
+
+int
+bst_sample_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t nq,
+			   int64_t n, BstSampleMethod method, bool allow_index, BstRng *rng,
+			   const BstAlloc *scratch, BstIdVec *out, BstStats *st,
+			   BstSampleInfo *info)
 {
 	BstStats	dummy_st;
 	BstSampleInfo dummy_info;
@@ -781,22 +848,22 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 
 		if ((rc = bst_index_build(t)) != BST_OK)
 			return rc;
-		tq = bs_popcount(q, t->nwords);
+		tq = qpos ? nq : bs_popcount(q, t->nwords);
 		/* a few samples: bucket trials; more: prefix sums over q's buckets */
 		if ((uint64_t) n * 64 < tq)
 		{
-			rc = sample_buckets(t, q, n, tq, rng, scratch, out, st, &got);
+			rc = sample_buckets(t, q, qpos, n, tq, rng, scratch, out, st, &got);
 			if (rc != BST_OK || got == n)
 				return rc;
 		}
 		else
 		{
-			rc = sample_candidates(t, q, n, rng, scratch, out, st, &got);
+			rc = sample_candidates(t, q, qpos, tq, n, rng, scratch, out, st, &got);
 			if (rc != BST_OK || got == n)
 				return rc;
 		}
 		bst_vec_init_max(&all, scratch, out->max);
-		rc = bst_reconstruct_index(t, q, &all, st);
+		rc = bst_reconstruct_index_pos(t, q, qpos, nq, &all, st);
 		if (rc == BST_OK && all.n > 0)
 			for (int64_t i = got; i < n && rc == BST_OK; i++)
 				rc = bst_vec_push(out, all.v[bst_rng_below(rng, all.n)]);

@@ -86,6 +86,14 @@ extern int	bst_reconstruct_index(BstTree *t, const uint8_t *q, BstIdVec *out,
 								  BstStats *st);
 
 /*
+ * bst_reconstruct_index given also q's set positions qpos[0..nq), ascending
+ * (a sparse stored value's decoded positions): the same answer without a
+ * scan of q's m bits.  qpos NULL is bst_reconstruct_index.
+ */
+extern int	bst_reconstruct_index_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos,
+									  uint64_t nq, BstIdVec *out, BstStats *st);
+
+/*
  * The same answer by walking the tree (paper, section 6) with exact pruning
  * (a subtree is skipped only when its filter and q share no bit) and testing
  * every id of each leaf reached.  Needs no index.
@@ -107,5 +115,16 @@ extern int	bst_sample(BstTree *t, const uint8_t *q, int64_t n,
 					   BstSampleMethod method, bool allow_index, BstRng *rng,
 					   const BstAlloc *scratch, BstIdVec *out, BstStats *st,
 					   BstSampleInfo *info);
+
+/*
+ * bst_sample given also q's set positions qpos[0..nq), ascending, exactly
+ * those of q's bits (or NULL: bst_sample): the index methods take them as
+ * they are instead of scanning q's m bits (popcount, positions), and draw
+ * exactly the samples bst_sample draws from the same generator state.
+ */
+extern int	bst_sample_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos,
+						   uint64_t nq, int64_t n, BstSampleMethod method,
+						   bool allow_index, BstRng *rng, const BstAlloc *scratch,
+						   BstIdVec *out, BstStats *st, BstSampleInfo *info);
 
 #endif							/* BST_QUERY_H */

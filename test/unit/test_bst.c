@@ -616,6 +616,71 @@ test_plan(void)
 }
 
 /*
+ * A query given with its set positions (a sparse stored value: bst_sample_pos,
+ * bst_reconstruct_index_pos) gives exactly the samples and ids of the same
+ * query given as bits alone, from the same generator state: few samples
+ * (bucket trials), many (prefix sums), and the fallback to reconstruction.
+ */
+static void
+test_query_positions(void)
+{
+	BsParams	p = {.m = 20000, .k = 3, .hash = BS_HASH_XXH3, .seed = 11};
+	BsHasher	h;
+	BstTree    *t;
+	size_t		nwords = bs_words_for_bits(p.m);
+	uint8_t    *q = calloc(nwords, 8);
+	uint32_t   *pos = malloc(sizeof(uint32_t) * p.m);
+	uint64_t	nq = 0;
+	BstIdVec	a,
+				b;
+	int			rc;
+	int64_t		ns[] = {1, 3, 50, 2000};
+
+	bs_hasher_init(&h, &p);
+	rc = bst_build_full(&p, 0, 200000, 8, false, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK, "build");
+	for (int64_t x = 5; x < 200000; x += 397)
+		bs_key_set(&h, bs_key_int64(&h, x), q);
+	for (uint32_t i = 0; i < p.m; i++)
+		if (bs_bit_test(q, i))
+			pos[nq++] = i;
+	for (int method = BST_SAMPLE_AUTO; method <= BST_SAMPLE_ENUMERATE; method++)
+		for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++)
+		{
+			BstRng		r1,
+						r2;
+			bool		same;
+
+			bst_rng_seed(&r1, 42 + j);
+			bst_rng_seed(&r2, 42 + j);
+			bst_vec_init(&a, &bst_alloc_malloc);
+			bst_vec_init(&b, &bst_alloc_malloc);
+			rc = bst_sample(t, q, ns[j], (BstSampleMethod) method, true, &r1, &bst_alloc_malloc,
+							&a, NULL, NULL);
+			rc |= bst_sample_pos(t, q, pos, nq, ns[j], (BstSampleMethod) method, true, &r2,
+								 &bst_alloc_malloc, &b, NULL, NULL);
+			same = rc == BST_OK && a.n == b.n && a.n == (size_t) ns[j] &&
+				memcmp(a.v, b.v, a.n * sizeof(int64_t)) == 0 &&
+				bst_rng_below(&r1, 1u << 30) == bst_rng_below(&r2, 1u << 30);
+			CHECK(same, "method %d, n = %lld: the same samples from bits and from positions",
+				  method, (long long) ns[j]);
+			bst_vec_free(&a);
+			bst_vec_free(&b);
+		}
+	bst_vec_init(&a, &bst_alloc_malloc);
+	bst_vec_init(&b, &bst_alloc_malloc);
+	rc = bst_reconstruct_index(t, q, &a, NULL);
+	rc |= bst_reconstruct_index_pos(t, q, pos, nq, &b, NULL);
+	CHECK(rc == BST_OK && a.n == b.n && a.n > 400 && memcmp(a.v, b.v, a.n * sizeof(int64_t)) == 0,
+		  "reconstruction from positions = from bits (%zu ids)", a.n);
+	bst_vec_free(&a);
+	bst_vec_free(&b);
+	bst_tree_free(t);
+	free(q);
+	free(pos);
+}
+
+/*
  * Empty results: an empty query filter, n = 0 and an empty generated set give
  * no ids and leave the output vector unallocated (found by the sanitizer run:
  * the empty result was sorted through qsort(NULL, 0))
@@ -1091,6 +1156,7 @@ main(void)
 	test_pruned();
 	test_memory();
 	test_empty_results();
+	test_query_positions();
 	test_result_limit();
 	bench_default();
 	return UNIT_DONE();

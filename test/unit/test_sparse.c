@@ -136,6 +136,29 @@ check_against_dense(const uint8_t *enc, size_t len, const uint8_t *bits, uint32_
 			bad_probes += !bs_sparse_test(&s, pos);
 	CHECK(bad_probes == 0, "%s: %d probes differ from the dense oracle (m=%u)", what, bad_probes, m);
 	CHECK(!bs_sparse_test(&s, m) && !bs_sparse_test(&s, UINT32_MAX), "%s: positions >= m are absent", what);
+	/* positions and bits in one pass: the iterator's positions, the oracle's bits */
+	{
+		uint32_t   *ps = malloc(sizeof(uint32_t) * (s.n + 1));
+		uint32_t   *ps2 = malloc(sizeof(uint32_t) * (s.n + 1));
+		uint32_t	t = 0;
+
+		memset(got, 0, nbytes);
+		CHECK(bs_sparse_decode_positions(&s, ps, got) == BS_SPARSE_OK &&
+			  bs_sparse_decode_positions(&s, ps2, NULL) == BS_SPARSE_OK,
+			  "%s: decode_positions", what);
+		CHECK(memcmp(got, bits, nbytes) == 0, "%s: decode_positions' bits equal the dense oracle", what);
+		bs_sparse_iter_init(&it, &s);
+		bad_probes = 0;
+		while (bs_sparse_iter_next(&it, &pos) > 0)
+		{
+			bad_probes += ps[t] != pos || ps2[t] != pos;
+			t++;
+		}
+		CHECK(t == s.n && bad_probes == 0, "%s: decode_positions gives the iterator's positions (%d differ)",
+			  what, bad_probes);
+		free(ps);
+		free(ps2);
+	}
 	free(got);
 }
 
@@ -259,9 +282,23 @@ read_corrupted(const uint8_t *src, size_t len, uint32_t m)
 	e = bs_sparse_open(enc, len, m, &s);
 	if (e == BS_SPARSE_OK)
 	{
+		uint32_t   *ps = malloc(sizeof(uint32_t) * (s.n + 1));
+		BsSparseIter it;
+		uint32_t	pos;
+		int			rc;
+		BsSparseError e2;
+
 		for (uint32_t p = 0; p < m; p++)
 			(void) bs_sparse_test(&s, p);
 		e = bs_sparse_decode(&s, bits);
+		/* the one-pass decoders report the error the iterator finds first */
+		bs_sparse_iter_init(&it, &s);
+		while ((rc = bs_sparse_iter_next(&it, &pos)) > 0)
+			;
+		e2 = bs_sparse_decode_positions(&s, ps, bits);
+		CHECK(e == (BsSparseError) -rc && e2 == e,
+			  "corrupted: decode %d, decode_positions %d, iterator %d", e, e2, -rc);
+		free(ps);
 	}
 	free(enc);
 	free(bits);
@@ -367,9 +404,108 @@ test_corrupted(void)
 			flips_err++;
 	}
 	CHECK(flips_err > 0, "random flips: %d detected, %d still valid sets", flips_err, flips_ok);
+	/* flips in a longer encoding (many 64-bit words of high bits: the decoders' fast path) */
+	{
+		uint32_t	m2 = 20000;
+		uint8_t    *bits2 = malloc(8 * bs_words_for_bits(m2));
+		uint32_t	n2 = random_bits(bits2, m2, 700);
+		size_t		len2 = bs_sparse_size(m2, n2);
+		uint8_t    *enc2 = malloc(len2);
+		uint8_t    *bad2 = malloc(len2);
+		int			err2 = 0;
+
+		bs_sparse_encode_bits(bits2, m2, n2, enc2);
+		for (int t = 0; t < 300; t++)
+		{
+			memcpy(bad2, enc2, len2);
+			for (int f = 0; f < 1 + t % 3; f++)
+				bad2[BS_SPARSE_HEAD_BYTES + unit_splitmix64(&rng_state) % (len2 - BS_SPARSE_HEAD_BYTES)] ^=
+					(uint8_t) (1 + unit_splitmix64(&rng_state) % 255);
+			err2 += read_corrupted(bad2, len2, m2) != BS_SPARSE_OK;
+		}
+		CHECK(err2 > 0, "random flips in %zu bytes: %d detected", len2, err2);
+		free(bits2);
+		free(enc2);
+		free(bad2);
+	}
 	CHECK(strlen(bs_sparse_error_string(BS_SPARSE_E_ORDER)) > 0, "error strings");
 	free(enc);
 	free(bad);
+}
+
+/* the set operations on position lists against the dense oracle (bitwise AND / OR) */
+static void
+test_position_ops(void)
+{
+	int			bad = 0;
+
+	for (int t = 0; t < 200; t++)
+	{
+		uint32_t	m = 64 + (uint32_t) (unit_splitmix64(&rng_state) % 5000);
+		size_t		nbytes = 8 * bs_words_for_bits(m);
+		uint8_t    *a = malloc(nbytes),
+				   *b = malloc(nbytes),
+				   *o = malloc(nbytes);
+		uint32_t	na = random_bits(a, m, unit_splitmix64(&rng_state) % (t % 4 == 0 ? 3 : m / 4 + 1)),
+					nb = random_bits(b, m, unit_splitmix64(&rng_state) % (m / 3 + 1));
+		uint32_t   *pa = malloc(sizeof(uint32_t) * (na + 1)),
+				   *pb = malloc(sizeof(uint32_t) * (nb + 1)),
+				   *out = malloc(sizeof(uint32_t) * (na + nb + 1));
+		uint32_t	ia = 0,
+					ib = 0;
+		size_t		n;
+
+		for (uint32_t p = 0; p < m; p++)
+		{
+			if (bs_bit_test(a, p))
+				pa[ia++] = p;
+			if (bs_bit_test(b, p))
+				pb[ib++] = p;
+		}
+		/* union: exactly the set bits of a | b, increasing */
+		n = bs_pos_union(pa, na, pb, nb, out);
+		memset(o, 0, nbytes);
+		for (size_t i = 0; i < n; i++)
+		{
+			bad += i > 0 && out[i] <= out[i - 1];
+			bs_bit_set(o, out[i]);
+		}
+		for (size_t w = 0; w < nbytes; w++)
+			bad += o[w] != (a[w] | b[w]);
+		bad += n != bs_popcount(o, nbytes / 8);
+		/* intersection, both ways round */
+		for (int swap = 0; swap < 2; swap++)
+		{
+			n = swap ? bs_pos_intersect(pb, nb, pa, na, out) : bs_pos_intersect(pa, na, pb, nb, out);
+			memset(o, 0, nbytes);
+			for (size_t i = 0; i < n; i++)
+			{
+				bad += i > 0 && out[i] <= out[i - 1];
+				bs_bit_set(o, out[i]);
+			}
+			for (size_t w = 0; w < nbytes; w++)
+				bad += o[w] != (a[w] & b[w]);
+			bad += n != bs_popcount(o, nbytes / 8);
+		}
+		/* a sparse side tested in dense bits, in place */
+		n = bs_pos_and_bits(pa, na, b, pa);
+		memset(o, 0, nbytes);
+		for (size_t i = 0; i < n; i++)
+			bs_bit_set(o, pa[i]);
+		for (size_t w = 0; w < nbytes; w++)
+			bad += o[w] != (a[w] & b[w]);
+		bad += n != bs_popcount(o, nbytes / 8);
+		free(a);
+		free(b);
+		free(o);
+		free(pa);
+		free(pb);
+		free(out);
+	}
+	CHECK(bad == 0, "union, intersection and AND with dense bits of position lists: %d differences "
+		  "from the dense oracle in 200 random pairs", bad);
+	CHECK(bs_pos_union(NULL, 0, NULL, 0, NULL) == 0 && bs_pos_intersect(NULL, 0, NULL, 0, NULL) == 0,
+		  "empty lists");
 }
 
 int
@@ -379,5 +515,6 @@ main(void)
 	test_any_low_bits();
 	test_sizes();
 	test_corrupted();
+	test_position_ops();
 	return UNIT_DONE();
 }
