@@ -113,8 +113,9 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 		cap = BLOOFI_MAX_CAP;
 	for (uint32 i = 0; i < cnt; i++)
 		fp[i] = bs->arena + (size_t) i * bs->fbytes;
-	start = bloofi_node_write(bs->index, bs->meta, 0, cap, cnt, bs->tids,
-							  fp, val, false);
+	/* (SPARSE when its lists take fewer pages than dense slices) */
+	start = bloofi_node_write_form(bs->index, bs->meta, 0, cap, cnt, bs->tids,
+								   fp, val, false, true);
 	bloofi_tree_cost_leaves(cnt, bloofi_tree_value_fp(val, bs->params.m, bs->params.k), &cost);
 	bloofi_level_append(bs, start, val, &cost);
 	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);

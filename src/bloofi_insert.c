@@ -515,6 +515,11 @@ bloofi_bottom_fits(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	bool		fits;
 
 	bloofi_node_read(ic->index, ic->meta, B->start, B);
+	if (bloofi_node_is_sparse(B))
+	{
+		pfree(val);
+		return false;			/* never in place: bloofi_make_room rewrites it */
+	}
 	bloofi_node_read_value(ic->index, B, val);
 	memset(batch_value, 0, ic->fbytes);
 	for (int i = 0; i < n; i++)
@@ -540,6 +545,12 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	int			room;
 
 	bloofi_node_read(ic->index, ic->meta, B->start, B);
+	if (bloofi_node_is_sparse(B))
+	{
+		pfree(val);
+		pfree(slots);
+		return 0;				/* never in place: bloofi_make_room rewrites it */
+	}
 	bloofi_node_read_value(ic->index, B, val);
 	for (int i = 0; i < n; i++)
 		bs_or(val, filters[i], ic->nwords);
