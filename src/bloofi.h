@@ -366,6 +366,8 @@ extern uint32 bloofi_node_cap(uint32 order, uint64 want);
 extern int	bloofi_get_leaf_cap(Relation index);
 extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern uint32 bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val);
+extern uint32 bloofi_node_fanout_limit(const BloofiMetaData *meta, const BloofiNode *X,
+									   const uint8 *val);
 extern void bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value);
 extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
 								  ItemPointerData *tids);
@@ -376,11 +378,15 @@ extern int	bloofi_node_children(Relation index, const BloofiNode *X, ItemPointer
 extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level,
 									 uint32 cap, uint32 n, const ItemPointerData *tids,
 									 const uint8 *const *filters, uint8 *value_out, bool wal);
+/* the form bloofi_node_write_form gives a bottom node */
+#define BLOOFI_FORM_DENSE		0
+#define BLOOFI_FORM_CHOOSE		1	/* SPARSE when it takes fewer pages */
+#define BLOOFI_FORM_SPARSE		2
 extern BlockNumber bloofi_node_write_form(Relation index, const BloofiMetaData *meta,
 										  uint16 level, uint32 cap, uint32 n,
 										  const ItemPointerData *tids,
 										  const uint8 *const *filters, uint8 *value_out,
-										  bool wal, bool allow_sparse);
+										  bool wal, int form);
 extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
 									 const uint8 *value, bool exact);
 

@@ -593,7 +593,7 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 	 * fan-out: at most 2d children unless the value is saturated (no-split
 	 * rule)
 	 */
-	if (X.nlive > 2 * cs->meta->order &&
+	if (X.nlive > 2 * cs->meta->order && !bloofi_node_is_sparse(&X) &&
 		!bloofi_value_saturated(out->value, cs->meta->m, cs->meta->k))
 		CORRUPT(index, "Node at block %u has %u children, more than 2d = %u, and an unsaturated value.",
 				start, X.nlive, 2 * cs->meta->order);

@@ -86,6 +86,19 @@ bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val)
 	return 2 * meta->order;
 }
 
+/*
+ * bloofi_fanout_limit for node X: a SPARSE bottom node (a wide node of
+ * small sparse filters, grown by the bulk build) may hold up to
+ * bloofi_effective_leaf_cap leaves whatever its value.
+ */
+uint32
+bloofi_node_fanout_limit(const BloofiMetaData *meta, const BloofiNode *X, const uint8 *val)
+{
+	if (bloofi_node_is_sparse(X))
+		return bloofi_effective_leaf_cap(meta);
+	return bloofi_fanout_limit(meta, X->level, val);
+}
+
 /* copy the node's value (geom.filter_bytes bytes) from its value pages */
 void
 bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value)
@@ -292,18 +305,18 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 				  uint8 *value_out, bool wal)
 {
 	return bloofi_node_write_form(index, meta, level, cap, n, tids, filters, value_out, wal,
-								  false);
+								  BLOOFI_FORM_DENSE);
 }
 
 /*
- * bloofi_node_write, and with allow_sparse a bottom node takes the SPARSE
- * form when its lists take fewer pages than its dense slices (the bulk
- * build; a SPARSE node is never changed in place, see bloofi.h).
+ * bloofi_node_write, in the given form (BLOOFI_FORM_*) when level is 0:
+ * dense, SPARSE, or SPARSE when its lists take fewer pages than dense
+ * slices (a SPARSE node is never changed in place, see bloofi.h).
  */
 BlockNumber
 bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level, uint32 cap,
 					   uint32 n, const ItemPointerData *tids, const uint8 *const *filters,
-					   uint8 *value_out, bool wal, bool allow_sparse)
+					   uint8 *value_out, bool wal, int form)
 {
 	NodeImage	img;
 	uint8	   *value;
@@ -328,12 +341,20 @@ bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level,
 	img.value = value;
 	img.sparse = NULL;
 	img.sparse_len = 0;
-	if (allow_sparse && level == 0 && cap <= BLOOFI_SPARSE_MAX_CAP)
+
+	/*
+	 * A bottom node of more than 2d leaves with an unsaturated value exists
+	 * only SPARSE (a wide node of small sparse filters): its copies stay so.
+	 */
+	if (level == 0 && img.nlive > 2 * meta->order &&
+		!bloofi_value_saturated(value, meta->m, meta->k))
+		form = BLOOFI_FORM_SPARSE;
+	if (form != BLOOFI_FORM_DENSE && level == 0 && cap <= BLOOFI_SPARSE_MAX_CAP)
 	{
 		uint64		nentries;
 		uint32		npages = bloofi_sparse_pages_for(meta->m, n, tids, filters, &nentries);
 
-		if (npages < img.geom.slice_pages)
+		if (form == BLOOFI_FORM_SPARSE || npages < img.geom.slice_pages)
 		{
 			img.sparse = bloofi_sparse_encode_node(meta->m, cap, n, tids, filters, nentries,
 												   npages, &img.sparse_len);
