@@ -66,5 +66,25 @@ SELECT bottom_nodes > 1 AS tree FROM bloofi_stats('sp_f');
 SELECT bloofi_check('sp_f');
 SELECT sp_diff() AS differences;
 
-DROP TABLE sp, sp_el;
+-- full SPARSE nodes split: leaf_capacity 512, inserts through the pending
+-- list past it; the halves (more than 2d leaves each) stay SPARSE
+CREATE TABLE lc (id int, f bloomfilter);
+INSERT INTO lc SELECT i, bloom_from_array(ARRAY[i, i / 5]::bigint[], 1024, 3) FROM generate_series(1, 3000) i;
+CREATE INDEX lc_f ON lc USING bloofi (f) WITH (leaf_capacity = 512);
+SELECT leaves, bottom_nodes FROM bloofi_stats('lc_f');
+INSERT INTO lc SELECT i, bloom_from_array(ARRAY[i, i / 5]::bigint[], 1024, 3) FROM generate_series(3001, 6000) i;
+VACUUM lc;
+SELECT leaves, bottom_nodes > 6 AS split FROM bloofi_stats('lc_f');
+SELECT bloofi_check('lc_f');
+SET enable_seqscan = off;
+CREATE TEMP TABLE lc_idx AS SELECT e, s.id FROM sp_el, LATERAL (SELECT id FROM lc WHERE f @> e) s;
+RESET enable_seqscan;
+SET enable_bitmapscan = off;
+CREATE TEMP TABLE lc_seq AS SELECT e, s.id FROM sp_el, LATERAL (SELECT id FROM lc WHERE f @> e) s;
+RESET enable_bitmapscan;
+SELECT (SELECT count(*) FROM lc_seq) > 100 AS found,
+       (SELECT count(*) FROM ((SELECT * FROM lc_idx EXCEPT SELECT * FROM lc_seq)
+                              UNION ALL (SELECT * FROM lc_seq EXCEPT SELECT * FROM lc_idx)) d) AS differences;
+
+DROP TABLE sp, sp_el, lc, lc_idx, lc_seq;
 DROP FUNCTION sp_diff();

@@ -345,10 +345,16 @@ bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level,
 	/*
 	 * A bottom node of more than 2d leaves with an unsaturated value exists
 	 * only SPARSE (a wide node of small sparse filters): its copies stay so.
+	 * A saturated one (the no-split rule) takes the smaller form, in an
+	 * index of version 3 (one of version 2 never gets a SPARSE node).
 	 */
-	if (level == 0 && img.nlive > 2 * meta->order &&
-		!bloofi_value_saturated(value, meta->m, meta->k))
-		form = BLOOFI_FORM_SPARSE;
+	if (level == 0 && img.nlive > 2 * meta->order)
+	{
+		if (!bloofi_value_saturated(value, meta->m, meta->k))
+			form = BLOOFI_FORM_SPARSE;
+		else if (form == BLOOFI_FORM_DENSE && meta->version >= 3)
+			form = BLOOFI_FORM_CHOOSE;
+	}
 	if (form != BLOOFI_FORM_DENSE && level == 0 && cap <= BLOOFI_SPARSE_MAX_CAP)
 	{
 		uint64		nentries;
