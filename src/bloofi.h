@@ -45,7 +45,12 @@
 #include "bloomfilter.h"
 
 #define BLOOFI_MAGIC			0xB100F1A5
-#define BLOOFI_VERSION			2
+/*
+ * Version 3 (extension 1.2): bottom nodes may be SPARSE (below).  Indexes of
+ * version 2 (1.0, 1.1) have none and are read and written as they are.
+ */
+#define BLOOFI_VERSION			3
+#define BLOOFI_MIN_VERSION		2
 #define BLOOFI_METAPAGE_BLKNO	0
 #define BLOOFI_PAGE_ID			0xFF84
 
@@ -56,6 +61,7 @@
 #define BLOOFI_PAGE_SLICE		4
 #define BLOOFI_PAGE_PENDING		5
 #define BLOOFI_PAGE_FSM			6	/* a bitmap page of the free-page map */
+#define BLOOFI_PAGE_SPARSE		7	/* a page of a sparse node's slices */
 
 typedef struct BloofiPageOpaqueData
 {
@@ -94,6 +100,17 @@ typedef BloofiPageOpaqueData *BloofiPageOpaque;
  * stale hint only costs or saves that one test, never a match.
  */
 #define BLOOFI_NODE_SATURATED	0x04
+/*
+ * A bottom node whose slices are stored in the sparse form
+ * (src/core/bloofi_sparse.h): [tid pages][value pages][sparse pages], the
+ * sparse pages holding the lists position -> slots as one byte stream whose
+ * header gives their number.  Written whole by the bulk build when smaller
+ * than the dense slices, never changed in place: an insert into one
+ * rewrites it dense first (bloofi_insert.c); VACUUM clears its dead TIDs
+ * only, whose bits stay in the lists behind the invalid TID until the node
+ * is rewritten (bloofi_sparse.c in the glue).
+ */
+#define BLOOFI_NODE_SPARSE		0x08
 
 /* (a function, not a macro: its argument is evaluated once) */
 static inline BloofiPageOpaque
@@ -259,8 +276,16 @@ typedef struct BloofiNode
 	uint16		flags;
 	TransactionId xid;
 	BlockNumber next;
-	BloofiGeometry geom;
+	BloofiGeometry geom;		/* the dense geometry; for a SPARSE node
+								 * total_pages counts its sparse pages */
+	uint32		sparse_pages;	/* SPARSE: pages of the lists (0: dense) */
 } BloofiNode;
+
+static inline bool
+bloofi_node_is_sparse(const BloofiNode *node)
+{
+	return (node->flags & BLOOFI_NODE_SPARSE) != 0;
+}
 
 /* the block of a node's slice page sp (slice pages follow its TID and value pages) */
 static inline BlockNumber
@@ -323,8 +348,6 @@ extern void bloofi_init_page(Page page, uint16 kind, BlockNumber node, uint32 da
 extern void bloofi_init_meta_page(Page page, int order, int leaf_cap);
 extern Buffer bloofi_new_buffer(Relation index);
 extern BloofiMetaData *bloofi_read_meta(Relation index);
-extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
-							 BloofiNode *node);
 extern void bloofi_check_page(Relation index, Page page, BlockNumber blkno,
 							  uint16 kind, BlockNumber node);
 extern void bloofi_params(const BloofiMetaData *meta, BsParams *p);
@@ -337,10 +360,14 @@ extern Relation bloofi_open_index(Oid indexoid, LOCKMODE lockmode);
 extern void bloofi_require_max_m(uint32 m);
 
 /* bloofi_node.c: one node's pages */
+extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+							 BloofiNode *node);
 extern uint32 bloofi_node_cap(uint32 order, uint64 want);
 extern int	bloofi_get_leaf_cap(Relation index);
 extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern uint32 bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val);
+extern uint32 bloofi_node_fanout_limit(const BloofiMetaData *meta, const BloofiNode *X,
+									   const uint8 *val);
 extern void bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value);
 extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
 								  ItemPointerData *tids);
@@ -351,6 +378,15 @@ extern int	bloofi_node_children(Relation index, const BloofiNode *X, ItemPointer
 extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level,
 									 uint32 cap, uint32 n, const ItemPointerData *tids,
 									 const uint8 *const *filters, uint8 *value_out, bool wal);
+/* the form bloofi_node_write_form gives a bottom node */
+#define BLOOFI_FORM_DENSE		0
+#define BLOOFI_FORM_CHOOSE		1	/* SPARSE when it takes fewer pages */
+#define BLOOFI_FORM_SPARSE		2
+extern BlockNumber bloofi_node_write_form(Relation index, const BloofiMetaData *meta,
+										  uint16 level, uint32 cap, uint32 n,
+										  const ItemPointerData *tids,
+										  const uint8 *const *filters, uint8 *value_out,
+										  bool wal, int form);
 extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
 									 const uint8 *value, bool exact);
 
@@ -380,6 +416,23 @@ typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
 extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
 							  BloofiNodeVisitor visit, void *arg);
 extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
+
+/* bloofi_sparse.c: the pages of SPARSE bottom nodes (src/core/bloofi_sparse.h) */
+extern uint32 bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta,
+									   const BloofiNode *node);
+extern uint32 bloofi_sparse_pages_for(uint32 m, uint32 n, const ItemPointerData *tids,
+									  const uint8 *const *filters, uint64 *nentries);
+extern void bloofi_sparse_fill_page(const uint8 *stream, uint64 len, uint32 p, BlockNumber start,
+									Page page);
+extern uint8 *bloofi_sparse_encode_node(uint32 m, uint32 cap, uint32 n,
+										const ItemPointerData *tids,
+										const uint8 *const *filters, uint64 nentries,
+										uint32 npages, uint64 *len);
+extern uint8 *bloofi_sparse_load(Relation index, const BloofiNode *node);
+extern bool bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos,
+								uint32 npos, uint64 *acc);
+extern void bloofi_sparse_slice_page(const BloofiNode *node, const uint8 *stream, uint32 sp,
+									 uint8 *page);
 
 /* bloofi_space.c: free-page map, allocation, recycling, truncation */
 extern void bloofi_lock_tree(Relation index);

@@ -45,6 +45,7 @@
 #include "utils/tuplesort.h"
 
 #include "bloofi.h"
+#include "bloofi_sparse.h"
 #include "bloofi_tree.h"
 
 typedef struct BloofiBuildState
@@ -113,8 +114,16 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 		cap = BLOOFI_MAX_CAP;
 	for (uint32 i = 0; i < cnt; i++)
 		fp[i] = bs->arena + (size_t) i * bs->fbytes;
-	start = bloofi_node_write(bs->index, bs->meta, 0, cap, cnt, bs->tids,
-							  fp, val, false);
+	/*
+	 * SPARSE when its lists take fewer pages than dense slices; always when
+	 * it grew past 2d leaves without a saturated value (bloofi_check's
+	 * fan-out rule)
+	 */
+	start = bloofi_node_write_form(bs->index, bs->meta, 0, cap, cnt, bs->tids, fp, val, false,
+								   cnt > 2 * bs->meta->order &&
+								   !bloofi_value_saturated(bs->value, bs->params.m,
+														   bs->params.k) ?
+								   BLOOFI_FORM_SPARSE : BLOOFI_FORM_CHOOSE);
 	bloofi_tree_cost_leaves(cnt, bloofi_tree_value_fp(val, bs->params.m, bs->params.k), &cost);
 	bloofi_level_append(bs, start, val, &cost);
 	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);
@@ -126,6 +135,35 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 	bs->growing = false;
 	pfree(fp);
 	pfree(val);
+}
+
+/*
+ * Whether the leaves buffered (2d + 1 of them) are small enough to go into
+ * one wide SPARSE bottom node: at most BLOOFI_WIDE_SPARSE_BITS set bits each
+ * on average, and a node of build_cap leaves like them taking at most a
+ * quarter of the bytes of dense slices (2 bytes per set bit against cap / 8
+ * bytes per position).  Then the node grows as a saturated one does: a few
+ * wide nodes, each lookup k short lists, rather than many nodes of at least
+ * three pages each holding a few hundred bytes of leaves.  Larger filters
+ * (the paper's configuration: 700 bits) keep the paper's tree.
+ */
+#define BLOOFI_WIDE_SPARSE_BITS	32
+
+static bool
+bloofi_build_sparse_pays(const BloofiBuildState *bs)
+{
+	uint64		bits = 0;
+	uint64		cap = Min((uint64) bs->build_cap + 2, (uint64) BLOOFI_SPARSE_MAX_CAP);
+	uint64		sparse,
+				dense;
+
+	for (uint32 i = 0; i < bs->n; i++)
+		bits += bs_popcount(bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
+	if (bits > (uint64) BLOOFI_WIDE_SPARSE_BITS * bs->n || !bloofi_get_fastupdate(bs->index))
+		return false;
+	sparse = bloofi_sparse_bytes(bs->params.m, bits * cap / Max(bs->n, 1));
+	dense = (uint64) bs->params.m * (cap / 8);
+	return sparse * 4 <= dense;
 }
 
 /* append one sorted filter to the bottom-node buffer, writing nodes as they close */
@@ -142,8 +180,9 @@ bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const uint8 *bits, siz
 		bloofi_emit_bottom(bs, bs->n);
 	else if (!bs->growing && bs->n == 2 * d + 1)
 	{
-		if (bloofi_value_saturated(bs->value, bs->params.m, bs->params.k))
-			bs->growing = true; /* unsplittable: grow to build_cap */
+		if (bloofi_value_saturated(bs->value, bs->params.m, bs->params.k) ||
+			bloofi_build_sparse_pays(bs))
+			bs->growing = true; /* unsplittable or sparse: grow to build_cap */
 		else
 			bloofi_emit_bottom(bs, d + 1);	/* what a split leaves behind */
 	}

@@ -252,7 +252,7 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 		bs_or(value, vals[i], ic->nwords);
 	if (extra_or)
 		bs_or(value, extra_or, ic->nwords);
-	limit = bloofi_fanout_limit(ic->meta, X->level, value);
+	limit = bloofi_node_fanout_limit(ic->meta, X, value);
 	want = Max((uint64) total * 2, X->cap) + 2;
 	growcap = bloofi_node_cap(ic->d, Min(want, (uint64) limit + 2));
 
@@ -502,6 +502,78 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
 }
 
 /*
+ * The columns of n leaves into SPARSE bottom node B0, whose TIDs are in
+ * their slots and whose OR is on the path already (the last step of an
+ * insert).  A SPARSE node is never changed in place: it is rewritten whole
+ * with the leaves' columns (and without its dead leaves' bits), and the copy
+ * replaces it in its parent (bloofi_replace); the copy's value is B0's with
+ * the leaves, a subset of B0's column in the parent, so nothing above
+ * changes.  The path is found again: an earlier group of the round may
+ * have replaced B0's parent.
+ */
+static void
+bloofi_sparse_put_leaves(InsertCtx *ic, const BloofiNode *B0, int n, const uint32 *slots,
+						 const uint8 *const *filters)
+{
+	BloofiPathStep path[BLOOFI_MAX_HEIGHT];
+	int			depth;
+	BloofiNode	B;
+	ItemPointerData *tids;
+	uint8	   *cols;
+	const uint8 **fp;
+	BlockNumber news[1];
+	uint8	   *newvals[1];
+
+	ic->meta = bloofi_read_meta(ic->index);
+	if (!bloofi_find_path(ic->index, ic->meta, B0->start, path, &depth))
+		elog(ERROR, "bloofi: sparse node %u of index \"%s\" is not in the tree",
+			 B0->start, RelationGetRelationName(ic->index));
+	bloofi_node_read(ic->index, ic->meta, B0->start, &B);
+	tids = palloc(sizeof(ItemPointerData) * Max(B.nused, 1));
+	cols = palloc_extended((Size) Max(B.nused, 1) * ic->fbytes, MCXT_ALLOC_HUGE);
+	fp = palloc(sizeof(uint8 *) * Max(B.nused, 1));
+	bloofi_node_read_tids(ic->index, &B, B.nused, tids);
+	bloofi_node_read_columns(ic->index, &B, B.nused, NULL, cols);
+	/* (a reused slot's lists may still hold the bits of its dead leaf) */
+	for (int i = 0; i < n; i++)
+		if (slots[i] < B.nused)
+			memcpy(cols + (size_t) slots[i] * ic->fbytes, filters[i], ic->fbytes);
+	for (uint32 s = 0; s < B.nused; s++)
+		fp[s] = cols + (size_t) s * ic->fbytes;
+	newvals[0] = palloc(ic->fbytes);
+	news[0] = bloofi_node_write_form(ic->index, ic->meta, 0, B.cap, B.nused, tids, fp,
+									 newvals[0], true, BLOOFI_FORM_SPARSE);
+	bloofi_replace(ic, path, depth, &B, 1, news, newvals, 0, NULL);
+	pfree(tids);
+	pfree(cols);
+	pfree(fp);
+	pfree(newvals[0]);
+}
+
+/*
+ * The last step of an insert into bottom node B: its value, then the
+ * leaves' columns, in place (bloofi_node_set_bits) or, for a SPARSE node,
+ * by a rewrite.
+ */
+static void
+bloofi_bottom_put_columns(InsertCtx *ic, BloofiNode *B, int n, const uint32 *slots,
+						  const uint8 *const *filters)
+{
+	if (bloofi_node_is_sparse(B))
+	{
+		uint8	   *batch_value = palloc0(ic->fbytes);
+
+		for (int i = 0; i < n; i++)
+			bs_or(batch_value, filters[i], ic->nwords);
+		bloofi_node_update_value(ic->index, B, batch_value, false);
+		bloofi_sparse_put_leaves(ic, B, n, slots, filters);
+		pfree(batch_value);
+	}
+	else
+		bloofi_node_set_bits(ic->index, B, n, slots, filters);
+}
+
+/*
  * Whether n leaves (filters) fit in bottom node B, as it is now (re-read: a
  * leaf inserted alone may have gone in since the descent): fan-out and free
  * slots.  Fills batch_value with their OR and slots[0..n) with the free slots they
@@ -520,7 +592,7 @@ bloofi_bottom_fits(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	for (int i = 0; i < n; i++)
 		bs_or(batch_value, filters[i], ic->nwords);
 	bs_or(val, batch_value, ic->nwords);
-	fits = B->nlive + n <= bloofi_fanout_limit(ic->meta, 0, val) &&
+	fits = B->nlive + n <= bloofi_node_fanout_limit(ic->meta, B, val) &&
 		bloofi_free_slots(ic->index, B, n, slots) == n;
 	pfree(val);
 	return fits;
@@ -543,7 +615,7 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 	bloofi_node_read_value(ic->index, B, val);
 	for (int i = 0; i < n; i++)
 		bs_or(val, filters[i], ic->nwords);
-	limit = bloofi_fanout_limit(ic->meta, 0, val);
+	limit = bloofi_node_fanout_limit(ic->meta, B, val);
 	room = B->nlive >= limit ? 0 : (int) Min((uint32) n, limit - B->nlive);
 	room = Min(room, bloofi_free_slots(ic->index, B, room, slots));
 	if (room > 0 && room < n)
@@ -555,7 +627,7 @@ bloofi_bottom_room(InsertCtx *ic, BloofiNode *B, int n, const uint8 *const *filt
 		bloofi_node_read_value(ic->index, B, val);
 		for (int i = 0; i < room; i++)
 			bs_or(val, filters[i], ic->nwords);
-		limit = bloofi_fanout_limit(ic->meta, 0, val);
+		limit = bloofi_node_fanout_limit(ic->meta, B, val);
 		room = B->nlive >= limit ? 0 : (int) Min((uint32) room, limit - B->nlive);
 	}
 	pfree(val);
@@ -580,7 +652,7 @@ bloofi_add_to_bottom(InsertCtx *ic, BloofiPathStep *path, int depth, BloofiNode 
 		return false;
 	bloofi_node_set_slots(ic->index, B, n, slots, tids);
 	bloofi_propagate(ic->index, ic->meta, path, depth, batch_value);
-	bloofi_node_set_bits(ic->index, B, n, slots, filters);
+	bloofi_bottom_put_columns(ic, B, n, slots, filters);
 	pfree(slots);
 	return true;
 }
@@ -885,8 +957,8 @@ bloofi_round_write(InsertCtx *ic, InsertRound *r)
 		{
 			int			left = r->gcount[j];
 
-			bloofi_node_set_bits(ic->index, &r->nodes[j], r->gcount[j],
-								 r->gslots + r->gstart[j], r->bf + r->gstart[j]);
+			bloofi_bottom_put_columns(ic, &r->nodes[j], r->gcount[j],
+									  r->gslots + r->gstart[j], r->bf + r->gstart[j]);
 			/* (the group's first gcount[j] leaves, in the order of bt/bf) */
 			for (int t = 0; t < r->n && left > 0; t++)
 				if (r->which[t] == j)
@@ -991,6 +1063,22 @@ bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slot
 	/* the order of an insert: down the path from the root, then the node */
 	if (bloofi_find_path(index, meta, node, path, &depth))
 		bloofi_propagate(index, meta, path, depth, batch_value);
-	bloofi_node_set_bits(index, &B, n, slots, filters);
+	if (bloofi_node_is_sparse(&B))
+	{
+		InsertCtx	ic;
+
+		ic.index = index;
+		ic.meta = meta;
+		ic.d = meta->order;
+		ic.nwords = bs_words_for_bits(meta->m);
+		ic.fbytes = (uint32) (8 * ic.nwords);
+		ic.retired = NULL;
+		ic.nretired = ic.retcap = 0;
+		ic.cache = NULL;
+		ic.cache_bytes = 0;
+		bloofi_bottom_put_columns(&ic, &B, n, slots, filters);
+	}
+	else
+		bloofi_node_set_bits(index, &B, n, slots, filters);
 	pfree(batch_value);
 }

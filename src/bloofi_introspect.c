@@ -425,6 +425,7 @@ bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *
 	uint64	   *live = palloc0(sizeof(uint64) * X->geom.slice_words);
 	uint64	   *none = palloc0(sizeof(uint64) * X->geom.slice_words);
 	uint8	   *page = palloc(BLOOFI_PAGE_BYTES);
+	uint8	   *sparse = NULL;
 
 	for (uint32 s = 0; s < X->nused; s++)
 	{
@@ -443,19 +444,29 @@ bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *
 				out->suspect = true;
 		}
 	}
+	/* a SPARSE node: its lists, checked whole, give the same slice images */
+	if (bloofi_node_is_sparse(X))
+		sparse = bloofi_sparse_load(index, X);
+
 	for (uint32 sp = 0; sp < X->geom.slice_pages; sp++)
 	{
-		BlockNumber blk = bloofi_slice_block(X, sp);
-		Buffer		buf = ReadBuffer(index, blk);
 		uint32		j0 = bloofi_slice_page_first(&X->geom, sp);
 		uint32		n = bloofi_slice_page_count(&X->geom, sp);
 		uint8	   *copy2;
 
 		CHECK_FOR_INTERRUPTS();
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, start);
-		memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
-		UnlockReleaseBuffer(buf);
+		if (sparse)
+			bloofi_sparse_slice_page(X, sparse, sp, page);
+		else
+		{
+			BlockNumber blk = bloofi_slice_block(X, sp);
+			Buffer		buf = ReadBuffer(index, blk);
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, start);
+			memcpy(page, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+			UnlockReleaseBuffer(buf);
+		}
 		bloofi_column_digest(page, X->geom.slice_bytes, j0, n, X->cap, count, digest);
 		copy2 = palloc(BLOOFI_PAGE_BYTES);
 		memcpy(copy2, page, BLOOFI_PAGE_BYTES);
@@ -478,6 +489,8 @@ bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *
 					ItemPointerGetBlockNumber(&tids[s]), ItemPointerGetOffsetNumber(&tids[s]),
 					start, s, count[s], e->count);
 	}
+	if (sparse)
+		pfree(sparse);
 	if (X->nlive > cs->meta->leaf_cap)
 		CORRUPT(index, "Bottom node at block %u has %u leaves, above leaf_capacity %u.",
 				start, X->nlive, cs->meta->leaf_cap);
@@ -580,7 +593,7 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 	 * fan-out: at most 2d children unless the value is saturated (no-split
 	 * rule)
 	 */
-	if (X.nlive > 2 * cs->meta->order &&
+	if (X.nlive > 2 * cs->meta->order && !bloofi_node_is_sparse(&X) &&
 		!bloofi_value_saturated(out->value, cs->meta->m, cs->meta->k))
 		CORRUPT(index, "Node at block %u has %u children, more than 2d = %u, and an unsaturated value.",
 				start, X.nlive, 2 * cs->meta->order);

@@ -30,6 +30,7 @@
 #include "utils/rel.h"
 
 #include "bloofi.h"
+#include "bloofi_sparse.h"
 #include "bloofi_tree.h"
 
 /*
@@ -83,6 +84,19 @@ bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val)
 	if (bloofi_tree_unsplittable(val, meta->m, (int) meta->k, BLOOFI_NOSPLIT_SATURATED))
 		return level == 0 ? bloofi_effective_leaf_cap(meta) : BLOOFI_MAX_CAP - 2;
 	return 2 * meta->order;
+}
+
+/*
+ * bloofi_fanout_limit for node X: a SPARSE bottom node (a wide node of
+ * small sparse filters, grown by the bulk build) may hold up to
+ * bloofi_effective_leaf_cap leaves whatever its value.
+ */
+uint32
+bloofi_node_fanout_limit(const BloofiMetaData *meta, const BloofiNode *X, const uint8 *val)
+{
+	if (bloofi_node_is_sparse(X))
+		return bloofi_effective_leaf_cap(meta);
+	return bloofi_fanout_limit(meta, X->level, val);
 }
 
 /* copy the node's value (geom.filter_bytes bytes) from its value pages */
@@ -144,6 +158,15 @@ bloofi_node_read_columns(Relation index, const BloofiNode *node, uint32 nslots,
 	for (uint32 s = 0; s < nslots; s++)
 		if (want == NULL || want[s])
 			mask[s / 64] |= UINT64CONST(1) << (s % 64);
+	if (bloofi_node_is_sparse(node))
+	{
+		uint8	   *stream = bloofi_sparse_load(index, node);
+
+		bloofi_sparse_columns(stream, mask, nslots, filters, geom->filter_bytes);
+		pfree(stream);
+		pfree(mask);
+		return;
+	}
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
 		BlockNumber blk = bloofi_slice_block(node, sp);
@@ -207,6 +230,8 @@ typedef struct NodeImage
 	const ItemPointerData *tids;
 	const uint8 *const *filters;
 	const uint8 *value;			/* the OR of the filters */
+	const uint8 *sparse;		/* SPARSE: the lists' stream (NULL: dense) */
+	uint64		sparse_len;
 } NodeImage;
 
 /* fill page p (relative to the node's first block) of the node img */
@@ -235,6 +260,8 @@ bloofi_node_fill_page(const BloofiMetaData *meta, const NodeImage *img, uint32 p
 			op->level = img->level;
 			if (bloofi_value_saturated(img->value, meta->m, meta->k))
 				op->flags |= BLOOFI_NODE_SATURATED;
+			if (img->sparse)
+				op->flags |= BLOOFI_NODE_SPARSE;
 		}
 	}
 	else if (p < geom->tid_pages + geom->value_pages)
@@ -245,6 +272,9 @@ bloofi_node_fill_page(const BloofiMetaData *meta, const NodeImage *img, uint32 p
 		bloofi_init_page(page, BLOOFI_PAGE_VALUE, img->start, bytes);
 		memcpy(data, img->value + (size_t) sp * geom->value_bytes_per_page, bytes);
 	}
+	else if (img->sparse)
+		bloofi_sparse_fill_page(img->sparse, img->sparse_len,
+								p - geom->tid_pages - geom->value_pages, img->start, page);
 	else
 	{
 		uint32		sp = p - geom->tid_pages - geom->value_pages;
@@ -274,6 +304,20 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 				  uint32 n, const ItemPointerData *tids, const uint8 *const *filters,
 				  uint8 *value_out, bool wal)
 {
+	return bloofi_node_write_form(index, meta, level, cap, n, tids, filters, value_out, wal,
+								  BLOOFI_FORM_DENSE);
+}
+
+/*
+ * bloofi_node_write, in the given form (BLOOFI_FORM_*) when level is 0:
+ * dense, SPARSE, or SPARSE when its lists take fewer pages than dense
+ * slices (a SPARSE node is never changed in place, see bloofi.h).
+ */
+BlockNumber
+bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level, uint32 cap,
+					   uint32 n, const ItemPointerData *tids, const uint8 *const *filters,
+					   uint8 *value_out, bool wal, int form)
+{
 	NodeImage	img;
 	uint8	   *value;
 	BloofiWal	w;
@@ -295,6 +339,34 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 			img.nlive++;
 		}
 	img.value = value;
+	img.sparse = NULL;
+	img.sparse_len = 0;
+
+	/*
+	 * A bottom node of more than 2d leaves with an unsaturated value exists
+	 * only SPARSE (a wide node of small sparse filters): its copies stay so.
+	 * A saturated one (the no-split rule) takes the smaller form, in an
+	 * index of version 3 (one of version 2 never gets a SPARSE node).
+	 */
+	if (level == 0 && img.nlive > 2 * meta->order)
+	{
+		if (!bloofi_value_saturated(value, meta->m, meta->k))
+			form = BLOOFI_FORM_SPARSE;
+		else if (form == BLOOFI_FORM_DENSE && meta->version >= 3)
+			form = BLOOFI_FORM_CHOOSE;
+	}
+	if (form != BLOOFI_FORM_DENSE && level == 0 && cap <= BLOOFI_SPARSE_MAX_CAP)
+	{
+		uint64		nentries;
+		uint32		npages = bloofi_sparse_pages_for(meta->m, n, tids, filters, &nentries);
+
+		if (form == BLOOFI_FORM_SPARSE || npages < img.geom.slice_pages)
+		{
+			img.sparse = bloofi_sparse_encode_node(meta->m, cap, n, tids, filters, nentries,
+												   npages, &img.sparse_len);
+			img.geom.total_pages = img.geom.tid_pages + img.geom.value_pages + npages;
+		}
+	}
 
 	if (wal)
 	{
@@ -335,6 +407,8 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 	if (value_out)
 		memcpy(value_out, value, img.geom.filter_bytes);
 	pfree(value);
+	if (img.sparse)
+		pfree((uint8 *) img.sparse);
 	return img.start;
 }
 
@@ -393,6 +467,32 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 	for (int i = 0; i < n; i++)
 		bs_or(batch_value, filters[i], geom->filter_bytes / 8);
 	bloofi_node_update_value(index, node, batch_value, false);
+	if (bloofi_node_is_sparse(node))
+	{
+		/*
+		 * A SPARSE node is written whole and never takes new leaves (an
+		 * insert rewrites it dense first): the only caller reaching one is
+		 * the completion of an interrupted flush, whose leaves it holds
+		 * complete.  Check that, never write.
+		 */
+		uint8	   *cols = palloc_extended((Size) geom->cap * geom->filter_bytes,
+										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		uint8	   *stream = bloofi_sparse_load(index, node);
+
+		bloofi_sparse_columns(stream, NULL, geom->cap, cols, geom->filter_bytes);
+		for (int i = 0; i < n; i++)
+		{
+			uint8	   *have = cols + (size_t) slots[i] * geom->filter_bytes;
+
+			if (slots[i] >= geom->cap || !bs_is_subset(filters[i], have, geom->filter_bytes / 8))
+				elog(ERROR, "bloofi: slot %u of sparse node %u lacks bits of its leaf",
+					 slots[i], node->start);
+		}
+		pfree(stream);
+		pfree(cols);
+		pfree(batch_value);
+		return;
+	}
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{
@@ -446,6 +546,8 @@ bloofi_node_put_columns(Relation index, const BloofiNode *node, int n, const uin
 
 	if (n == 0)
 		return;
+	if (bloofi_node_is_sparse(node))	/* (bottom nodes only: never columns of children) */
+		elog(ERROR, "bloofi: columns put into sparse node %u", node->start);
 	bloofi_wal_begin(&w, index);
 	for (uint32 sp = 0; sp < geom->slice_pages; sp++)
 	{

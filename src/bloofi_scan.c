@@ -216,6 +216,8 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	uint32		nidx = 0;
 	BloofiSlicePages sp;
 
+	if (bloofi_node_is_sparse(node))	/* the sparse form: lists, not slices */
+		return bloofi_sparse_match(index, node, pos, npos, acc);
 	bloofi_slice_pages_locate(index, node, pos, npos, &sp);
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
 	for (uint32 i = 0; i < npos && any; i++)

@@ -227,7 +227,7 @@ bloofi_read_meta(Relation index)
 	bloofi_check_page(index, page, BLOOFI_METAPAGE_BLKNO, BLOOFI_PAGE_META, 0);
 	memcpy(meta, BloofiPageGetMeta(page), sizeof(BloofiMetaData));
 	UnlockReleaseBuffer(buf);
-	if (meta->magic != BLOOFI_MAGIC || meta->version != BLOOFI_VERSION ||
+	if (meta->magic != BLOOFI_MAGIC || meta->version < BLOOFI_MIN_VERSION || meta->version > BLOOFI_VERSION ||
 		meta->height > BLOOFI_MAX_HEIGHT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -273,6 +273,13 @@ bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 		node->level >= BLOOFI_MAX_HEIGHT)
 		BLOOFI_NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
 							node->cap, node->nused, node->nlive, node->level, meta->m);
+	node->sparse_pages = 0;
+	if (bloofi_node_is_sparse(node))
+	{
+		node->sparse_pages = bloofi_sparse_node_pages(index, meta, node);
+		node->geom.total_pages = node->geom.tid_pages + node->geom.value_pages +
+			node->sparse_pages;
+	}
 }
 
 void

@@ -126,6 +126,7 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 	{
 		uint64	   *live = palloc0(sizeof(uint64) * X.geom.slice_words);
 		uint8	   *copy = palloc(BLOOFI_PAGE_BYTES);
+		uint8	   *sparse = NULL;
 
 		vn->dead = palloc0(sizeof(uint64) * X.geom.slice_words);
 		for (uint32 s = 0; s < X.nused; s++)
@@ -145,17 +146,24 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 			}
 		}
 		/* the OR of the live leaves, read off the slices (on a copy) */
+		if (bloofi_node_is_sparse(&X) && vn->nlive > 0)
+			sparse = bloofi_sparse_load(index, &X);
 		for (uint32 sp = 0; sp < X.geom.slice_pages && vn->nlive > 0; sp++)
 		{
-			BlockNumber blk = bloofi_slice_block(&X, sp);
-			Buffer		buf = ReadBuffer(index, blk);
-
 			if ((sp & 15) == 0)
 				vacuum_delay_point();
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X.start);
-			memcpy(copy, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
-			UnlockReleaseBuffer(buf);
+			if (sparse)
+				bloofi_sparse_slice_page(&X, sparse, sp, copy);
+			else
+			{
+				BlockNumber blk = bloofi_slice_block(&X, sp);
+				Buffer		buf = ReadBuffer(index, blk);
+
+				LockBuffer(buf, BUFFER_LOCK_SHARE);
+				bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X.start);
+				memcpy(copy, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+				UnlockReleaseBuffer(buf);
+			}
 			bloofi_clear_and_recompute_value(copy, X.geom.slice_bytes,
 											 bloofi_slice_page_first(&X.geom, sp),
 											 bloofi_slice_page_count(&X.geom, sp),
@@ -163,6 +171,8 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 		}
 		pfree(live);
 		pfree(copy);
+		if (sparse)
+			pfree(sparse);
 	}
 	else
 	{
@@ -212,8 +222,13 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 		bloofi_node_put_columns(index, X, (int) vn->nchild, vn->child_slot, cols);
 		pfree(cols);
 	}
-	else if (vn->ndead > 0)
+	else if (vn->ndead > 0 && !bloofi_node_is_sparse(X))
 	{
+		/*
+		 * (a SPARSE node is never changed in place: its dead leaves' bits
+		 * stay in its lists behind the TIDs pass 3 invalidates, which no
+		 * lookup returns, until the node is rewritten)
+		 */
 		uint64	   *none = palloc0(sizeof(uint64) * X->geom.slice_words);
 		uint8	   *scratch = palloc0(vs->fbytes);
 

@@ -11,6 +11,8 @@
 #   list flush interrupted half-way (statement_timeout) and a crash on top,
 #   once with the flush's WAL made durable first (recovery replays it) and
 #   once with the WAL writer slowed down (recovery usually ends before it).
+#   A third table of small filters has a wide SPARSE bottom node, rewritten
+#   by the workload's flushes.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -37,6 +39,12 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE u (id bigint, f bloomfilter);
 	INSERT INTO u SELECT i, mk(i) FROM generate_series(1, 3000) i;
 	CREATE INDEX u_f ON u USING bloofi (f) WITH (order = 3, fastupdate = off);
+	-- small filters: one wide SPARSE bottom node, rewritten by every flush
+	CREATE FUNCTION mks(id bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
+	  $$ SELECT bloom_from_array(ARRAY[10 * id, 10 * id + 1], 1024, 3) $$;
+	CREATE TABLE s (id bigint, f bloomfilter);
+	INSERT INTO s SELECT i, mks(i) FROM generate_series(1, 3000) i;
+	CREATE INDEX s_f ON s USING bloofi (f);
 	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 200000, 89) x;
 	CHECKPOINT;
 });
@@ -45,7 +53,7 @@ $node->safe_psql('postgres', q{
 sub compare_with_seqscan
 {
 	my ($node, $what) = @_;
-	for my $t ('t', 'u')
+	for my $t ('t', 'u', 's')
 	{
 		my $plan = $node->safe_psql('postgres', qq{
 			SET enable_seqscan = off; SET enable_indexscan = off;
@@ -55,18 +63,20 @@ sub compare_with_seqscan
 	}
 }
 
+is($node->safe_psql('postgres', q{SELECT bottom_nodes, leaves FROM bloofi_stats('s_f')}), '1|3000',
+	's: one wide bottom node');
 compare_with_seqscan($node, 'before the crash');
 
 # the write workload: inserts of new rows (splits), deletes, VACUUM
 my $dir = PostgreSQL::Test::Utils::tempdir;
 open my $fh, '>', "$dir/ins.sql" or die;
-print $fh "\\set id random(3001, 15000)\nINSERT INTO t VALUES (:id, mk(:id));\nINSERT INTO u VALUES (:id, mk(:id));\n";
+print $fh "\\set id random(3001, 15000)\nINSERT INTO t VALUES (:id, mk(:id));\nINSERT INTO u VALUES (:id, mk(:id));\nINSERT INTO s VALUES (:id, mks(:id));\n";
 close $fh;
 open $fh, '>', "$dir/del.sql" or die;
-print $fh "\\set id random(1, 15000)\nDELETE FROM t WHERE id = :id;\nDELETE FROM u WHERE id = :id;\n";
+print $fh "\\set id random(1, 15000)\nDELETE FROM t WHERE id = :id;\nDELETE FROM u WHERE id = :id;\nDELETE FROM s WHERE id = :id;\n";
 close $fh;
 open $fh, '>', "$dir/vac.sql" or die;
-print $fh "VACUUM t;\nVACUUM u;\n";
+print $fh "VACUUM t;\nVACUUM u;\nVACUUM s;\n";
 close $fh;
 
 my ($out, $err) = ('', '');
@@ -96,6 +106,8 @@ is($node->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '',
 	'bloofi_check passes after crash recovery (pending list)');
 is($node->safe_psql('postgres', q{SELECT bloofi_check('u_f')}), '',
 	'bloofi_check passes after crash recovery (direct inserts)');
+is($node->safe_psql('postgres', q{SELECT bloofi_check('s_f')}), '',
+	'bloofi_check passes after crash recovery (a wide SPARSE node)');
 compare_with_seqscan($node, 'after crash recovery');
 
 # the recovered index keeps working: writes, VACUUM, and check again

@@ -79,6 +79,45 @@ $primary->safe_psql('postgres', 'VACUUM t');
 check_replay('after inserts into merged nodes (reusing free ones)');
 is($primary->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '', 'bloofi_check on the primary');
 
+# ---- a wide SPARSE bottom node (small filters: lists position -> slots) ----
+# its build, its rewrites by inserts (pending-list flushes and direct), its
+# dead TIDs cleared by VACUUM, replayed on the standby
+my $sjoin = q{
+	SELECT string_agg(p.x || ':' || ts.id, ',' ORDER BY p.x, ts.id)
+	FROM probe p JOIN ts ON ts.f @> p.x};
+sub check_sparse
+{
+	my ($what) = @_;
+	$primary->wait_for_catchup($standby);
+	my $on_primary = $primary->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $sjoin");
+	my $on_standby = $standby->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $sjoin");
+	my $seq_standby = $standby->safe_psql('postgres', "SET enable_bitmapscan = off; SET enable_indexscan = off; $sjoin");
+	ok(length($on_primary) > 100, "sparse, $what: lookups find rows");
+	is($on_standby, $on_primary, "sparse, $what: standby index results equal the primary's");
+	is($on_standby, $seq_standby, "sparse, $what: standby index results equal its sequential scan");
+}
+$primary->safe_psql('postgres', q{
+	CREATE TABLE ts (id bigint, f bloomfilter);
+	INSERT INTO ts SELECT i, bloom_from_array(ARRAY[i, i / 3]::bigint[], 1024, 3) FROM generate_series(1, 6000) i;
+	CREATE INDEX ts_f ON ts USING bloofi (f);
+});
+is($primary->safe_psql('postgres', q{SELECT bottom_nodes, leaves FROM bloofi_stats('ts_f')}), '1|6000',
+	'sparse: one wide bottom node');
+check_sparse('after build');
+$primary->safe_psql('postgres', q{
+	INSERT INTO ts SELECT i, bloom_from_array(ARRAY[i, i / 3]::bigint[], 1024, 3) FROM generate_series(6001, 7000) i;
+	VACUUM ts;
+});
+check_sparse('after pending-list inserts');
+$primary->safe_psql('postgres', q{
+	ALTER INDEX ts_f SET (fastupdate = off);
+	DELETE FROM ts WHERE id % 4 = 0;
+	VACUUM ts;
+	INSERT INTO ts SELECT i, bloom_from_array(ARRAY[i]::bigint[], 1024, 3) FROM generate_series(7001, 7040) i;
+});
+check_sparse('after deletes, VACUUM and direct inserts');
+is($primary->safe_psql('postgres', q{SELECT bloofi_check('ts_f')}), '', 'sparse: bloofi_check on the primary');
+
 $standby->stop;
 $primary->stop;
 done_testing();

@@ -177,5 +177,67 @@ $node->start;
 is($node->safe_psql('postgres', "SELECT retired_nodes FROM bloofi_stats('c_legacy')"), '0',
 	'c_legacy: and freed the retired nodes');
 
+# ---- SPARSE bottom nodes (small sparse filters: lists position -> slots) ----
+# A damaged list or header of a sparse node is XX002 for bloofi_check and for
+# a lookup, never a crash or a read past the node; REINDEX repairs it.
+my @snames = qw(s_head s_list s_intact);
+$node->safe_psql('postgres', q{
+	CREATE TABLE s (id int, f bloomfilter);
+	INSERT INTO s SELECT i, bloom_from_array(ARRAY[i, i / 7]::bigint[], 1024, 3)
+	FROM generate_series(1, 5000) i;
+} . join('', map { "CREATE INDEX $_ ON s USING bloofi (f);\n" } @snames));
+for my $n (@snames)
+{
+	is($node->safe_psql('postgres', "SELECT bloofi_check('$n')"), '', "$n: intact before the damage");
+}
+my %spath = map { $_ => $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$_')") } @snames;
+$node->stop;
+{
+	my $data = read_file($spath{s_intact});
+	my @sparse = grep { opaque($data, $_)->{kind} == 7 } 1 .. length($data) / $BLCKSZ - 1;
+	cmp_ok(scalar(@sparse), '>', 0, 'the sparse filters are indexed in sparse nodes (' . scalar(@sparse) . ' pages)');
+	my $h = opaque($data, opaque($data, $sparse[0])->{node});
+	ok($h->{flags} & 8, 'whose header has the SPARSE flag');
+}
+my %sdamage = (
+	# the first sparse page (the lists' header and offsets) zeroed
+	s_head => sub { my ($d) = @_; fill_page($d, find_page($$d, 7, sub { 1 }), 0); },
+	# the last sparse page (list entries) all ones: slots past the capacity
+	s_list => sub {
+		my ($d) = @_;
+		my @p = grep { opaque($$d, $_)->{kind} == 7 } 1 .. length($$d) / $BLCKSZ - 1;
+		fill_page($d, $p[-1], 0xFF);
+	},
+);
+for my $n (keys %sdamage)
+{
+	my $data = read_file($spath{$n});
+	$sdamage{$n}->(\$data);
+	write_file($spath{$n}, $data);
+}
+$node->start;
+my %sexpect = (
+	s_head => qr/sparse slices' header is damaged/,
+	s_list => qr/sparse slices/,
+);
+for my $n (sort keys %sexpect)
+{
+	my ($rc, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT bloofi_check('$n')");
+	isnt($rc, 0, "$n: bloofi_check fails");
+	like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
+	like($err, $sexpect{$n}, "$n: naming the damage");
+	# a lookup through the damaged index only: an error or a lossy answer, never a crash
+	my $others = join(', ', grep { $_ ne $n } @snames);
+	($rc, $out, $err) = $node->psql('postgres', "BEGIN; DROP INDEX $others; SET LOCAL enable_seqscan = off;
+		SELECT count(*) FROM s WHERE f @> 4997::bigint; ROLLBACK");
+	ok($rc == 0 || $err =~ /XX002|invalid node/, "$n: a lookup is an error or an answer ($err)");
+	is($node->safe_psql('postgres', 'SELECT 1'), '1', "$n: the server is still up after lookups");
+}
+is($node->safe_psql('postgres', "SELECT bloofi_check('s_intact')"), '', 's_intact: the intact copy still passes');
+$node->safe_psql('postgres', "REINDEX INDEX $_") for keys %sexpect;
+is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
+  for sort keys %sexpect;
+
 $node->stop;
 done_testing();

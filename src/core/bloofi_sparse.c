@@ -1,0 +1,231 @@
+/*
+ * bloofi_sparse.c
+ *    The sparse form of a Bloofi bottom node's slices: encoding, checks,
+ *    intersection and decoding (see bloofi_sparse.h).  No allocation, no
+ *    PostgreSQL.
+ */
+#include "bloofi_sparse.h"
+
+#include <string.h>
+
+static inline uint32_t
+rd32(const uint8_t *buf, uint64_t pos)
+{
+	uint32_t	v;
+
+	memcpy(&v, buf + pos, 4);
+	return v;
+}
+
+static inline uint16_t
+rd16(const uint8_t *buf, uint64_t pos)
+{
+	uint16_t	v;
+
+	memcpy(&v, buf + pos, 2);
+	return v;
+}
+
+static inline void
+wr32(uint8_t *buf, uint64_t pos, uint32_t v)
+{
+	memcpy(buf + pos, &v, 4);
+}
+
+static inline void
+wr16(uint8_t *buf, uint64_t pos, uint16_t v)
+{
+	memcpy(buf + pos, &v, 2);
+}
+
+/* the 64-bit word w of a filter stored as bytes (bit j = byte j / 8, bit j % 8) */
+static inline uint64_t
+filter_word(const uint8_t *f, uint32_t w)
+{
+	uint64_t	v;
+
+	memcpy(&v, f + (size_t) w * 8, 8);
+	return v;
+}
+
+uint64_t
+bloofi_sparse_bytes(uint32_t m, uint64_t nentries)
+{
+	return bloofi_sparse_entry_pos(m, nentries);
+}
+
+uint64_t
+bloofi_sparse_count(uint32_t m, uint32_t n, const uint8_t *const *filters)
+{
+	uint32_t	nwords = (m + 63) / 64;
+	uint64_t	total = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (filters[i])
+			for (uint32_t w = 0; w < nwords; w++)
+				total += (uint64_t) __builtin_popcountll(filter_word(filters[i], w));
+	return total;
+}
+
+void
+bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
+					 uint32_t n, const uint8_t *const *filters, uint32_t *counts)
+{
+	uint32_t	nwords = (m + 63) / 64;
+	BloofiSparseHeader h;
+	uint32_t	sum = 0;
+
+	memset(counts, 0, sizeof(uint32_t) * ((size_t) m + 1));
+	for (uint32_t i = 0; i < n; i++)
+		if (filters[i])
+			for (uint32_t w = 0; w < nwords; w++)
+				for (uint64_t x = filter_word(filters[i], w); x; x &= x - 1)
+				{
+					uint32_t	j = w * 64 + (uint32_t) __builtin_ctzll(x);
+
+					if (j < m)
+						counts[j]++;
+				}
+	/* counts[j] becomes the start of list j (then its fill cursor) */
+	for (uint32_t j = 0; j < m; j++)
+	{
+		uint32_t	c = counts[j];
+
+		counts[j] = sum;
+		wr32(out, bloofi_sparse_offset_pos(j), sum);
+		sum += c;
+	}
+	wr32(out, bloofi_sparse_offset_pos(m), sum);
+	counts[m] = sum;
+	for (uint32_t i = 0; i < n; i++)
+		if (filters[i])
+			for (uint32_t w = 0; w < nwords; w++)
+				for (uint64_t x = filter_word(filters[i], w); x; x &= x - 1)
+				{
+					uint32_t	j = w * 64 + (uint32_t) __builtin_ctzll(x);
+
+					if (j < m)
+						wr16(out, bloofi_sparse_entry_pos(m, counts[j]++), (uint16_t) i);
+				}
+	h.magic = BLOOFI_SPARSE_MAGIC;
+	h.npages = npages;
+	h.m = m;
+	h.cap = cap;
+	h.nentries = sum;
+	h.reserved = 0;
+	memcpy(out, &h, sizeof(h));
+}
+
+const char *
+bloofi_sparse_validate(const uint8_t *buf, uint64_t len, uint32_t m, uint32_t cap)
+{
+	BloofiSparseHeader h;
+	uint32_t	prev = 0;
+
+	if (len < BLOOFI_SPARSE_HEADER_BYTES)
+		return "the sparse slices are shorter than their header";
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != BLOOFI_SPARSE_MAGIC)
+		return "the sparse slices have a wrong magic number";
+	if (h.m != m || h.cap != cap || cap > BLOOFI_SPARSE_MAX_CAP)
+		return "the sparse slices' header disagrees with the node (m or capacity)";
+	if (bloofi_sparse_bytes(m, h.nentries) > len)
+		return "the sparse slices' entries run past their pages";
+	if (rd32(buf, bloofi_sparse_offset_pos(0)) != 0 ||
+		rd32(buf, bloofi_sparse_offset_pos(m)) != h.nentries)
+		return "the sparse slices' offsets do not span their entries";
+	for (uint32_t j = 0; j < m; j++)
+	{
+		uint32_t	lo = rd32(buf, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = rd32(buf, bloofi_sparse_offset_pos(j + 1));
+
+		if (lo < prev || hi < lo || hi > h.nentries)
+			return "the sparse slices' offsets are not increasing";
+		prev = lo;
+		for (uint32_t e = lo; e < hi; e++)
+		{
+			uint16_t	s = rd16(buf, bloofi_sparse_entry_pos(m, e));
+
+			if (s >= cap || (e > lo && s <= rd16(buf, bloofi_sparse_entry_pos(m, e - 1))))
+				return "a list of the sparse slices is not increasing or holds a slot past the capacity";
+		}
+	}
+	return NULL;
+}
+
+bool
+bloofi_sparse_list_ok(const uint16_t *list, uint32_t n, uint32_t limit)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (list[i] >= limit || (i > 0 && list[i] <= list[i - 1]))
+			return false;
+	return true;
+}
+
+uint32_t
+bloofi_sparse_intersect(uint16_t *acc, uint32_t nacc, const uint16_t *list, uint32_t nlist)
+{
+	uint32_t	i = 0,
+				j = 0,
+				out = 0;
+
+	while (i < nacc && j < nlist)
+	{
+		if (acc[i] < list[j])
+			i++;
+		else if (acc[i] > list[j])
+			j++;
+		else
+		{
+			acc[out++] = acc[i];
+			i++;
+			j++;
+		}
+	}
+	return out;
+}
+
+void
+bloofi_sparse_slices(const uint8_t *buf, uint32_t j0, uint32_t nslices,
+					 uint32_t slice_bytes, uint8_t *page)
+{
+	BloofiSparseHeader h;
+
+	memcpy(&h, buf, sizeof(h));
+	memset(page, 0, (size_t) nslices * slice_bytes);
+	for (uint32_t i = 0; i < nslices; i++)
+	{
+		uint32_t	lo = rd32(buf, bloofi_sparse_offset_pos(j0 + i));
+		uint32_t	hi = rd32(buf, bloofi_sparse_offset_pos(j0 + i + 1));
+		uint8_t    *slice = page + (size_t) i * slice_bytes;
+
+		for (uint32_t e = lo; e < hi; e++)
+		{
+			uint16_t	s = rd16(buf, bloofi_sparse_entry_pos(h.m, e));
+
+			slice[s / 8] |= (uint8_t) (1u << (s % 8));
+		}
+	}
+}
+
+void
+bloofi_sparse_columns(const uint8_t *buf, const uint64_t *mask, uint32_t nrows,
+					  uint8_t *filters, uint32_t filter_bytes)
+{
+	BloofiSparseHeader h;
+
+	memcpy(&h, buf, sizeof(h));
+	for (uint32_t j = 0; j < h.m; j++)
+	{
+		uint32_t	lo = rd32(buf, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = rd32(buf, bloofi_sparse_offset_pos(j + 1));
+
+		for (uint32_t e = lo; e < hi; e++)
+		{
+			uint16_t	s = rd16(buf, bloofi_sparse_entry_pos(h.m, e));
+
+			if (s < nrows && (mask == NULL || ((mask[s / 64] >> (s % 64)) & 1)))
+				filters[(size_t) s * filter_bytes + j / 8] |= (uint8_t) (1u << (j % 8));
+		}
+	}
+}
