@@ -409,6 +409,8 @@ extern void bloofi_node_switch(Relation index, BloofiNode *X, int nold, const ui
 							   int nretire, const BlockNumber *retire);
 extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height,
 							int nretire, const BlockNumber *retire);
+
+/* bloofi_walk.c: paths and walks over the tree */
 extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,
 							 BloofiPathStep *path, int *depth);
 typedef void (*BloofiNodeVisitor) (Relation index, const BloofiNode *node,
@@ -471,13 +473,18 @@ typedef void (*BloofiSpaceVisitor) (BloofiSpaceOwner owner, BlockNumber start, B
 									void *arg);
 extern void bloofi_space_visit(Relation index, BloofiSpaceVisitor visit, void *arg);
 
-/* bloofi_insert.c: leaves into the tree (caller holds the tree lock) */
+/* bloofi_insert_batch.c: leaves into the tree (caller holds the tree lock) */
 extern void bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
 								 const uint8 *const *filters);
+
+/* bloofi_insert.c: one leaf's steps (caller holds the tree lock) */
 extern void bloofi_refill_leaves(Relation index, BlockNumber node, int n, const uint32 *slots,
 								 const uint8 *const *filters);
 extern void bloofi_propagate(Relation index, const BloofiMetaData *meta,
 							 const BloofiPathStep *path, int depth, const uint8 *filter);
+
+/* bloofi_vacuum_merge.c: the merges of amvacuumcleanup (caller holds the tree lock) */
+extern BlockNumber bloofi_vac_merge(Relation index);
 
 /* bloofi_pending.c */
 extern bool bloofi_pending_usable(const BloofiMetaData *meta);
