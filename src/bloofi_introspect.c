@@ -590,13 +590,14 @@ bloofi_check_node(CheckState *cs, BlockNumber start, int parent_level, int depth
 				start);
 
 	/*
-	 * fan-out: at most 2d children unless the value is saturated (no-split
-	 * rule)
+	 * No fan-out rule beyond the capacities checked above: writers give a
+	 * node more than 2d children only while its value is saturated (the
+	 * no-split rule) or SPARSE, but VACUUM recomputes values exactly, so
+	 * after deletes a node grown while saturated keeps its children with an
+	 * unsaturated value.  VACUUM merges under-full nodes and does not split
+	 * over-full ones; lookups read them correctly, and the next insert that
+	 * needs room there splits them (found by the fixed-seed fuzz run).
 	 */
-	if (X.nlive > 2 * cs->meta->order && !bloofi_node_is_sparse(&X) &&
-		!bloofi_value_saturated(out->value, cs->meta->m, cs->meta->k))
-		CORRUPT(index, "Node at block %u has %u children, more than 2d = %u, and an unsaturated value.",
-				start, X.nlive, 2 * cs->meta->order);
 }
 
 Datum
