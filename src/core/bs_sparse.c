@@ -367,10 +367,176 @@ bs_sparse_decode(const BsSparse *s, uint8_t *bits)
 	return decode_into(s, bits, NULL);
 }
 
+/*
+ * The fast path of bs_sparse_decode_positions, in three tight loops instead
+ * of decode_into's one: (1) the high parts j - i of the positions from the
+ * high words into pos, (2) the low bits appended, l known at compile time
+ * (decode_lows, one copy per l), 8 positions a group so that every shift is
+ * a constant, (3) the bits set.  Each loop does a few instructions a
+ * position with no dependency between positions but the running maximum.
+ * Checks without a branch a position: the set high bits below U and exactly
+ * n of them, the last high part at most (m - 1) >> l (high parts never
+ * decrease, so it is their largest, and every position then fits 32 bits),
+ * the positions strictly increasing, the last below m: together what the
+ * iterator checks.  Returns false on any doubt (pos may then hold garbage,
+ * bits is not touched): the caller decodes again the checked way, for the
+ * iterator's exact error.
+ */
+static inline __attribute__((always_inline)) bool
+decode_highs(const BsSparse *s, uint32_t *pos)
+{
+	uint64_t	i = 0,
+				last_j = 0;
+
+	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
+	{
+		uint64_t	base = (uint64_t) byte * 8;
+		uint64_t	w = load_le(s->high + byte, s->high_bytes - byte);
+		uint64_t	c;
+
+		if (base + 64 > s->high_bits &&
+			(w >> (s->high_bits - base)) != 0)
+			return false;		/* stray bits at or past U */
+		c = (uint64_t) __builtin_popcountll(w);
+		if (i + c > s->n)
+			return false;		/* more positions than n */
+		if (c == 0)
+			continue;
+		last_j = base + 63 - (uint64_t) __builtin_clzll(w);
+		for (uint64_t t = 0; t < c; t++)
+		{
+			pos[i + t] = (uint32_t) (base + (uint64_t) __builtin_ctzll(w) - (i + t));
+			w &= w - 1;
+		}
+		i += c;
+	}
+	return i == s->n && (s->n == 0 ||
+						 last_j - (s->n - 1) <= (uint64_t) ((s->m - 1) >> s->l));
+}
+
+/* the low bits of positions [from, to) appended one by one, bounds checked */
+static inline int64_t
+decode_lows_tail(const BsSparse *s, uint32_t *pos, uint64_t from, uint64_t to,
+				 int64_t prev, uint32_t *bad)
+{
+	for (uint64_t i = from; i < to; i++)
+	{
+		uint32_t	p = (pos[i] << s->l) | get_low(s, i);
+
+		*bad |= (uint32_t) ((int64_t) p <= prev);
+		prev = (int64_t) p;
+		pos[i] = p;
+	}
+	return prev;
+}
+
+/*
+ * The low bits (l of them a position, l a constant in each copy) appended
+ * to the high parts in pos[0 .. n); 0 when the positions are strictly
+ * increasing and the last below m.  Group g of 8 positions starts at byte
+ * g * l; a group is read with 8-byte loads only while they stay inside the
+ * encoding (the high bits follow the low ones), the rest by decode_lows_tail.
+ */
+static inline __attribute__((always_inline)) uint32_t
+decode_lows(const BsSparse *s, uint32_t *pos, const int l)
+{
+	const uint64_t mask = low_mask(l);
+	size_t		readable = (size_t) (s->high + s->high_bytes - s->low);
+	uint64_t	groups = s->n / 8;
+	int64_t		prev = -1;
+	uint32_t	bad = 0;
+
+	while (groups > 0 && groups * (uint64_t) l + 8 > readable)
+		groups--;
+	for (uint64_t g = 0; g < groups; g++)
+	{
+		const uint8_t *src = s->low + g * (uint64_t) l;
+		uint32_t   *dst = pos + 8 * g;
+
+#pragma GCC unroll 8
+		for (int t = 0; t < 8; t++)
+		{
+			uint64_t	low = l == 0 ? 0 :
+				(bs_load64le(src + ((t * l) >> 3)) >> ((t * l) & 7)) & mask;
+			uint32_t	p = (dst[t] << l) | (uint32_t) low;
+
+			bad |= (uint32_t) ((int64_t) p <= prev);
+			prev = (int64_t) p;
+			dst[t] = p;
+		}
+	}
+	prev = decode_lows_tail(s, pos, 8 * groups, s->n, prev, &bad);
+	return bad | (uint32_t) (prev >= (int64_t) s->m);
+}
+
+/* decode_lows with l made a constant: one copy of its loop per width */
+static uint32_t
+decode_lows_any(const BsSparse *s, uint32_t *pos)
+{
+	switch (s->l)
+	{
+#define BS_LOWS_CASE(L) case L: return decode_lows(s, pos, L)
+			BS_LOWS_CASE(0);
+			BS_LOWS_CASE(1);
+			BS_LOWS_CASE(2);
+			BS_LOWS_CASE(3);
+			BS_LOWS_CASE(4);
+			BS_LOWS_CASE(5);
+			BS_LOWS_CASE(6);
+			BS_LOWS_CASE(7);
+			BS_LOWS_CASE(8);
+			BS_LOWS_CASE(9);
+			BS_LOWS_CASE(10);
+			BS_LOWS_CASE(11);
+			BS_LOWS_CASE(12);
+			BS_LOWS_CASE(13);
+			BS_LOWS_CASE(14);
+			BS_LOWS_CASE(15);
+			BS_LOWS_CASE(16);
+			BS_LOWS_CASE(17);
+			BS_LOWS_CASE(18);
+			BS_LOWS_CASE(19);
+			BS_LOWS_CASE(20);
+			BS_LOWS_CASE(21);
+			BS_LOWS_CASE(22);
+			BS_LOWS_CASE(23);
+			BS_LOWS_CASE(24);
+			BS_LOWS_CASE(25);
+			BS_LOWS_CASE(26);
+			BS_LOWS_CASE(27);
+			BS_LOWS_CASE(28);
+			BS_LOWS_CASE(29);
+			BS_LOWS_CASE(30);
+			BS_LOWS_CASE(31);
+#undef BS_LOWS_CASE
+	}
+	return 1;					/* l > 31: bs_sparse_open refuses it */
+}
+
+/*
+ * bs_sparse_decode_positions' fast path (decode_highs, decode_lows, then the
+ * bits set from the checked positions); false: not known to be right, decode
+ * again the checked way
+ */
+static inline __attribute__((always_inline)) bool
+decode_positions_fast(const BsSparse *s, uint32_t *pos, uint8_t *bits)
+{
+	const uint64_t n = s->n;	/* a local: the byte stores below may alias *s */
+
+	if (!decode_highs(s, pos) || decode_lows_any(s, pos) != 0)
+		return false;
+	if (bits)
+		for (uint64_t i = 0; i < n; i++)
+			bits[pos[i] >> 3] |= (uint8_t) (1u << (pos[i] & 7));
+	return true;
+}
+
 BS_POPCNT_CLONES
 BsSparseError
 bs_sparse_decode_positions(const BsSparse *s, uint32_t *pos, uint8_t *bits)
 {
+	if (decode_positions_fast(s, pos, bits))
+		return BS_SPARSE_OK;
 	if (bits)
 		return decode_into(s, bits, pos);
 	return decode_into(s, NULL, pos);

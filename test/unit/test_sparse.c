@@ -433,6 +433,91 @@ test_corrupted(void)
 	free(bad);
 }
 
+/*
+ * decode_positions of enc against the iterator: the same error code, and
+ * when there is none the same positions, in a buffer of exactly n entries
+ * (under unitcheck-sanitize, a write past it fails); 1 when both say OK
+ */
+static int
+decode_matches_iterator(const uint8_t *enc, size_t len, uint32_t m, const char *what)
+{
+	BsSparse	s;
+	BsSparseIter it;
+	uint32_t   *ps;
+	uint8_t    *bits;
+	uint32_t	pos;
+	BsSparseError e;
+	int			rc,
+				differ = 0;
+	uint32_t	t = 0;
+
+	if (bs_sparse_open(enc, len, m, &s) != BS_SPARSE_OK)
+		return 0;
+	ps = malloc(sizeof(uint32_t) * (s.n ? s.n : 1));
+	bits = calloc(1, 8 * bs_words_for_bits(m));
+	e = bs_sparse_decode_positions(&s, ps, bits);
+	bs_sparse_iter_init(&it, &s);
+	while ((rc = bs_sparse_iter_next(&it, &pos)) > 0)
+	{
+		if (e == BS_SPARSE_OK)
+			differ += t >= s.n || ps[t] != pos || !bs_bit_test(bits, pos);
+		t++;
+	}
+	if (e == BS_SPARSE_OK)
+		differ += bs_popcount(bits, bs_words_for_bits(m)) != s.n;
+	CHECK(e == (BsSparseError) -rc && differ == 0,
+		  "%s: decode_positions %d, iterator %d, %d positions differ", what, e, -rc, differ);
+	free(ps);
+	free(bits);
+	return e == BS_SPARSE_OK;
+}
+
+/*
+ * The grouped decoder (8 positions a group, one copy per low-bit width, the
+ * last groups read one by one): every width with enough positions for whole
+ * groups and a tail, intact and with random byte flips in the low and high
+ * bits, against the iterator
+ */
+static void
+test_decode_positions_widths(void)
+{
+	uint32_t	m = 400009;
+	uint8_t    *bits = malloc(8 * bs_words_for_bits(m));
+	int			ok = 0,
+				err = 0;
+
+	for (int l = 0; l <= BS_SPARSE_MAX_LOW_BITS; l++)
+	{
+		uint64_t	want = l == 0 ? m / 2 : (l > 12 ? 61 + (uint64_t) l : 3000 + 37 * (uint64_t) l);
+		size_t		len;
+		uint8_t    *enc;
+		char		what[48];
+
+		random_bits(bits, m, want);
+		enc = ref_encode(bits, m, l, &len);
+		snprintf(what, sizeof(what), "intact, l=%d", l);
+		CHECK(decode_matches_iterator(enc, len, m, what) == 1, "%s reads", what);
+		for (int t = 0; t < 40; t++)
+		{
+			uint8_t    *bad = malloc(len);
+
+			memcpy(bad, enc, len);
+			for (int f = 0; f < 1 + t % 2; f++)
+				bad[BS_SPARSE_HEAD_BYTES + unit_splitmix64(&rng_state) % (len - BS_SPARSE_HEAD_BYTES)] ^=
+					(uint8_t) (1 + unit_splitmix64(&rng_state) % 255);
+			snprintf(what, sizeof(what), "flipped, l=%d, trial %d", l, t);
+			if (decode_matches_iterator(bad, len, m, what))
+				ok++;
+			else
+				err++;
+			free(bad);
+		}
+		free(enc);
+	}
+	CHECK(err > 0 && ok > 0, "flips over every width: %d detected, %d still valid sets", err, ok);
+	free(bits);
+}
+
 /* the set operations on position lists against the dense oracle (bitwise AND / OR) */
 static void
 test_position_ops(void)
@@ -515,6 +600,7 @@ main(void)
 	test_any_low_bits();
 	test_sizes();
 	test_corrupted();
+	test_decode_positions_widths();
 	test_position_ops();
 	return UNIT_DONE();
 }
