@@ -46,18 +46,12 @@
 # the rows a sequential scan returns, and at least the rows GIN returns.
 # BENCH_RUNS (default 11) runs per timing; BENCH_N shrinks (a)/(b) for a try.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 RUNS=${BENCH_RUNS:-11}
 N=${BENCH_N:-100000}
 results=()
 
-verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
-    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
-}
 mean() { awk '{ s += $1; n++ } END { printf "%.4f", (n ? s / n : 0) }'; }
 ms_of() { sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1; }
 
@@ -206,10 +200,10 @@ printf '   CREATE INDEX: bloofi %.1f s, GIN %.1f s;  size: bloofi %d MB, GIN %d 
     "$(awk -v a="$t_bloofi" 'BEGIN { print a / 1000 }')" "$(awk -v a="$t_gin" 'BEGIN { print a / 1000 }')" \
     $((s_bloofi >> 20)) $((s_gin >> 20)) $((s_heap >> 20))
 echo "   seqscan / bloofi = $r_seq (>= 100), bloofi / GIN = $r_gin (<= 2), size bloofi / GIN = $r_size (<= 0.5)"
-results+=("(a) seqscan / bloofi lookup, N=$N|$r_seq|>= 100|$(verdict "$r_seq" ">=" 100)")
-results+=("(a) bloofi / GIN lookup|$r_gin|<= 2|$(verdict "$r_gin" "<=" 2)")
-results+=("(a) bloofi / GIN index size|$r_size|<= 0.5|$(verdict "$r_size" "<=" 0.5)")
-results+=("(a) bloofi CREATE INDEX s|$t_build|<= 60|$(verdict "$t_build" "<=" 60)")
+results+=("(a) seqscan / bloofi lookup, N=$N|$r_seq|>= 100|$(bench_verdict "$r_seq" ">=" 100)")
+results+=("(a) bloofi / GIN lookup|$r_gin|<= 2|$(bench_verdict "$r_gin" "<=" 2)")
+results+=("(a) bloofi / GIN index size|$r_size|<= 0.5|$(bench_verdict "$r_size" "<=" 0.5)")
+results+=("(a) bloofi CREATE INDEX s|$t_build|<= 60|$(bench_verdict "$t_build" "<=" 60)")
 
 # ---------------------------------------------------------------------------
 echo
@@ -320,10 +314,10 @@ printf '   N = 10,000 lookup: bloofi %.3f ms, seqscan %.1f ms: ratio %s (>= 100)
 for how in iterative bulk; do
     eval "v1=\$nc_1000_$how; v2=\$nc_10000_$how"
     p1=$(paper_figure 1000 "$how"); p2=$(paper_figure 10000 "$how")
-    results+=("(d) paper config nodes checked, N=1000, $how|$v1|<= $p1|$(verdict "$v1" "<=" "$p1")")
-    results+=("(d) paper config nodes checked, N=10000, $how|$v2|<= $p2|$(verdict "$v2" "<=" "$p2")")
+    results+=("(d) paper config nodes checked, N=1000, $how|$v1|<= $p1|$(bench_verdict "$v1" "<=" "$p1")")
+    results+=("(d) paper config nodes checked, N=10000, $how|$v2|<= $p2|$(bench_verdict "$v2" "<=" "$p2")")
 done
-results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(verdict "$r_p" ">=" 100)")
+results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(bench_verdict "$r_p" ">=" 100)")
 bs_psql -q -c "DROP TABLE bp"
 
 # The in-memory reference tree (test/ref/bloofi_reftree.c) on the same filters
@@ -393,9 +387,5 @@ bs_psql -q -c "DROP TABLE bn"
 
 [ "$(bench_sweep)" = off ] || bloofi_sweep
 
-echo
-for r in "${results[@]}"; do
-    echo "   $r" | tr '|' '\t'
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+bench_report "${results[@]}"
 exit 0

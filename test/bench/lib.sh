@@ -30,6 +30,11 @@
 #   bench_sweep             what the sweep of a part does: BENCH_SWEEP=on (the
 #                           default: after the other sections), only (the
 #                           sweep alone), off
+#   bench_verdict V OP L    "met" when V OP L holds (OP: <= or >=), else "MISSED"
+#   bench_summary LINE      append a "name|measured|target|verdict" row to
+#                           $BS_BENCH_SUMMARY when run.sh provides it
+#   bench_report ROW...     print a part's rows (tab separated, after a blank
+#                           line) and append each to the summary
 #
 # A part (e.g. test/bench/20_bst.sh) looks like:
 #     set -euo pipefail
@@ -37,7 +42,7 @@
 #     bs_psql -q -f my_setup.sql
 #     read -r base _ < <(bench_times 7 "SELECT baseline...")
 #     ...print medians and same-run ratios...
-#     [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "name|ratio|<= 0.5|met" >>"$BS_BENCH_SUMMARY"
+#     bench_summary "name|$ratio|<= 0.5|$(bench_verdict "$ratio" "<=" 0.5)"
 # bench_setup does nothing under run.sh; standalone it builds, installs, starts
 # a cluster with the settings below, creates the extension and stops the
 # cluster on exit.
@@ -163,6 +168,25 @@ bench_csv() {
 
 bench_sweep() {
     echo "${BENCH_SWEEP:-on}"
+}
+
+bench_verdict() {
+    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
+}
+
+bench_summary() {
+    if [ -n "${BS_BENCH_SUMMARY:-}" ]; then echo "$1" >>"$BS_BENCH_SUMMARY"; fi
+    return 0
+}
+
+bench_report() {
+    local r
+    echo
+    for r in "$@"; do
+        echo "   $r" | tr '|' '\t'
+        bench_summary "$r"
+    done
 }
 
 bs_psql() {
