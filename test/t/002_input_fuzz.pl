@@ -29,11 +29,7 @@ use InputFuzz;
 
 srand(20261122);    # deterministic: Perl's rand is drand48 on every platform
 
-my $node = PostgreSQL::Test::Cluster->new('fuzz');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
-my $dir = PostgreSQL::Test::Utils::tempdir();
+my ($node, $dir) = fuzz_node('fuzz');
 
 my $MAX_M = 2**31;
 
@@ -233,39 +229,10 @@ my @bin_cases = mutated_cases(360, \&mutate_binary, \@bin_seeds, 2);
 # run everything inside the server
 # ---------------------------------------------------------------------------
 
-my $text_file = "$dir/text_cases.tsv";
-write_text_cases($text_file, \@text_cases);
-for my $i (0 .. $#bin_cases)
-{
-	write_copy_file("$dir/bin_$i.copy", $bin_cases[$i]);
-}
+run_type_cases(node => $node, dir => $dir, type => 'bloomfilter', col => 'f',
+	text => \@text_cases, binary => \@bin_cases);
 
-$node->safe_psql('postgres', qq{
-	CREATE TABLE text_cases (id int, input text);
-	COPY text_cases FROM '$text_file';
-	CREATE TABLE text_out (id int, ok bool, state text, msg text, out text, rt bool);
-	DO \$\$
-	DECLARE r record; v bloomfilter;
-	BEGIN}
-	. text_input_loop(cases => 'text_cases', out => 'text_out', type => 'bloomfilter', var => 'v',
-		accepted => [ 'v::text', 'v::text::bloomfilter = v' ])
-	. qq{
-	END
-	\$\$;
-	CREATE TABLE bin_target (f bloomfilter);
-	CREATE TABLE bin_out (id int, ok bool, state text, msg text, out text, sent text, rt bool);
-	DO \$\$
-	DECLARE r record;
-	BEGIN}
-	. binary_input_loop(dir => $dir, prefix => 'bin_', last => $#bin_cases, target => 'bin_target',
-		out => 'bin_out', accepted => [ 'f::text', "encode(bloomfilter_send(f), 'hex')", 'f::text::bloomfilter = f' ])
-	. qq{
-	END
-	\$\$;
-});
-
-is($node->safe_psql('postgres', 'SELECT 1'), '1', 'server alive after the fuzz inputs');
-ok(!$node->log_contains('terminated by signal|was terminated|PANIC'), 'no backend crashed');
+check_alive($node);
 
 # ---------------------------------------------------------------------------
 # check every outcome against the oracle

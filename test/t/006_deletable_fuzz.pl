@@ -25,11 +25,7 @@ use InputFuzz;
 
 srand(20261126);
 
-my $node = PostgreSQL::Test::Cluster->new('fuzz_deletable');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
-my $dir = PostgreSQL::Test::Utils::tempdir();
+my ($node, $dir) = fuzz_node('fuzz_deletable');
 
 sub randbytes { my ($n) = @_; return join '', map { chr(rint(256)) } 1 .. $n; }
 

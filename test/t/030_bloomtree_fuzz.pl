@@ -33,11 +33,7 @@ use InputFuzz;
 
 srand(20261123);    # deterministic: Perl's rand is drand48 on every platform
 
-my $node = PostgreSQL::Test::Cluster->new('btfuzz');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
-my $dir = PostgreSQL::Test::Utils::tempdir();
+my ($node, $dir) = fuzz_node('btfuzz');
 
 my $MAX_M       = 2**31 - 1;
 my $MAX_STORAGE = 2**31;
@@ -471,36 +467,10 @@ my @bin_cases = mutated_cases(450, \&mutate_binary, \@bin_seeds, 2);
 # run everything inside the server
 # ---------------------------------------------------------------------------
 
-my $text_file = "$dir/text_cases.tsv";
-write_text_cases($text_file, \@text_cases);
-write_copy_file("$dir/bin_$_.copy", $bin_cases[$_]) for 0 .. $#bin_cases;
+run_type_cases(node => $node, dir => $dir, type => 'bloomtree', col => 't',
+	text => \@text_cases, binary => \@bin_cases);
 
-$node->safe_psql('postgres', qq{
-	CREATE TABLE text_cases (id int, input text);
-	COPY text_cases FROM '$text_file';
-	CREATE TABLE text_out (id int, ok bool, state text, msg text, out text, rt bool);
-	DO \$\$
-	DECLARE r record; v bloomtree;
-	BEGIN}
-	. text_input_loop(cases => 'text_cases', out => 'text_out', type => 'bloomtree', var => 'v',
-		accepted => [ 'v::text', 'v::text::bloomtree = v' ])
-	. qq{
-	END
-	\$\$;
-	CREATE TABLE bin_target (t bloomtree);
-	CREATE TABLE bin_out (id int, ok bool, state text, msg text, out text, sent text, rt bool);
-	DO \$\$
-	DECLARE r record;
-	BEGIN}
-	. binary_input_loop(dir => $dir, prefix => 'bin_', last => $#bin_cases, target => 'bin_target',
-		out => 'bin_out', accepted => [ 't::text', "encode(bloomtree_send(t), 'hex')", 't::text::bloomtree = t' ])
-	. qq{
-	END
-	\$\$;
-});
-
-is($node->safe_psql('postgres', 'SELECT 1'), '1', 'server alive after the fuzz inputs');
-ok(!$node->log_contains('terminated by signal|was terminated|PANIC'), 'no backend crashed');
+check_alive($node);
 
 # ---------------------------------------------------------------------------
 # check every outcome against the oracle

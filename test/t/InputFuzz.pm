@@ -5,18 +5,44 @@
 #   text file of (id, input) rows, a one-row COPY BINARY file per payload),
 #   the PL/pgSQL loops that feed every case to the server inside an exception
 #   block and record its outcome, reading the outcomes back, and the check of
-#   a text outcome against a verdict.  Each test keeps its own seeds,
-#   mutations, oracle and assertions; the random numbers come from Perl's
-#   rand (drand48 on every platform), seeded by the test with srand.
+#   a text outcome against a verdict; the node they run in, the whole run of
+#   one type's text and binary cases, and the check that the server survived.
+#   Each test keeps its own seeds, mutations, oracle and assertions; the
+#   random numbers come from Perl's rand (drand48 on every platform), seeded
+#   by the test with srand.
 package InputFuzz;
 
 use strict;
 use warnings;
 use Exporter 'import';
 use Test::More;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(rint pick mutated_cases copy_escape write_copy_file write_text_cases
-  text_input_loop binary_input_loop fetch_outcomes check_text_outcome report_outcomes);
+  text_input_loop binary_input_loop fetch_outcomes check_text_outcome report_outcomes
+  fuzz_node check_alive run_type_cases);
+
+# fuzz_node($name): a started cluster named $name with the extension created,
+# and a temporary directory for the case files: ($node, $dir)
+sub fuzz_node
+{
+	my ($name) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
+	return ($node, PostgreSQL::Test::Utils::tempdir());
+}
+
+# check_alive($node): one test that the server still answers after the fuzz
+# inputs, one that its log shows no crashed backend
+sub check_alive
+{
+	my ($node) = @_;
+	is($node->safe_psql('postgres', 'SELECT 1'), '1', 'server alive after the fuzz inputs');
+	ok(!$node->log_contains('terminated by signal|was terminated|PANIC'), 'no backend crashed');
+}
 
 # rint($n): a whole number in [0, $n)
 sub rint { my ($n) = @_; return int(rand($n)); }
@@ -115,6 +141,46 @@ sub binary_input_loop
 				INSERT INTO $a{out} VALUES (${key}r.id, false, SQLSTATE, SQLERRM);
 			END;
 		END LOOP;};
+}
+
+# run_type_cases(%a): every text case of @{$a{text}} cast to the type $a{type}
+# (text_input_loop) and every payload of @{$a{binary}} loaded by COPY BINARY
+# into a column $a{col} of that type (binary_input_loop), inside the server of
+# $a{node}, the case files in $a{dir}.  Outcomes go to the tables text_out
+# (id, ok, state, msg, out, rt) and bin_out (id, ok, state, msg, out, sent,
+# rt): an accepted input's text form, its <type>_send in hex (binary) and
+# whether its text form reads back equal.
+sub run_type_cases
+{
+	my (%a) = @_;
+	my ($node, $dir, $type, $col, $bin) = @a{qw(node dir type col binary)};
+	my $text_file = "$dir/text_cases.tsv";
+	write_text_cases($text_file, $a{text});
+	write_copy_file("$dir/bin_$_.copy", $bin->[$_]) for 0 .. $#$bin;
+	$node->safe_psql('postgres', qq{
+	CREATE TABLE text_cases (id int, input text);
+	COPY text_cases FROM '$text_file';
+	CREATE TABLE text_out (id int, ok bool, state text, msg text, out text, rt bool);
+	DO \$\$
+	DECLARE r record; v $type;
+	BEGIN}
+	. text_input_loop(cases => 'text_cases', out => 'text_out', type => $type, var => 'v',
+		accepted => [ 'v::text', "v::text::$type = v" ])
+	. qq{
+	END
+	\$\$;
+	CREATE TABLE bin_target ($col $type);
+	CREATE TABLE bin_out (id int, ok bool, state text, msg text, out text, sent text, rt bool);
+	DO \$\$
+	DECLARE r record;
+	BEGIN}
+	. binary_input_loop(dir => $dir, prefix => 'bin_', last => $#$bin, target => 'bin_target',
+		out => 'bin_out',
+		accepted => [ "${col}::text", "encode(${type}_send($col), 'hex')", "${col}::text::$type = $col" ])
+	. qq{
+	END
+	\$\$;
+	});
 }
 
 # fetch_outcomes($node, $table, $where, @cols): { id => [ok, state, @cols] }
