@@ -21,7 +21,7 @@ use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(rint pick mutated_cases copy_escape write_copy_file write_text_cases
   text_input_loop binary_input_loop fetch_outcomes check_text_outcome report_outcomes
-  fuzz_node check_alive run_type_cases);
+  fuzz_node check_alive run_type_cases check_type_outcomes);
 
 # fuzz_node($name): a started cluster named $name with the extension created,
 # and a temporary directory for the case files: ($node, $dir)
@@ -181,6 +181,71 @@ sub run_type_cases
 	END
 	\$\$;
 	});
+}
+
+# check_type_outcomes(%a): the outcomes run_type_cases recorded, against the
+# test's oracle.  Every case has an outcome; text case i is checked by
+# check_text_outcome with the verdict $a{text_verdict}->(case) and
+# $a{text_state_ok} ($a{text_state_what}); binary payload i, whose text form
+# is $a{binary_expected}->(payload) (undef: invalid), is accepted only when
+# valid, printed as expected, sent back as $a{send_ok}->($sent_hex, $payload,
+# $expected) allows (else the failure $a{send_what}) and read back from its
+# text, or rejected with an SQLSTATE $a{binary_state_ok}->($state, $msg)
+# takes ($a{binary_state_what}).  Then report_outcomes, and that at least 30
+# valid text inputs were accepted, 300 text inputs rejected,
+# $a{min_binary_accepted} payloads accepted and 200 rejected.
+sub check_type_outcomes
+{
+	my (%a) = @_;
+	my ($node, $text, $bin) = @a{qw(node text binary)};
+	my (%tally, @failures);
+
+	my $text_out = fetch_outcomes($node, 'text_out', undef, 'msg', 'out', 'rt::text');
+	is(scalar(keys %$text_out), scalar(@$text), 'every text input has an outcome');
+	for my $i (0 .. $#$text)
+	{
+		check_text_outcome(\%tally, \@failures, $i, $text->[$i], $a{text_verdict}->($text->[$i]),
+			$text_out->{$i}, $a{text_state_ok}, $a{text_state_what});
+	}
+
+	my $bin_out = fetch_outcomes($node, 'bin_out', undef, 'msg', 'out', 'sent', 'rt::text');
+	is(scalar(keys %$bin_out), scalar(@$bin), 'every binary payload has an outcome');
+	for my $i (0 .. $#$bin)
+	{
+		my $expected = $a{binary_expected}->($bin->[$i]);
+		my ($ok, $state, $msg, $out, $sent, $rt) = @{ $bin_out->{$i} // [] };
+		my $hex = unpack('H*', $bin->[$i]);
+		$hex = substr($hex, 0, 60) . '...' if length $hex > 60;
+		if (!defined $ok) { push @failures, "binary #$i: no outcome"; next; }
+		if ($ok eq 't')
+		{
+			$tally{'binary accepted'}++;
+			if (!defined $expected)
+			{
+				push @failures, "binary #$i accepted but invalid per the format: $hex";
+				next;
+			}
+			push @failures, "binary #$i printed as '$out', expected '$expected'" if $out ne $expected;
+			push @failures, "binary #$i: $a{send_what}" unless $a{send_ok}->($sent, $bin->[$i], $expected);
+			push @failures, "binary #$i does not round-trip through text" if $rt ne 'true';
+		}
+		else
+		{
+			$tally{"binary rejected $state"}++;
+			push @failures, "binary #$i rejected but valid ($expected): $state $msg" if defined $expected;
+			push @failures, "binary #$i: SQLSTATE $state is not $a{binary_state_what}: $msg"
+			  unless $a{binary_state_ok}->($state, $msg);
+		}
+	}
+
+	report_outcomes(\%tally, \@failures, '');
+	# the fuzzing exercised both sides of every input function
+	cmp_ok(($tally{'text accepted (valid)'} // 0), '>=', 30, 'many text inputs accepted');
+	my $text_rejected = 0;
+	$text_rejected += $tally{$_} for grep { /^text rejected/ } keys %tally;
+	cmp_ok($text_rejected, '>=', 300, 'many text inputs rejected');
+	cmp_ok(($tally{'binary accepted'} // 0), '>=', $a{min_binary_accepted}, 'many binary payloads accepted');
+	cmp_ok(@$bin - ($tally{'binary accepted'} // 0), '>=', 200, 'many binary payloads rejected');
 }
 
 # fetch_outcomes($node, $table, $where, @cols): { id => [ok, state, @cols] }
