@@ -154,10 +154,8 @@ sub mutate_text
 	my ($s) = @_;
 	my $len = length $s;
 	my $op = rint(12);
-	if ($op == 0) { return substr($s, 0, rint($len)); }
-	if ($op == 1 && $len) { substr($s, rint($len), 1) = ''; return $s; }
-	if ($op == 2) { substr($s, rint($len + 1), 0) = pick(@chars); return $s; }
-	if ($op == 3 && $len) { substr($s, rint($len), 1) = pick(@chars); return $s; }
+	my $m = char_mutation($s, $op, @chars);
+	return $m if defined $m;
 	if ($op == 4)
 	{
 		my $f = pick('w', 'd', 'seed', 'v', 'k');

@@ -21,7 +21,7 @@ use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(rint pick mutated_cases copy_escape write_copy_file write_text_cases
   text_input_loop binary_input_loop fetch_outcomes check_text_outcome report_outcomes
-  fuzz_node check_alive run_type_cases check_type_outcomes);
+  fuzz_node check_alive run_type_cases check_type_outcomes char_mutation);
 
 # fuzz_node($name): a started cluster named $name with the extension created,
 # and a temporary directory for the case files: ($node, $dir)
@@ -49,6 +49,21 @@ sub rint { my ($n) = @_; return int(rand($n)); }
 
 # pick(@values): one of the values, uniformly
 sub pick { return $_[ rint(scalar @_) ]; }
+
+# char_mutation($s, $op, @chars): mutation $op of the text $s when it is one
+# of the character-level ones: 0 truncate at a random length, 1 delete a
+# character, 2 insert one of @chars, 3 replace a character by one of @chars;
+# undef for another $op (or 1 and 3 on an empty $s)
+sub char_mutation
+{
+	my ($s, $op, @chars) = @_;
+	my $len = length $s;
+	if ($op == 0) { return substr($s, 0, rint($len)); }
+	if ($op == 1 && $len) { substr($s, rint($len), 1) = ''; return $s; }
+	if ($op == 2) { substr($s, rint($len + 1), 0) = pick(@chars); return $s; }
+	if ($op == 3 && $len) { substr($s, rint($len), 1) = pick(@chars); return $s; }
+	return undef;
+}
 
 # mutated_cases($n, \&mutate, \@seeds, $max_extra, @args): the seeds, then
 # until there are $n cases: a seed picked at random, mutated by a chain of
