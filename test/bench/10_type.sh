@@ -73,14 +73,9 @@ SQL
 fn=$(bs_psql -Atc "WITH f AS (SELECT bloom_agg(x, 1<<20, 5) AS f FROM bench_agg)
                    SELECT count(*) FROM bench_agg TABLESAMPLE SYSTEM (1) REPEATABLE (7), f WHERE NOT f.f @> x")
 [ "$fn" = 0 ] || { echo "!! bloom_agg lost $fn sampled rows (false negatives)"; exit 1; }
-mapfile -t t < <(bench_times "$RUNS" \
-    "SELECT sum(x) FROM bench_agg" \
-    "SELECT bloom_m(bloom_agg(x, 1<<20, 5)) FROM bench_agg")
-read -r sum_med sum_min sum_max <<<"${t[0]}"
-read -r agg_med agg_min agg_max <<<"${t[1]}"
-ratio_a=$(awk -v a="$agg_med" -v b="$sum_med" 'BEGIN { printf "%.2f", a / b }')
-printf '   %-40s median %9.1f ms  (min %.1f, max %.1f)\n' "sum(x)" "$sum_med" "$sum_min" "$sum_max"
-printf '   %-40s median %9.1f ms  (min %.1f, max %.1f)\n' "bloom_agg(x, 1<<20, 5)" "$agg_med" "$agg_min" "$agg_max"
+bench_vs "$RUNS" 40 "sum(x)" "SELECT sum(x) FROM bench_agg" \
+    "bloom_agg(x, 1<<20, 5)" "SELECT bloom_m(bloom_agg(x, 1<<20, 5)) FROM bench_agg"
+ratio_a=$BENCH_RATIO
 echo "   ratio bloom_agg / sum = $ratio_a   (target <= 2.0)"
 results+=("(a) bloom_agg / sum(x), ${AGG_ROWS} rows|${ratio_a}|<= 2.0|$(bench_verdict "$ratio_a" "<=" 2.0)")
 bs_psql -q -c "DROP TABLE bench_agg"

@@ -54,6 +54,7 @@ results=()
 
 mean() { awk '{ s += $1; n++ } END { printf "%.4f", (n ? s / n : 0) }'; }
 ms_of() { sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1; }
+build_ms() { bs_psql -c '\timing on' -c "SET maintenance_work_mem = '$1'" -c "$2" | ms_of; }   # MWM SQL
 
 # per-lookup median ms over the element list, statements built by $1 (a printf format)
 lookup_ms() {
@@ -100,10 +101,8 @@ FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 109951162777
 VACUUM (FREEZE, ANALYZE) bsw;
 SQL
         have=$n
-        tb=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '$mwm'" \
-             -c "CREATE INDEX bsw_f ON bsw USING bloofi (f)" | ms_of)
-        tg=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '$mwm'" \
-             -c "CREATE INDEX bsw_a ON bsw USING gin (a)" | ms_of)
+        tb=$(build_ms "$mwm" "CREATE INDEX bsw_f ON bsw USING bloofi (f)")
+        tg=$(build_ms "$mwm" "CREATE INDEX bsw_a ON bsw USING gin (a)")
         read -r sb sg sh < <(bs_psql -Atc "SELECT pg_relation_size('bsw_f'), pg_relation_size('bsw_a'),
                                                  pg_relation_size('bsw')" | tr '|' ' ')
         px=(); for x in 1 2 3 4 5; do px+=("$(elem $(( (x * 7919) % n + 1 )) $(( x * 11 % 100 )))"); done
@@ -151,10 +150,8 @@ FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 109951162777
       FROM generate_series(1, $N) i) s;
 VACUUM (FREEZE, ANALYZE) bb;
 SQL
-t_bloofi=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
-           -c "CREATE INDEX bb_f ON bb USING bloofi (f)" | ms_of)
-t_gin=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
-        -c "CREATE INDEX bb_a ON bb USING gin (a)" | ms_of)
+t_bloofi=$(build_ms 256MB "CREATE INDEX bb_f ON bb USING bloofi (f)")
+t_gin=$(build_ms 256MB "CREATE INDEX bb_a ON bb USING gin (a)")
 read -r s_bloofi s_gin s_heap < <(bs_psql -Atc "SELECT pg_relation_size('bb_f'), pg_relation_size('bb_a'),
                                                       pg_relation_size('bb')" | tr '|' ' ')
 bs_psql -c "SELECT * FROM bloofi_stats('bb_f')"

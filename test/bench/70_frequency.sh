@@ -43,14 +43,9 @@ bad=$(bs_psql -Atc "WITH s AS (SELECT cms_agg(x, 2719, 5) s FROM freq_uniform),
                     SELECT count(*) FROM e, s WHERE cms_estimate(s.s, e.x) < e.f
                                                OR cms_estimate(s.s, e.x) > e.f + 0.001 * $ROWS * 3")
 echo "   sampled elements below the count or above f + 3 eps N: $bad"
-mapfile -t t < <(bench_times "$RUNS" \
-    "SELECT count(*) FROM (SELECT x, count(*) FROM freq_uniform GROUP BY x) q" \
-    "SELECT cms_total(cms_agg(x, 2719, 5)) FROM freq_uniform")
-read -r grp_med grp_min grp_max <<<"${t[0]}"
-read -r cms_med cms_min cms_max <<<"${t[1]}"
-ratio_a=$(awk -v a="$cms_med" -v b="$grp_med" 'BEGIN { printf "%.2f", a / b }')
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "count(*) GROUP BY x" "$grp_med" "$grp_min" "$grp_max"
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "cms_agg(x, 2719, 5)" "$cms_med" "$cms_min" "$cms_max"
+bench_vs "$RUNS" 44 "count(*) GROUP BY x" "SELECT count(*) FROM (SELECT x, count(*) FROM freq_uniform GROUP BY x) q" \
+    "cms_agg(x, 2719, 5)" "SELECT cms_total(cms_agg(x, 2719, 5)) FROM freq_uniform"
+ratio_a=$BENCH_RATIO
 echo "   time ratio cms_agg / GROUP BY = $ratio_a"
 plan=$(bs_psql -Atc "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
                      SELECT count(*) FROM (SELECT x, count(*) FROM freq_uniform GROUP BY x) q")
@@ -73,14 +68,10 @@ recall=$(bs_psql -Atc "WITH t AS (SELECT topk_agg(x, 10) t FROM freq_skewed),
                       SELECT count(*) FROM t, topk_items(t.t) i, e, k
                       WHERE e.x = i.item::bigint AND e.f >= k.f10")
 echo "   recall of the exact top 10: $recall / 10"
-mapfile -t t < <(bench_times "$RUNS" \
+bench_vs "$RUNS" 44 "GROUP BY ... ORDER BY count(*) LIMIT 10" \
     "SELECT x, count(*) FROM freq_skewed GROUP BY x ORDER BY 2 DESC LIMIT 10" \
-    "SELECT * FROM topk_items((SELECT topk_agg(x, 10) FROM freq_skewed))")
-read -r ex_med ex_min ex_max <<<"${t[0]}"
-read -r tk_med tk_min tk_max <<<"${t[1]}"
-ratio_b=$(awk -v a="$tk_med" -v b="$ex_med" 'BEGIN { printf "%.2f", a / b }')
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "GROUP BY ... ORDER BY count(*) LIMIT 10" "$ex_med" "$ex_min" "$ex_max"
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "topk_agg(x, 10)" "$tk_med" "$tk_min" "$tk_max"
+    "topk_agg(x, 10)" "SELECT * FROM topk_items((SELECT topk_agg(x, 10) FROM freq_skewed))"
+ratio_b=$BENCH_RATIO
 echo "   time ratio topk_agg / exact = $ratio_b"
 bench_summary "(b) topk_agg / exact top 10, $ROWS events (recall $recall/10)|${ratio_b}|info|-"
 

@@ -20,6 +20,10 @@
 #                           warm-up round) in ONE session, print one line per
 #                           statement: "median_ms min_ms max_ms"
 #   bench_median N SQL      the median ms of one statement (N runs after a warm-up)
+#   bench_vs N W BASE_LABEL BASE_SQL LABEL SQL
+#                           time the two statements (bench_times), print a line
+#                           "label median (min, max)" for each (labels padded to
+#                           W) and set BENCH_RATIO to median(SQL) / median(BASE_SQL)
 #   median                  median of the numbers on stdin
 #   bench_csv FILE          path of FILE (e.g. 20_bst_sweep.csv) in the results
 #                           folder $BS_BENCH_RESULTS (default
@@ -195,6 +199,17 @@ bs_psql() {
 
 bench_median() {
     bench_times "$1" "$2" | awk '{ print $1 }'
+}
+
+bench_vs() {
+    local n=$1 width=$2 med mn mx i
+    local -a t labels=("$3" "$5")
+    mapfile -t t < <(bench_times "$n" "$4" "$6")
+    for i in 0 1; do
+        read -r med mn mx <<<"${t[$i]}"
+        printf "   %-${width}s median %9.1f ms  (min %.1f, max %.1f)\n" "${labels[$i]}" "$med" "$mn" "$mx"
+    done
+    BENCH_RATIO=$(awk -v a="${t[1]%% *}" -v b="${t[0]%% *}" 'BEGIN { printf "%.2f", a / b }')
 }
 
 median() {
