@@ -30,11 +30,9 @@ SELECT bloomtree_agg(NULL::bigint, ARRAY[64], ARRAY[2]) = bloomtree_empty(ARRAY[
 SELECT bloomtree_union_agg(t) IS NULL AS union_of_nothing FROM bt_groups WHERE false;
 
 -- parallel plans give the serial result
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_leader_participation = off;
+-- parallel plans at any size, the workers doing every transition
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/parallel_plans.sql
 ALTER TABLE bt_src SET (parallel_workers = 2);
 ALTER TABLE bt_groups SET (parallel_workers = 2);
 EXPLAIN (COSTS OFF) SELECT bloomtree_agg(x, ARRAY[3000, 4, 3], ARRAY[5, 3, 2]) FROM bt_src;

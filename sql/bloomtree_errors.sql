@@ -1,17 +1,9 @@
 -- The bloomtree type: every error with its SQLSTATE (parameters, incompatible
 -- trees, malformed text input).
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomsample;
-RESET client_min_messages;
-
--- the SQLSTATE and message of a statement that must fail
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+-- the extension and pg_temp.err(q), the SQLSTATE and message of a statement
+-- that must fail (sql/include/err.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/err.sql
 
 -- ---- errors ----------------------------------------------------------------------
 -- parameters

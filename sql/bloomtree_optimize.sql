@@ -1,18 +1,10 @@
 -- bloomtree_optimize: the fronts of the parameter search (order,
 -- non-domination, constraints, a configuration that measures as predicted) and
 -- its errors with their SQLSTATEs.
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomsample;
-RESET client_min_messages;
-
--- the SQLSTATE and message of a statement that must fail
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+-- the extension and pg_temp.err(q), the SQLSTATE and message of a statement
+-- that must fail (sql/include/err.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/err.sql
 
 -- ---- parameter search ------------------------------------------------------------
 -- d = 2 is searched exhaustively: the front is sorted by the objective's rate, no

@@ -1,9 +1,6 @@
 -- BloomSampleTree: every bad-input error (README.md, Reference > Errors;
 -- those of pruned trees: bst_pruned).
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomsample;
-RESET client_min_messages;
--- the query sets and the trees u_xxh3 and u_lin (sql/include/bst_trees.sql)
+-- the extension, the query sets and the trees u_xxh3 and u_lin (sql/include/bst_trees.sql)
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set bst_trees :abs_srcdir '/sql/include/bst_trees.sql'
 \i :bst_trees

@@ -1,10 +1,7 @@
 -- BloomSampleTree: samples are uniform over the positives (chi-squared, paper
 -- Table 5) for every sampling method, and stay so when bst_memory_limit
 -- makes the backend drop and rebuild trees.
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomsample;
-RESET client_min_messages;
--- the query sets and the trees u_xxh3 and u_lin (sql/include/bst_trees.sql)
+-- the extension, the query sets and the trees u_xxh3 and u_lin (sql/include/bst_trees.sql)
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set bst_trees :abs_srcdir '/sql/include/bst_trees.sql'
 \i :bst_trees

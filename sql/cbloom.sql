@@ -177,11 +177,9 @@ SELECT count(*) AS distinct_filters FROM (SELECT c FROM (SELECT cbloom_add(cbloo
 CREATE TABLE cb_src AS SELECT x, x % 7 AS g, 'e' || (x % 5000) AS t FROM generate_series(1, 100000) x;
 CREATE TEMP TABLE serial_cb AS
     SELECT cbloom_agg(x % 20000, 1 << 16, 4) AS cx, cbloom_agg(t, 2048, 3) AS ct FROM cb_src;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_leader_participation = off;
+-- parallel plans at any size, the workers doing every transition
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/parallel_plans.sql
 ALTER TABLE cb_src SET (parallel_workers = 2);
 EXPLAIN (COSTS OFF) SELECT cbloom_agg(x % 20000, 1 << 16, 4) FROM cb_src;
 SELECT (SELECT cbloom_agg(x % 20000, 1 << 16, 4) FROM cb_src) = cx AS int8_parallel_eq_serial,

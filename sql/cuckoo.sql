@@ -129,11 +129,9 @@ SELECT cuckoo_empty(64, 0.01, 1) <> cuckoo_empty(64, 0.01, 2) AS seeds_differ;
 -- other, so the result holds the same multiset as the serial one (the bytes may differ)
 CREATE TABLE ck_src AS SELECT x FROM generate_series(1, 60000) x;
 CREATE TEMP TABLE serial_ck AS SELECT cuckoo_agg(x, 60000) AS cf FROM ck_src;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_leader_participation = off;
+-- parallel plans at any size, the workers doing every transition
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/parallel_plans.sql
 ALTER TABLE ck_src SET (parallel_workers = 2);
 EXPLAIN (COSTS OFF) SELECT cuckoo_agg(x, 60000) FROM ck_src;
 CREATE TEMP TABLE parallel_ck AS SELECT cuckoo_agg(x, 60000) AS cf FROM ck_src;

@@ -4,17 +4,14 @@
 -- the same sets (and 18x per qual); at default settings it is costed below the ANY
 -- scan, and planned serial (a parallel plan measured slower than the serial one on the
 -- 2-core test machine).  Deterministic data (setseed); the plans depend on costs only.
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomsample;
-RESET client_min_messages;
+-- the extension and pg_temp.plan_top(q, field) (sql/include/plan_top.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/plan_top.sql
 
 -- the total cost of a query's plan, and whether it has a Gather node
-CREATE FUNCTION costs_total(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE j json;
-BEGIN
-    EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
-    RETURN (j->0->'Plan'->>'Total Cost')::float8;
-END $$;
+CREATE FUNCTION costs_total(q text) RETURNS float8 LANGUAGE sql AS $$
+    SELECT pg_temp.plan_top(q, 'Total Cost')::float8
+$$;
 CREATE FUNCTION costs_has_gather(q text) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE j text;
 BEGIN

@@ -5,17 +5,14 @@
 -- constants, a generic plan's $1 and a join of 600 probes, on filters of both stored
 -- forms (sparse and dense); and the plans chosen.  Tables stay below 30,000 rows, so
 -- ANALYZE reads every row and the results are deterministic.
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomsample;
-RESET client_min_messages;
+-- the extension and pg_temp.plan_top(q, field) (sql/include/plan_top.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/plan_top.sql
 
 -- the planner's row estimate of a query (its top node)
-CREATE FUNCTION skew_est(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE j json;
-BEGIN
-    EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
-    RETURN (j->0->'Plan'->>'Plan Rows')::float8;
-END $$;
+CREATE FUNCTION skew_est(q text) RETURNS float8 LANGUAGE sql AS $$
+    SELECT pg_temp.plan_top(q, 'Plan Rows')::float8
+$$;
 -- 'ok' when est is within a factor of 3 of actual (below one row, one row is right)
 CREATE FUNCTION within_3x(est float8, actual float8) RETURNS text LANGUAGE sql AS $$
     SELECT CASE WHEN est BETWEEN greatest(actual, 1) / 3.0 AND greatest(actual, 1) * 3.0

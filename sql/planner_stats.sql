@@ -3,20 +3,17 @@
 -- an element column, NULLs and parameter sets, and that planning reads no index page.
 -- Tables stay below 30,000 rows, so ANALYZE reads every row and the results are
 -- deterministic.
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomsample;
-RESET client_min_messages;
+-- the extension and pg_temp.plan_top(q, field) (sql/include/plan_top.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/plan_top.sql
 -- the plans and statistics below are of dense values, the only stored form
 -- before 1.2 (sparse values: type_storage)
 SET bloomsample.filter_storage = dense;
 
 -- the planner's row estimate of a query (its top node)
-CREATE FUNCTION est_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE j json;
-BEGIN
-    EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
-    RETURN (j->0->'Plan'->>'Plan Rows')::float8;
-END $$;
+CREATE FUNCTION est_rows(q text) RETURNS float8 LANGUAGE sql AS $$
+    SELECT pg_temp.plan_top(q, 'Plan Rows')::float8
+$$;
 -- the estimate of q is within a factor of 2 of what count(*) of it returns (below one
 -- row, the planner's one-row minimum is right)
 CREATE FUNCTION est_within_2x(q text) RETURNS text LANGUAGE plpgsql AS $$

@@ -66,11 +66,9 @@ CREATE TEMP TABLE serial_union AS
     SELECT bloom_union_agg(f) AS fu, bloom_intersect_agg(f) AS fi
     FROM (SELECT bloom_add(bloom_empty(4096, 3), x % 97) AS f FROM agg_src) s;
 
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_leader_participation = off;  -- workers do all the transitions
+-- parallel plans at any size, the workers doing every transition
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/parallel_plans.sql
 ALTER TABLE agg_src SET (parallel_workers = 2);
 
 -- the parallel plan shape and the workers it launched

@@ -3,9 +3,13 @@
 --   \set bst_trees :abs_srcdir '/sql/include/bst_trees.sql'
 --   \i :bst_trees
 -- (pg_regress sets PG_ABS_SRCDIR to its --inputdir; the file's statements
--- are echoed into each file's output).  It makes the session's temporary
--- tables sets (the query sets) and q (their filters, both hash families)
--- and the trees u_xxh3 and u_lin, which the including file drops at its end.
+-- are echoed into each file's output).  It creates the extension, makes the
+-- session's temporary tables sets (the query sets) and q (their filters, both
+-- hash families) and the trees u_xxh3 and u_lin, which the including file
+-- drops at its end.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsample;
+RESET client_min_messages;
 SET bloomsample.bst_random_seed = 12345;
 
 -- query sets over [1000, 21000): uniform and clustered (paper, section 7.1)

@@ -18,19 +18,12 @@
 # warm-up run, statements interleaved in one session (warm cache).
 # BENCH_AGG_ROWS / BENCH_SET_ROWS shrink the tables for a quick try.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 RUNS=${BENCH_RUNS:-11}
 AGG_ROWS=${BENCH_AGG_ROWS:-2000000}
 SET_ROWS=${BENCH_SET_ROWS:-100000}
 results=()          # "name|measured|target|verdict"
-
-verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
-    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
-}
 
 # ---------------------------------------------------------------------------
 # Sweep over fills (the README's plot): filters of m = 10,000 bits, k = 3 and
@@ -80,16 +73,11 @@ SQL
 fn=$(bs_psql -Atc "WITH f AS (SELECT bloom_agg(x, 1<<20, 5) AS f FROM bench_agg)
                    SELECT count(*) FROM bench_agg TABLESAMPLE SYSTEM (1) REPEATABLE (7), f WHERE NOT f.f @> x")
 [ "$fn" = 0 ] || { echo "!! bloom_agg lost $fn sampled rows (false negatives)"; exit 1; }
-mapfile -t t < <(bench_times "$RUNS" \
-    "SELECT sum(x) FROM bench_agg" \
-    "SELECT bloom_m(bloom_agg(x, 1<<20, 5)) FROM bench_agg")
-read -r sum_med sum_min sum_max <<<"${t[0]}"
-read -r agg_med agg_min agg_max <<<"${t[1]}"
-ratio_a=$(awk -v a="$agg_med" -v b="$sum_med" 'BEGIN { printf "%.2f", a / b }')
-printf '   %-40s median %9.1f ms  (min %.1f, max %.1f)\n' "sum(x)" "$sum_med" "$sum_min" "$sum_max"
-printf '   %-40s median %9.1f ms  (min %.1f, max %.1f)\n' "bloom_agg(x, 1<<20, 5)" "$agg_med" "$agg_min" "$agg_max"
+bench_vs "$RUNS" 40 "sum(x)" "SELECT sum(x) FROM bench_agg" \
+    "bloom_agg(x, 1<<20, 5)" "SELECT bloom_m(bloom_agg(x, 1<<20, 5)) FROM bench_agg"
+ratio_a=$BENCH_RATIO
 echo "   ratio bloom_agg / sum = $ratio_a   (target <= 2.0)"
-results+=("(a) bloom_agg / sum(x), ${AGG_ROWS} rows|${ratio_a}|<= 2.0|$(verdict "$ratio_a" "<=" 2.0)")
+results+=("(a) bloom_agg / sum(x), ${AGG_ROWS} rows|${ratio_a}|<= 2.0|$(bench_verdict "$ratio_a" "<=" 2.0)")
 bs_psql -q -c "DROP TABLE bench_agg"
 
 # ---------------------------------------------------------------------------
@@ -135,7 +123,7 @@ done
 ratio_b=$(awk -v a="$sum_f" -v b="$sum_a" 'BEGIN { printf "%.2f", a / b }')
 echo "   ratio (sum of medians) f @> x / x = ANY(arr) = $ratio_b   (target <= 0.5)"
 echo "   (rows f@>x - rows ANY = false positives: about 1% of the rows, as sized)"
-results+=("(b) f @> x / x = ANY(arr), ${SET_ROWS} sets|${ratio_b}|<= 0.5|$(verdict "$ratio_b" "<=" 0.5)")
+results+=("(b) f @> x / x = ANY(arr), ${SET_ROWS} sets|${ratio_b}|<= 0.5|$(bench_verdict "$ratio_b" "<=" 0.5)")
 
 # for information: each form in its own table, as an application would store it
 # (the filter table is ~6x smaller, so its scan is cheaper too)
@@ -182,13 +170,9 @@ echo "   (a plain read loop over both buffers, the limit of any read-only pass: 
 echo "   2 x 1 MiB buffers (in cache, for information): bs_and_popcount $(val cache_and_popcount_gbps) GB/s," \
      "plain read $(val cache_read_gbps) GB/s, memcpy $(val cache_memcpy_gbps) GB/s"
 results+=("(c) membership ns/op, k=7 (precomputed / with hash)|$(val membership_precomputed_ns) / $(val membership_with_hash_ns)|-|info")
-results+=("(c) and_popcount / memcpy GB/s|$(val dram_and_popcount_gbps) / $(val dram_memcpy_gbps) = ${ratio_c}|>= 0.5|$(verdict "$ratio_c" ">=" 0.5)")
+results+=("(c) and_popcount / memcpy GB/s|$(val dram_and_popcount_gbps) / $(val dram_memcpy_gbps) = ${ratio_c}|>= 0.5|$(bench_verdict "$ratio_c" ">=" 0.5)")
 
 [ "$(bench_sweep)" = off ] || fp_sweep
 
-echo
-for r in "${results[@]}"; do
-    echo "   $r" | tr '|' '\t'
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+bench_report "${results[@]}"
 exit 0

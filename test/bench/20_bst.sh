@@ -11,9 +11,7 @@
 # BST_BENCH_QUICK=1 runs a smaller grid.  Lines "name|measured|target|verdict"
 # go to $BS_BENCH_SUMMARY when run.sh provides it.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 # psql whose "SUMMARY|name|measured|target|verdict" lines feed the run.sh summary
 PSQL=(bs_sql)
 bs_sql() {

@@ -46,20 +46,15 @@
 # the rows a sequential scan returns, and at least the rows GIN returns.
 # BENCH_RUNS (default 11) runs per timing; BENCH_N shrinks (a)/(b) for a try.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 RUNS=${BENCH_RUNS:-11}
 N=${BENCH_N:-100000}
 results=()
 
-verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
-    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
-}
 mean() { awk '{ s += $1; n++ } END { printf "%.4f", (n ? s / n : 0) }'; }
 ms_of() { sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1; }
+build_ms() { bs_psql -c '\timing on' -c "SET maintenance_work_mem = '$1'" -c "$2" | ms_of; }   # MWM SQL
 
 # per-lookup median ms over the element list, statements built by $1 (a printf format)
 lookup_ms() {
@@ -106,10 +101,8 @@ FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 109951162777
 VACUUM (FREEZE, ANALYZE) bsw;
 SQL
         have=$n
-        tb=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '$mwm'" \
-             -c "CREATE INDEX bsw_f ON bsw USING bloofi (f)" | ms_of)
-        tg=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '$mwm'" \
-             -c "CREATE INDEX bsw_a ON bsw USING gin (a)" | ms_of)
+        tb=$(build_ms "$mwm" "CREATE INDEX bsw_f ON bsw USING bloofi (f)")
+        tg=$(build_ms "$mwm" "CREATE INDEX bsw_a ON bsw USING gin (a)")
         read -r sb sg sh < <(bs_psql -Atc "SELECT pg_relation_size('bsw_f'), pg_relation_size('bsw_a'),
                                                  pg_relation_size('bsw')" | tr '|' ' ')
         px=(); for x in 1 2 3 4 5; do px+=("$(elem $(( (x * 7919) % n + 1 )) $(( x * 11 % 100 )))"); done
@@ -157,10 +150,8 @@ FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 109951162777
       FROM generate_series(1, $N) i) s;
 VACUUM (FREEZE, ANALYZE) bb;
 SQL
-t_bloofi=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
-           -c "CREATE INDEX bb_f ON bb USING bloofi (f)" | ms_of)
-t_gin=$(bs_psql -c '\timing on' -c "SET maintenance_work_mem = '256MB'" \
-        -c "CREATE INDEX bb_a ON bb USING gin (a)" | ms_of)
+t_bloofi=$(build_ms 256MB "CREATE INDEX bb_f ON bb USING bloofi (f)")
+t_gin=$(build_ms 256MB "CREATE INDEX bb_a ON bb USING gin (a)")
 read -r s_bloofi s_gin s_heap < <(bs_psql -Atc "SELECT pg_relation_size('bb_f'), pg_relation_size('bb_a'),
                                                       pg_relation_size('bb')" | tr '|' ' ')
 bs_psql -c "SELECT * FROM bloofi_stats('bb_f')"
@@ -206,10 +197,10 @@ printf '   CREATE INDEX: bloofi %.1f s, GIN %.1f s;  size: bloofi %d MB, GIN %d 
     "$(awk -v a="$t_bloofi" 'BEGIN { print a / 1000 }')" "$(awk -v a="$t_gin" 'BEGIN { print a / 1000 }')" \
     $((s_bloofi >> 20)) $((s_gin >> 20)) $((s_heap >> 20))
 echo "   seqscan / bloofi = $r_seq (>= 100), bloofi / GIN = $r_gin (<= 2), size bloofi / GIN = $r_size (<= 0.5)"
-results+=("(a) seqscan / bloofi lookup, N=$N|$r_seq|>= 100|$(verdict "$r_seq" ">=" 100)")
-results+=("(a) bloofi / GIN lookup|$r_gin|<= 2|$(verdict "$r_gin" "<=" 2)")
-results+=("(a) bloofi / GIN index size|$r_size|<= 0.5|$(verdict "$r_size" "<=" 0.5)")
-results+=("(a) bloofi CREATE INDEX s|$t_build|<= 60|$(verdict "$t_build" "<=" 60)")
+results+=("(a) seqscan / bloofi lookup, N=$N|$r_seq|>= 100|$(bench_verdict "$r_seq" ">=" 100)")
+results+=("(a) bloofi / GIN lookup|$r_gin|<= 2|$(bench_verdict "$r_gin" "<=" 2)")
+results+=("(a) bloofi / GIN index size|$r_size|<= 0.5|$(bench_verdict "$r_size" "<=" 0.5)")
+results+=("(a) bloofi CREATE INDEX s|$t_build|<= 60|$(bench_verdict "$t_build" "<=" 60)")
 
 # ---------------------------------------------------------------------------
 echo
@@ -320,10 +311,10 @@ printf '   N = 10,000 lookup: bloofi %.3f ms, seqscan %.1f ms: ratio %s (>= 100)
 for how in iterative bulk; do
     eval "v1=\$nc_1000_$how; v2=\$nc_10000_$how"
     p1=$(paper_figure 1000 "$how"); p2=$(paper_figure 10000 "$how")
-    results+=("(d) paper config nodes checked, N=1000, $how|$v1|<= $p1|$(verdict "$v1" "<=" "$p1")")
-    results+=("(d) paper config nodes checked, N=10000, $how|$v2|<= $p2|$(verdict "$v2" "<=" "$p2")")
+    results+=("(d) paper config nodes checked, N=1000, $how|$v1|<= $p1|$(bench_verdict "$v1" "<=" "$p1")")
+    results+=("(d) paper config nodes checked, N=10000, $how|$v2|<= $p2|$(bench_verdict "$v2" "<=" "$p2")")
 done
-results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(verdict "$r_p" ">=" 100)")
+results+=("(d) paper config seqscan / bloofi, N=10000|$r_p|>= 100|$(bench_verdict "$r_p" ">=" 100)")
 bs_psql -q -c "DROP TABLE bp"
 
 # The in-memory reference tree (test/ref/bloofi_reftree.c) on the same filters
@@ -393,9 +384,5 @@ bs_psql -q -c "DROP TABLE bn"
 
 [ "$(bench_sweep)" = off ] || bloofi_sweep
 
-echo
-for r in "${results[@]}"; do
-    echo "   $r" | tr '|' '\t'
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+bench_report "${results[@]}"
 exit 0

@@ -38,9 +38,7 @@
 # BENCH_RUNS (default 11) runs per timing; BENCH_PLANNER_N shrinks (a),
 # BENCH_N (b); BENCH_PLANNER_PARTS (default abc) picks the parts.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 RUNS=${BENCH_RUNS:-11}
 NT=${BENCH_PLANNER_N:-32000}
@@ -50,10 +48,6 @@ PARTS=${BENCH_PLANNER_PARTS:-abc}
 results=()
 FORCE_SEQ="SET enable_bitmapscan = off; SET enable_indexscan = off;"
 
-verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
-    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 # the plan of a statement, one line: its nodes, outermost first
@@ -181,9 +175,9 @@ r_join_best=$(ratio "$join_et" "$best_forced")
 echo "   batch join: chosen $join_et ms, best forced $best_forced ms, the plan before 1.1 $old_et ms"
 results+=("(a) literal, \$1 generic, InitPlan, LATERAL use the index|$(uses_index "$lit_plan"),$(uses_index "$gen_plan_t"),$(uses_index "$init_plan"),$(uses_index "$lat_plan")|yes|$( [ "$(uses_index "$lit_plan")$(uses_index "$gen_plan_t")$(uses_index "$init_plan")$(uses_index "$lat_plan")" = yesyesyesyes ] && echo met || echo MISSED)")
 results+=("(a) batch join 1000 x $NT TOASTed: index plan chosen|$(uses_index "$join_plan")|yes|$( [ "$(uses_index "$join_plan")" = yes ] && echo met || echo MISSED)")
-results+=("(a) batch join: plan before 1.1 / chosen|$r_join_old|>= 50|$(verdict "$r_join_old" ">=" 50)")
-results+=("(a) batch join: chosen / best forced|$r_join_best|<= 1.5|$(verdict "$r_join_best" "<=" 1.5)")
-results+=("(a) \$1 generic / custom plans, execution ms|$(ratio "$gen_et" "$custom_et")|<= 1.5|$(verdict "$(ratio "$gen_et" "$custom_et")" "<=" 1.5)")
+results+=("(a) batch join: plan before 1.1 / chosen|$r_join_old|>= 50|$(bench_verdict "$r_join_old" ">=" 50)")
+results+=("(a) batch join: chosen / best forced|$r_join_best|<= 1.5|$(bench_verdict "$r_join_best" "<=" 1.5)")
+results+=("(a) \$1 generic / custom plans, execution ms|$(ratio "$gen_et" "$custom_et")|<= 1.5|$(bench_verdict "$(ratio "$gen_et" "$custom_et")" "<=" 1.5)")
 results+=("(a) element in every row: sequential scan chosen|$( [ "$(uses_index "$all_plan")" = no ] && echo yes || echo no)|yes|$( [ "$(uses_index "$all_plan")" = no ] && echo met || echo MISSED)")
 fi
 
@@ -235,10 +229,10 @@ printf '      -M prepared, generic plan   %8.3f  (%s)   plan: %s\n' "$l_generic"
 printf '      -M prepared, auto           %8.3f  (%s)\n' "$l_auto" "$t_auto"
 printf '      -M simple                   %8.3f  (%s)\n' "$l_simple" "$t_simple"
 r_gen=$(ratio "$l_generic" "$l_custom")
-results+=("(b) planning ms, one-element lookup, N=$N|$b_pt|<= 0.3|$(verdict "$b_pt" "<=" 0.3)")
-results+=("(b) planning / execution time, same lookup|$r_pe|<= 0.5|$(verdict "$r_pe" "<=" 0.5)")
+results+=("(b) planning ms, one-element lookup, N=$N|$b_pt|<= 0.3|$(bench_verdict "$b_pt" "<=" 0.3)")
+results+=("(b) planning / execution time, same lookup|$r_pe|<= 0.5|$(bench_verdict "$r_pe" "<=" 0.5)")
 results+=("(b) \$1 generic plan uses the index|$(uses_index "$gen_plan")|yes|$( [ "$(uses_index "$gen_plan")" = yes ] && echo met || echo MISSED)")
-results+=("(b) pgbench -M prepared latency, generic / custom|$r_gen|<= 1.5|$(verdict "$r_gen" "<=" 1.5)")
+results+=("(b) pgbench -M prepared latency, generic / custom|$r_gen|<= 1.5|$(bench_verdict "$r_gen" "<=" 1.5)")
 results+=("(b) pgbench latency ms: prepared auto, simple|$l_auto, $l_simple|(info)|-")
 fi
 
@@ -280,9 +274,5 @@ done
 bs_psql -q -c "DROP TABLE pc_unit, pc_tiny, pc_small, pc_mid, pc_comp, pc_toast"
 fi
 
-echo
-for r in "${results[@]}"; do
-    echo "   $r" | tr '|' '\t'
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+bench_report "${results[@]}"
 exit 0

@@ -23,9 +23,7 @@
 # the issue's query `SELECT * FROM t WHERE f @> x` (m = 959): whether a Gather is
 # chosen, and the serial and parallel plans' times.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 RUNS=${BENCH_RUNS:-11}
 N=${BENCH_COSTS_N:-100000}

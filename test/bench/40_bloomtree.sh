@@ -35,9 +35,7 @@
 # BT_BENCH_N, BT_BENCH_NQ, BT_BENCH_T3N, BT_BENCH_T3Q, BENCH_RUNS shrink the
 # work for a quick try.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 N=${BT_BENCH_N:-1000000}
 NQ=${BT_BENCH_NQ:-10000000}
@@ -46,10 +44,6 @@ T3Q=${BT_BENCH_T3Q:-2000000}
 RUNS=${BENCH_RUNS:-7}
 results=()          # "name|measured|target|verdict"
 
-verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
-    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 
 mkdir -p test/bench/bin
@@ -86,11 +80,11 @@ r_thm=$(ratio "$(val paper_coded_bytes)" "$(val paper_thm41_bytes)")
 r_ent=$(ratio "$(val paper_coded_bytes)" "$(val paper_coded_entropy_bytes)")
 echo "   coded / standard filter at the measured rate = $r_sbf (target <= 0.75); at the posterior = $r_sbf_post"
 echo "   coded / Theorem 4.1 = $r_thm (target <= 1.10); coded / entropy of the coded bits = $r_ent"
-results+=("(a) measured fp / posterior (eq. 11), d=3 n=$N|$r_post|<= 2|$(verdict "$r_post" "<=" 2)")
+results+=("(a) measured fp / posterior (eq. 11), d=3 n=$N|$r_post|<= 2|$(bench_verdict "$r_post" "<=" 2)")
 results+=("(a) measured fp / bloomtree_expected_fp|$r_exp|-|info")
-results+=("(a) coded size / SBF (optimal k) at the measured fp|$r_sbf|<= 0.75|$(verdict "$r_sbf" "<=" 0.75)")
+results+=("(a) coded size / SBF (optimal k) at the measured fp|$r_sbf|<= 0.75|$(bench_verdict "$r_sbf" "<=" 0.75)")
 results+=("(a) coded size / SBF at the posterior (Table III's comparison)|$r_sbf_post|-|info")
-results+=("(a) coded size / Theorem 4.1 bound|$r_thm|<= 1.10|$(verdict "$r_thm" "<=" 1.10)")
+results+=("(a) coded size / Theorem 4.1 bound|$r_thm|<= 1.10|$(bench_verdict "$r_thm" "<=" 1.10)")
 
 # the same tree through SQL
 bs_psql -q <<SQL
@@ -125,7 +119,7 @@ for c in a_only b_only neither; do
     minr=$(awk -v a="$r" -v m="$minr" 'BEGIN { print (m == "" || a < m) ? a : m }')
 done
 printf '   tree a & b: expected %s, posterior %s\n' "$(val isect_bt_expected_fp)" "$(val isect_bt_posterior_fp)"
-results+=("(b) fp of filters AND / fp of a & b (worst class)|$minr|>= 10|$(verdict "$minr" ">=" 10)")
+results+=("(b) fp of filters AND / fp of a & b (worst class)|$minr|>= 10|$(bench_verdict "$minr" ">=" 10)")
 
 # ---------------------------------------------------------------------------
 echo
@@ -147,7 +141,7 @@ out=$paper_out
 echo "   C core, hash included: tree $(val paper_bt_query_ns) ns/query, filter $(val paper_sbf_query_ns) ns/query" \
      "(a member visits $(val paper_bt_probes) positions of the tree, $(val paper_sbf_k) of the filter)"
 results+=("(c) C core ns/query, tree / filter|$(ratio "$(val paper_bt_query_ns)" "$(val paper_sbf_query_ns)")|-|info")
-results+=("(c) (SELECT t) @> x / (SELECT f) @> x, 10^6 probes|$r_speed|<= 5|$(verdict "$r_speed" "<=" 5)")
+results+=("(c) (SELECT t) @> x / (SELECT f) @> x, 10^6 probes|$r_speed|<= 5|$(bench_verdict "$r_speed" "<=" 5)")
 results+=("(c) the same, cost above the scan|$r_excess|-|info")
 
 # many small trees, one probe each (every row decodes its own tree's levels)
@@ -208,9 +202,5 @@ for d in 2 3; do
     results+=("(e) bloomtree_optimize($N, $d) ms|$ms|-|info")
 done
 
-echo
-for r in "${results[@]}"; do
-    echo "   $r" | tr '|' '\t'
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+bench_report "${results[@]}"
 exit 0

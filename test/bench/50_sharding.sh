@@ -35,9 +35,7 @@
 #
 # SHARD_JOB_ROWS, SHARD_EVENTS and BENCH_RUNS shrink the work for a quick try.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 ROWS=${SHARD_JOB_ROWS:-30000}
 EVENTS=${SHARD_EVENTS:-1000000}
@@ -45,10 +43,6 @@ RUNS=${BENCH_RUNS:-5}
 SHARD_PORT=${SHARD_PORT:-$((PGPORT + 1))}
 results=()          # "name|measured|target|verdict"
 
-verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
-    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 
 # ---- three shard clusters -------------------------------------------------
@@ -154,7 +148,7 @@ printf '   one shard'"'"'s third alone               %10.1f ms  (3 x that = %.1f
     "$(awk -v t="$t_one" 'BEGIN { print 3 * t }')"
 printf '   pushed, a count per filter returned   %10.1f ms  -> %sx faster than the coordinator alone\n' "$t_counts" \
     "$(ratio "$t_alone" "$t_counts")"
-results+=("sharding: reconstruction job, $ROWS filters on 3 shards / coordinator alone|${speedup}x faster|>= 1.6x|$(verdict "$speedup" '>=' 1.6)")
+results+=("sharding: reconstruction job, $ROWS filters on 3 shards / coordinator alone|${speedup}x faster|>= 1.6x|$(bench_verdict "$speedup" '>=' 1.6)")
 
 # ---------------------------------------------------------------------------
 echo "-- (b) global bloom_union_agg over $ROWS filters"
@@ -186,7 +180,7 @@ printf '   by 100 tags: plain %d rows %.1f ms; per-shard partials %d rows (%s pe
     "$r_naive_tag" "$t_naive_tag" "$r_partial_tag" "$(ratio "$r_partial_tag" 100)" "$t_partial_tag" \
     "$(ratio "$t_naive_tag" "$t_partial_tag")"
 per_group=$(ratio "$r_partial_tag" 100)
-results+=("sharding: global bloom_union_agg, filters moved per group (3 shards)|$r_partial (by tag: $per_group)|<= 3|$(verdict "$per_group" '<=' 3)")
+results+=("sharding: global bloom_union_agg, filters moved per group (3 shards)|$r_partial (by tag: $per_group)|<= 3|$(bench_verdict "$per_group" '<=' 3)")
 
 # ---------------------------------------------------------------------------
 echo "-- (c) Bloom semi-join: 1,000 local keys against $EVENTS remote rows on 3 shards"
@@ -207,13 +201,11 @@ printf '   plain join                %9d remote rows  %8.1f ms\n' "$r_plain" "$t
 printf '   Bloom semi-join           %9d remote rows  %8.1f ms  -> %s%% of the rows, %sx faster\n' "$r_bloom" \
     "$t_bloom" "$frac" "$(ratio "$t_plain" "$t_bloom")"
 printf '   = ANY(array of the keys)  %9d remote rows  %8.1f ms  (exact; ships 8 bytes per key)\n' "$r_any" "$t_any"
-results+=("sharding: Bloom semi-join, 1,000 keys vs $EVENTS remote rows: rows moved / plain join|${frac}%|<= 2%|$(verdict "$frac" '<=' 2)")
+results+=("sharding: Bloom semi-join, 1,000 keys vs $EVENTS remote rows: rows moved / plain join|${frac}%|<= 2%|$(bench_verdict "$frac" '<=' 2)")
 sj=$(ratio "$t_plain" "$t_bloom")
-results+=("sharding: Bloom semi-join, time / plain join|${sj}x faster|faster|$(verdict "$sj" '>=' 1)")
+results+=("sharding: Bloom semi-join, time / plain join|${sj}x faster|faster|$(bench_verdict "$sj" '>=' 1)")
 
 bs_psql -q -o /dev/null -c "DROP TABLE jobs, jobs_local, job_members, job_counts, events, local_keys CASCADE" \
     -c "SELECT bst_drop('bench_shard')"
-for r in "${results[@]}"; do
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+for r in "${results[@]}"; do bench_summary "$r"; done
 exit 0

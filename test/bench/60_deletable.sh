@@ -24,9 +24,7 @@
 # Every SQL timing is the median of BENCH_RUNS (default 7) runs after a warm-up,
 # statements interleaved in one session.  BENCH_ROWS shrinks (b).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 RUNS=${BENCH_RUNS:-7}
 ROWS=${BENCH_ROWS:-950000}
@@ -133,9 +131,5 @@ bs_psql -Atc "SELECT format('   storage for deletions: countingbloom %s vs bloom
 results+=("(c) SQL one deletion, 10^5 set: Bloom rebuild / cbloom_remove; / cuckoo_remove|$(ratio "$rb" "$rc")x; $(ratio "$rb" "$rf")x|> 1|info")
 bs_psql -q -c "DROP TABLE del_set, del_one"
 
-echo
-for r in "${results[@]}"; do
-    echo "   $r" | tr '|' '\t'
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+bench_report "${results[@]}"
 exit 0

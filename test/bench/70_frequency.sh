@@ -19,15 +19,11 @@
 # Every SQL timing is the median of BENCH_RUNS (default 5) runs after a
 # warm-up run, statements interleaved in one session (warm cache).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
-cd "$BS_REPO_ROOT"
-bench_setup
+. "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 RUNS=${BENCH_RUNS:-5}
 ROWS=${BENCH_FREQ_ROWS:-10000000}
 DISTINCT=1000000
-
-summary() { [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$1" >>"$BS_BENCH_SUMMARY"; return 0; }
 
 echo "-- data: $ROWS events of $DISTINCT distinct elements (uniform), the same number log-uniform"
 bs_psql -q <<SQL
@@ -47,14 +43,9 @@ bad=$(bs_psql -Atc "WITH s AS (SELECT cms_agg(x, 2719, 5) s FROM freq_uniform),
                     SELECT count(*) FROM e, s WHERE cms_estimate(s.s, e.x) < e.f
                                                OR cms_estimate(s.s, e.x) > e.f + 0.001 * $ROWS * 3")
 echo "   sampled elements below the count or above f + 3 eps N: $bad"
-mapfile -t t < <(bench_times "$RUNS" \
-    "SELECT count(*) FROM (SELECT x, count(*) FROM freq_uniform GROUP BY x) q" \
-    "SELECT cms_total(cms_agg(x, 2719, 5)) FROM freq_uniform")
-read -r grp_med grp_min grp_max <<<"${t[0]}"
-read -r cms_med cms_min cms_max <<<"${t[1]}"
-ratio_a=$(awk -v a="$cms_med" -v b="$grp_med" 'BEGIN { printf "%.2f", a / b }')
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "count(*) GROUP BY x" "$grp_med" "$grp_min" "$grp_max"
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "cms_agg(x, 2719, 5)" "$cms_med" "$cms_min" "$cms_max"
+bench_vs "$RUNS" 44 "count(*) GROUP BY x" "SELECT count(*) FROM (SELECT x, count(*) FROM freq_uniform GROUP BY x) q" \
+    "cms_agg(x, 2719, 5)" "SELECT cms_total(cms_agg(x, 2719, 5)) FROM freq_uniform"
+ratio_a=$BENCH_RATIO
 echo "   time ratio cms_agg / GROUP BY = $ratio_a"
 plan=$(bs_psql -Atc "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
                      SELECT count(*) FROM (SELECT x, count(*) FROM freq_uniform GROUP BY x) q")
@@ -65,8 +56,8 @@ sketch_bytes=$(bs_psql -Atc "SELECT pg_column_size(cms_agg(x, 2719, 5)) FROM fre
 mem_ratio=$(awk -v h="$hash_mem" -v d="$hash_disk" -v s="$sketch_bytes" 'BEGIN { printf "%.0f", (h + d) * 1024 / s }')
 echo "   HashAggregate: memory ${hash_mem} kB, disk ${hash_disk} kB, ${hash_batches} batches (work_mem $(bs_psql -Atc 'SHOW work_mem'))"
 echo "   sketch: ${sketch_bytes} bytes; (memory + disk) / sketch = ${mem_ratio}x"
-summary "(a) cms_agg / count(*) GROUP BY, $ROWS events, time|${ratio_a}|info|-"
-summary "(a) GROUP BY memory+disk / sketch bytes|${mem_ratio}|info|-"
+bench_summary "(a) cms_agg / count(*) GROUP BY, $ROWS events, time|${ratio_a}|info|-"
+bench_summary "(a) GROUP BY memory+disk / sketch bytes|${mem_ratio}|info|-"
 
 # ---------------------------------------------------------------------------
 echo
@@ -77,16 +68,12 @@ recall=$(bs_psql -Atc "WITH t AS (SELECT topk_agg(x, 10) t FROM freq_skewed),
                       SELECT count(*) FROM t, topk_items(t.t) i, e, k
                       WHERE e.x = i.item::bigint AND e.f >= k.f10")
 echo "   recall of the exact top 10: $recall / 10"
-mapfile -t t < <(bench_times "$RUNS" \
+bench_vs "$RUNS" 44 "GROUP BY ... ORDER BY count(*) LIMIT 10" \
     "SELECT x, count(*) FROM freq_skewed GROUP BY x ORDER BY 2 DESC LIMIT 10" \
-    "SELECT * FROM topk_items((SELECT topk_agg(x, 10) FROM freq_skewed))")
-read -r ex_med ex_min ex_max <<<"${t[0]}"
-read -r tk_med tk_min tk_max <<<"${t[1]}"
-ratio_b=$(awk -v a="$tk_med" -v b="$ex_med" 'BEGIN { printf "%.2f", a / b }')
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "GROUP BY ... ORDER BY count(*) LIMIT 10" "$ex_med" "$ex_min" "$ex_max"
-printf '   %-44s median %9.1f ms  (min %.1f, max %.1f)\n' "topk_agg(x, 10)" "$tk_med" "$tk_min" "$tk_max"
+    "topk_agg(x, 10)" "SELECT * FROM topk_items((SELECT topk_agg(x, 10) FROM freq_skewed))"
+ratio_b=$BENCH_RATIO
 echo "   time ratio topk_agg / exact = $ratio_b"
-summary "(b) topk_agg / exact top 10, $ROWS events (recall $recall/10)|${ratio_b}|info|-"
+bench_summary "(b) topk_agg / exact top 10, $ROWS events (recall $recall/10)|${ratio_b}|info|-"
 
 # ---------------------------------------------------------------------------
 echo
@@ -104,6 +91,6 @@ per_call=$(awk -v a="$est_med" -v b="$base_med" 'BEGIN { printf "%.2f", (a - b) 
 printf '   %-44s median %9.1f ms\n' "baseline sum(hashint8(g))" "$base_med"
 printf '   %-44s median %9.1f ms\n' "sum(cms_estimate(s, g))" "$est_med"
 echo "   cms_estimate: ${per_call} us per call above the baseline"
-summary "(c) cms_estimate per call, us above a scalar-call baseline|${per_call}|info|-"
+bench_summary "(c) cms_estimate per call, us above a scalar-call baseline|${per_call}|info|-"
 
 bs_psql -q -c "DROP TABLE freq_uniform, freq_skewed, freq_sketch"

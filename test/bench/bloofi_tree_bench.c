@@ -23,6 +23,7 @@
 
 #include "bloofi_layout.h"
 #include "bloofi_reftree.h"
+#include "bench_timing.h"
 #include "bs_bits.h"
 #include "bs_hash.h"
 
@@ -41,15 +42,6 @@ cmp_item(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->id < y->id ? -1 : (x->id > y->id);
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static void
@@ -96,7 +88,7 @@ main(int argc, char **argv)
 		int64_t		checked = 0,
 					matches = 0;
 		const int	lookups = 1000;
-		double		t0 = now_ms(),
+		double		t0 = bench_now_sec() * 1e3,
 					build_ms;
 		const char *err;
 
@@ -126,7 +118,7 @@ main(int argc, char **argv)
 			free(sorted);
 			free(ids);
 		}
-		build_ms = now_ms() - t0;
+		build_ms = bench_now_sec() * 1e3 - t0;
 		if ((err = bloofi_reftree_check(&t)) != NULL)
 		{
 			fprintf(stderr, "invariant violated: %s\n", err);

@@ -42,37 +42,13 @@
 #include "bltree.h"
 #include "bltree_code.h"
 #include "bltree_opt.h"
+#include "bench_timing.h"
 #include "bs_bits.h"
 #include "bs_hash.h"
 
 #define NONMEMBER_BASE	(INT64_C(1) << 40)
 
 static volatile uint64_t sink;
-
-static double
-now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ---- trees ------------------------------------------------------------------ */
 
@@ -235,21 +211,21 @@ speed(const Tree *t, const Sbf *s, uint64_t n, double *bt_ns, double *sbf_ns)
 		xs[i] = i % 2 ? (int64_t) ((uint64_t) i * 2654435761u % n) : NONMEMBER_BASE + i;
 	for (int r = -1; r < REPS; r++)
 	{
-		double		t0 = now_sec();
+		double		t0 = bench_now_sec();
 
 		for (int i = 0; i < NPROBE; i++)
 			hits += bltree_contains(&t->L, t->bits, bltree_key_int64(&t->L, xs[i]), NULL);
 		if (r >= 0)
-			tb[r] = (now_sec() - t0) * 1e9 / NPROBE;
-		t0 = now_sec();
+			tb[r] = (bench_now_sec() - t0) * 1e9 / NPROBE;
+		t0 = bench_now_sec();
 		for (int i = 0; i < NPROBE; i++)
 			hits += bs_key_test(&s->h, bs_key_int64(&s->h, xs[i]), s->bits);
 		if (r >= 0)
-			ts[r] = (now_sec() - t0) * 1e9 / NPROBE;
+			ts[r] = (bench_now_sec() - t0) * 1e9 / NPROBE;
 	}
 	sink = hits;
-	*bt_ns = median(tb, REPS);
-	*sbf_ns = median(ts, REPS);
+	*bt_ns = bench_median(tb, REPS);
+	*sbf_ns = bench_median(ts, REPS);
 	free(xs);
 }
 
@@ -269,15 +245,15 @@ part_paper(uint64_t n, uint64_t nq)
 	double		p,
 				bt_ns,
 				sbf_ns,
-				t0 = now_sec();
+				t0 = bench_now_sec();
 
 	tree_init(&t, 3, m, k);
 	tree_add_range(&t, 0, (int64_t) n);
-	printf("paper_build_s %.2f\n", now_sec() - t0);
+	printf("paper_build_s %.2f\n", bench_now_sec() - t0);
 	fn = n - tree_count(&t, 0, (int64_t) n);
-	t0 = now_sec();
+	t0 = bench_now_sec();
 	fp = tree_count(&t, NONMEMBER_BASE, NONMEMBER_BASE + (int64_t) nq);
-	printf("paper_query_s %.2f\n", now_sec() - t0);
+	printf("paper_query_s %.2f\n", bench_now_sec() - t0);
 	p = (double) fp / (double) nq;
 	printf("paper_n %llu\npaper_nonmembers %llu\npaper_false_negatives %llu\n",
 		   (unsigned long long) n, (unsigned long long) nq, (unsigned long long) fn);
@@ -445,13 +421,13 @@ optimize(const BlTreeOptRequest *req, int cap, int *n, int *ev, double *sec)
 {
 	BlTreeOptWork w;
 	BlTreeOptResult *out = malloc(sizeof(BlTreeOptResult) * (size_t) cap);
-	double		t0 = now_sec();
+	double		t0 = bench_now_sec();
 
 	w.bits = malloc(bltree_opt_bits_bytes(req));
 	w.archive = malloc(sizeof(BlTreeOptResult) * (size_t) cap);
 	w.archive_cap = cap;
 	bltree_optimize(req, &w, out, cap, n, ev);
-	*sec = now_sec() - t0;
+	*sec = bench_now_sec() - t0;
 	free(w.bits);
 	free(w.archive);
 	qsort(out, (size_t) *n, sizeof(BlTreeOptResult), cmp_result_rate);
@@ -488,7 +464,7 @@ part_optimizer(uint64_t nmax)
 		if (isfinite(best) && e[i].coded_bits > 0)
 			ratios[nr++] = best / e[i].coded_bits;
 	}
-	qsort(ratios, (size_t) nr, sizeof(double), cmp_double);
+	qsort(ratios, (size_t) nr, sizeof(double), bench_cmp_double);
 	printf("opt_ga_evaluations %d\nopt_ga_seconds %.2f\nopt_ga_front %d\n", evg, sg, ng);
 	printf("opt_exhaustive_evaluations %d\nopt_exhaustive_seconds %.2f\nopt_exhaustive_front %d\n",
 		   eve, se, ne);

@@ -21,34 +21,7 @@
  * fraction of samples in their set.
  */
 #include "bloomTree.c"
-
-static double
-now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* this process's CPU time: immune to waiting for a core on a busy machine */
-static double
-cpu_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
+#include "bench_timing.h"
 
 int
 main(int argc, char **argv)
@@ -90,9 +63,9 @@ main(int argc, char **argv)
 	q = malloc(sizeof(struct bloom));
 	q->bloom_vector = malloc(sizeof(int) * (VECT_SIZE / NUM_BITS + 1));
 	init(q);
-	t0 = now_s();
+	t0 = bench_now_sec();
 	tree = getBloomTree(0, M - 1);
-	build_s = now_s() - t0;
+	build_s = bench_now_sec() - t0;
 	set = malloc(sizeof(int) * 1000000);
 	single = malloc(sizeof(double) * 1000000);
 	if (!(fi = fopen(argv[5], "r")))
@@ -115,30 +88,30 @@ main(int argc, char **argv)
 		}
 		query_ones = num_ones(q);
 		/* single calls, each timed (as BSTtesting.c does) */
-		c0 = cpu_s();
+		c0 = bench_cpu_sec();
 		for (int j = 0; j < nsamples && nsingle < 1000000; j++)
 		{
 			int			s;
 
-			t0 = now_s();
+			t0 = bench_now_sec();
 			s = sampleFromTree(q, tree, query_ones);
-			single[nsingle] = (now_s() - t0) * 1e6;
+			single[nsingle] = (bench_now_sec() - t0) * 1e6;
 			single_sum += single[nsingle++];
 			hits += belongsInArr1(s, set, n) >= 0;
 			total++;
 		}
-		single_cpu += cpu_s() - c0;
+		single_cpu += bench_cpu_sec() - c0;
 		/* a batch: the same number of consecutive calls as one interval */
-		c0 = cpu_s();
-		t0 = now_s();
+		c0 = bench_cpu_sec();
+		t0 = bench_now_sec();
 		for (int j = 0; j < nsamples; j++)
 			(void) sampleFromTree(q, tree, query_ones);
-		batch_s += now_s() - t0;
-		batch_cpu += cpu_s() - c0;
+		batch_s += bench_now_sec() - t0;
+		batch_cpu += bench_cpu_sec() - c0;
 		nsets++;
 	}
 	fclose(fi);
-	qsort(single, nsingle, sizeof(double), cmp_double);
+	qsort(single, nsingle, sizeof(double), bench_cmp_double);
 	printf("M=%d m=%d k=%d levels=%d sets=%d samples/set=%d build_s=%.2f "
 		   "single_median_us=%.2f single_mean_us=%.2f single_cpu_us=%.2f "
 		   "batch_per_sample_us=%.2f batch_cpu_per_sample_us=%.2f accuracy=%.3f\n",

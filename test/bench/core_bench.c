@@ -28,37 +28,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_timing.h"
 #include "bs_bits.h"
 #include "bs_hash.h"
 
 #define REPS 7
 
 static volatile uint64_t sink;
-
-static double
-now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* deterministic 64-bit generator (splitmix64) */
 static uint64_t
@@ -101,24 +77,24 @@ bench_membership(void)
 
 	for (int r = -1; r < REPS; r++)
 	{
-		double		t0 = now_sec();
+		double		t0 = bench_now_sec();
 
 		for (int pass = 0; pass < passes; pass++)
 			for (int i = 0; i < NQ; i++)
 				hits += bs_key_test(&h, keys[i], bits);
 		if (r >= 0)
-			t_pre[r] = (now_sec() - t0) * 1e9 / ((double) passes * NQ);
+			t_pre[r] = (bench_now_sec() - t0) * 1e9 / ((double) passes * NQ);
 
-		t0 = now_sec();
+		t0 = bench_now_sec();
 		for (int pass = 0; pass < passes; pass++)
 			for (int i = 0; i < NQ; i++)
 				hits += bs_key_test(&h, bs_key_int64(&h, xs[i]), bits);
 		if (r >= 0)
-			t_hash[r] = (now_sec() - t0) * 1e9 / ((double) passes * NQ);
+			t_hash[r] = (bench_now_sec() - t0) * 1e9 / ((double) passes * NQ);
 	}
 	sink = hits;
-	printf("membership_precomputed_ns %.2f\n", median(t_pre, REPS));
-	printf("membership_with_hash_ns %.2f\n", median(t_hash, REPS));
+	printf("membership_precomputed_ns %.2f\n", bench_median(t_pre, REPS));
+	printf("membership_with_hash_ns %.2f\n", bench_median(t_hash, REPS));
 	/* members must all be found: a check that the loop did real work */
 	printf("membership_hit_fraction %.4f\n", (double) hits / (2.0 * (REPS + 1) * passes * NQ));
 	free(bits);
@@ -160,38 +136,38 @@ bench_bandwidth(size_t bytes, const char *label)
 	}
 	for (int r = -1; r < REPS; r++)
 	{
-		double		t0 = now_sec();
+		double		t0 = bench_now_sec();
 		uint64_t	c = 0;
 
 		for (int pass = 0; pass < passes; pass++)
 			c += bs_and_popcount(a, b, nwords);
 		sink = c;
 		if (r >= 0)
-			t_and[r] = now_sec() - t0;
+			t_and[r] = bench_now_sec() - t0;
 
-		t0 = now_sec();
+		t0 = bench_now_sec();
 		c = 0;
 		for (int pass = 0; pass < passes; pass++)
 			c += read_words(a, b, nwords);
 		sink = c;
 		if (r >= 0)
-			t_rd[r] = now_sec() - t0;
+			t_rd[r] = bench_now_sec() - t0;
 
-		t0 = now_sec();
+		t0 = bench_now_sec();
 		for (int pass = 0; pass < passes; pass++)
 		{
 			memcpy(pass % 2 ? a : b, pass % 2 ? b : a, bytes);
 			__asm__ __volatile__("" : : "r"(a), "r"(b) : "memory");
 		}
 		if (r >= 0)
-			t_cpy[r] = now_sec() - t0;
+			t_cpy[r] = bench_now_sec() - t0;
 	}
 	printf("%s_and_popcount_gbps %.3f\n", label,
-		   2.0 * bytes * passes / median(t_and, REPS) / 1e9);
+		   2.0 * bytes * passes / bench_median(t_and, REPS) / 1e9);
 	printf("%s_read_gbps %.3f\n", label,
-		   2.0 * bytes * passes / median(t_rd, REPS) / 1e9);
+		   2.0 * bytes * passes / bench_median(t_rd, REPS) / 1e9);
 	printf("%s_memcpy_gbps %.3f\n", label,
-		   1.0 * bytes * passes / median(t_cpy, REPS) / 1e9);
+		   1.0 * bytes * passes / bench_median(t_cpy, REPS) / 1e9);
 	free(a);
 	free(b);
 }

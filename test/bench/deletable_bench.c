@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_timing.h"
 #include "bs_bits.h"
 #include "bs_hash.h"
 #include "cbloom.h"
@@ -38,31 +39,6 @@
 #define QUERIES 1000000
 
 static volatile uint64_t sink;
-
-static double
-now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return v[n / 2];
-}
 
 typedef enum
 {
@@ -154,11 +130,11 @@ run(const char *name, Filter *f, int64_t n, double eps)
 		double		t0;
 
 		clear(f);
-		t0 = now_sec();
+		t0 = bench_now_sec();
 		for (int64_t i = 0; i < n; i++)
 			fails += !insert(f, element(i));
-		t_ins[r] = (now_sec() - t0) * 1e9 / n;
-		t0 = now_sec();
+		t_ins[r] = (bench_now_sec() - t0) * 1e9 / n;
+		t0 = bench_now_sec();
 		{
 			uint64_t	hits = 0;
 
@@ -166,7 +142,7 @@ run(const char *name, Filter *f, int64_t n, double eps)
 				hits += lookup(f, q & 1 ? element(q % n) : -1 - q);
 			sink += hits;
 		}
-		t_look[r] = (now_sec() - t0) * 1e9 / QUERIES;
+		t_look[r] = (bench_now_sec() - t0) * 1e9 / QUERIES;
 		if (r == 0)
 		{
 			for (int64_t q = 0; q < QUERIES; q++)
@@ -177,29 +153,29 @@ run(const char *name, Filter *f, int64_t n, double eps)
 		if (f->kind == BLOOM)
 		{
 			/* a deletion: rebuild from the exact list of the n - 1 others */
-			t0 = now_sec();
+			t0 = bench_now_sec();
 			clear(f);
 			for (int64_t i = 1; i < n; i++)
 				insert(f, element(i));
 			sink += f->buf[0];
-			t_rem[r] = (now_sec() - t0) * 1e9;
+			t_rem[r] = (bench_now_sec() - t0) * 1e9;
 		}
 		else
 		{
-			t0 = now_sec();
+			t0 = bench_now_sec();
 			for (int64_t i = 0; i < n; i++)
 				fails += !removal(f, element(i));
-			t_rem[r] = (now_sec() - t0) * 1e9 / n;
+			t_rem[r] = (bench_now_sec() - t0) * 1e9 / n;
 		}
 	}
 	printf("%s_eps%g_bits_per_elem %.2f\n", name, eps,
 		   f->kind == CUCKOO ? (double) ck_table_bits(&f->cp) / n :
 		   (f->kind == COUNTING ? 4.0 : 1.0) * f->h.p.m / n);
 	printf("%s_eps%g_fp %.6f\n", name, eps, fp / (double) QUERIES);
-	printf("%s_eps%g_insert_ns %.1f\n", name, eps, median(t_ins + 1, REPS));
-	printf("%s_eps%g_lookup_ns %.1f\n", name, eps, median(t_look + 1, REPS));
+	printf("%s_eps%g_insert_ns %.1f\n", name, eps, bench_median(t_ins + 1, REPS));
+	printf("%s_eps%g_lookup_ns %.1f\n", name, eps, bench_median(t_look + 1, REPS));
 	printf("%s_eps%g_%s %.1f\n", name, eps, f->kind == BLOOM ? "rebuild_per_delete_ns" : "remove_ns",
-		   median(t_rem + 1, REPS));
+		   bench_median(t_rem + 1, REPS));
 	printf("%s_eps%g_failures %ld\n", name, eps, fails + fn);
 	if (f->kind == CUCKOO)
 		printf("%s_eps%g_fp_bits %d\n", name, eps, f->cp.fp_bits);

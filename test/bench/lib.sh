@@ -20,6 +20,10 @@
 #                           warm-up round) in ONE session, print one line per
 #                           statement: "median_ms min_ms max_ms"
 #   bench_median N SQL      the median ms of one statement (N runs after a warm-up)
+#   bench_vs N W BASE_LABEL BASE_SQL LABEL SQL
+#                           time the two statements (bench_times), print a line
+#                           "label median (min, max)" for each (labels padded to
+#                           W) and set BENCH_RATIO to median(SQL) / median(BASE_SQL)
 #   median                  median of the numbers on stdin
 #   bench_csv FILE          path of FILE (e.g. 20_bst_sweep.csv) in the results
 #                           folder $BS_BENCH_RESULTS (default
@@ -30,6 +34,11 @@
 #   bench_sweep             what the sweep of a part does: BENCH_SWEEP=on (the
 #                           default: after the other sections), only (the
 #                           sweep alone), off
+#   bench_verdict V OP L    "met" when V OP L holds (OP: <= or >=), else "MISSED"
+#   bench_summary LINE      append a "name|measured|target|verdict" row to
+#                           $BS_BENCH_SUMMARY when run.sh provides it
+#   bench_report ROW...     print a part's rows (tab separated, after a blank
+#                           line) and append each to the summary
 #
 # A part (e.g. test/bench/20_bst.sh) looks like:
 #     set -euo pipefail
@@ -37,7 +46,7 @@
 #     bs_psql -q -f my_setup.sql
 #     read -r base _ < <(bench_times 7 "SELECT baseline...")
 #     ...print medians and same-run ratios...
-#     [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "name|ratio|<= 0.5|met" >>"$BS_BENCH_SUMMARY"
+#     bench_summary "name|$ratio|<= 0.5|$(bench_verdict "$ratio" "<=" 0.5)"
 # bench_setup does nothing under run.sh; standalone it builds, installs, starts
 # a cluster with the settings below, creates the extension and stops the
 # cluster on exit.
@@ -165,12 +174,42 @@ bench_sweep() {
     echo "${BENCH_SWEEP:-on}"
 }
 
+bench_verdict() {
+    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
+}
+
+bench_summary() {
+    if [ -n "${BS_BENCH_SUMMARY:-}" ]; then echo "$1" >>"$BS_BENCH_SUMMARY"; fi
+    return 0
+}
+
+bench_report() {
+    local r
+    echo
+    for r in "$@"; do
+        echo "   $r" | tr '|' '\t'
+        bench_summary "$r"
+    done
+}
+
 bs_psql() {
     PGOPTIONS="${PGOPTIONS:--c client_min_messages=warning}" "$BS_BINDIR/psql" -X -v ON_ERROR_STOP=1 "$@"
 }
 
 bench_median() {
     bench_times "$1" "$2" | awk '{ print $1 }'
+}
+
+bench_vs() {
+    local n=$1 width=$2 med mn mx i
+    local -a t labels=("$3" "$5")
+    mapfile -t t < <(bench_times "$n" "$4" "$6")
+    for i in 0 1; do
+        read -r med mn mx <<<"${t[$i]}"
+        printf "   %-${width}s median %9.1f ms  (min %.1f, max %.1f)\n" "${labels[$i]}" "$med" "$mn" "$mx"
+    done
+    BENCH_RATIO=$(awk -v a="${t[1]%% *}" -v b="${t[0]%% *}" 'BEGIN { printf "%.2f", a / b }')
 }
 
 median() {

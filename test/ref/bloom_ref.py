@@ -181,6 +181,29 @@ def doc_with_table(text):
     return head + DOC_BEGIN + doc_table() + "\n" + DOC_END + tail
 
 
+def stale_files(files, mode):
+    """Write each generated file of files ({path: generator}) in --write mode;
+    otherwise the paths whose text is not what the generator gives."""
+    stale = []
+    for path, gen in files.items():
+        text = gen()
+        if mode == "--write":
+            path.write_text(text)
+        elif not path.exists() or path.read_text() != text:
+            stale.append(str(path))
+    return stale
+
+
+def report(stale, mode, what, script):
+    """Print the outcome of a --check or --write run of script about its
+    vectors (what); the exit status: 1 when some are stale."""
+    if stale:
+        print("stale %s (run %s --write):" % (what, script), *stale)
+        return 1
+    print("%s: 1 passed, 0 failed" % what if mode == "--check" else "written")
+    return 0
+
+
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "--check"
     if mode == "--doc-table":
@@ -189,13 +212,7 @@ def main(argv):
     if mode not in ("--check", "--write"):
         print(__doc__)
         return 2
-    stale = []
-    for path, gen in FILES.items():
-        text = gen()
-        if mode == "--write":
-            path.write_text(text)
-        elif not path.exists() or path.read_text() != text:
-            stale.append(str(path))
+    stale = stale_files(FILES, mode)
     doc = DOC.read_text() if DOC.exists() else ""
     new_doc = doc_with_table(doc)
     if new_doc is None:
@@ -204,11 +221,7 @@ def main(argv):
         DOC.write_text(new_doc)
     elif new_doc != doc:
         stale.append(str(DOC))
-    if stale:
-        print("stale test vectors (run bloom_ref.py --write):", *stale)
-        return 1
-    print("hash test vectors: 1 passed, 0 failed" if mode == "--check" else "written")
-    return 0
+    return report(stale, mode, "hash test vectors", "bloom_ref.py")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 import xxhash
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bloom_ref import ELEMENTS, element_bytes  # noqa: E402
+from bloom_ref import ELEMENTS, element_bytes, report, stale_files  # noqa: E402
 
 M64 = (1 << 64) - 1
 ROOT = Path(__file__).resolve().parents[2]
@@ -322,18 +322,7 @@ def main(argv):
         print(docs_table())
         return 0
     self_check()
-    stale = []
-    for path, gen in FILES.items():
-        text = gen()
-        if mode == "--write":
-            path.write_text(text)
-        elif not path.exists() or path.read_text() != text:
-            stale.append(str(path))
-    if stale:
-        print("stale BloomTree test vectors (run bloomtree_ref.py --write):", *stale)
-        return 1
-    print("BloomTree test vectors: 1 passed, 0 failed" if mode == "--check" else "written")
-    return 0
+    return report(stale_files(FILES, mode), mode, "BloomTree test vectors", "bloomtree_ref.py")
 
 
 if __name__ == "__main__":

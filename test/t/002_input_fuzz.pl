@@ -29,11 +29,7 @@ use InputFuzz;
 
 srand(20261122);    # deterministic: Perl's rand is drand48 on every platform
 
-my $node = PostgreSQL::Test::Cluster->new('fuzz');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
-my $dir = PostgreSQL::Test::Utils::tempdir();
+my ($node, $dir) = fuzz_node('fuzz');
 
 my $MAX_M = 2**31;
 
@@ -230,98 +226,25 @@ sub mutate_binary
 my @bin_cases = mutated_cases(360, \&mutate_binary, \@bin_seeds, 2);
 
 # ---------------------------------------------------------------------------
-# run everything inside the server
+# run everything inside the server, then check every outcome against the oracle
 # ---------------------------------------------------------------------------
 
-my $text_file = "$dir/text_cases.tsv";
-write_text_cases($text_file, \@text_cases);
-for my $i (0 .. $#bin_cases)
-{
-	write_copy_file("$dir/bin_$i.copy", $bin_cases[$i]);
-}
-
-$node->safe_psql('postgres', qq{
-	CREATE TABLE text_cases (id int, input text);
-	COPY text_cases FROM '$text_file';
-	CREATE TABLE text_out (id int, ok bool, state text, msg text, out text, rt bool);
-	DO \$\$
-	DECLARE r record; v bloomfilter;
-	BEGIN}
-	. text_input_loop(cases => 'text_cases', out => 'text_out', type => 'bloomfilter', var => 'v',
-		accepted => [ 'v::text', 'v::text::bloomfilter = v' ])
-	. qq{
-	END
-	\$\$;
-	CREATE TABLE bin_target (f bloomfilter);
-	CREATE TABLE bin_out (id int, ok bool, state text, msg text, out text, sent text, rt bool);
-	DO \$\$
-	DECLARE r record;
-	BEGIN}
-	. binary_input_loop(dir => $dir, prefix => 'bin_', last => $#bin_cases, target => 'bin_target',
-		out => 'bin_out', accepted => [ 'f::text', "encode(bloomfilter_send(f), 'hex')", 'f::text::bloomfilter = f' ])
-	. qq{
-	END
-	\$\$;
-});
-
-is($node->safe_psql('postgres', 'SELECT 1'), '1', 'server alive after the fuzz inputs');
-ok(!$node->log_contains('terminated by signal|was terminated|PANIC'), 'no backend crashed');
-
-# ---------------------------------------------------------------------------
-# check every outcome against the oracle
-# ---------------------------------------------------------------------------
-
-my %tally;
-my @failures;
-
-my $text_out = fetch_outcomes($node, 'text_out', undef, 'msg', 'out', 'rt::text');
-is(scalar(keys %$text_out), scalar(@text_cases), 'every text input has an outcome');
-for my $i (0 .. $#text_cases)
-{
-	check_text_outcome(\%tally, \@failures, $i, $text_cases[$i], text_verdict($text_cases[$i]),
-		$text_out->{$i}, sub { $_[0] =~ /^22/ || ($_[0] eq '0A000' && $_[1] =~ /scheme version/) }, 'class 22');
-}
-
-my $bin_out = fetch_outcomes($node, 'bin_out', undef, 'msg', 'out', 'sent', 'rt::text');
-is(scalar(keys %$bin_out), scalar(@bin_cases), 'every binary payload has an outcome');
-for my $i (0 .. $#bin_cases)
-{
-	my $expected = binary_expected_text($bin_cases[$i]);
-	my ($ok, $state, $msg, $out, $sent, $rt) = @{ $bin_out->{$i} // [] };
-	my $hex = unpack('H*', $bin_cases[$i]);
-	$hex = substr($hex, 0, 60) . '...' if length $hex > 60;
-	if (!defined $ok)
-	{
-		push @failures, "binary #$i: no outcome";
-	}
-	elsif ($ok eq 't')
-	{
-		$tally{'binary accepted'}++;
-		if (!defined $expected)
-		{
-			push @failures, "binary #$i accepted but invalid per the format: $hex";
-			next;
-		}
-		push @failures, "binary #$i printed as '$out', expected '$expected'" if $out ne $expected;
-		push @failures, "binary #$i: send gives back different bytes" if $sent ne unpack('H*', $bin_cases[$i]);
-		push @failures, "binary #$i does not round-trip through text" if $rt ne 'true';
-	}
-	else
-	{
-		$tally{"binary rejected $state"}++;
-		push @failures, "binary #$i rejected but valid ($expected): $state $msg" if defined $expected;
-		push @failures, "binary #$i: SQLSTATE $state is not class 22: $msg" unless $state =~ /^22/;
-	}
-}
-
-report_outcomes(\%tally, \@failures, '');
-# the fuzzing exercised both sides of every input function
-cmp_ok(($tally{'text accepted (valid)'} // 0), '>=', 30, 'many text inputs accepted');
-my $text_rejected = 0;
-$text_rejected += $tally{$_} for grep { /^text rejected/ } keys %tally;
-cmp_ok($text_rejected, '>=', 300, 'many text inputs rejected');
-cmp_ok(($tally{'binary accepted'} // 0), '>=', 20, 'many binary payloads accepted');
-cmp_ok(@bin_cases - ($tally{'binary accepted'} // 0), '>=', 200, 'many binary payloads rejected');
+run_type_cases(node => $node, dir => $dir, type => 'bloomfilter', col => 'f',
+	text => \@text_cases, binary => \@bin_cases);
+check_alive($node);
+check_type_outcomes(
+	node              => $node,
+	text              => \@text_cases,
+	binary            => \@bin_cases,
+	text_verdict      => \&text_verdict,
+	text_state_ok     => sub { $_[0] =~ /^22/ || ($_[0] eq '0A000' && $_[1] =~ /scheme version/) },
+	text_state_what   => 'class 22',
+	binary_expected   => \&binary_expected_text,
+	send_ok           => sub { $_[0] eq unpack('H*', $_[1]) },
+	send_what         => 'send gives back different bytes',
+	binary_state_ok   => sub { $_[0] =~ /^22/ },
+	binary_state_what => 'class 22',
+	min_binary_accepted => 20);
 
 # ---------------------------------------------------------------------------
 # typmod on the binary path

@@ -25,11 +25,7 @@ use InputFuzz;
 
 srand(20261126);
 
-my $node = PostgreSQL::Test::Cluster->new('fuzz_deletable');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
-my $dir = PostgreSQL::Test::Utils::tempdir();
+my ($node, $dir) = fuzz_node('fuzz_deletable');
 
 sub randbytes { my ($n) = @_; return join '', map { chr(rint(256)) } 1 .. $n; }
 
@@ -192,10 +188,8 @@ sub mutate_text
 	my ($s, @fields) = @_;
 	my $len = length $s;
 	my $op = rint(12);
-	if ($op == 0) { return substr($s, 0, rint($len)); }
-	if ($op == 1 && $len) { substr($s, rint($len), 1) = ''; return $s; }
-	if ($op == 2) { substr($s, rint($len + 1), 0) = pick(@chars); return $s; }
-	if ($op == 3 && $len) { substr($s, rint($len), 1) = pick(@chars); return $s; }
+	my $m = char_mutation($s, $op, @chars);
+	return $m if defined $m;
 	if ($op == 4)
 	{
 		my $f = pick(@fields);

@@ -23,13 +23,8 @@ use lib $FindBin::RealBin;
 use BloofiOracle;
 use IPC::Run;
 
-my $node = PostgreSQL::Test::Cluster->new('bloofi_crash');
-$node->init;
-$node->append_conf('postgresql.conf',
-	"checkpoint_timeout = '30min'\nmax_wal_size = '1GB'\nautovacuum = off");
-$node->start;
+my $node = bloofi_node('bloofi_crash', "checkpoint_timeout = '30min'\nmax_wal_size = '1GB'\nautovacuum = off");
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION bloomsample;
 	-- row id holds the integers [10 id, 10 id + 10)
 	CREATE FUNCTION mk(id bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
 	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 2048, 5) $$;
@@ -162,18 +157,19 @@ sub interrupt_flush
 	}
 	return 0;
 }
+# every (probe, row) pair of lf through the index, and through bloom_contains
+my $lookups = q{
+	SET enable_seqscan = off;
+	SELECT string_agg(x::text || ':' || lf.id, ',' ORDER BY x, lf.id)
+	FROM generate_series(0, 260000, 997) x JOIN lf ON lf.f @> x::bigint};
+my $truth = q{
+	SELECT string_agg(x::text || ':' || lf.id, ',' ORDER BY x, lf.id)
+	FROM generate_series(0, 260000, 997) x JOIN lf ON bloom_contains(lf.f, x::bigint)};
 my $interrupted = interrupt_flush($node);
 SKIP:
 {
 	skip 'this machine finished every flush within 1 ms: no interrupted flush to test', 9
 	  unless $interrupted;
-	my $lookups = q{
-		SET enable_seqscan = off;
-		SELECT string_agg(x::text || ':' || lf.id, ',' ORDER BY x, lf.id)
-		FROM generate_series(0, 260000, 997) x JOIN lf ON lf.f @> x::bigint};
-	my $truth = q{
-		SELECT string_agg(x::text || ':' || lf.id, ',' ORDER BY x, lf.id)
-		FROM generate_series(0, 260000, 997) x JOIN lf ON bloom_contains(lf.f, x::bigint)};
 	is($node->safe_psql('postgres', q{SELECT bloofi_check('lf_f')}), '',
 		'bloofi_check accepts an interrupted flush');
 	is($node->safe_psql('postgres', $lookups), $node->safe_psql('postgres', $truth),
@@ -231,13 +227,6 @@ SKIP:
 {
 	skip 'this machine finished every flush within 1 ms: no interrupted flush to test', 6
 	  unless $interrupted;
-	my $lookups = q{
-		SET enable_seqscan = off;
-		SELECT string_agg(x::text || ':' || lf.id, ',' ORDER BY x, lf.id)
-		FROM generate_series(0, 260000, 997) x JOIN lf ON lf.f @> x::bigint};
-	my $truth = q{
-		SELECT string_agg(x::text || ':' || lf.id, ',' ORDER BY x, lf.id)
-		FROM generate_series(0, 260000, 997) x JOIN lf ON bloom_contains(lf.f, x::bigint)};
 	my $state = $node->safe_psql('postgres', q{SELECT pending || ' ' || flushing FROM bloofi_stats('lf_f')});
 	like($state, qr/^(255 0|256 0|256 256)$/,
 		"a crash before the flush's WAL reached disk: the active chain (255 or 256 entries), or the flushing chain if it was written ($state)");

@@ -14,12 +14,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use BloofiOracle;
 
-my $node = PostgreSQL::Test::Cluster->new('bloofi_pgbench');
-$node->init;
-$node->append_conf('postgresql.conf', "autovacuum = off\nmax_connections = 20");
-$node->start;
+my $node = bloofi_node('bloofi_pgbench', "autovacuum = off\nmax_connections = 20");
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION bloomsample;
 	CREATE FUNCTION mk(id bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
 	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 1024, 5) $$;
 	CREATE TABLE t (id bigint, f bloomfilter);

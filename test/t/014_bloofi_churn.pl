@@ -18,12 +18,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use BloofiOracle;
 
-my $node = PostgreSQL::Test::Cluster->new('bloofi_churn');
-$node->init;
-$node->append_conf('postgresql.conf', "autovacuum = off\nshared_buffers = 64MB");
-$node->start;
+my $node = bloofi_node('bloofi_churn', "autovacuum = off\nshared_buffers = 64MB");
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION bloomsample;
 	CREATE FUNCTION mkbig(i int) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
 	  $$ SELECT bloom_from_array(ARRAY(SELECT 100 * i + j FROM generate_series(0, 99) j)::bigint[], 100992, 7) $$;
 	CREATE FUNCTION mksmall(i int) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS

@@ -11,14 +11,13 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloofiOracle;
 
-my $node = PostgreSQL::Test::Cluster->new('bloofi_check');
-$node->init;
-$node->append_conf('postgresql.conf', "autovacuum = off");
-$node->start;
+my $node = bloofi_node('bloofi_check', "autovacuum = off");
 my @names = qw(c_val c_col c_leaf c_map_used c_map_lost c_intact);
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION bloomsample;
 	CREATE TABLE c (id int, f bloomfilter);
 	INSERT INTO c SELECT i, bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j)::bigint[], 2048, 5)
 	FROM generate_series(1, 3000) i;

@@ -33,11 +33,7 @@ use InputFuzz;
 
 srand(20261123);    # deterministic: Perl's rand is drand48 on every platform
 
-my $node = PostgreSQL::Test::Cluster->new('btfuzz');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
-my $dir = PostgreSQL::Test::Utils::tempdir();
+my ($node, $dir) = fuzz_node('btfuzz');
 
 my $MAX_M       = 2**31 - 1;
 my $MAX_STORAGE = 2**31;
@@ -468,97 +464,30 @@ sub mutate_binary
 my @bin_cases = mutated_cases(450, \&mutate_binary, \@bin_seeds, 2);
 
 # ---------------------------------------------------------------------------
-# run everything inside the server
+# run everything inside the server, then check every outcome against the oracle
 # ---------------------------------------------------------------------------
 
-my $text_file = "$dir/text_cases.tsv";
-write_text_cases($text_file, \@text_cases);
-write_copy_file("$dir/bin_$_.copy", $bin_cases[$_]) for 0 .. $#bin_cases;
-
-$node->safe_psql('postgres', qq{
-	CREATE TABLE text_cases (id int, input text);
-	COPY text_cases FROM '$text_file';
-	CREATE TABLE text_out (id int, ok bool, state text, msg text, out text, rt bool);
-	DO \$\$
-	DECLARE r record; v bloomtree;
-	BEGIN}
-	. text_input_loop(cases => 'text_cases', out => 'text_out', type => 'bloomtree', var => 'v',
-		accepted => [ 'v::text', 'v::text::bloomtree = v' ])
-	. qq{
-	END
-	\$\$;
-	CREATE TABLE bin_target (t bloomtree);
-	CREATE TABLE bin_out (id int, ok bool, state text, msg text, out text, sent text, rt bool);
-	DO \$\$
-	DECLARE r record;
-	BEGIN}
-	. binary_input_loop(dir => $dir, prefix => 'bin_', last => $#bin_cases, target => 'bin_target',
-		out => 'bin_out', accepted => [ 't::text', "encode(bloomtree_send(t), 'hex')", 't::text::bloomtree = t' ])
-	. qq{
-	END
-	\$\$;
-});
-
-is($node->safe_psql('postgres', 'SELECT 1'), '1', 'server alive after the fuzz inputs');
-ok(!$node->log_contains('terminated by signal|was terminated|PANIC'), 'no backend crashed');
-
-# ---------------------------------------------------------------------------
-# check every outcome against the oracle
-# ---------------------------------------------------------------------------
-
-my %tally;
-my @failures;
+run_type_cases(node => $node, dir => $dir, type => 'bloomtree', col => 't',
+	text => \@text_cases, binary => \@bin_cases);
+check_alive($node);
 my $class_ok = sub {
 	my ($state, $msg) = @_;
 	return $state =~ /^22/ || $state eq '54000';
 };
-
-my $text_out = fetch_outcomes($node, 'text_out', undef, 'msg', 'out', 'rt::text');
-is(scalar(keys %$text_out), scalar(@text_cases), 'every text input has an outcome');
-for my $i (0 .. $#text_cases)
-{
-	check_text_outcome(\%tally, \@failures, $i, $text_cases[$i], text_verdict($text_cases[$i]), $text_out->{$i},
-		sub { $class_ok->(@_) || ($_[0] eq '0A000' && $_[1] =~ /scheme version/) }, 'class 22 or 54000');
-}
-
-my $bin_out = fetch_outcomes($node, 'bin_out', undef, 'msg', 'out', 'sent', 'rt::text');
-is(scalar(keys %$bin_out), scalar(@bin_cases), 'every binary payload has an outcome');
-for my $i (0 .. $#bin_cases)
-{
-	my $expected = binary_decode($bin_cases[$i]);
-	my ($ok, $state, $msg, $out, $sent, $rt) = @{ $bin_out->{$i} // [] };
-	my $hex = unpack('H*', $bin_cases[$i]);
-	$hex = substr($hex, 0, 60) . '...' if length $hex > 60;
-	if (!defined $ok) { push @failures, "binary #$i: no outcome"; next; }
-	if ($ok eq 't')
-	{
-		$tally{'binary accepted'}++;
-		if (!defined $expected)
-		{
-			push @failures, "binary #$i accepted but invalid per the format: $hex";
-			next;
-		}
-		push @failures, "binary #$i printed as '$out', expected '$expected'" if $out ne $expected;
-		my $resent = binary_decode(pack('H*', $sent));
-		push @failures, "binary #$i: send gives a coding of other bits" unless defined $resent && $resent eq $expected;
-		push @failures, "binary #$i does not round-trip through text" if $rt ne 'true';
-	}
-	else
-	{
-		$tally{"binary rejected $state"}++;
-		push @failures, "binary #$i rejected but valid ($expected): $state $msg" if defined $expected;
-		push @failures, "binary #$i: SQLSTATE $state is not class 22 or 54000: $msg"
-		  unless $class_ok->($state, $msg);
-	}
-}
-
-report_outcomes(\%tally, \@failures, '');
-cmp_ok(($tally{'text accepted (valid)'} // 0), '>=', 30, 'many text inputs accepted');
-my $text_rejected = 0;
-$text_rejected += $tally{$_} for grep { /^text rejected/ } keys %tally;
-cmp_ok($text_rejected, '>=', 300, 'many text inputs rejected');
-cmp_ok(($tally{'binary accepted'} // 0), '>=', 30, 'many binary payloads accepted');
-cmp_ok(@bin_cases - ($tally{'binary accepted'} // 0), '>=', 200, 'many binary payloads rejected');
+check_type_outcomes(
+	node              => $node,
+	text              => \@text_cases,
+	binary            => \@bin_cases,
+	text_verdict      => \&text_verdict,
+	text_state_ok     => sub { $class_ok->(@_) || ($_[0] eq '0A000' && $_[1] =~ /scheme version/) },
+	text_state_what   => 'class 22 or 54000',
+	binary_expected   => \&binary_decode,
+	# the send form may code the same bits otherwise (RAW or RANGE)
+	send_ok           => sub { my $resent = binary_decode(pack('H*', $_[0])); defined $resent && $resent eq $_[2] },
+	send_what         => 'send gives a coding of other bits',
+	binary_state_ok   => $class_ok,
+	binary_state_what => 'class 22 or 54000',
+	min_binary_accepted => 30);
 
 # non-canonical codings (RAW instead of RANGE, other probabilities) are accepted
 # and stored canonically: equal to the tree built from the same bits as text

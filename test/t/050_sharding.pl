@@ -52,6 +52,20 @@ for my $i (0 .. 2)
 	});
 }
 
+# sharded_table($name, $columns, $options): SQL creating the table $name
+# ($columns) partitioned by hash of id over the three shards: foreign
+# partitions ${name}_p0 .. _p2 on shard1 .. shard3, each with the
+# postgres_fdw OPTIONS ($options)
+sub sharded_table
+{
+	my ($name, $columns, $options) = @_;
+	my $sql = "\n\tCREATE TABLE $name ($columns) PARTITION BY HASH (id);";
+	$sql .= "\n\tCREATE FOREIGN TABLE ${name}_p$_ PARTITION OF $name FOR VALUES WITH (MODULUS 3, REMAINDER $_)"
+	  . "\n\t  SERVER shard" . ($_ + 1) . " OPTIONS ($options);"
+	  for 0 .. 2;
+	return $sql . "\n";
+}
+
 # ---- coordinator: servers, user mappings, the partitioned table ---------------
 my $setup = q{
 	CREATE EXTENSION bloomsample;
@@ -67,15 +81,8 @@ for my $i (0 .. 2)
 	CREATE USER MAPPING FOR CURRENT_USER SERVER shard$n;
 	};
 }
-$setup .= q{
-	CREATE TABLE filters (id bigint NOT NULL, tag int NOT NULL, f bloomfilter NOT NULL)
-	  PARTITION BY HASH (id);
-	CREATE FOREIGN TABLE filters_p0 PARTITION OF filters FOR VALUES WITH (MODULUS 3, REMAINDER 0)
-	  SERVER shard1 OPTIONS (batch_size '500');
-	CREATE FOREIGN TABLE filters_p1 PARTITION OF filters FOR VALUES WITH (MODULUS 3, REMAINDER 1)
-	  SERVER shard2 OPTIONS (batch_size '500');
-	CREATE FOREIGN TABLE filters_p2 PARTITION OF filters FOR VALUES WITH (MODULUS 3, REMAINDER 2)
-	  SERVER shard3 OPTIONS (batch_size '500');
+$setup .= sharded_table('filters', 'id bigint NOT NULL, tag int NOT NULL, f bloomfilter NOT NULL',
+	"batch_size '500'") . q{
 	-- every filter holds 20 ids of [0, 20000), a text, its bytes and a uuid
 	CREATE FUNCTION mk(i bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS $$
 	  SELECT bloom_add(bloom_add(bloom_from_array(
@@ -288,22 +295,10 @@ for my $i (0 .. 2)
 		  SELECT p.id, ARRAY(SELECT bst_sample('ids', p.f, 5)) AS samples FROM filters_p$i p;
 	});
 }
-$coord->safe_psql('postgres', q{
-	CREATE TABLE filter_members (id bigint NOT NULL, members bigint[], occ_members bigint[]) PARTITION BY HASH (id);
-	CREATE FOREIGN TABLE filter_members_p0 PARTITION OF filter_members FOR VALUES WITH (MODULUS 3, REMAINDER 0)
-	  SERVER shard1 OPTIONS (table_name 'filter_members');
-	CREATE FOREIGN TABLE filter_members_p1 PARTITION OF filter_members FOR VALUES WITH (MODULUS 3, REMAINDER 1)
-	  SERVER shard2 OPTIONS (table_name 'filter_members');
-	CREATE FOREIGN TABLE filter_members_p2 PARTITION OF filter_members FOR VALUES WITH (MODULUS 3, REMAINDER 2)
-	  SERVER shard3 OPTIONS (table_name 'filter_members');
-	CREATE TABLE filter_samples (id bigint NOT NULL, samples bigint[]) PARTITION BY HASH (id);
-	CREATE FOREIGN TABLE filter_samples_p0 PARTITION OF filter_samples FOR VALUES WITH (MODULUS 3, REMAINDER 0)
-	  SERVER shard1 OPTIONS (table_name 'filter_samples');
-	CREATE FOREIGN TABLE filter_samples_p1 PARTITION OF filter_samples FOR VALUES WITH (MODULUS 3, REMAINDER 1)
-	  SERVER shard2 OPTIONS (table_name 'filter_samples');
-	CREATE FOREIGN TABLE filter_samples_p2 PARTITION OF filter_samples FOR VALUES WITH (MODULUS 3, REMAINDER 2)
-	  SERVER shard3 OPTIONS (table_name 'filter_samples');
-});
+$coord->safe_psql('postgres',
+	sharded_table('filter_members', 'id bigint NOT NULL, members bigint[], occ_members bigint[]',
+		"table_name 'filter_members'")
+	  . sharded_table('filter_samples', 'id bigint NOT NULL, samples bigint[]', "table_name 'filter_samples'"));
 my $job = q{SELECT string_agg(id || ':' || md5(members::text) || ':' || md5(occ_members::text), ',' ORDER BY id) FROM filter_members};
 like(plan_of($job), qr/Async Foreign Scan on public\.filter_members_p0.*Async Foreign Scan on public\.filter_members_p1.*Async Foreign Scan on public\.filter_members_p2/s,
 	'reconstruction job: the shards run concurrently (async Append)');

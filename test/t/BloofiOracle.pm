@@ -1,15 +1,30 @@
 # test/t/BloofiOracle.pm
 #   The oracle of the Bloofi TAP tests: the rows a join of probe elements
 #   with a filter table finds through the bloofi index (a bitmap scan) are
-#   exactly the rows a sequential scan finds with bloom_contains.
+#   exactly the rows a sequential scan finds with bloom_contains; and the
+#   node these tests start (bloofi_node).
 package BloofiOracle;
 
 use strict;
 use warnings;
 use Exporter 'import';
 use Test::More;
+use PostgreSQL::Test::Cluster;
 
-our @EXPORT = qw(index_matches_seqscan);
+our @EXPORT = qw(index_matches_seqscan bloofi_node);
+
+# bloofi_node($name, $conf): a started cluster named $name, the settings
+# $conf (postgresql.conf lines) appended, with the extension created
+sub bloofi_node
+{
+	my ($name, $conf) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', $conf);
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
+	return $node;
+}
 
 # index_matches_seqscan($node, $table, $probe_query, $min_rows, $what):
 # $probe_query yields the elements (column x, bigint); $table has columns id

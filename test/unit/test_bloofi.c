@@ -365,6 +365,24 @@ model_bit(const uint8_t *leaves, uint32_t fb, uint32_t nleaves, const bool *aliv
 		bs_bit_test(leaves + (size_t) s * fb, j);
 }
 
+/*
+ * bloofi_clear_and_recompute_value over every slice page of a group: clear
+ * the dead slots, OR the live ones' value into value; true if a bit changed
+ */
+static bool
+clear_all_pages(const BloofiGeometry *g, uint8_t **pg, const uint64_t *dead,
+				const uint64_t *live, uint8_t *value)
+{
+	bool		changed = false;
+
+	for (uint32_t sp = 0; sp < g->slice_pages; sp++)
+		changed |= bloofi_clear_and_recompute_value(pg[sp], g->slice_bytes,
+													bloofi_slice_page_first(g, sp),
+													bloofi_slice_page_count(g, sp),
+													dead, live, value);
+	return changed;
+}
+
 /* every bit of every slice (slots 0..cap-1) against the model */
 static int
 pages_vs_model(const BloofiGeometry *g, uint8_t **pg, const uint8_t *leaves,
@@ -675,22 +693,14 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 			else if (s < nleaves)
 				bs_or(want, leaves + (size_t) s * fb, fb / 8);
 		}
-		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-			changed |= bloofi_clear_and_recompute_value(group[sp], g.slice_bytes,
-												  bloofi_slice_page_first(&g, sp),
-												  bloofi_slice_page_count(&g, sp),
-												  dead, live, sum);
+		changed |= clear_all_pages(&g, group, dead, live, sum);
 		CHECK(changed == (ndead > 0), "cap %u: clearing changed something (%d)", cap, changed);
 		CHECK(memcmp(sum, want, fb) == 0, "cap %u: value = OR of live leaves", cap);
 		bad = pages_vs_model(&g, group, leaves, nleaves, alive);
 		CHECK(bad == 0, "cap %u: dead columns cleared, live kept (%d wrong)", cap, bad);
 
 		/* nothing more to clear: unchanged, same value over every slot */
-		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-			changed2 |= bloofi_clear_and_recompute_value(group[sp], g.slice_bytes,
-												   bloofi_slice_page_first(&g, sp),
-												   bloofi_slice_page_count(&g, sp),
-												   dead, all, sum2);
+		changed2 |= clear_all_pages(&g, group, dead, all, sum2);
 		CHECK(!changed2, "cap %u: clearing again changes nothing", cap);
 		CHECK(memcmp(sum2, want, fb) == 0, "cap %u: value over all slots = OR of live leaves", cap);
 
@@ -701,11 +711,7 @@ test_slices(uint32_t m, uint32_t cap, uint32_t page, uint32_t nleaves, int nelem
 			dead[s / 64] |= UINT64_C(1) << (s % 64);
 		changed2 = false;
 		memset(sum2, 0, fb);
-		for (uint32_t sp = 0; sp < g.slice_pages; sp++)
-			changed2 |= bloofi_clear_and_recompute_value(group[sp], g.slice_bytes,
-												   bloofi_slice_page_first(&g, sp),
-												   bloofi_slice_page_count(&g, sp),
-												   dead, none, sum2);
+		changed2 |= clear_all_pages(&g, group, dead, none, sum2);
 		CHECK(!changed2, "cap %u: clearing slots past cap changes nothing", cap);
 		bad = pages_vs_model(&g, group, leaves, nleaves, alive);
 		CHECK(bad == 0, "cap %u: clearing slots past cap keeps every slice (%d wrong)", cap, bad);

@@ -787,19 +787,28 @@ typedef struct CountingAlloc
 #define COUNT_HDR 16
 
 /* a BstAlloc over malloc that tracks live and peak bytes (a size header before each block) */
+/*
+ * p, a block of size bytes after its header, counted live: the header holds
+ * size, the peak rises; returns what the caller sees
+ */
 static void *
-count_alloc(void *ctx, size_t size)
+count_block(CountingAlloc *c, char *p, size_t size)
 {
-	CountingAlloc *c = ctx;
-	char	   *p = malloc(size + COUNT_HDR);
-
-	if (!p)
-		return NULL;
 	memcpy(p, &size, sizeof(size));
 	c->live += size;
 	if (c->live > c->peak)
 		c->peak = c->live;
 	return p + COUNT_HDR;
+}
+
+static void *
+count_alloc(void *ctx, size_t size)
+{
+	char	   *p = malloc(size + COUNT_HDR);
+
+	if (!p)
+		return NULL;
+	return count_block(ctx, p, size);
 }
 
 static void *
@@ -813,12 +822,9 @@ count_realloc(void *ctx, void *ptr, size_t size)
 	p = realloc(p, size + COUNT_HDR);
 	if (!p)
 		return NULL;
-	memcpy(p, &size, sizeof(size));
-	c->live += size;
-	if (c->live > c->peak)
-		c->peak = c->live;
+	p = count_block(c, p, size);
 	c->live -= old;
-	return p + COUNT_HDR;
+	return p;
 }
 
 static void

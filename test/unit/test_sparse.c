@@ -27,6 +27,23 @@ random_bits(uint8_t *bits, uint32_t m, uint64_t n)
 }
 
 /*
+ * A zeroed encoding of len bytes with its 5-byte head written: the count n
+ * (little-endian) and the low-bit width l.
+ */
+static uint8_t *
+zeroed_with_head(size_t len, uint32_t n, int l)
+{
+	uint8_t    *out = calloc(1, len);
+
+	out[0] = n & 0xFF;
+	out[1] = (n >> 8) & 0xFF;
+	out[2] = (n >> 16) & 0xFF;
+	out[3] = n >> 24;
+	out[4] = (uint8_t) l;
+	return out;
+}
+
+/*
  * The reference encoder: the layout of bs_sparse.h written bit by bit with
  * any low-bit width l; returns a malloc'd buffer of exactly *len bytes.
  */
@@ -44,12 +61,7 @@ ref_encode(const uint8_t *bits, uint32_t m, int l, size_t *len)
 	low_bits = (uint64_t) n * l;
 	high_bits = n + (((uint64_t) m - 1) >> l) + 1;
 	*len = 5 + (low_bits + 7) / 8 + (high_bits + 7) / 8;
-	out = calloc(1, *len);
-	out[0] = n & 0xFF;
-	out[1] = (n >> 8) & 0xFF;
-	out[2] = (n >> 16) & 0xFF;
-	out[3] = n >> 24;
-	out[4] = (uint8_t) l;
+	out = zeroed_with_head(*len, n, l);
 	for (uint32_t p = 0; p < m; p++)
 	{
 		uint64_t	hb;
@@ -79,12 +91,7 @@ raw_encode(uint32_t m, int l, uint32_t n, const uint32_t *lows, const uint32_t *
 	uint8_t    *out;
 
 	*len = 5 + low_bytes + (high_bits + 7) / 8;
-	out = calloc(1, *len);
-	out[0] = n & 0xFF;
-	out[1] = (n >> 8) & 0xFF;
-	out[2] = (n >> 16) & 0xFF;
-	out[3] = n >> 24;
-	out[4] = (uint8_t) l;
+	out = zeroed_with_head(*len, n, l);
 	for (uint32_t i = 0; i < n; i++)
 		for (int b = 0; b < l; b++)
 			if ((lows[i] >> b) & 1)
