@@ -2,10 +2,6 @@
 -- Run by test/demo/run.sh after loading
 --   pkg(name, id, deps bloomfilter, dep_ids bigint[])  and  pkg_dep(pkg_id, dep_id).
 -- Every estimate is shown next to the exact answer computed from the edges.
-\set QUIET on
-\pset footer off
-\pset null '-'
-\set QUIET off
 
 \echo
 \echo '## The data: one row per Debian package, its dependencies as a Bloom filter'

@@ -3,11 +3,6 @@
 --   pkg(name, id, deps bloomfilter, dep_ids bigint[])  and  pkg_dep(pkg_id, dep_id)
 -- (filters of m = :demo_m bits, k = :demo_k, seed 0, xxh3).  Every sample and
 -- every reconstruction is checked against the exact edges.
-\set QUIET on
-\pset footer off
-\pset null '-'
-SET bloomsample.bst_random_seed = 2024;
-\set QUIET off
 
 \echo
 \echo '## A BloomSampleTree over the package ids, with the filters'' parameters'

@@ -4,8 +4,6 @@
 -- "Which packages depend on X?" answered through a bloofi index on deps,
 -- checked against the true reverse dependencies (the edges), and timed next
 -- to a sequential scan of the filters and a GIN index on dep_ids.
-\pset footer off
-\pset null '-'
 
 \echo
 \echo '## Bloofi: CREATE INDEX ... USING bloofi (deps), then f @> id uses it'

@@ -9,8 +9,6 @@
 -- A BloomTree and a standard Bloom filter of the same transmitted size are
 -- compared side by side, against the exact answer from the edges.
 \set QUIET on
-\pset footer off
-\pset null '-'
 CREATE TEMP TABLE fam AS
     SELECT CASE WHEN name LIKE 'python3-%' THEN 'A' ELSE 'B' END AS node, id, name
     FROM pkg WHERE name LIKE 'python3-%' OR name LIKE 'r-cran-%';

@@ -5,11 +5,6 @@
 -- of the same parameters is kept up to date by triggers on the exact edge table
 -- through a day of changes (packages dropping and gaining dependencies), then
 -- checked against the exact graph and sampled through a BloomSampleTree.
-\set QUIET on
-\pset footer off
-\pset null '-'
-SET bloomsample.bst_random_seed = 2024;
-\set QUIET off
 
 \echo
 \echo '## A counting filter of each package''s dependencies, same m and k as pkg.deps'

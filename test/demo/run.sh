@@ -19,7 +19,9 @@
 #      pkg_dep(pkg_id bigint, dep_id bigint)   the same edges, for exact answers
 #      pkg_section(id bigint, section text)     each package's Debian section
 # 5. runs every test/demo/[0-9]*.sql in name order with psql (queries echoed;
-#    psql variables :demo_m and :demo_k hold the filter parameters),
+#    psql variables :demo_m and :demo_k hold the filter parameters; no row-count
+#    footers, NULL shown as '-', bloomsample.bst_random_seed = 2024 so that samples
+#    repeat from run to run),
 # 6. stops and removes the cluster (also on error or Ctrl-C).
 #
 # DEMO_KEEP=1 keeps the cluster running at the end (prints how to connect).
@@ -97,7 +99,7 @@ echo "== 5. demo queries"
 for f in test/demo/[0-9]*.sql; do
     echo
     echo "==== $f"
-    psql_demo -e -f "$f"
+    PGOPTIONS="-c client_min_messages=warning -c bloomsample.bst_random_seed=2024" psql_demo -e -P footer=off -P null=- -f "$f"
 done
 echo
 echo "== demo finished"
