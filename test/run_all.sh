@@ -52,14 +52,31 @@ if mount -t tmpfs -o size=96m,mode=0700 tmpfs "$SMALL" 2>/dev/null; then
     chown postgres:postgres "$SMALL"
     export BS_SMALL_VOLUME="$SMALL"
 fi
-if ! runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck PROVE_FLAGS=--timer \
-      EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=${REGRESS_PORT:-54329}"; then
+# installcheck as postgres; on failure print the diffs and the TAP logs, and stop
+installcheck() {
+    runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck "$@" \
+        EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=${REGRESS_PORT:-54329}" && return 0
     cat regression.diffs 2>/dev/null | head -300 || true
     for f in tmp_check/log/regress_log_* tmp_check/log/*.log; do
         [ -f "$f" ] && { echo "---- $f"; tail -80 "$f"; }
     done
     exit 1
-fi
+}
+# The TAP files run two at a time (each cluster takes its own port through
+# PostgreSQL::Test::Cluster's port locks, its own directories under
+# tmp_check/), the slowest first, except those whose assertions bound wall
+# time: they run alone afterwards, on an otherwise idle machine.
+ALONE="test/t/031_value_limits.pl"
+SLOWEST="test/t/013_bloofi_cancel.pl test/t/011_bloofi_replica.pl test/t/016_bloofi_standby.pl test/t/014_bloofi_churn.pl"
+PAIRED=$(for f in $SLOWEST $(ls test/t/*.pl); do
+             case " $ALONE " in *" $f "*) continue ;; esac
+             [ -f "$f" ] && echo "$f"
+         done | awk '!seen[$0]++' | tr '\n' ' ')
+[ $(( $(echo $PAIRED | wc -w) + $(echo $ALONE | wc -w) )) -eq $(ls test/t/*.pl | wc -l) ] \
+    || { echo "run_all.sh: TAP files lost between the paired and the alone runs"; exit 1; }
+installcheck PROVE_FLAGS="--timer -j2" PROVE_TESTS="$PAIRED"
+stage "TAP tests that bound wall time, alone: $ALONE"
+installcheck REGRESS= PROVE_FLAGS=--timer PROVE_TESTS="$ALONE"
 stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
 FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
     bash test/fuzz/run.sh

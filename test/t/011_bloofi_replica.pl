@@ -82,9 +82,12 @@ is($primary->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '', 'bloofi_c
 # ---- a wide SPARSE bottom node (small filters: lists position -> slots) ----
 # its build, its rewrites by inserts (pending-list flushes and direct), its
 # dead TIDs cleared by VACUUM, replayed on the standby
+# (the probes up to twice the largest element the rows hold, 7,040: the
+# ones above find no row but a rare false positive, whose share the
+# absent half keeps)
 my $sjoin = q{
 	SELECT string_agg(p.x || ':' || ts.id, ',' ORDER BY p.x, ts.id)
-	FROM probe p JOIN ts ON ts.f @> p.x};
+	FROM probe p JOIN ts ON ts.f @> p.x WHERE p.x < 14080};
 sub check_sparse
 {
 	my ($what) = @_;

@@ -19,7 +19,7 @@
 #      with the table by a sequential scan, then the same join through the
 #      index five times (five descents per element, each from the root); every
 #      index answer must equal the sequential scan's, or the check be
-#      cancelled by a recovery conflict (40001).  Bounded to ~50 s.
+#      cancelled by a recovery conflict (40001).  Bounded to ~25 s.
 #   On the primary a session holds a lock on the table throughout (as a
 #   busy index always has one), so that VACUUM never gets the index's
 #   AccessExclusiveLock, whose WAL-logged lock would also keep standby
@@ -192,7 +192,7 @@ like(stby(q{SET enable_seqscan = off; SET enable_indexscan = off;
 	qr/Bitmap Index Scan on t_f/, 'the standby lookups use the index');
 $lock = hold_lock();
 
-my $seconds = 50;
+my $seconds = 25;
 my $until = time() + $seconds;
 my $tally_dir = PostgreSQL::Test::Utils::tempdir();
 
