@@ -169,6 +169,24 @@ bloofi_slice_hint(const BloofiNode *node, const BloofiSlicePages *sp, uint32 j)
 }
 
 /*
+ * true when at most a third of the words of acc are non-zero, judged from
+ * every 16th word (nwords >= 256: at least 16 of them)
+ */
+static bool
+bloofi_acc_mostly_zero(const uint64 *acc, uint32 nwords)
+{
+	uint32		nonzero = 0,
+				seen = 0;
+
+	for (uint32 w = 0; w < nwords; w += 16)
+	{
+		nonzero += acc[w] != 0;
+		seen++;
+	}
+	return nonzero * 3 <= seen;
+}
+
+/*
  * Test the children of node against the positions: acc (node->geom.slice_words
  * words) gets the matching slots among the first nused.  Returns false when
  * none matches.
@@ -202,20 +220,17 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 										 i + 1 < npos ? bloofi_slice_hint(node, &sp, pos[i + 1]) : NULL);
 
 			/*
-			 * A wide node after half of the slices (a word holds 64 leaves:
-			 * with half-full filters it is mostly zero after 7 or 8): when
-			 * most words are zero, the rest of the AND visits only the
-			 * others.
+			 * A wide node after a third of the slices (a word holds 64
+			 * leaves: with half-full filters it is mostly zero after 7 or
+			 * 8): when most words are zero (judged from a sample, so that
+			 * the slices before are not paid a pass over acc each), the
+			 * rest of the AND visits only the others.
 			 */
-			if (any && nwords >= 256 && i >= 5 && i + 1 < npos && (i & 1))
+			if (any && nwords >= 256 && i >= 5 && i + 1 < npos &&
+				bloofi_acc_mostly_zero(acc, nwords))
 			{
 				idx = palloc(sizeof(uint32) * nwords);
 				nidx = bloofi_nonzero_words(acc, nwords, idx);
-				if (nidx * 3 > nwords)
-				{
-					pfree(idx); /* not yet: try again two slices on */
-					idx = NULL;
-				}
 			}
 		}
 		else
