@@ -520,6 +520,10 @@ extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 
+/* bloofi_recent.c: where a page was found last time (a hint) */
+extern Buffer bloofi_read_recent(Relation index, BlockNumber blk);
+extern Buffer bloofi_recent_locate(Relation index, BlockNumber blk);
+
 /* bloofi_vacuum.c */
 extern IndexBulkDeleteResult *bloofi_bulkdelete(IndexVacuumInfo *info,
 												IndexBulkDeleteResult *stats,

@@ -67,7 +67,9 @@ bloofi_endscan(IndexScanDesc scan)
  * The contents of page start + rel under a share lock.  *buf / *cur hold the
  * page read last (InvalidBuffer / InvalidBlockNumber: none): kept when it is
  * the same page, else released first, so that a walk over a node's pages
- * holds one lock at a time.  The caller releases *buf when it is done.
+ * holds one lock at a time.  The caller releases *buf when it is done.  The
+ * page is pinned from the buffer it was found in last time when it is still
+ * there (bloofi_recent.c: no buffer-table lookup on the warm path).
  */
 static const uint8 *
 bloofi_walk_page(Relation index, BlockNumber start, uint32 rel, Buffer *buf, uint32 *cur)
@@ -76,7 +78,7 @@ bloofi_walk_page(Relation index, BlockNumber start, uint32 rel, Buffer *buf, uin
 	{
 		if (BufferIsValid(*buf))
 			UnlockReleaseBuffer(*buf);
-		*buf = ReadBuffer(index, start + rel);
+		*buf = bloofi_read_recent(index, start + rel);
 		LockBuffer(*buf, BUFFER_LOCK_SHARE);
 		*cur = rel;
 	}
@@ -107,11 +109,11 @@ bloofi_value_passes(Relation index, const BloofiNode *node, const uint32 *pos, u
 }
 
 /*
- * The slice pages of one node visit, located before they are read: one
- * buffer-table lookup per page (PrefetchBuffer, which also starts the read of
- * a page not in shared buffers, so that a cold lookup waits for its k pages
- * together rather than one after the other), then each read pins the buffer
- * found (ReadRecentBuffer) without a second lookup.
+ * The slice pages of one node visit, located before they are read
+ * (bloofi_recent_locate: the buffer each was found in last time, else one
+ * buffer-table lookup, which also starts the read of a page not in shared
+ * buffers, so that a cold lookup waits for its k pages together), for the
+ * CPU prefetch hints of the next slice.
  */
 #define BLOOFI_PREFETCH_MAX 64
 
@@ -130,13 +132,11 @@ bloofi_slice_pages_locate(Relation index, const BloofiNode *node, const uint32 *
 	for (uint32 i = 0; i < npos && sp->n < BLOOFI_PREFETCH_MAX; i++)
 	{
 		uint32		rel = bloofi_slice_page(&node->geom, pos[i]);
-		PrefetchBufferResult pr;
 
 		if (sp->n > 0 && sp->rel[sp->n - 1] == rel)
 			continue;			/* positions are sorted: pages too */
-		pr = PrefetchBuffer(index, MAIN_FORKNUM, node->start + rel);
 		sp->rel[sp->n] = rel;
-		sp->recent[sp->n] = RelationUsesLocalBuffers(index) ? InvalidBuffer : pr.recent_buffer;
+		sp->recent[sp->n] = bloofi_recent_locate(index, node->start + rel);
 		sp->n++;
 	}
 }
@@ -149,36 +149,6 @@ bloofi_slice_pages_recent(const BloofiSlicePages *sp, uint32 rel)
 		if (sp->rel[i] == rel)
 			return sp->recent[i];
 	return InvalidBuffer;
-}
-
-/*
- * bloofi_walk_page for a located slice page: the buffer found by the
- * lookup when it still holds the page, else an ordinary read.
- */
-static const uint8 *
-bloofi_walk_slice_page(Relation index, const BloofiNode *node, const BloofiSlicePages *sp,
-					   uint32 rel, Buffer *buf, uint32 *cur)
-{
-	Buffer		recent;
-
-	if (rel == *cur)
-		return (const uint8 *) PageGetContents(BufferGetPage(*buf));
-	recent = bloofi_slice_pages_recent(sp, rel);
-	if (BufferIsValid(recent))
-	{
-		if (BufferIsValid(*buf))
-			UnlockReleaseBuffer(*buf);
-		*buf = InvalidBuffer;
-		*cur = InvalidBlockNumber;
-		if (ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, node->start + rel, recent))
-		{
-			*buf = recent;
-			LockBuffer(*buf, BUFFER_LOCK_SHARE);
-			*cur = rel;
-			return (const uint8 *) PageGetContents(BufferGetPage(*buf));
-		}
-	}
-	return bloofi_walk_page(index, node->start, rel, buf, cur);
 }
 
 /*
@@ -196,6 +166,24 @@ bloofi_slice_hint(const BloofiNode *node, const BloofiSlicePages *sp, uint32 j)
 		return NULL;
 	return (const uint8 *) PageGetContents((Page) BufferGetBlock(recent)) +
 		bloofi_slice_offset(&node->geom, j);
+}
+
+/*
+ * true when at most a third of the words of acc are non-zero, judged from
+ * every 16th word (nwords >= 256: at least 16 of them)
+ */
+static bool
+bloofi_acc_mostly_zero(const uint64 *acc, uint32 nwords)
+{
+	uint32		nonzero = 0,
+				seen = 0;
+
+	for (uint32 w = 0; w < nwords; w += 16)
+	{
+		nonzero += acc[w] != 0;
+		seen++;
+	}
+	return nonzero * 3 <= seen;
 }
 
 /*
@@ -222,8 +210,8 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
 	for (uint32 i = 0; i < npos && any; i++)
 	{
-		const uint8 *data = bloofi_walk_slice_page(index, node, &sp,
-												   bloofi_slice_page(geom, pos[i]), &buf, &cur) +
+		const uint8 *data = bloofi_walk_page(index, node->start,
+											 bloofi_slice_page(geom, pos[i]), &buf, &cur) +
 		bloofi_slice_offset(geom, pos[i]);
 
 		if (idx == NULL)
@@ -232,20 +220,17 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 										 i + 1 < npos ? bloofi_slice_hint(node, &sp, pos[i + 1]) : NULL);
 
 			/*
-			 * A wide node after half of the slices (a word holds 64 leaves:
-			 * with half-full filters it is mostly zero after 7 or 8): when
-			 * most words are zero, the rest of the AND visits only the
-			 * others.
+			 * A wide node after a third of the slices (a word holds 64
+			 * leaves: with half-full filters it is mostly zero after 7 or
+			 * 8): when most words are zero (judged from a sample, so that
+			 * the slices before are not paid a pass over acc each), the
+			 * rest of the AND visits only the others.
 			 */
-			if (any && nwords >= 256 && i >= 5 && i + 1 < npos && (i & 1))
+			if (any && nwords >= 256 && i >= 5 && i + 1 < npos &&
+				bloofi_acc_mostly_zero(acc, nwords))
 			{
 				idx = palloc(sizeof(uint32) * nwords);
 				nidx = bloofi_nonzero_words(acc, nwords, idx);
-				if (nidx * 3 > nwords)
-				{
-					pfree(idx); /* not yet: try again two slices on */
-					idx = NULL;
-				}
 			}
 		}
 		else

@@ -218,7 +218,7 @@ bloofi_check_page(Relation index, Page page, BlockNumber blkno, uint16 kind, Blo
 BloofiMetaData *
 bloofi_read_meta(Relation index)
 {
-	Buffer		buf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	Buffer		buf = bloofi_read_recent(index, BLOOFI_METAPAGE_BLKNO);
 	Page		page;
 	BloofiMetaData *meta = palloc(sizeof(BloofiMetaData));
 
@@ -255,7 +255,7 @@ bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 	 */
 	if (start == BLOOFI_METAPAGE_BLKNO || start == InvalidBlockNumber)
 		BLOOFI_NODE_CORRUPT(index, start, "A node reference points outside the index.");
-	buf = ReadBuffer(index, start);
+	buf = bloofi_read_recent(index, start);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	bloofi_check_page(index, BufferGetPage(buf), start, BLOOFI_PAGE_TID, start);
 	op = BloofiPageGetOpaque(BufferGetPage(buf));

@@ -243,6 +243,9 @@ bloofi_and_slice(uint64_t *restrict acc, const uint8_t *restrict slice, uint32_t
 	return bloofi_and_slice_ahead(acc, slice, nwords, slice_bytes, NULL);
 }
 
+/* two words: the vector the dense AND works in (GCC/Clang vector extension) */
+typedef uint64_t bloofi_v2u64 __attribute__((vector_size(16)));
+
 bool
 bloofi_and_slice_ahead(uint64_t *restrict acc, const uint8_t *restrict slice, uint32_t nwords,
 					   uint32_t slice_bytes, const uint8_t *next)
@@ -252,10 +255,56 @@ bloofi_and_slice_ahead(uint64_t *restrict acc, const uint8_t *restrict slice, ui
 	uint32_t	nfull = slice_bytes / 8 < nwords ? slice_bytes / 8 : nwords;
 	uint32_t	w = 0;
 
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 	/*
-	 * whole words, two at a time with independent accumulators; with next,
-	 * one cache line of the next slice requested per line of this one, so
-	 * that it streams in while this one is ANDed
+	 * a cache line (8 words) at a time in 16-byte vectors (slice words are
+	 * little-endian: a plain load is their value); with next, the same line
+	 * of the next slice requested, so that it streams in while this one is
+	 * ANDed.  Half the instructions of the word loop below.
+	 */
+	{
+		bloofi_v2u64 vany = {0, 0};
+
+		for (; w + 8 <= nfull; w += 8)
+		{
+			bloofi_v2u64 s0,
+						s1,
+						s2,
+						s3,
+						a0,
+						a1,
+						a2,
+						a3;
+			const uint8_t *sp = slice + 8 * (size_t) w;
+
+			if (next)
+				__builtin_prefetch(next + 8 * (size_t) w, 0, 0);
+			memcpy(&s0, sp, 16);
+			memcpy(&s1, sp + 16, 16);
+			memcpy(&s2, sp + 32, 16);
+			memcpy(&s3, sp + 48, 16);
+			memcpy(&a0, acc + w, 16);
+			memcpy(&a1, acc + w + 2, 16);
+			memcpy(&a2, acc + w + 4, 16);
+			memcpy(&a3, acc + w + 6, 16);
+			a0 &= s0;
+			a1 &= s1;
+			a2 &= s2;
+			a3 &= s3;
+			memcpy(acc + w, &a0, 16);
+			memcpy(acc + w + 2, &a1, 16);
+			memcpy(acc + w + 4, &a2, 16);
+			memcpy(acc + w + 6, &a3, 16);
+			vany |= (a0 | a1) | (a2 | a3);
+		}
+		any = vany[0] | vany[1];
+	}
+#endif
+
+	/*
+	 * (the rest of the) whole words, two at a time with independent
+	 * accumulators, prefetching as above
 	 */
 	for (; w + 2 <= nfull; w += 2)
 	{
@@ -390,11 +439,12 @@ bloofi_put_column(uint8_t *slice_page, uint32_t slice_bytes, uint32_t j0,
 void
 bloofi_acc_init(uint64_t *acc, uint32_t nwords, uint32_t nslots)
 {
-	for (uint32_t w = 0; w < nwords; w++)
+	uint32_t	full = nslots / 64 < nwords ? nslots / 64 : nwords;
+
+	memset(acc, 0xFF, sizeof(uint64_t) * (size_t) full);
+	for (uint32_t w = full; w < nwords; w++)
 	{
-		if ((w + 1) * 64 <= nslots)
-			acc[w] = ~UINT64_C(0);
-		else if (w * 64 < nslots)
+		if (w * 64 < nslots)
 			acc[w] = (UINT64_C(1) << (nslots - w * 64)) - 1;
 		else
 			acc[w] = 0;
