@@ -140,16 +140,7 @@ fi
 
 # ---------------------------------------------------------------------------
 echo "-- (a) N = $N filters, 100 elements each, m = 2397, k = 17 (fp 1e-5)"
-bs_psql -q <<SQL
-DROP TABLE IF EXISTS bb;
-CREATE TABLE bb (id int, f bloomfilter, a bigint[]);
-INSERT INTO bb
-SELECT i, bloom_from_array(arr, 2397, 17), arr
-FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 1099511627776
-                      FROM generate_series(0, 99) j) AS arr
-      FROM generate_series(1, $N) i) s;
-VACUUM (FREEZE, ANALYZE) bb;
-SQL
+bench_dense_table bb "$N"
 t_bloofi=$(build_ms 256MB "CREATE INDEX bb_f ON bb USING bloofi (f)")
 t_gin=$(build_ms 256MB "CREATE INDEX bb_a ON bb USING gin (a)")
 read -r s_bloofi s_gin s_heap < <(bs_psql -Atc "SELECT pg_relation_size('bb_f'), pg_relation_size('bb_a'),

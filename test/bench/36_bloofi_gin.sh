@@ -62,10 +62,6 @@ else
     trap 'rm -rf "$WORK"; bs_cluster_stop' EXIT     # bench_setup started it
 fi
 
-verdict() {         # verdict VALUE OP LIMIT  -> met / MISSED
-    awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-        ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "met" : "MISSED" }'
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 emit() {            # emit REGIME METRIC BLOOFI GIN -> prints the ratio, CSV row
     local r
@@ -207,15 +203,15 @@ cold_sql() {
 summary() {         # summary REGIME: summary lines of the last run_regime
     local name=$1
     if [ "$name" = dense ]; then
-        results+=("bloofi/GIN dense lookup, pgbench -M prepared|$R_PREP|<= 1.0|$(verdict "$R_PREP" "<=" 1.0)")
-        results+=("bloofi/GIN dense lookup, pgbench -M simple|$R_SIMPLE|<= 1.0|$(verdict "$R_SIMPLE" "<=" 1.0)")
-        [ -n "$R_COLD" ] && results+=("bloofi/GIN dense lookup, cold median|$R_COLD|<= 2|$(verdict "$R_COLD" "<=" 2)")
-        results+=("bloofi/GIN dense index size|$R_SIZE|<= 0.1|$(verdict "$R_SIZE" "<=" 0.1)")
+        results+=("bloofi/GIN dense lookup, pgbench -M prepared|$R_PREP|<= 1.0|$(bench_verdict "$R_PREP" "<=" 1.0)")
+        results+=("bloofi/GIN dense lookup, pgbench -M simple|$R_SIMPLE|<= 1.0|$(bench_verdict "$R_SIMPLE" "<=" 1.0)")
+        [ -n "$R_COLD" ] && results+=("bloofi/GIN dense lookup, cold median|$R_COLD|<= 2|$(bench_verdict "$R_COLD" "<=" 2)")
+        results+=("bloofi/GIN dense index size|$R_SIZE|<= 0.1|$(bench_verdict "$R_SIZE" "<=" 0.1)")
     else
-        results+=("bloofi/GIN $name lookup, pgbench -M prepared|$R_PREP|<= 1.0|$(verdict "$R_PREP" "<=" 1.0)")
-        results+=("bloofi/GIN $name lookup, pgbench -M simple|$R_SIMPLE|<= 1.0|$(verdict "$R_SIMPLE" "<=" 1.0)")
+        results+=("bloofi/GIN $name lookup, pgbench -M prepared|$R_PREP|<= 1.0|$(bench_verdict "$R_PREP" "<=" 1.0)")
+        results+=("bloofi/GIN $name lookup, pgbench -M simple|$R_SIMPLE|<= 1.0|$(bench_verdict "$R_SIMPLE" "<=" 1.0)")
         [ -n "$R_COLD" ] && results+=("bloofi/GIN $name lookup, cold median|$R_COLD|(report)|-")
-        results+=("bloofi/GIN $name index size|$R_SIZE|<= 1.0|$(verdict "$R_SIZE" "<=" 1.0)")
+        results+=("bloofi/GIN $name index size|$R_SIZE|<= 1.0|$(bench_verdict "$R_SIZE" "<=" 1.0)")
     fi
 }
 
@@ -224,16 +220,7 @@ for CUR_REGIME in $REGIMES; do
     case $CUR_REGIME in
     dense)
         echo "-- dense: N = $N filters of 100 elements, m = 2397, k = 17"
-        bs_psql -q <<SQL
-DROP TABLE IF EXISTS b36d;
-CREATE TABLE b36d (id int, f bloomfilter, a bigint[]);
-INSERT INTO b36d
-SELECT i, bloom_from_array(arr, 2397, 17), arr
-FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 1099511627776
-                      FROM generate_series(0, 99) j) AS arr
-      FROM generate_series(1, $N) i) s;
-VACUUM (FREEZE, ANALYZE) b36d;
-SQL
+        bench_dense_table b36d "$N"
         for e in $(seq 0 9); do
             echo $(( (( (e * 9973) % N + 1) * 100 + e * 11 % 100) * 2654435761 % 1099511627776 ))
             echo $(( (1 << 41) + e * 7919 ))
@@ -298,8 +285,5 @@ done
 
 echo "   load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "   -> $CSV"
-for r in "${results[@]}"; do
-    echo "   $r" | tr '|' '\t'
-    [ -n "${BS_BENCH_SUMMARY:-}" ] && echo "$r" >>"$BS_BENCH_SUMMARY"
-done
+bench_report "${results[@]}"
 exit 0

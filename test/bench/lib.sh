@@ -193,6 +193,22 @@ bench_report() {
     done
 }
 
+# bench_dense_table NAME N: table NAME (id, f, a) of N rows, row i's set a the
+# 100 integers ((100 i + j) * 2654435761) mod 2^40, f its filter of m = 2,397,
+# k = 17 (fp 1e-5; half the bits set): the dense regime of the Bloofi benchmarks
+bench_dense_table() {
+    bs_psql -q <<SQL
+DROP TABLE IF EXISTS $1;
+CREATE TABLE $1 (id int, f bloomfilter, a bigint[]);
+INSERT INTO $1
+SELECT i, bloom_from_array(arr, 2397, 17), arr
+FROM (SELECT i, ARRAY(SELECT ((i::bigint * 100 + j) * 2654435761) % 1099511627776
+                      FROM generate_series(0, 99) j) AS arr
+      FROM generate_series(1, $2) i) s;
+VACUUM (FREEZE, ANALYZE) $1;
+SQL
+}
+
 bs_psql() {
     PGOPTIONS="${PGOPTIONS:--c client_min_messages=warning}" "$BS_BINDIR/psql" -X -v ON_ERROR_STOP=1 "$@"
 }
