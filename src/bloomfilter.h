@@ -124,6 +124,8 @@ extern MemoryContext bf_agg_context(FunctionCallInfo fcinfo, const char *fname);
 extern int32 bf_agg_int_arg(FunctionCallInfo fcinfo, int n, const char *agg, const char *name);
 extern text *bf_agg_filter_args(FunctionCallInfo fcinfo, const char *agg, int32 *m, int32 *k,
 								 int32 *seed);
+extern void bf_agg_check_filter_args(const BsParams *p, int32 m, int32 k, int32 seed,
+									 text *hash, const char *agg);
 extern void bf_view_datum_stored(Datum d, BloomView *v);
 extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,

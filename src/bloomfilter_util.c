@@ -629,3 +629,27 @@ bf_agg_filter_args(FunctionCallInfo fcinfo, const char *agg, int32 *m, int32 *k,
 				 errmsg("%s parameter hash must not be NULL", agg)));
 	return PG_GETARG_TEXT_PP(5);
 }
+
+/*
+ * bf_agg_check_filter_args: an error unless a later row's m, k, seed and
+ * hash (from bf_agg_filter_args; hash NULL when not given) are the group's
+ * parameters p; agg names the aggregate.  Compared in place: no allocation
+ * per row.
+ */
+void
+bf_agg_check_filter_args(const BsParams *p, int32 m, int32 k, int32 seed, text *hash,
+						 const char *agg)
+{
+	const char *fam = bs_hash_family_name(p->hash);
+
+	if ((uint32) m != p->m || k != p->k || seed != p->seed ||
+		(hash && (VARSIZE_ANY_EXHDR(hash) != strlen(fam) ||
+				  memcmp(VARDATA_ANY(hash), fam, strlen(fam)) != 0)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s parameters changed within a group", agg),
+				 errdetail("The group started with %s and a row has (m=%d, k=%d, seed=%d, hash=%s).",
+						   bf_params_string(p), m, k, seed,
+						   hash ? text_to_cstring(hash) : "xxh3"),
+				 errhint("Pass constant m, k, seed and hash to %s.", agg)));
+}

@@ -75,22 +75,7 @@ agg_state(FunctionCallInfo fcinfo)
 		MemoryContextSwitchTo(old);
 	}
 	else
-	{
-		const BsParams *p = &s->hasher.p;
-		const char *fam = bs_hash_family_name(p->hash);
-
-		/* compared in place: no allocation per row */
-		if ((uint32) m != p->m || k != p->k || seed != p->seed ||
-			(hash && (VARSIZE_ANY_EXHDR(hash) != strlen(fam) ||
-					  memcmp(VARDATA_ANY(hash), fam, strlen(fam)) != 0)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cbloom_agg parameters changed within a group"),
-					 errdetail("The group started with %s and a row has (m=%d, k=%d, seed=%d, hash=%s).",
-							   bf_params_string(p), m, k, seed,
-							   hash ? text_to_cstring(hash) : "xxh3"),
-					 errhint("Pass constant m, k, seed and hash to cbloom_agg.")));
-	}
+		bf_agg_check_filter_args(&s->hasher.p, m, k, seed, hash, "cbloom_agg");
 	return s;
 }
 
