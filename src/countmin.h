@@ -90,6 +90,7 @@ extern CmsParams cm_recv_params(StringInfo buf, const char *type, Size header_ex
 extern int64 cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters,
 							  const char *type);
 extern void cm_send_sketch(StringInfo buf, const CmsSketch *s);
+extern void cm_binary_error(const char *type, const char *detail) pg_attribute_noreturn();
 
 /* topk_util.c */
 extern TopkValue *tk_detoast(Datum d);
