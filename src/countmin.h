@@ -71,6 +71,20 @@ StaticAssertDecl(offsetof(TopkValue, counters) == 40, "TopkValue header layout")
 #define TK_ITEM_HEADER		32
 #define TK_ITEM_BYTES(len)	(TK_ITEM_HEADER + TYPEALIGN(8, (Size) (len)))
 
+/* the core's view of a sketch from a stored header's fields (counters in place) */
+static inline CmsSketch
+cm_sketch_of(uint32 w, uint32 d, int32 seed, int64 total, int64 *counters)
+{
+	CmsSketch	s;
+
+	s.p.w = w;
+	s.p.d = d;
+	s.p.seed = seed;
+	s.total = total;
+	s.counters = counters;
+	return s;
+}
+
 /* countmin_util.c */
 extern CmsParams cm_make_params(int64 w, int64 d, int64 seed);
 extern char *cm_params_string(const CmsParams *p);
