@@ -156,6 +156,7 @@ extern BloomFilter *bf_from_bytes(const BsParams *p, const uint8 *bytes,
 								  size_t nbytes, int errcode_bad);
 extern void bf_enforce_typmod(const BsParams *p, int32 typmod, const char *type);
 extern int32 bf_typmod_in(ArrayType *ta, const char *type);
+extern void bf_binary_error_message(const char *message, const char *detail) pg_attribute_noreturn();
 extern void bf_binary_error(const char *type, const char *detail) pg_attribute_noreturn();
 extern void bf_recv_header(StringInfo buf, const char *type, int header_bytes, BsParams *p);
 extern char *bf_typmod_out(int32 typmod);

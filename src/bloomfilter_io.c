@@ -203,16 +203,23 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 /* ---- binary form ------------------------------------------------------ */
 
 /*
- * bf_binary_error: the error for an invalid binary form of type (receive
- * functions of the filter types), detail saying what is wrong
+ * bf_binary_error_message: the error (22P03) of a receive function that
+ * finds an invalid binary form, message its text, detail what is wrong
  */
 void
-bf_binary_error(const char *type, const char *detail)
+bf_binary_error_message(const char *message, const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid external binary %s", type),
+			 errmsg("%s", message),
 			 errdetail("%s", detail)));
+}
+
+/* bf_binary_error: that error for the binary form of a filter type */
+void
+bf_binary_error(const char *type, const char *detail)
+{
+	bf_binary_error_message(psprintf("invalid external binary %s", type), detail);
 }
 
 /*

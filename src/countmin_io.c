@@ -18,6 +18,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
 
 PG_FUNCTION_INFO_V1(countmin_in);
@@ -194,10 +195,7 @@ countmin_out(PG_FUNCTION_ARGS)
 void
 cm_binary_error(const char *type, const char *detail)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid binary %s value", type),
-			 errdetail("%s", detail)));
+	bf_binary_error_message(psprintf("invalid binary %s value", type), detail);
 }
 
 /*

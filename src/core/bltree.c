@@ -21,18 +21,6 @@ maybe_interrupt(void)
 		bltree_interrupt_hook();
 }
 
-static inline bool
-bit_test(const uint8_t *bits, uint64_t i)
-{
-	return (bits[i >> 3] >> (i & 7)) & 1;
-}
-
-static inline void
-bit_set(uint8_t *bits, uint64_t i)
-{
-	bits[i >> 3] |= (uint8_t) (1u << (i & 7));
-}
-
 static inline void
 bit_clear(uint8_t *bits, uint64_t i)
 {
@@ -209,7 +197,7 @@ insert_rec(const BlTreeLayout *L, uint8_t *bits, BsKey key, int a, uint64_t b)
 	{
 		uint32_t	p = bltree_position(key, f.coef + (uint64_t) j, f.m);
 
-		bit_set(bits, f.base + p);
+		bs_bit_set(bits, f.base + p);
 		if (!f.leaf)
 			n = add_distinct(pos, n, p);
 	}
@@ -238,7 +226,7 @@ contains_rec(const BlTreeLayout *L, const uint8_t *bits, BsKey key, int a, uint6
 	{
 		uint32_t	p = bltree_position(key, f.coef + (uint64_t) j, f.m);
 
-		if (!bit_test(bits, f.base + p))
+		if (!bs_bit_test(bits, f.base + p))
 			return false;
 		if (!f.leaf)
 			n = add_distinct(pos, n, p);

@@ -78,13 +78,13 @@ bs_store64(uint8_t *p, uint64_t w)
 }
 
 static inline bool
-bs_bit_test(const uint8_t *bits, uint32_t i)
+bs_bit_test(const uint8_t *bits, uint64_t i)
 {
 	return (bits[i >> 3] >> (i & 7)) & 1;
 }
 
 static inline void
-bs_bit_set(uint8_t *bits, uint32_t i)
+bs_bit_set(uint8_t *bits, uint64_t i)
 {
 	bits[i >> 3] |= (uint8_t) (1u << (i & 7));
 }
