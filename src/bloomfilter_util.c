@@ -42,6 +42,19 @@ bf_init_gucs(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 }
 
+/* the header of filter f: varlena size, parameters p, stored form flags */
+static void
+set_header(BloomFilter *f, Size size, const BsParams *p, uint8 flags)
+{
+	SET_VARSIZE(f, size);
+	f->version = BS_SCHEME_VERSION;
+	f->hash = p->hash;
+	f->k = p->k;
+	f->flags = flags;
+	f->seed = p->seed;
+	f->m = p->m;
+}
+
 /* a filter with these parameters, its bits zeroed only when `zero` */
 static BloomFilter *
 alloc_filter(const BsParams *p, bool zero)
@@ -51,13 +64,7 @@ alloc_filter(const BsParams *p, bool zero)
 
 	if (!zero)
 		memset(f, 0, offsetof(BloomFilter, bits));
-	SET_VARSIZE(f, size);
-	f->version = BS_SCHEME_VERSION;
-	f->hash = p->hash;
-	f->k = p->k;
-	f->flags = BF_FLAGS_NONE;
-	f->seed = p->seed;
-	f->m = p->m;
+	set_header(f, size, p, BF_FLAGS_NONE);
 	return f;
 }
 
@@ -154,13 +161,7 @@ bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n)
 	f = (BloomFilter *) bf_palloc_value(offsetof(BloomFilter, bits) + size, false,
 										"a bloomfilter value");
 	memset(f, 0, offsetof(BloomFilter, bits));
-	SET_VARSIZE(f, offsetof(BloomFilter, bits) + size);
-	f->version = BS_SCHEME_VERSION;
-	f->hash = p->hash;
-	f->k = p->k;
-	f->flags = BF_FLAG_SPARSE;
-	f->seed = p->seed;
-	f->m = p->m;
+	set_header(f, offsetof(BloomFilter, bits) + size, p, BF_FLAG_SPARSE);
 	bs_sparse_encode_positions(pos, n, p->m, f->bits);
 	return f;
 }
