@@ -341,6 +341,7 @@ bloofi_child_ref(ItemPointer t, BlockNumber child)
 
 /* bloofi_utils.c */
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
+extern Page bloofi_wal_begin_meta(BloofiWal *w, Relation index);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
 extern void bloofi_wal_standby_conflict(Relation index, BlockNumber start, TransactionId xid);

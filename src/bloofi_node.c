@@ -699,13 +699,8 @@ void
 bloofi_set_root(Relation index, BlockNumber root, uint32 height, int nretire,
 				const BlockNumber *retire)
 {
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	Page		mp;
 	BloofiWal	w;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_wal_begin(&w, index);
-	mp = bloofi_wal_page(&w, metabuf, false, 0);
+	Page		mp = bloofi_wal_begin_meta(&w, index);
 	BloofiPageGetMeta(mp)->root = root;
 	BloofiPageGetMeta(mp)->height = height;
 	bloofi_space_link(mp, nretire, retire);
