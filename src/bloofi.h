@@ -341,6 +341,7 @@ bloofi_child_ref(ItemPointer t, BlockNumber child)
 
 /* bloofi_utils.c */
 extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
+extern Page bloofi_wal_begin_meta(BloofiWal *w, Relation index);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
 extern void bloofi_wal_standby_conflict(Relation index, BlockNumber start, TransactionId xid);
@@ -389,6 +390,8 @@ extern BlockNumber bloofi_node_write_form(Relation index, const BloofiMetaData *
 										  bool wal, int form);
 extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
 									 const uint8 *value, bool exact);
+extern void bloofi_node_wal_tid_pages(Relation index, BloofiWal *w, BlockNumber start,
+									  const uint32 *pages, int from, int n, Page *wpages);
 
 /* above this many children a split cuts in slot order (the choice is O(n^2)) */
 #define BLOOFI_SPLIT_CHOICE_MAX	512

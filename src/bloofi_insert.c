@@ -89,15 +89,7 @@ bloofi_node_set_slots(Relation index, BloofiNode *X, int n, const uint32 *slots,
 		bloofi_check_page(index, BufferGetPage(hdrbuf), X->start, BLOOFI_PAGE_TID, X->start);
 		bloofi_wal_begin(&w, index);
 		wpages[0] = bloofi_wal_page(&w, hdrbuf, false, 0);
-		for (int i = 1; i < npages; i++)
-		{
-			Buffer		buf = ReadBuffer(index, X->start + pages[i]);
-
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			bloofi_check_page(index, BufferGetPage(buf), X->start + pages[i], BLOOFI_PAGE_TID,
-							  X->start);
-			wpages[i] = bloofi_wal_page(&w, buf, false, 0);
-		}
+		bloofi_node_wal_tid_pages(index, &w, X->start, pages, 1, npages, wpages);
 		op = BloofiPageGetOpaque(wpages[0]);
 		for (int j = done; j < upto; j++)
 		{

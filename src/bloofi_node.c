@@ -699,13 +699,8 @@ void
 bloofi_set_root(Relation index, BlockNumber root, uint32 height, int nretire,
 				const BlockNumber *retire)
 {
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	Page		mp;
 	BloofiWal	w;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_wal_begin(&w, index);
-	mp = bloofi_wal_page(&w, metabuf, false, 0);
+	Page		mp = bloofi_wal_begin_meta(&w, index);
 	BloofiPageGetMeta(mp)->root = root;
 	BloofiPageGetMeta(mp)->height = height;
 	bloofi_space_link(mp, nretire, retire);
@@ -774,6 +769,25 @@ bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold, const ui
 }
 
 /*
+ * bloofi_node_wal_tid_pages: lock the tid pages pages[from .. n) of the node
+ * at start (offsets from start) exclusively, check that each is one of its
+ * tid pages and register it in w: wpages[i] is the page to change
+ */
+void
+bloofi_node_wal_tid_pages(Relation index, BloofiWal *w, BlockNumber start,
+						  const uint32 *pages, int from, int n, Page *wpages)
+{
+	for (int i = from; i < n; i++)
+	{
+		Buffer		buf = ReadBuffer(index, start + pages[i]);
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), start + pages[i], BLOOFI_PAGE_TID, start);
+		wpages[i] = bloofi_wal_page(w, buf, false, 0);
+	}
+}
+
+/*
  * The switch of a structural change, in one record: slots oldslots[] of X
  * are cleared, newslots[] (from bloofi_node_switch_slots) get the child
  * references news[], X's counts follow, and the metapage links the new
@@ -820,15 +834,7 @@ bloofi_node_switch(Relation index, BloofiNode *X, int nold, const uint32 *oldslo
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	bloofi_wal_begin(&w, index);
 	bloofi_space_link(bloofi_wal_page(&w, metabuf, false, 0), nretire, retire);
-	for (int k = 0; k < npages; k++)
-	{
-		Buffer		buf = ReadBuffer(index, X->start + pages[k]);
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		bloofi_check_page(index, BufferGetPage(buf), X->start + pages[k], BLOOFI_PAGE_TID,
-						  X->start);
-		wpages[k] = bloofi_wal_page(&w, buf, false, 0);
-	}
+	bloofi_node_wal_tid_pages(index, &w, X->start, pages, 0, npages, wpages);
 	op = BloofiPageGetOpaque(wpages[0]);
 	for (int i = 0; i < nold + nnew; i++)
 	{

@@ -460,13 +460,8 @@ static BlockNumber
 space_free_chained(Relation index, BlockNumber prev, BlockNumber start, BlockNumber next,
 				   uint32 npages, bool retired_chain)
 {
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	Page		mp;
 	BloofiWal	w;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	bloofi_wal_begin(&w, index);
-	mp = bloofi_wal_page(&w, metabuf, false, 0);
+	Page		mp = bloofi_wal_begin_meta(&w, index);
 	if (prev != InvalidBlockNumber)
 	{
 		Buffer		pbuf = ReadBuffer(index, prev);

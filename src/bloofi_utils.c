@@ -55,6 +55,21 @@ bloofi_wal_begin(BloofiWal *w, Relation rel)
 }
 
 /*
+ * bloofi_wal_begin_meta: begin w on index with its metapage read, locked
+ * exclusively and registered first; the metapage to modify (released when
+ * its record is finished)
+ */
+Page
+bloofi_wal_begin_meta(BloofiWal *w, Relation index)
+{
+	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	bloofi_wal_begin(w, index);
+	return bloofi_wal_page(w, metabuf, false, 0);
+}
+
+/*
  * Register buf (locked exclusively by the caller) in the current WAL record
  * and return the page to modify.  A full record is finished first.  Unless
  * keep, the buffer is unlocked and released when its record is finished.

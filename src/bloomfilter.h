@@ -124,6 +124,8 @@ extern MemoryContext bf_agg_context(FunctionCallInfo fcinfo, const char *fname);
 extern int32 bf_agg_int_arg(FunctionCallInfo fcinfo, int n, const char *agg, const char *name);
 extern text *bf_agg_filter_args(FunctionCallInfo fcinfo, const char *agg, int32 *m, int32 *k,
 								 int32 *seed);
+extern void bf_agg_check_filter_args(const BsParams *p, int32 m, int32 k, int32 seed,
+									 text *hash, const char *agg);
 extern void bf_view_datum_stored(Datum d, BloomView *v);
 extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
@@ -154,6 +156,8 @@ extern BloomFilter *bf_from_bytes(const BsParams *p, const uint8 *bytes,
 								  size_t nbytes, int errcode_bad);
 extern void bf_enforce_typmod(const BsParams *p, int32 typmod, const char *type);
 extern int32 bf_typmod_in(ArrayType *ta, const char *type);
+extern void bf_binary_error_message(const char *message, const char *detail) pg_attribute_noreturn();
+extern void bf_binary_error(const char *type, const char *detail) pg_attribute_noreturn();
 extern void bf_recv_header(StringInfo buf, const char *type, int header_bytes, BsParams *p);
 extern char *bf_typmod_out(int32 typmod);
 

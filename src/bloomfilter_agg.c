@@ -86,52 +86,37 @@ agg_state(FunctionCallInfo fcinfo)
 		MemoryContextSwitchTo(old);
 	}
 	else
-	{
-		const BsParams *p = &s->hasher.p;
-		const char *fam = bs_hash_family_name(p->hash);
-
-		if ((uint32) m != p->m || k != p->k || seed != p->seed ||
-			(hash && (VARSIZE_ANY_EXHDR(hash) != strlen(fam) ||
-					  memcmp(VARDATA_ANY(hash), fam, strlen(fam)) != 0)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("bloom_agg parameters changed within a group"),
-					 errdetail("The group started with %s and a row has (m=%d, k=%d, seed=%d, hash=%s).",
-							   bf_params_string(p), m, k, seed,
-							   hash ? text_to_cstring(hash) : "xxh3"),
-					 errhint("Pass constant m, k, seed and hash to bloom_agg.")));
-	}
+		bf_agg_check_filter_args(&s->hasher.p, m, k, seed, hash, "bloom_agg");
 	return s;
+}
+
+/* transition: set the row's element (argument 1, of type elemtype; NULL skipped) */
+static Datum
+agg_trans(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	BloomAggState *s = agg_state(fcinfo);
+
+	if (!PG_ARGISNULL(1))
+		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), elemtype), s->f->bits);
+	PG_RETURN_POINTER(s);
 }
 
 Datum
 bloom_agg_trans_int8(PG_FUNCTION_ARGS)
 {
-	BloomAggState *s = agg_state(fcinfo);
-
-	if (!PG_ARGISNULL(1))
-		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), INT8OID), s->f->bits);
-	PG_RETURN_POINTER(s);
+	return agg_trans(fcinfo, INT8OID);
 }
 
 Datum
 bloom_agg_trans_bytes(PG_FUNCTION_ARGS)
 {
-	BloomAggState *s = agg_state(fcinfo);
-
-	if (!PG_ARGISNULL(1))
-		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), BYTEAOID), s->f->bits);
-	PG_RETURN_POINTER(s);
+	return agg_trans(fcinfo, BYTEAOID);
 }
 
 Datum
 bloom_agg_trans_uuid(PG_FUNCTION_ARGS)
 {
-	BloomAggState *s = agg_state(fcinfo);
-
-	if (!PG_ARGISNULL(1))
-		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), UUIDOID), s->f->bits);
-	PG_RETURN_POINTER(s);
+	return agg_trans(fcinfo, UUIDOID);
 }
 
 /* ---- bloom_union_agg / bloom_intersect_agg ---------------------------- */

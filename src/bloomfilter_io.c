@@ -203,6 +203,26 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 /* ---- binary form ------------------------------------------------------ */
 
 /*
+ * bf_binary_error_message: the error (22P03) of a receive function that
+ * finds an invalid binary form, message its text, detail what is wrong
+ */
+void
+bf_binary_error_message(const char *message, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("%s", message),
+			 errdetail("%s", detail)));
+}
+
+/* bf_binary_error: that error for the binary form of a filter type */
+void
+bf_binary_error(const char *type, const char *detail)
+{
+	bf_binary_error_message(psprintf("invalid external binary %s", type), detail);
+}
+
+/*
  * bf_recv_header: reads the header of the binary form of type (bloomfilter,
  * countingbloom: version, hash, k, flags, seed, m in header_bytes bytes) from
  * buf into p, checking all but m (whose range is the type's); errors are
@@ -217,11 +237,7 @@ bf_recv_header(StringInfo buf, const char *type, int header_bytes, BsParams *p)
 				flags;
 
 	if (buf->len - buf->cursor < header_bytes)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid external binary %s", type),
-				 errdetail("The value has %d bytes, a header needs %d.",
-						   buf->len - buf->cursor, header_bytes)));
+		bf_binary_error(type, psprintf("The value has %d bytes, a header needs %d.", buf->len - buf->cursor, header_bytes));
 	version = pq_getmsgbyte(buf);
 	hash = pq_getmsgbyte(buf);
 	k = pq_getmsgbyte(buf);
@@ -231,35 +247,13 @@ bf_recv_header(StringInfo buf, const char *type, int header_bytes, BsParams *p)
 	p->k = (uint8) k;
 	p->hash = (uint8) hash;
 	if (version != BS_SCHEME_VERSION)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid external binary %s", type),
-				 errdetail("Hashing scheme version %d is not supported (expected %d).",
-						   version, BS_SCHEME_VERSION)));
+		bf_binary_error(type, psprintf("Hashing scheme version %d is not supported (expected %d).", version, BS_SCHEME_VERSION));
 	if (hash >= BS_NUM_HASH_FAMILIES)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid external binary %s", type),
-				 errdetail("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash)));
+		bf_binary_error(type, psprintf("Hash family code %d is unknown (expected 0 for xxh3 or 1 for linear).", hash));
 	if (k < BS_MIN_K || k > BS_MAX_K)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid external binary %s", type),
-				 errdetail("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K)));
+		bf_binary_error(type, psprintf("k = %d is out of range [%d, %d].", k, BS_MIN_K, BS_MAX_K));
 	if (flags != BF_FLAGS_NONE)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid external binary %s", type),
-				 errdetail("Flags byte is %d, expected 0.", flags)));
-}
-
-static void
-binary_error(const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid external binary bloomfilter"),
-			 errdetail("%s", detail)));
+		bf_binary_error(type, psprintf("Flags byte is %d, expected 0.", flags));
 }
 
 Datum
@@ -275,11 +269,11 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 	bf_recv_header(buf, "bloomfilter", BF_HEADER_BYTES, &params);
 	m = params.m;
 	if (m < BS_MIN_M || m > BS_MAX_M)
-		binary_error(psprintf("m = %u is out of range [%d, " UINT64_FORMAT "].",
+		bf_binary_error("bloomfilter", psprintf("m = %u is out of range [%d, " UINT64_FORMAT "].",
 							  m, BS_MIN_M, (uint64) BS_MAX_M));
 	nbytes = ((size_t) m + 7) / 8;
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
-		binary_error(psprintf("Expected %zu payload bytes for m = %u, found %d.",
+		bf_binary_error("bloomfilter", psprintf("Expected %zu payload bytes for m = %u, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
 	f = bf_from_bytes(&params, (const uint8 *) pq_getmsgbytes(buf, (int) nbytes),
 					  nbytes, ERRCODE_INVALID_BINARY_REPRESENTATION);

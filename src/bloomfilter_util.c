@@ -42,6 +42,19 @@ bf_init_gucs(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 }
 
+/* the header of filter f: varlena size, parameters p, stored form flags */
+static void
+set_header(BloomFilter *f, Size size, const BsParams *p, uint8 flags)
+{
+	SET_VARSIZE(f, size);
+	f->version = BS_SCHEME_VERSION;
+	f->hash = p->hash;
+	f->k = p->k;
+	f->flags = flags;
+	f->seed = p->seed;
+	f->m = p->m;
+}
+
 /* a filter with these parameters, its bits zeroed only when `zero` */
 static BloomFilter *
 alloc_filter(const BsParams *p, bool zero)
@@ -51,13 +64,7 @@ alloc_filter(const BsParams *p, bool zero)
 
 	if (!zero)
 		memset(f, 0, offsetof(BloomFilter, bits));
-	SET_VARSIZE(f, size);
-	f->version = BS_SCHEME_VERSION;
-	f->hash = p->hash;
-	f->k = p->k;
-	f->flags = BF_FLAGS_NONE;
-	f->seed = p->seed;
-	f->m = p->m;
+	set_header(f, size, p, BF_FLAGS_NONE);
 	return f;
 }
 
@@ -154,13 +161,7 @@ bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n)
 	f = (BloomFilter *) bf_palloc_value(offsetof(BloomFilter, bits) + size, false,
 										"a bloomfilter value");
 	memset(f, 0, offsetof(BloomFilter, bits));
-	SET_VARSIZE(f, offsetof(BloomFilter, bits) + size);
-	f->version = BS_SCHEME_VERSION;
-	f->hash = p->hash;
-	f->k = p->k;
-	f->flags = BF_FLAG_SPARSE;
-	f->seed = p->seed;
-	f->m = p->m;
+	set_header(f, offsetof(BloomFilter, bits) + size, p, BF_FLAG_SPARSE);
 	bs_sparse_encode_positions(pos, n, p->m, f->bits);
 	return f;
 }
@@ -628,4 +629,28 @@ bf_agg_filter_args(FunctionCallInfo fcinfo, const char *agg, int32 *m, int32 *k,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s parameter hash must not be NULL", agg)));
 	return PG_GETARG_TEXT_PP(5);
+}
+
+/*
+ * bf_agg_check_filter_args: an error unless a later row's m, k, seed and
+ * hash (from bf_agg_filter_args; hash NULL when not given) are the group's
+ * parameters p; agg names the aggregate.  Compared in place: no allocation
+ * per row.
+ */
+void
+bf_agg_check_filter_args(const BsParams *p, int32 m, int32 k, int32 seed, text *hash,
+						 const char *agg)
+{
+	const char *fam = bs_hash_family_name(p->hash);
+
+	if ((uint32) m != p->m || k != p->k || seed != p->seed ||
+		(hash && (VARSIZE_ANY_EXHDR(hash) != strlen(fam) ||
+				  memcmp(VARDATA_ANY(hash), fam, strlen(fam)) != 0)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s parameters changed within a group", agg),
+				 errdetail("The group started with %s and a row has (m=%d, k=%d, seed=%d, hash=%s).",
+						   bf_params_string(p), m, k, seed,
+						   hash ? text_to_cstring(hash) : "xxh3"),
+				 errhint("Pass constant m, k, seed and hash to %s.", agg)));
 }

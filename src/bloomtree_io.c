@@ -226,15 +226,6 @@ bloomtree_out(PG_FUNCTION_ARGS)
 
 /* ---- binary form ------------------------------------------------------ */
 
-static void
-binary_error(const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid external binary bloomtree"),
-			 errdetail("%s", detail)));
-}
-
 Datum
 bloomtree_recv(PG_FUNCTION_ARGS)
 {
@@ -250,7 +241,7 @@ bloomtree_recv(PG_FUNCTION_ARGS)
 	const uint8 *s;
 
 	if (buf->len - buf->cursor < BT_SEND_FIXED)
-		binary_error(psprintf("The value has %d bytes, a header needs %d.",
+		bf_binary_error("bloomtree", psprintf("The value has %d bytes, a header needs %d.",
 							  buf->len - buf->cursor, BT_SEND_FIXED));
 	version = pq_getmsgbyte(buf);
 	d = pq_getmsgbyte(buf);
@@ -259,14 +250,14 @@ bloomtree_recv(PG_FUNCTION_ARGS)
 	memset(&params, 0, sizeof(params));
 	params.seed = (int32) pq_getmsgint(buf, 4);
 	if (version != BLTREE_SCHEME_VERSION)
-		binary_error(psprintf("Scheme version %d is not supported (expected %d).",
+		bf_binary_error("bloomtree", psprintf("Scheme version %d is not supported (expected %d).",
 							  version, BLTREE_SCHEME_VERSION));
 	if (flags != BT_FLAGS_NONE || reserved != 0)
-		binary_error(psprintf("Flags and reserved bytes are %d and %d, expected 0.", flags, reserved));
+		bf_binary_error("bloomtree", psprintf("Flags and reserved bytes are %d and %d, expected 0.", flags, reserved));
 	if (d < 1 || d > BLTREE_MAX_D)
-		binary_error(psprintf("d = %d is out of range [1, %d].", d, BLTREE_MAX_D));
+		bf_binary_error("bloomtree", psprintf("d = %d is out of range [1, %d].", d, BLTREE_MAX_D));
 	if (buf->len - buf->cursor < BT_SEND_LEVEL * d)
-		binary_error(psprintf("The value ends within the headers of its %d levels.", d));
+		bf_binary_error("bloomtree", psprintf("The value ends within the headers of its %d levels.", d));
 	memset(&v, 0, sizeof(v));
 	params.d = d;
 	for (int a = 0; a < d; a++)
@@ -278,19 +269,19 @@ bloomtree_recv(PG_FUNCTION_ARGS)
 		v.lc[a].nbytes = (uint32) pq_getmsgint(buf, 4);
 		total += v.lc[a].nbytes;
 		if (params.m[a] < BLTREE_MIN_M || params.m[a] > BLTREE_MAX_M)
-			binary_error(psprintf("m[%d] = %u is out of range [%d, %u].", a + 1, params.m[a],
+			bf_binary_error("bloomtree", psprintf("m[%d] = %u is out of range [%d, %u].", a + 1, params.m[a],
 								  BLTREE_MIN_M, BLTREE_MAX_M));
 		if (params.k[a] < BLTREE_MIN_K || params.k[a] > BLTREE_MAX_K)
-			binary_error(psprintf("k[%d] = %d is out of range [%d, %d].", a + 1, params.k[a],
+			bf_binary_error("bloomtree", psprintf("k[%d] = %d is out of range [%d, %d].", a + 1, params.k[a],
 								  BLTREE_MIN_K, BLTREE_MAX_K));
 		if (v.lc[a].mode >= BLTREE_NUM_MODES)
-			binary_error(psprintf("Level %d has coding mode %d (expected 0 to %d).", a + 1,
+			bf_binary_error("bloomtree", psprintf("Level %d has coding mode %d (expected 0 to %d).", a + 1,
 								  v.lc[a].mode, BLTREE_NUM_MODES - 1));
 	}
 	bloomtree_layout_or_error(&v.L, &params, ERRCODE_INVALID_BINARY_REPRESENTATION,
 							  "bloomtree binary input");
 	if (total != (uint64) (buf->len - buf->cursor))
-		binary_error(psprintf("The level streams add up to %llu bytes, the value has %d after its headers.",
+		bf_binary_error("bloomtree", psprintf("The level streams add up to %llu bytes, the value has %d after its headers.",
 							  (unsigned long long) total, buf->len - buf->cursor));
 	s = (const uint8 *) pq_getmsgbytes(buf, (int) total);
 	for (int a = 0; a < d; a++)

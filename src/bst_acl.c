@@ -195,7 +195,12 @@ bst_acl_check_create(Oid role)
 				 errdetail("Creating a BloomSampleTree needs CREATE on the schema of extension bloomsample.")));
 }
 
-bool
+/*
+ * (inside SPI, as the catalog's owner) lock the catalog row of name FOR
+ * UPDATE; false when there is none.  *pruned and *owner get its kind and
+ * owner.
+ */
+static bool
 bst_catalog_lock(const char *name, bool *pruned, Oid *owner)
 {
 	static SPIPlanPtr plan = NULL;
@@ -219,6 +224,30 @@ bst_catalog_lock(const char *name, bool *pruned, Oid *owner)
 	*pruned = strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "pruned") == 0;
 	*owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	return true;
+}
+
+/*
+ * bst_catalog_open_owned: enter the catalog as its owner (bst_catalog_enter,
+ * into cu), connect to SPI and lock the row of tree name; an error when
+ * there is none or the caller is not its owner.  The caller ends with
+ * SPI_finish and bst_catalog_leave.
+ */
+void
+bst_catalog_open_owned(const char *name, BstCatalogUser *cu)
+{
+	bool		pruned;
+	Oid			owner;
+
+	bst_catalog_enter(cu);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	/* the row lock serializes the changes of one tree */
+	if (!bst_catalog_lock(name, &pruned, &owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("BloomSampleTree \"%s\" does not exist", name),
+				 errhint("The view bst_trees lists the trees.")));
+	bst_acl_check_owner(name, owner, cu->caller);
 }
 
 /* error unless role is an existing role (regrole also reads bare numbers) */
@@ -252,21 +281,11 @@ change_grantees(FunctionCallInfo fcinfo, bool grant)
 	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	Oid			role = grantee_oid(PG_GETARG_TEXT_PP(1));
 	BstCatalogUser cu;
-	bool		pruned;
-	Oid			owner;
 	Oid			types[2] = {TEXTOID, OIDOID};
 	Datum		args[2];
 	SPIPlanPtr	plan;
 
-	bst_catalog_enter(&cu);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!bst_catalog_lock(name, &pruned, &owner))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("BloomSampleTree \"%s\" does not exist", name),
-				 errhint("The view bst_trees lists the trees.")));
-	bst_acl_check_owner(name, owner, cu.caller);
+	bst_catalog_open_owned(name, &cu);
 	plan = SPI_prepare(psprintf(grant ?
 								"UPDATE %s SET grantees = grantees || $2::regrole "
 								"WHERE name = $1 AND NOT $2 = ANY (grantees::oid[])" :
@@ -334,21 +353,11 @@ bst_set_owner(PG_FUNCTION_ARGS)
 	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	Oid			new_owner = PG_GETARG_OID(1);
 	BstCatalogUser cu;
-	bool		pruned;
-	Oid			owner;
 	Oid			types[2] = {TEXTOID, OIDOID};
 	Datum		args[2];
 
 	check_role_exists(new_owner);
-	bst_catalog_enter(&cu);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!bst_catalog_lock(name, &pruned, &owner))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("BloomSampleTree \"%s\" does not exist", name),
-				 errhint("The view bst_trees lists the trees.")));
-	bst_acl_check_owner(name, owner, cu.caller);
+	bst_catalog_open_owned(name, &cu);
 	if (!superuser_arg(cu.caller))
 	{
 		if (!is_member_of_role(cu.caller, new_owner))

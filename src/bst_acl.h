@@ -62,10 +62,11 @@ extern void bst_acl_check_owner(const char *name, Oid owner, Oid role);
 extern void bst_acl_check_create(Oid role);
 
 /*
- * (inside SPI, as the catalog's owner) lock the catalog row of name FOR
- * UPDATE; false when there is none.  *pruned and *owner get its kind and
- * owner.
+ * enter the catalog as its owner, connect to SPI and lock the row of tree
+ * name FOR UPDATE; an error (42704) when there is none, (42501) unless the
+ * caller has the owner's privileges.  End with SPI_finish and
+ * bst_catalog_leave.
  */
-extern bool bst_catalog_lock(const char *name, bool *pruned, Oid *owner);
+extern void bst_catalog_open_owned(const char *name, BstCatalogUser *cu);
 
 #endif							/* BST_ACL_H */

@@ -41,15 +41,6 @@ new_generation(void)
 }
 
 static void
-no_such_tree(const char *name)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("BloomSampleTree \"%s\" does not exist", name),
-			 errhint("The view bst_trees lists the trees.")));
-}
-
-static void
 tree_exists(const char *name)
 {
 	ereport(ERROR,
@@ -231,20 +222,13 @@ bst_extend_sql(PG_FUNCTION_ARGS)
 {
 	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	BstCatalogUser cu;
-	bool		pruned;
-	Oid			owner;
 	ArrayType  *fresh;
 	int			nfresh;
 	Oid			types[3] = {TEXTOID, INT8ARRAYOID, INT8OID};
 	Datum		args[3];
 
-	bst_catalog_enter(&cu);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
 	/* the row lock serializes extensions of one tree */
-	if (!bst_catalog_lock(name, &pruned, &owner))
-		no_such_tree(name);
-	bst_acl_check_owner(name, owner, cu.caller);
+	bst_catalog_open_owned(name, &cu);
 	SPI_finish();
 	bst_catalog_leave(&cu);
 	fresh = bst_new_ids(name, PG_GETARG_ARRAYTYPE_P(1));
@@ -279,17 +263,10 @@ bst_drop_sql(PG_FUNCTION_ARGS)
 {
 	char	   *name = bst_tree_name_arg(fcinfo, 0);
 	BstCatalogUser cu;
-	bool		pruned;
-	Oid			owner;
 	Oid			types[1] = {TEXTOID};
 	Datum		args[1] = {CStringGetTextDatum(name)};
 
-	bst_catalog_enter(&cu);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!bst_catalog_lock(name, &pruned, &owner))
-		no_such_tree(name);
-	bst_acl_check_owner(name, owner, cu.caller);
+	bst_catalog_open_owned(name, &cu);
 	if (SPI_execute_with_args(psprintf("DELETE FROM %s WHERE name = $1", bst_qualified("bst_tree_catalog")),
 							  1, types, args, NULL, false, 0) != SPI_OK_DELETE ||
 		SPI_execute_with_args(psprintf("DELETE FROM %s WHERE name = $1", bst_qualified("bst_tree_ids")),

@@ -75,22 +75,7 @@ agg_state(FunctionCallInfo fcinfo)
 		MemoryContextSwitchTo(old);
 	}
 	else
-	{
-		const BsParams *p = &s->hasher.p;
-		const char *fam = bs_hash_family_name(p->hash);
-
-		/* compared in place: no allocation per row */
-		if ((uint32) m != p->m || k != p->k || seed != p->seed ||
-			(hash && (VARSIZE_ANY_EXHDR(hash) != strlen(fam) ||
-					  memcmp(VARDATA_ANY(hash), fam, strlen(fam)) != 0)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cbloom_agg parameters changed within a group"),
-					 errdetail("The group started with %s and a row has (m=%d, k=%d, seed=%d, hash=%s).",
-							   bf_params_string(p), m, k, seed,
-							   hash ? text_to_cstring(hash) : "xxh3"),
-					 errhint("Pass constant m, k, seed and hash to cbloom_agg.")));
-	}
+		bf_agg_check_filter_args(&s->hasher.p, m, k, seed, hash, "cbloom_agg");
 	return s;
 }
 
@@ -134,40 +119,42 @@ merge(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *wha
 	return s;
 }
 
-Datum
-cbloom_union_trans(PG_FUNCTION_ARGS)
+/*
+ * The transition or combine result: state s with the counting filter v
+ * folded in, or s unchanged when v is NULL (nothing to fold); no state stays
+ * NULL.
+ */
+static Datum
+fold(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *what)
 {
-	CbfAggState *s = arg_state(fcinfo, 0);
-
-	if (!PG_ARGISNULL(1))
-	{
-		CbfView		v;
-
-		cbf_view_datum(PG_GETARG_DATUM(1), &v);
-		s = merge(fcinfo, s, &v, "cbloom_union_agg");
-	}
+	if (v != NULL)
+		s = merge(fcinfo, s, v, what);
 	if (s == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_POINTER(s);
+}
+
+/* cbloom_union_agg: fold in the row's counting filter (a NULL row is skipped) */
+Datum
+cbloom_union_trans(PG_FUNCTION_ARGS)
+{
+	CbfView		v;
+
+	if (!PG_ARGISNULL(1))
+		cbf_view_datum(PG_GETARG_DATUM(1), &v);
+	return fold(fcinfo, arg_state(fcinfo, 0), PG_ARGISNULL(1) ? NULL : &v, "cbloom_union_agg");
 }
 
 /* combine (cbloom_agg and cbloom_union_agg): add state 2's counters to state 1 */
 Datum
 cbloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	CbfAggState *s1 = arg_state(fcinfo, 0);
 	CbfAggState *s2 = arg_state(fcinfo, 1);
+	CbfView		v;
 
 	if (s2 != NULL)
-	{
-		CbfView		v;
-
 		cbf_view((struct varlena *) s2->cb, &v);
-		s1 = merge(fcinfo, s1, &v, "cbloom_agg");
-	}
-	if (s1 == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(s1);
+	return fold(fcinfo, arg_state(fcinfo, 0), s2 != NULL ? &v : NULL, "cbloom_agg");
 }
 
 /* the state's counting filter as bytea holding its varlena bytes */

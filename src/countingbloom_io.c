@@ -223,15 +223,6 @@ countingbloom_out(PG_FUNCTION_ARGS)
 
 /* ---- binary form ------------------------------------------------------ */
 
-static void
-binary_error(const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid external binary countingbloom"),
-			 errdetail("%s", detail)));
-}
-
 Datum
 countingbloom_recv(PG_FUNCTION_ARGS)
 {
@@ -245,15 +236,15 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 	bf_recv_header(buf, "countingbloom", CBF_HEADER_BYTES, &params);
 	m = params.m;
 	if (m < BS_MIN_M || m > CB_MAX_M)
-		binary_error(psprintf("m = %u is out of range [%d, %u].", m, BS_MIN_M, CB_MAX_M));
+		bf_binary_error("countingbloom", psprintf("m = %u is out of range [%d, %u].", m, BS_MIN_M, CB_MAX_M));
 	nbytes = ((size_t) m + 1) / 2;
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
-		binary_error(psprintf("Expected %zu payload bytes for m = %u counters, found %d.",
+		bf_binary_error("countingbloom", psprintf("Expected %zu payload bytes for m = %u counters, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
 	cb = cbf_alloc(&params);
 	memcpy(cb->counters, pq_getmsgbytes(buf, (int) nbytes), nbytes);
 	if (!cb_tail_is_clear(cb->counters, m))
-		binary_error(psprintf("The counter after the last one (m = %u) is not zero.", m));
+		bf_binary_error("countingbloom", psprintf("The counter after the last one (m = %u) is not zero.", m));
 	bf_enforce_typmod(&params, typmod, "countingbloom");
 	PG_RETURN_POINTER(cb);
 }

@@ -71,6 +71,20 @@ StaticAssertDecl(offsetof(TopkValue, counters) == 40, "TopkValue header layout")
 #define TK_ITEM_HEADER		32
 #define TK_ITEM_BYTES(len)	(TK_ITEM_HEADER + TYPEALIGN(8, (Size) (len)))
 
+/* the core's view of a sketch from a stored header's fields (counters in place) */
+static inline CmsSketch
+cm_sketch_of(uint32 w, uint32 d, int32 seed, int64 total, int64 *counters)
+{
+	CmsSketch	s;
+
+	s.p.w = w;
+	s.p.d = d;
+	s.p.seed = seed;
+	s.total = total;
+	s.counters = counters;
+	return s;
+}
+
 /* countmin_util.c */
 extern CmsParams cm_make_params(int64 w, int64 d, int64 seed);
 extern char *cm_params_string(const CmsParams *p);
@@ -90,6 +104,7 @@ extern CmsParams cm_recv_params(StringInfo buf, const char *type, Size header_ex
 extern int64 cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters,
 							  const char *type);
 extern void cm_send_sketch(StringInfo buf, const CmsSketch *s);
+extern void cm_binary_error(const char *type, const char *detail) pg_attribute_noreturn();
 
 /* topk_util.c */
 extern TopkValue *tk_detoast(Datum d);

@@ -18,6 +18,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
 
 PG_FUNCTION_INFO_V1(countmin_in);
@@ -187,13 +188,14 @@ countmin_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
-static void
-binary_error(const char *type, const char *detail)
+/*
+ * cm_binary_error: the error for an invalid binary form of type (countmin,
+ * topk), detail saying what is wrong
+ */
+void
+cm_binary_error(const char *type, const char *detail)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid binary %s value", type),
-			 errdetail("%s", detail)));
+	bf_binary_error_message(psprintf("invalid binary %s value", type), detail);
 }
 
 /*
@@ -213,7 +215,7 @@ cm_recv_params(StringInfo buf, const char *type, Size header_extra)
 	CmsParams	p;
 
 	if (buf->len - buf->cursor < 16 + (int) header_extra)
-		binary_error(type, "The header is truncated.");
+		cm_binary_error(type, "The header is truncated.");
 	version = pq_getmsgbyte(buf);
 	flags = pq_getmsgbyte(buf);
 	reserved = pq_getmsgint(buf, 2);
@@ -221,11 +223,11 @@ cm_recv_params(StringInfo buf, const char *type, Size header_extra)
 	w = (uint32) pq_getmsgint(buf, 4);
 	d = (uint32) pq_getmsgint(buf, 4);
 	if (version != BS_SCHEME_VERSION)
-		binary_error(type, psprintf("Unsupported scheme version %d.", version));
+		cm_binary_error(type, psprintf("Unsupported scheme version %d.", version));
 	if (flags != CM_FLAGS_NONE || reserved != 0)
-		binary_error(type, "The flags and reserved fields must be zero.");
+		cm_binary_error(type, "The flags and reserved fields must be zero.");
 	if (cms_check_params(w, d) != CMS_OK)
-		binary_error(type, psprintf("w=%u, d=%u is out of range.", w, d));
+		cm_binary_error(type, psprintf("w=%u, d=%u is out of range.", w, d));
 	p.w = w;
 	p.d = d;
 	p.seed = seed;
@@ -240,11 +242,11 @@ cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters, const char
 	int64		total;
 
 	if ((Size) (buf->len - buf->cursor) < n * sizeof(int64))
-		binary_error(type, "The counters are truncated.");
+		cm_binary_error(type, "The counters are truncated.");
 	for (Size i = 0; i < n; i++)
 		counters[i] = (int64) pq_getmsgint64(buf);
 	if (cms_validate(p, counters, &total) != CMS_OK)
-		binary_error(type, "Counters must be non-negative, and every row must sum to the same total.");
+		cm_binary_error(type, "Counters must be non-negative, and every row must sum to the same total.");
 	return total;
 }
 
@@ -256,7 +258,7 @@ countmin_recv(PG_FUNCTION_ARGS)
 	CountMin   *c;
 
 	if ((Size) (buf->len - buf->cursor) != cms_cells(&p) * sizeof(int64))
-		binary_error("countmin", psprintf("Expected %zu bytes of counters for w=%u, d=%u, got %d.",
+		cm_binary_error("countmin", psprintf("Expected %zu bytes of counters for w=%u, d=%u, got %d.",
 										  cms_cells(&p) * sizeof(int64), p.w, p.d,
 										  buf->len - buf->cursor));
 	c = cm_alloc(&p);

@@ -153,14 +153,7 @@ cm_detoast(Datum d)
 CmsSketch
 cm_sketch(CountMin *c)
 {
-	CmsSketch	s;
-
-	s.p.w = c->w;
-	s.p.d = c->d;
-	s.p.seed = c->seed;
-	s.total = c->total;
-	s.counters = c->counters;
-	return s;
+	return cm_sketch_of(c->w, c->d, c->seed, c->total, c->counters);
 }
 
 /*

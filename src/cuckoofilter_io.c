@@ -23,6 +23,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "cuckoofilter.h"
 #include "filter_text.h"
 
@@ -310,13 +311,11 @@ cuckoofilter_out(PG_FUNCTION_ARGS)
 
 /* ---- binary form ------------------------------------------------------ */
 
+/* the binary form's error, as params_from_fields's error callback */
 static void
 binary_fail(const char *detail, const void *arg)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid external binary cuckoofilter"),
-			 errdetail("%s", detail)));
+	bf_binary_error("cuckoofilter", detail);
 }
 
 Datum

@@ -235,56 +235,63 @@ uuid_text(const BsElem *e, uint32 *len)
 	return s;
 }
 
-Datum
-topk_agg_trans_int8(PG_FUNCTION_ARGS)
+/*
+ * The transition for an element of type typid (argument 1; a NULL row is
+ * skipped): its key, and its text form's maker, checked against the length
+ * limit first where the form can be long.
+ */
+static Datum
+agg_trans(FunctionCallInfo fcinfo, Oid typid)
 {
 	TopkState  *s = agg_state(fcinfo);
 	BsElem		e;
 
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(s);
-	e = bs_elem_int8(PG_GETARG_INT64(1));
-	return agg_step(fcinfo, s, &e, int8_text);
+	switch (typid)
+	{
+		case INT8OID:
+			e = bs_elem_int8(PG_GETARG_INT64(1));
+			return agg_step(fcinfo, s, &e, int8_text);
+		case TEXTOID:
+			e = bs_elem_varlena(PG_GETARG_DATUM(1));
+			if (e.len > TOPK_MAX_ITEM_BYTES)
+				too_long(e.len);
+			return agg_step(fcinfo, s, &e, bytes_text);
+		case BYTEAOID:
+			e = bs_elem_varlena(PG_GETARG_DATUM(1));
+			if (2 + 2 * e.len > TOPK_MAX_ITEM_BYTES)
+				too_long(2 + 2 * e.len);
+			return agg_step(fcinfo, s, &e, bytea_text);
+		default:
+			Assert(typid == UUIDOID);
+			e = bs_elem_uuid(PG_GETARG_DATUM(1));
+			return agg_step(fcinfo, s, &e, uuid_text);
+	}
+}
+
+Datum
+topk_agg_trans_int8(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, INT8OID);
 }
 
 Datum
 topk_agg_trans_text(PG_FUNCTION_ARGS)
 {
-	TopkState  *s = agg_state(fcinfo);
-	BsElem		e;
-
-	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(s);
-	e = bs_elem_varlena(PG_GETARG_DATUM(1));
-	if (e.len > TOPK_MAX_ITEM_BYTES)
-		too_long(e.len);
-	return agg_step(fcinfo, s, &e, bytes_text);
+	return agg_trans(fcinfo, TEXTOID);
 }
 
 Datum
 topk_agg_trans_bytea(PG_FUNCTION_ARGS)
 {
-	TopkState  *s = agg_state(fcinfo);
-	BsElem		e;
-
-	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(s);
-	e = bs_elem_varlena(PG_GETARG_DATUM(1));
-	if (2 + 2 * e.len > TOPK_MAX_ITEM_BYTES)
-		too_long(2 + 2 * e.len);
-	return agg_step(fcinfo, s, &e, bytea_text);
+	return agg_trans(fcinfo, BYTEAOID);
 }
 
 Datum
 topk_agg_trans_uuid(PG_FUNCTION_ARGS)
 {
-	TopkState  *s = agg_state(fcinfo);
-	BsElem		e;
-
-	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(s);
-	e = bs_elem_uuid(PG_GETARG_DATUM(1));
-	return agg_step(fcinfo, s, &e, uuid_text);
+	return agg_trans(fcinfo, UUIDOID);
 }
 
 /* topk_union_agg: merge the row's value (a NULL row is skipped) */

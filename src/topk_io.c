@@ -181,15 +181,6 @@ topk_value_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
-static void
-binary_error(const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid binary topk value"),
-			 errdetail("%s", detail)));
-}
-
 Datum
 topk_value_recv(PG_FUNCTION_ARGS)
 {
@@ -202,30 +193,30 @@ topk_value_recv(PG_FUNCTION_ARGS)
 
 	cms.p = params;
 	if ((Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
-		binary_error("The counters are truncated.");
+		cm_binary_error("topk", "The counters are truncated.");
 	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
 	cms.total = cm_recv_counters(buf, &params, cms.counters, "topk");
 	k = (uint32) pq_getmsgint(buf, 4);
 	n = (uint32) pq_getmsgint(buf, 4);
 	if (k < TOPK_MIN_K || k > TOPK_MAX_K || n > k)
-		binary_error(psprintf("k = %u, %u items: k must be between %d and %d, items at most k.",
+		cm_binary_error("topk", psprintf("k = %u, %u items: k must be between %d and %d, items at most k.",
 							  k, n, TOPK_MIN_K, TOPK_MAX_K));
 	items = palloc(Max(n, 1) * sizeof(TopkItem));
 	for (uint32 i = 0; i < n; i++)
 	{
 		if (buf->len - buf->cursor < 28)
-			binary_error("An item is truncated.");
+			cm_binary_error("topk", "An item is truncated.");
 		items[i].key.h1 = pq_getmsgint64(buf);
 		items[i].key.h2 = pq_getmsgint64(buf);
 		items[i].est = (int64) pq_getmsgint64(buf);
 		items[i].len = (uint32) pq_getmsgint(buf, 4);
 		if (items[i].len > TOPK_MAX_ITEM_BYTES || (uint32) (buf->len - buf->cursor) < items[i].len)
-			binary_error(psprintf("An item's text of %u bytes is truncated or over the %d-byte limit.",
+			cm_binary_error("topk", psprintf("An item's text of %u bytes is truncated or over the %d-byte limit.",
 								  items[i].len, TOPK_MAX_ITEM_BYTES));
 		items[i].text = (char *) pq_getmsgbytes(buf, (int) items[i].len);
 	}
 	if (buf->cursor != buf->len)
-		binary_error("Bytes follow the last item.");
+		cm_binary_error("topk", "Bytes follow the last item.");
 	tk_validate_items(&cms, k, items, n, ERRCODE_INVALID_BINARY_REPRESENTATION);
 	PG_RETURN_POINTER(tk_build(&cms, k, items, n));
 }

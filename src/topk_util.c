@@ -77,14 +77,7 @@ tk_detoast(Datum d)
 CmsSketch
 tk_sketch(TopkValue *t)
 {
-	CmsSketch	s;
-
-	s.p.w = t->w;
-	s.p.d = t->d;
-	s.p.seed = t->seed;
-	s.total = t->total;
-	s.counters = t->counters;
-	return s;
+	return cm_sketch_of(t->w, t->d, t->seed, t->total, t->counters);
 }
 
 /* tk_items: the items of a tk_detoast'ed value (texts point into it) */

@@ -67,15 +67,17 @@ bloofi_sparse_count(uint32_t m, uint32_t n, const uint8_t *const *filters)
 	return total;
 }
 
-void
-bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
-					 uint32_t n, const uint8_t *const *filters, uint32_t *counts)
+/*
+ * For every set bit j < m of every filter i: with out NULL, count it in
+ * counts[j]; else write i at entry counts[j] of list j and advance counts[j]
+ * (the two passes of bloofi_sparse_encode).
+ */
+static inline __attribute__((always_inline)) void
+visit_set_bits(uint8_t *out, uint32_t m, uint32_t n, const uint8_t *const *filters,
+			   uint32_t *counts)
 {
 	uint32_t	nwords = (m + 63) / 64;
-	BloofiSparseHeader h;
-	uint32_t	sum = 0;
 
-	memset(counts, 0, sizeof(uint32_t) * ((size_t) m + 1));
 	for (uint32_t i = 0; i < n; i++)
 		if (filters[i])
 			for (uint32_t w = 0; w < nwords; w++)
@@ -83,9 +85,24 @@ bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
 				{
 					uint32_t	j = w * 64 + (uint32_t) __builtin_ctzll(x);
 
-					if (j < m)
+					if (j >= m)
+						continue;
+					if (out == NULL)
 						counts[j]++;
+					else
+						wr16(out, bloofi_sparse_entry_pos(m, counts[j]++), (uint16_t) i);
 				}
+}
+
+void
+bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
+					 uint32_t n, const uint8_t *const *filters, uint32_t *counts)
+{
+	BloofiSparseHeader h;
+	uint32_t	sum = 0;
+
+	memset(counts, 0, sizeof(uint32_t) * ((size_t) m + 1));
+	visit_set_bits(NULL, m, n, filters, counts);
 	/* counts[j] becomes the start of list j (then its fill cursor) */
 	for (uint32_t j = 0; j < m; j++)
 	{
@@ -97,16 +114,7 @@ bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
 	}
 	wr32(out, bloofi_sparse_offset_pos(m), sum);
 	counts[m] = sum;
-	for (uint32_t i = 0; i < n; i++)
-		if (filters[i])
-			for (uint32_t w = 0; w < nwords; w++)
-				for (uint64_t x = filter_word(filters[i], w); x; x &= x - 1)
-				{
-					uint32_t	j = w * 64 + (uint32_t) __builtin_ctzll(x);
-
-					if (j < m)
-						wr16(out, bloofi_sparse_entry_pos(m, counts[j]++), (uint16_t) i);
-				}
+	visit_set_bits(out, m, n, filters, counts);
 	h.magic = BLOOFI_SPARSE_MAGIC;
 	h.npages = npages;
 	h.m = m;

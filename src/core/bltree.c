@@ -21,18 +21,6 @@ maybe_interrupt(void)
 		bltree_interrupt_hook();
 }
 
-static inline bool
-bit_test(const uint8_t *bits, uint64_t i)
-{
-	return (bits[i >> 3] >> (i & 7)) & 1;
-}
-
-static inline void
-bit_set(uint8_t *bits, uint64_t i)
-{
-	bits[i >> 3] |= (uint8_t) (1u << (i & 7));
-}
-
 static inline void
 bit_clear(uint8_t *bits, uint64_t i)
 {
@@ -174,28 +162,47 @@ add_distinct(uint32_t *pos, int n, uint32_t p)
 	return n + 1;
 }
 
+/* where filter b of level a lies and how its positions are drawn */
+typedef struct FilterAt
+{
+	uint32_t	m;				/* its bits */
+	int			k;				/* its positions per key */
+	uint64_t	base;			/* its first bit in the tree's bits */
+	uint64_t	coef;			/* the hash coefficient of its first position */
+	bool		leaf;			/* of the last level: no children */
+} FilterAt;
+
+static inline FilterAt
+filter_at(const BlTreeLayout *L, int a, uint64_t b)
+{
+	FilterAt	f;
+
+	f.m = L->p.m[a];
+	f.k = L->p.k[a];
+	f.base = L->offset[a] + b * f.m;
+	f.coef = L->coef_base[a] + b * (uint64_t) f.k + 1;
+	f.leaf = a + 1 == L->p.d;
+	return f;
+}
+
 /* insert key into filter b of level a, and below each of its positions into the next level */
 static void
 insert_rec(const BlTreeLayout *L, uint8_t *bits, BsKey key, int a, uint64_t b)
 {
-	uint32_t	m = L->p.m[a];
-	int			k = L->p.k[a];
-	uint64_t	base = L->offset[a] + b * m;
-	uint64_t	coef = L->coef_base[a] + b * (uint64_t) k + 1;
-	bool		leaf = a + 1 == L->p.d;
+	FilterAt	f = filter_at(L, a, b);
 	uint32_t	pos[BLTREE_MAX_K];
 	int			n = 0;
 
-	for (int j = 0; j < k; j++)
+	for (int j = 0; j < f.k; j++)
 	{
-		uint32_t	p = bltree_position(key, coef + (uint64_t) j, m);
+		uint32_t	p = bltree_position(key, f.coef + (uint64_t) j, f.m);
 
-		bit_set(bits, base + p);
-		if (!leaf)
+		bs_bit_set(bits, f.base + p);
+		if (!f.leaf)
 			n = add_distinct(pos, n, p);
 	}
 	for (int i = 0; i < n; i++)
-		insert_rec(L, bits, key, a + 1, b * m + pos[i]);
+		insert_rec(L, bits, key, a + 1, b * f.m + pos[i]);
 }
 
 void
@@ -209,27 +216,23 @@ static bool
 contains_rec(const BlTreeLayout *L, const uint8_t *bits, BsKey key, int a, uint64_t b,
 			 BlTreeReader *r)
 {
-	uint32_t	m = L->p.m[a];
-	int			k = L->p.k[a];
-	uint64_t	base = L->offset[a] + b * m;
-	uint64_t	coef = L->coef_base[a] + b * (uint64_t) k + 1;
-	bool		leaf = a + 1 == L->p.d;
+	FilterAt	f = filter_at(L, a, b);
 	uint32_t	pos[BLTREE_MAX_K];
 	int			n = 0;
 
 	if (r != NULL && a >= r->ready)
 		r->load(r, a);
-	for (int j = 0; j < k; j++)
+	for (int j = 0; j < f.k; j++)
 	{
-		uint32_t	p = bltree_position(key, coef + (uint64_t) j, m);
+		uint32_t	p = bltree_position(key, f.coef + (uint64_t) j, f.m);
 
-		if (!bit_test(bits, base + p))
+		if (!bs_bit_test(bits, f.base + p))
 			return false;
-		if (!leaf)
+		if (!f.leaf)
 			n = add_distinct(pos, n, p);
 	}
 	for (int i = 0; i < n; i++)
-		if (!contains_rec(L, bits, key, a + 1, b * m + pos[i], r))
+		if (!contains_rec(L, bits, key, a + 1, b * f.m + pos[i], r))
 			return false;
 	return true;
 }

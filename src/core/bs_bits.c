@@ -27,13 +27,6 @@ poll_between(size_t e, size_t nwords)
 		bs_interrupt_hook();
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
-	!defined(BS_NO_TARGET_CLONES)
-#define BS_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define BS_POPCNT_CLONES
-#endif
-
 void
 bs_or(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
@@ -130,14 +123,15 @@ bs_pair_counts(const uint8_t *a, const uint8_t *b, size_t nwords)
 	return c;
 }
 
-bool
-bs_intersects(const uint8_t *a, const uint8_t *b, size_t nwords)
+/* whether some word i has a_i & (b_i ^ flip) nonzero (flip: 0 or all ones) */
+static inline __attribute__((always_inline)) bool
+any_word_and(const uint8_t *a, const uint8_t *b, size_t nwords, uint64_t flip)
 {
 	for (size_t s = 0, e; s < nwords; s = e)
 	{
 		e = chunk_end(s, nwords);
 		for (size_t i = s; i < e; i++)
-			if (bs_load64(a + 8 * i) & bs_load64(b + 8 * i))
+			if (bs_load64(a + 8 * i) & (bs_load64(b + 8 * i) ^ flip))
 				return true;
 		poll_between(e, nwords);
 	}
@@ -145,17 +139,15 @@ bs_intersects(const uint8_t *a, const uint8_t *b, size_t nwords)
 }
 
 bool
+bs_intersects(const uint8_t *a, const uint8_t *b, size_t nwords)
+{
+	return any_word_and(a, b, nwords, 0);
+}
+
+bool
 bs_is_subset(const uint8_t *sub, const uint8_t *super, size_t nwords)
 {
-	for (size_t s = 0, e; s < nwords; s = e)
-	{
-		e = chunk_end(s, nwords);
-		for (size_t i = s; i < e; i++)
-			if (bs_load64(sub + 8 * i) & ~bs_load64(super + 8 * i))
-				return false;
-		poll_between(e, nwords);
-	}
-	return true;
+	return !any_word_and(sub, super, nwords, ~UINT64_C(0));
 }
 
 void

@@ -28,6 +28,18 @@ extern void (*bs_interrupt_hook) (void);
 
 #define BS_POLL_WORDS	((size_t) 1 << 17)
 
+/*
+ * Marks a function counting bits: compiled twice on x86-64, with and
+ * without the POPCNT instruction, the one the CPU has chosen at load time
+ * (bs_bits.c, bs_sparse.c).
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(BS_NO_TARGET_CLONES)
+#define BS_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define BS_POPCNT_CLONES
+#endif
+
 /* number of 64-bit words needed for m bits */
 static inline size_t
 bs_words_for_bits(uint64_t m)
@@ -66,13 +78,13 @@ bs_store64(uint8_t *p, uint64_t w)
 }
 
 static inline bool
-bs_bit_test(const uint8_t *bits, uint32_t i)
+bs_bit_test(const uint8_t *bits, uint64_t i)
 {
 	return (bits[i >> 3] >> (i & 7)) & 1;
 }
 
 static inline void
-bs_bit_set(uint8_t *bits, uint32_t i)
+bs_bit_set(uint8_t *bits, uint64_t i)
 {
 	bits[i >> 3] |= (uint8_t) (1u << (i & 7));
 }

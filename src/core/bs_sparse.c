@@ -13,14 +13,6 @@
 
 #include "bs_bits.h"
 
-/* the POPCNT instruction where the CPU has it, as in bs_bits.c */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
-	!defined(BS_NO_TARGET_CLONES)
-#define BS_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define BS_POPCNT_CLONES
-#endif
-
 /* up to 8 bytes at p, of which avail are readable, little-endian */
 static inline uint64_t
 load_le(const uint8_t *p, size_t avail)
