@@ -46,7 +46,7 @@ $primary->safe_psql('postgres', q{
 	CREATE TABLE t (id bigint, f bloomfilter);
 	INSERT INTO t SELECT i, mk(i) FROM generate_series(1, 2000) i;
 	CREATE INDEX t_f ON t USING bloofi (f) WITH (order = 3);
-	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 60000, 11) x;
+	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 75010, 11) x;  -- every id the rounds below insert (up to 7,500)
 });
 check_replay('after build');
 
