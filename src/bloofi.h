@@ -526,6 +526,7 @@ extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 /* bloofi_recent.c: where a page was found last time (a hint) */
 extern Buffer bloofi_read_recent(Relation index, BlockNumber blk);
 extern Buffer bloofi_recent_locate(Relation index, BlockNumber blk);
+extern uint64 bloofi_recent_miss_count(void);
 
 /* bloofi_vacuum.c */
 extern IndexBulkDeleteResult *bloofi_bulkdelete(IndexVacuumInfo *info,

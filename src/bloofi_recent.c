@@ -44,6 +44,7 @@ typedef struct BloofiRecentFile
 } BloofiRecentFile;
 
 static HTAB *bloofi_recent_files = NULL;
+static uint64 bloofi_recent_misses = 0;	/* pages not found where remembered */
 static BloofiRecentFile *bloofi_recent_last = NULL;	/* the file used last */
 static Size bloofi_recent_bytes = 0;
 
@@ -118,6 +119,7 @@ bloofi_read_recent(Relation index, BlockNumber blk)
 	if (slot && BufferIsValid(*slot) &&
 		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blk, *slot))
 		return *slot;
+	bloofi_recent_misses++;
 	buf = ReadBuffer(index, blk);	/* fails for a block past the end */
 	slot = bloofi_recent_slot(index, blk, true);
 	if (slot)
@@ -145,6 +147,7 @@ bloofi_recent_locate(Relation index, BlockNumber blk)
 	slot = bloofi_recent_slot(index, blk, false);
 	if (slot && BufferIsValid(*slot))
 		return *slot;
+	bloofi_recent_misses++;
 	pr = PrefetchBuffer(index, MAIN_FORKNUM, blk);
 	if (BufferIsValid(pr.recent_buffer))	/* then the block exists */
 	{
@@ -153,4 +156,15 @@ bloofi_recent_locate(Relation index, BlockNumber blk)
 			*slot = pr.recent_buffer;
 	}
 	return pr.recent_buffer;
+}
+
+/*
+ * How many pages this backend has had to read or locate the ordinary way
+ * (not found in the buffer it remembered): a lookup that raised it was at
+ * least partly cold.
+ */
+uint64
+bloofi_recent_miss_count(void)
+{
+	return bloofi_recent_misses;
 }

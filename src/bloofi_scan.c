@@ -248,6 +248,41 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 }
 
 /*
+ * Before the children just pushed (blocks[0..n)) are visited one by one:
+ * locate their headers, then each one's slice pages for the positions, so
+ * that the reads of pages not in shared buffers start together
+ * (PrefetchBuffer) instead of one node's batch after another's.  Only worth
+ * its header reads when pages are missing (bloofi_search asks it after a
+ * lookup that was not all warm); at most the BLOOFI_PREFETCH_NODES children
+ * visited first.
+ */
+#define BLOOFI_PREFETCH_NODES 8
+
+static void
+bloofi_prefetch_children(Relation index, const BloofiMetaData *meta,
+						 const BlockNumber *blocks, uint32 n,
+						 const uint32 *pos, uint32 npos)
+{
+	BloofiSlicePages sp;
+
+	if (n > BLOOFI_PREFETCH_NODES)	/* the stack pops the last pushed first */
+	{
+		blocks += n - BLOOFI_PREFETCH_NODES;
+		n = BLOOFI_PREFETCH_NODES;
+	}
+	for (uint32 i = 0; i < n; i++)
+		(void) bloofi_recent_locate(index, blocks[i]);
+	for (uint32 i = 0; i < n; i++)
+	{
+		BloofiNode	C;
+
+		bloofi_node_read(index, meta, blocks[i], &C);
+		if (!bloofi_node_is_sparse(&C))
+			bloofi_slice_pages_locate(index, &C, pos, npos, &sp);
+	}
+}
+
+/*
  * Search the tree for leaves having all npos positions (sorted, distinct)
  * set; cb(tid) for each match.  st counts the filters checked (the root's
  * value unless its SATURATED hint says testing it would prune little, then
@@ -265,6 +300,10 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 	uint64	   *acc = NULL;
 	uint32		acc_words = 0;
 	BloofiNode	root;
+	uint64		misses = bloofi_recent_miss_count();
+
+	/* was the lookup before this one (in this backend) partly cold? */
+	static bool last_cold = true;
 
 	if (meta->root == InvalidBlockNumber)
 		return;
@@ -284,6 +323,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		Buffer		buf = InvalidBuffer;
 		uint32		cur = InvalidBlockNumber;
 		uint32		nwords;
+		uint32		pushed;
 
 		CHECK_FOR_INTERRUPTS();
 		bloofi_node_read(index, meta, stack[--nstack], &X);
@@ -299,6 +339,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			continue;
 
 		/* the children of the matching slots, one tid page at a time */
+		pushed = nstack;
 		nwords = (X.nused + 63) / 64;
 		for (uint32 w = 0; w < nwords; w++)
 		{
@@ -334,7 +375,10 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		}
 		if (BufferIsValid(buf))
 			UnlockReleaseBuffer(buf);
+		if (last_cold && nstack - pushed >= 2)
+			bloofi_prefetch_children(index, meta, stack + pushed, nstack - pushed, pos, npos);
 	}
+	last_cold = bloofi_recent_miss_count() != misses;
 	pfree(stack);
 	if (acc)
 		pfree(acc);
