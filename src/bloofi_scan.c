@@ -169,24 +169,6 @@ bloofi_slice_hint(const BloofiNode *node, const BloofiSlicePages *sp, uint32 j)
 }
 
 /*
- * true when at most a third of the words of acc are non-zero, judged from
- * every 16th word (nwords >= 256: at least 16 of them)
- */
-static bool
-bloofi_acc_mostly_zero(const uint64 *acc, uint32 nwords)
-{
-	uint32		nonzero = 0,
-				seen = 0;
-
-	for (uint32 w = 0; w < nwords; w += 16)
-	{
-		nonzero += acc[w] != 0;
-		seen++;
-	}
-	return nonzero * 3 <= seen;
-}
-
-/*
  * Test the children of node against the positions: acc (node->geom.slice_words
  * words) gets the matching slots among the first nused.  Returns false when
  * none matches.

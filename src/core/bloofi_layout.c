@@ -451,6 +451,24 @@ bloofi_acc_init(uint64_t *acc, uint32_t nwords, uint32_t nslots)
 	}
 }
 
+/*
+ * true when at most a third of the words of acc are non-zero, judged from
+ * every 16th word (nwords >= 256: at least 16 of them)
+ */
+bool
+bloofi_acc_mostly_zero(const uint64_t *acc, uint32_t nwords)
+{
+	uint32_t	nonzero = 0,
+				seen = 0;
+
+	for (uint32_t w = 0; w < nwords; w += 16)
+	{
+		nonzero += acc[w] != 0;
+		seen++;
+	}
+	return nonzero * 3 <= seen;
+}
+
 static int
 cmp_u32(const void *a, const void *b)
 {

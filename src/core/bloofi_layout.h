@@ -249,6 +249,13 @@ extern uint32_t bloofi_put_column(uint8_t *slice_page, uint32_t slice_bytes, uin
 /* acc = first nslots bits set, the rest of the nwords words zero */
 extern void bloofi_acc_init(uint64_t *acc, uint32_t nwords, uint32_t nslots);
 
+/*
+ * true when at most a third of the words of acc are non-zero, judged from
+ * every 16th word (nwords >= 256: at least 16 of them): when a long AND may
+ * switch to its sparse continuation
+ */
+extern bool bloofi_acc_mostly_zero(const uint64_t *acc, uint32_t nwords);
+
 /* sort positions ascending and drop duplicates; returns the new count */
 extern uint32_t bloofi_sort_positions(uint32_t *pos, uint32_t n);
 

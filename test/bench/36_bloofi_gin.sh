@@ -200,6 +200,44 @@ cold_sql() {
     esac
 }
 
+# 6. (dense) the index scan node alone, Bloofi and GIN (EXPLAIN ANALYZE in a
+# PL/pgSQL loop, median over BENCH_FLOOR_LOOKUPS = 300 warm random lookups), and
+# the ANDs of one lookup alone, in plain memory (test/bench/bloofi_and_floor.c:
+# the core's kernels over data laid out as the index lays it out, no pins,
+# locks or executor): what the bit-sliced layout costs at least, next to what
+# GIN's whole index scan costs
+dense_floor() {     # dense_floor TAB
+    local tab=$1 nf=${BENCH_FLOOR_LOOKUPS:-300} ib ig fl kb
+    read -r ib ig < <(PGOPTIONS="-c enable_seqscan=off -c client_min_messages=warning" bs_psql -At \
+        -c "CREATE OR REPLACE FUNCTION pg_temp.b36_node_us(cond text, n int) RETURNS float8 LANGUAGE plpgsql AS \$\$
+DECLARE j json; t float8[] := '{}'; x bigint;
+BEGIN
+    PERFORM setseed(0.7);
+    FOR i IN 1..n LOOP
+        x := ((floor(random() * $N)::bigint + 1) * 100 + floor(random() * 100)::bigint) * 2654435761 % 1099511627776;
+        EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM $tab WHERE ' || cond INTO j USING x;
+        t := t || ((j->0->'Plan'->'Plans'->0->'Plans'->0->>'Actual Total Time')::float8 * 1000);
+    END LOOP;
+    RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY u) FROM unnest(t) u);
+END \$\$" \
+        -c "SELECT pg_temp.b36_node_us('f @> \$1', 50), pg_temp.b36_node_us('a @> ARRAY[\$1]', 50)" \
+        -c "SELECT round(pg_temp.b36_node_us('f @> \$1', $nf)::numeric, 1), round(pg_temp.b36_node_us('a @> ARRAY[\$1]', $nf)::numeric, 1)" |
+        tail -1 | tr '|' ' ')
+    mkdir -p test/bench/bin
+    # shellcheck disable=SC2046
+    "$("$PG_CONFIG" --cc | awk '{print $1}')" $("$PG_CONFIG" --cflags) -fPIC -Isrc/core \
+        -o test/bench/bin/bloofi_and_floor test/bench/bloofi_and_floor.c src/core/*.c -lm
+    test/bench/bin/bloofi_and_floor "$N" >"$WORK/floor"
+    fl=$(awk '$1 == "and_us" { print $2 }' "$WORK/floor")
+    kb=$(awk '$1 == "kb_per_lookup" { print $2 }' "$WORK/floor")
+    R_NODE=$(emit dense index_scan_us "$ib" "$ig")
+    R_FLOOR=$(emit dense and_floor_us_vs_gin_index_scan "$fl" "$ig")
+    printf '   dense     index scan node alone (EXPLAIN ANALYZE, median of %s warm lookups): bloofi %s us, GIN %s us: ratio %s\n' "$nf" "$ib" "$ig" "$R_NODE"
+    printf '   dense     the ANDs of one lookup alone in plain memory (bloofi_and_floor.c): %s us, %s kB of slices read: %s x GIN'"'"'s whole index scan\n' "$fl" "$kb" "$R_FLOOR"
+    results+=("bloofi/GIN dense index scan node alone|$R_NODE|(report)|-")
+    results+=("bloofi layout floor (the ANDs alone) / GIN dense index scan|$R_FLOOR|(report)|-")
+}
+
 summary() {         # summary REGIME: summary lines of the last run_regime
     local name=$1
     if [ "$name" = dense ]; then
@@ -229,6 +267,7 @@ for CUR_REGIME in $REGIMES; do
 \\set j random(0, 99)
 \\set x ((:r * 100 + :j) * 2654435761) % 1099511627776"
         summary dense
+        dense_floor b36d
         bs_psql -q -c "DROP TABLE b36d"
         ;;
     debian)

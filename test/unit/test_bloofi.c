@@ -938,7 +938,7 @@ test_similarity_key(void)
 	CHECK(bloofi_similarity_key(z, M) == 0, "empty filter sorts first");
 }
 
-/* position sorting, the accumulator's initial words, and the AND of a slice (dense and sparse) at exact buffer sizes */
+/* position sorting, the accumulator's initial words and its sparse-switch test, and the AND of a slice (dense and sparse) at exact buffer sizes */
 static void
 test_misc(void)
 {
@@ -953,6 +953,22 @@ test_misc(void)
 	CHECK(acc[0] == 0xffffff, "acc init, 24 slots");
 	bloofi_acc_init(acc, 2, 128);
 	CHECK(acc[0] == ~UINT64_C(0) && acc[1] == ~UINT64_C(0), "acc init, whole words");
+
+	/* mostly zero: at most a third of the sampled words (every 16th) non-zero */
+	{
+		uint64_t	big[512];
+
+		memset(big, 0, sizeof(big));
+		CHECK(bloofi_acc_mostly_zero(big, 512), "all zero");
+		for (int w = 0; w < 512; w += 16 * 3)	/* 11 of the 32 sampled words */
+			big[w] = 1;
+		CHECK(!bloofi_acc_mostly_zero(big, 512), "11 of 32 sampled words set");
+		big[0] = 0;				/* 10 of 32 */
+		CHECK(bloofi_acc_mostly_zero(big, 512), "10 of 32 sampled words set");
+		for (int w = 1; w < 512; w += 16)	/* unsampled words do not count */
+			big[w] = ~UINT64_C(0);
+		CHECK(bloofi_acc_mostly_zero(big, 512), "words between the samples ignored");
+	}
 }
 
 /*
