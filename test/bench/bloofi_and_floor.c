@@ -36,6 +36,7 @@
 
 #include "bench_timing.h"
 #include "bloofi_layout.h"
+#include "bst_rng.h"
 
 #define M			2397
 #define K			17
@@ -45,17 +46,6 @@
 #define REPS		7
 
 static volatile uint64_t sink;
-
-/* deterministic 64-bit generator (splitmix64) */
-static uint64_t
-next_rand(uint64_t *s)
-{
-	uint64_t	z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
 
 typedef struct Node
 {
@@ -73,7 +63,7 @@ draw_positions(uint64_t *s, uint32_t *pos)
 
 	while (n < K)
 	{
-		uint32_t	p = (uint32_t) (next_rand(s) % M);
+		uint32_t	p = (uint32_t) (bst_rng_splitmix(s) % M);
 		int			dup = 0;
 
 		for (int i = 0; i < n; i++)
@@ -161,7 +151,7 @@ main(int argc, char **argv)
 		if (nd->blocks == NULL)
 			return 1;
 		for (size_t w = 0; w < (size_t) M * BLOCK / 8; w++)
-			((uint64_t *) nd->blocks)[w] = next_rand(&seed);
+			((uint64_t *) nd->blocks)[w] = bst_rng_splitmix(&seed);
 	}
 	for (int q = 0; q < LOOKUPS; q++)
 		draw_positions(&seed, pos + (size_t) q * K);
