@@ -33,7 +33,10 @@
 #      buffer-cold only), then BENCH_COLD (default 200) random lookups, median
 #      ms; once for Bloofi, once for GIN (a restart and drop before each);
 #      BENCH_COLD=0 skips it (it needs the right to restart the cluster);
-#   5. index sizes.
+#   5. index sizes;
+#   6. dense only, run before the cold step: the index scan node alone for
+#      both indexes, and the ANDs of one lookup alone in plain memory
+#      (test/bench/bloofi_and_floor.c), the layout's floor (dense_floor below).
 # Written: text here, $BS_BENCH_RESULTS/36_bloofi_gin.csv
 # (regime,metric,bloofi,gin,ratio), and summary lines for run.sh.
 # Targets (issue 21): dense lookup / GIN <= 1.0 in both modes, cold <= 2,
@@ -166,6 +169,9 @@ run_regime() {
     r=$(emit "$name" "index_buffers_per_lookup" "$rb" "$rg")
     printf '   %-9s index buffers per lookup (mean of %s): bloofi %s, GIN %s\n' "$name" "$i" "$rb" "$rg"
 
+    # 6. (dense) the floor, while both indexes are still warm
+    [ "$name" = dense ] && dense_floor "$tab"
+
     # 4. cold
     local r_cold=""
     if [ "$NCOLD" -gt 0 ]; then
@@ -201,7 +207,8 @@ cold_sql() {
 }
 
 # 6. (dense) the index scan node alone, Bloofi and GIN (EXPLAIN ANALYZE in a
-# PL/pgSQL loop, median over BENCH_FLOOR_LOOKUPS = 300 warm random lookups), and
+# PL/pgSQL loop, median over BENCH_FLOOR_LOOKUPS = 300 random lookups after
+# 50 of warm-up; run before the cold step, while both indexes are warm), and
 # the ANDs of one lookup alone, in plain memory (test/bench/bloofi_and_floor.c:
 # the core's kernels over data laid out as the index lays it out, no pins,
 # locks or executor): what the bit-sliced layout costs at least, next to what
@@ -267,7 +274,6 @@ for CUR_REGIME in $REGIMES; do
 \\set j random(0, 99)
 \\set x ((:r * 100 + :j) * 2654435761) % 1099511627776"
         summary dense
-        dense_floor b36d
         bs_psql -q -c "DROP TABLE b36d"
         ;;
     debian)
