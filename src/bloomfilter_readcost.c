@@ -49,7 +49,7 @@
  * uncompressed value: no header parse, no position arithmetic per row, the
  * probed lines prefetched; bloomfilter_ops.c)
  */
-#define COST_FAST_TEST(bytes)	Min(0.43 + (bytes) / 2000.0, 3.0)
+#define COST_FAST_TEST(bytes)	Min(0.46 + (bytes) / 5500.0, 3.0)
 #define COST_SPARSE_TEST		1.0 /* one position looked up in a sparse value ... */
 #define COST_SPARSE_TEST_LOG	0.3 /* ... plus this per log2 of its positions */
 #define DEFAULT_K				7
