@@ -5,7 +5,12 @@
  * Membership (@>, <@, bloom_contains) keeps the last element's key and the
  * hasher of the last parameter set in fn_extra: a scan of `f @> const` hashes
  * the constant once for the whole scan, not once per row, and reads each
- * filter in place (no detoast copy for short-header values); a sparse filter
+ * filter in place (no detoast copy for short-header values); once the same
+ * element comes twice in a row, it also keeps the element's k bits as byte
+ * probes for the in-line dense values of the header just checked: a row of
+ * that header and length is then tested by comparing 12 header bytes and
+ * reading the probed bytes, no hashing or position arithmetic per row (the
+ * per-row cost docs/planner.md measures); a sparse filter
  * is probed at the k positions in its encoding, never decoded, and a large
  * dense one stored out of line uncompressed by reading only the bytes of its
  * k bits.
@@ -44,6 +49,23 @@ PG_FUNCTION_INFO_V1(bloom_ne);
 PG_FUNCTION_INFO_V1(bloom_fold);
 PG_FUNCTION_INFO_V1(bloomfilter_hash);
 
+/*
+ * The byte probes of one element in the in-line dense values of one header
+ * (bytes 0-11: version, hash, k, flags, seed, m), for the per-row fast path:
+ * a value whose header bytes and length equal these passes every check
+ * bf_view_stored makes, so only its probes are left to test.
+ */
+typedef struct InlineProbes
+{
+	bool		valid;
+	BsElemKeyCache elem;		/* the element (elem.elem) probed */
+	uint8		header[BF_HEADER_BYTES];	/* a checked dense header */
+	Size		len;			/* the payload bytes of such a value */
+	int			n;				/* probes */
+	uint32		off[BS_MAX_K];	/* byte offsets in the bits, ascending */
+	uint8		mask[BS_MAX_K]; /* the element's bits in each byte */
+} InlineProbes;
+
 typedef struct ContainsCache
 {
 	bool		have_hasher;
@@ -52,6 +74,7 @@ typedef struct ContainsCache
 	BsElemKeyCache key;			/* the last element's key */
 	bool		have_sliced;
 	struct varatt_external sliced;	/* last filter probed by slices */
+	InlineProbes inl;			/* the last in-line dense header and element */
 } ContainsCache;
 
 /* an uncompressed out-of-line dense filter this large is probed by slices */
@@ -218,15 +241,68 @@ contains_sliced(ContainsCache *c, Datum filter, const BsElem *e, bool *done)
 	return true;
 }
 
+/*
+ * The fast path of the per-row membership test, for an in-line uncompressed
+ * value (raw) with the header and length of the last in-line dense value
+ * checked (c->inl) and the same element: *found, and true; else false (the
+ * caller takes the general path, which reports a bad value).  `f @> const`
+ * over a column of one parameter set takes it for every dense row: two
+ * compares and the probes, no hashing, no arithmetic of positions.
+ */
+static pg_attribute_always_inline bool
+contains_inline(const ContainsCache *c, const struct varlena *raw, const BsElem *e,
+				bool *found)
+{
+	const uint8 *d;
+
+	if (!c->inl.valid || VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw) ||
+		VARSIZE_ANY_EXHDR(raw) != c->inl.len || !bs_elem_equal(&c->inl.elem.elem, e))
+		return false;
+	d = (const uint8 *) VARDATA_ANY(raw);
+	/* the probes' cache lines are fetched while the header is compared */
+	for (int i = 0; i < c->inl.n; i++)
+		__builtin_prefetch(d + BF_HEADER_BYTES + c->inl.off[i]);
+	if (memcmp(d, c->inl.header, BF_HEADER_BYTES) != 0)
+		return false;
+	*found = bs_byte_probes_test(d + BF_HEADER_BYTES, c->inl.off, c->inl.mask, c->inl.n);
+	return true;
+}
+
+/*
+ * Keep the probes of c's current element (c->key, c->hasher) in the in-line
+ * dense value raw, just checked by bf_view_stored, for contains_inline (true);
+ * an element too long for the key cache is not kept (false).
+ */
 static bool
-contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
+keep_inline_probes(ContainsCache *c, const struct varlena *raw)
+{
+	InlineProbes *inl = &c->inl;
+
+	if (VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw) || !c->key.valid)
+		return false;
+	inl->valid = false;
+	inl->elem = c->key;
+	if (!inl->elem.elem.is_int)
+		inl->elem.elem.data = inl->elem.bytes;
+	memcpy(inl->header, VARDATA_ANY(raw), BF_HEADER_BYTES);
+	inl->len = VARSIZE_ANY_EXHDR(raw);
+	inl->n = bs_key_byte_probes(&c->hasher, c->key.key, inl->off, inl->mask);
+	inl->valid = true;
+	return true;
+}
+
+/* the general path of membership: every stored form, every check */
+static pg_noinline bool
+contains_general(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 {
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
+	struct varlena *value;
 	BloomView	v;
 	BsKey		key;
 	uint32		pos[BS_MAX_K];
 	bool		done,
-				found;
+				found,
+				repeated;
 
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
@@ -234,16 +310,36 @@ contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 	found = contains_sliced(c, filter, &e, &done);
 	if (done)
 		return found;
-	bf_view_datum_stored_cached(filter, &v, &c->filter, fcinfo->flinfo->fn_mcxt);
+	value = bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt);
+	bf_view_stored(value, &v);
 	cache_hasher(c, &v.p);
+	repeated = c->key.valid && bs_elem_equal(&c->key.elem, &e);
 	key = bs_elem_key_cached(&c->key, &c->hasher, &e);
 	if (!v.sparse)
+	{
+		/* an element seen twice in a row: the next rows may take the fast path */
+		if (repeated && value == (struct varlena *) DatumGetPointer(filter) &&
+			keep_inline_probes(c, value))
+			return bs_byte_probes_test(v.bits, c->inl.off, c->inl.mask, c->inl.n);
 		return bs_key_test(&c->hasher, key, v.bits);
+	}
 	bs_key_positions(&c->hasher, key, pos);
 	for (int i = 0; i < v.p.k; i++)
 		if (!bs_sparse_test(&v.sp, pos[i]))
 			return false;
 	return true;
+}
+
+/* membership of e in filter: the fast path when it applies, else the general one */
+static pg_attribute_always_inline bool
+contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
+{
+	const ContainsCache *c = (const ContainsCache *) fcinfo->flinfo->fn_extra;
+	bool		found;
+
+	if (c != NULL && contains_inline(c, (struct varlena *) DatumGetPointer(filter), &e, &found))
+		return found;
+	return contains_general(fcinfo, filter, e);
 }
 
 Datum

@@ -10,6 +10,8 @@
  * fetch and a decompression; plus the function's own work: a membership
  * test hashes the element and tests k bits of a dense value or looks k
  * positions up in a sparse one (by the fraction of values in each form);
+ * an element fixed for the scan is hashed once, and its test in an in-line
+ * uncompressed dense value takes the fast path (cheaper bit tests);
  * the other functions pass over the bytes.  The constants are measured
  * (test/bench/37_costs.sh, docs/planner.md).
  */
@@ -20,6 +22,7 @@
 #include "access/heaptoast.h"
 #include "catalog/pg_proc.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
@@ -41,6 +44,12 @@
 #define COST_HASH				0.5 /* hashing the element once */
 /* one bit test of a dense value: a cache miss, more likely the larger it is */
 #define COST_DENSE_TEST(bytes)	Min(0.4 + (bytes) / 500.0, 3.0)
+/*
+ * ... on the fast path (an element fixed for the scan, an in-line
+ * uncompressed value: no header parse, no position arithmetic per row, the
+ * probed lines prefetched; bloomfilter_ops.c)
+ */
+#define COST_FAST_TEST(bytes)	Min(0.46 + (bytes) / 5500.0, 3.0)
 #define COST_SPARSE_TEST		1.0 /* one position looked up in a sparse value ... */
 #define COST_SPARSE_TEST_LOG	0.3 /* ... plus this per log2 of its positions */
 #define DEFAULT_K				7
@@ -61,14 +70,17 @@ typmod_bytes(Node *expr)
  * element's membership test in one of them (*probe: hashing, then k bit
  * tests of a dense value or k look-ups among a sparse value's positions),
  * and the cost of reading one, in units of cpu_operator_cost (see the file
- * header)
+ * header).  fixed_elem: the element is the same for every row of a scan (a
+ * constant, a parameter): it is hashed once, not per row, and the in-line
+ * uncompressed dense values are tested on the fast path.
  */
 static double
-filter_read_cost(PlannerInfo *root, Node *expr, double *bytes, double *probe)
+filter_read_cost(PlannerInfo *root, Node *expr, bool fixed_elem, double *bytes, double *probe)
 {
 	VariableStatData vd;
 	const BfColumnStats *cs;
 	double		cost;
+	double		hash = fixed_elem ? 0 : COST_HASH;	/* per row */
 	double		k = DEFAULT_K;
 	int32		typmod;
 
@@ -82,19 +94,25 @@ filter_read_cost(PlannerInfo *root, Node *expr, double *bytes, double *probe)
 		Const	   *c = (Const *) expr;
 
 		*bytes = c->constisnull ? 0 : (double) VARSIZE_ANY(DatumGetPointer(c->constvalue));
-		*probe = COST_HASH + k * COST_DENSE_TEST(*bytes);
+		*probe = hash + k * COST_DENSE_TEST(*bytes);
 		return COST_CALL;
 	}
 	examine_variable(root, expr, 0, &vd);
 	cs = bf_column_stats(&vd);
 	if (cs)
 	{
+		/* the fraction of values in line, uncompressed: the fast path's */
+		double		plain = fixed_elem ?
+			Max(0.0, 1 - cs->frac_external - cs->frac_compressed) : 0;
+		double		dense_test = plain * COST_FAST_TEST(cs->mean_raw_bytes) +
+			(1 - plain) * COST_DENSE_TEST(cs->mean_raw_bytes);
+
 		if (cs->nsets > 0)
 			k = cs->sets[0].d->k;
 		*bytes = cs->mean_raw_bytes;
-		*probe = COST_HASH + k * ((1 - cs->frac_sparse) * COST_DENSE_TEST(*bytes) +
-								  cs->frac_sparse * (COST_SPARSE_TEST + COST_SPARSE_TEST_LOG *
-													 log2(1 + cs->sparse_positions)));
+		*probe = hash + k * ((1 - cs->frac_sparse) * dense_test +
+							 cs->frac_sparse * (COST_SPARSE_TEST + COST_SPARSE_TEST_LOG *
+												log2(1 + cs->sparse_positions)));
 		cost = COST_CALL +
 			cs->frac_external * (COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes) +
 			cs->frac_compressed * COST_DECOMPRESS_PER_BYTE * *bytes;
@@ -105,13 +123,24 @@ filter_read_cost(PlannerInfo *root, Node *expr, double *bytes, double *probe)
 		*bytes = typmod_bytes(expr);
 		if (*bytes <= 0)
 			*bytes = DEFAULT_FILTER_BYTES;
-		*probe = COST_HASH + k * COST_DENSE_TEST(*bytes);
 		cost = COST_CALL;
 		if (*bytes > TOAST_TUPLE_THRESHOLD)
 			cost += COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes;
+		*probe = hash + k * (fixed_elem && *bytes <= TOAST_TUPLE_THRESHOLD ?
+							 COST_FAST_TEST(*bytes) : COST_DENSE_TEST(*bytes));
 	}
 	ReleaseVariableStats(vd);
 	return cost;
+}
+
+/*
+ * true when an element expression is the same for every row of a scan: no
+ * Var, nothing volatile (a constant, a parameter, a stable function of them)
+ */
+static bool
+fixed_for_scan(Node *elem)
+{
+	return !contain_var_clause(elem) && !contain_volatile_functions(elem);
 }
 
 /* the extension's functions that read filters, by C symbol */
@@ -184,38 +213,40 @@ bf_filter_fn_cost(PlannerInfo *root, FilterFn fn, List *args)
 		case FN_CONTAINS:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0, &probe) + probe;
+			return filter_read_cost(root, linitial(args), fixed_for_scan(lsecond(args)),
+									&b0, &probe) + probe;
 		case FN_CONTAINED:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, lsecond(args), &b0, &probe) + probe;
+			return filter_read_cost(root, lsecond(args), fixed_for_scan(linitial(args)),
+									&b0, &probe) + probe;
 		case FN_READ:
 			if (nargs != 1)
 				break;
-			return filter_read_cost(root, linitial(args), &b0, &probe);
+			return filter_read_cost(root, linitial(args), false, &b0, &probe);
 		case FN_PASS:
 			if (nargs != 1)
 				break;
-			return filter_read_cost(root, linitial(args), &b0, &probe) + COST_PASS_PER_BYTE * b0;
+			return filter_read_cost(root, linitial(args), false, &b0, &probe) + COST_PASS_PER_BYTE * b0;
 		case FN_FOLD:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0, &probe) + COST_WRITE_PER_BYTE * b0;
+			return filter_read_cost(root, linitial(args), false, &b0, &probe) + COST_WRITE_PER_BYTE * b0;
 		case FN_COMPARE:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0, &probe) +
-				filter_read_cost(root, lsecond(args), &b1, &probe) + COST_COMPARE_PER_BYTE * Max(b0, b1);
+			return filter_read_cost(root, linitial(args), false, &b0, &probe) +
+				filter_read_cost(root, lsecond(args), false, &b1, &probe) + COST_COMPARE_PER_BYTE * Max(b0, b1);
 		case FN_COMBINE:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0, &probe) +
-				filter_read_cost(root, lsecond(args), &b1, &probe) + COST_WRITE_PER_BYTE * Max(b0, b1);
+			return filter_read_cost(root, linitial(args), false, &b0, &probe) +
+				filter_read_cost(root, lsecond(args), false, &b1, &probe) + COST_WRITE_PER_BYTE * Max(b0, b1);
 		case FN_PASS2:
 			if (nargs != 2)
 				break;
-			return filter_read_cost(root, linitial(args), &b0, &probe) +
-				filter_read_cost(root, lsecond(args), &b1, &probe) + COST_PASS_PER_BYTE * (b0 + b1);
+			return filter_read_cost(root, linitial(args), false, &b0, &probe) +
+				filter_read_cost(root, lsecond(args), false, &b1, &probe) + COST_PASS_PER_BYTE * (b0 + b1);
 		case FN_UNKNOWN:
 			break;
 	}

@@ -163,3 +163,37 @@ bs_key_set(const BsHasher *h, BsKey key, uint8_t *bits)
 	for (int i = 0; i < h->p.k; i++)
 		bs_bit_set(bits, position(h, key, xm, i));
 }
+
+int
+bs_key_byte_probes(const BsHasher *h, BsKey key, uint32_t *off, uint8_t *mask)
+{
+	uint32_t	pos[BS_MAX_K];
+	int			n = 0;
+
+	bs_key_positions(h, key, pos);
+	/* insertion sort of at most BS_MAX_K positions */
+	for (int i = 1; i < h->p.k; i++)
+	{
+		uint32_t	v = pos[i];
+		int			j = i;
+
+		for (; j > 0 && pos[j - 1] > v; j--)
+			pos[j] = pos[j - 1];
+		pos[j] = v;
+	}
+	for (int i = 0; i < h->p.k; i++)
+	{
+		uint32_t	byte = pos[i] >> 3;
+		uint8_t		bit = (uint8_t) (1u << (pos[i] & 7));
+
+		if (n > 0 && off[n - 1] == byte)
+			mask[n - 1] |= bit;
+		else
+		{
+			off[n] = byte;
+			mask[n] = bit;
+			n++;
+		}
+	}
+	return n;
+}

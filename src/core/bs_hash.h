@@ -121,6 +121,25 @@ extern bool bs_key_test(const BsHasher *h, BsKey key, const uint8_t *bits);
 /* set the k positions of key in bits: add the element */
 extern void bs_key_set(const BsHasher *h, BsKey key, uint8_t *bits);
 
+/*
+ * The k positions of key as byte probes, for testing many filters of h's
+ * parameters against one element: the distinct bytes its bits fall in,
+ * ascending (off, relative to the bits; up to h->p.k of them), each with the
+ * mask of its bits in that byte.  Returns how many.  bs_byte_probes_test
+ * then answers as bs_key_test does, without the positions' arithmetic.
+ */
+extern int	bs_key_byte_probes(const BsHasher *h, BsKey key, uint32_t *off, uint8_t *mask);
+
+/* true when every probe's bits are set in bits (stops at the first that is not) */
+static inline bool
+bs_byte_probes_test(const uint8_t *bits, const uint32_t *off, const uint8_t *mask, int n)
+{
+for (int i = 0; i < n; i++)
+		if ((bits[off[i]] & mask[i]) != mask[i])
+			return false;
+	return true;
+}
+
 /* 'linear' coefficients before reduction mod m (for HashInvert and docs) */
 extern void bs_linear_coefficients(int32_t seed, int k, uint64_t *a, uint64_t *b);
 

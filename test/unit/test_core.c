@@ -169,6 +169,66 @@ test_no_false_negatives(void)
 	CHECK(bad == 0, "%d false negatives", bad);
 }
 
+/*
+ * The byte probes of a key answer as bs_key_test over filters of every fill
+ * (both families, k from 1 to 32, m not a multiple of 8), and are distinct
+ * ascending bytes whose masks hold the key's k positions, no more.
+ */
+static void
+test_byte_probes(void)
+{
+	static const BsParams params[] = {
+		{959, 7, BS_HASH_XXH3, 0}, {2397, 17, BS_HASH_XXH3, 5},
+		{64, 32, BS_HASH_XXH3, -1}, {1001, 1, BS_HASH_LINEAR, 9},
+		{19171, 13, BS_HASH_LINEAR, -7}, {13, 5, BS_HASH_XXH3, 3},
+	};
+	static uint8_t bits[8 * 300];
+	unsigned long long rs = 21;
+	int			disagree = 0,
+				bad_layout = 0,
+				hits = 0;
+
+	for (int pi = 0; pi < (int) (sizeof(params) / sizeof(params[0])); pi++)
+	{
+		BsHasher	h;
+
+		bs_hasher_init(&h, &params[pi]);
+		for (int fill = 0; fill < 4; fill++)
+		{
+			memset(bits, 0, sizeof(bits));
+			for (uint32_t x = 0; x < (fill * params[pi].m) / (2u * params[pi].k) + 1; x++)
+				bs_key_set(&h, bs_key_int64(&h, (int64_t) unit_splitmix64(&rs)), bits);
+			for (int t = 0; t < 2000; t++)
+			{
+				BsKey		key = bs_key_int64(&h, t % 3 ? (int64_t) unit_splitmix64(&rs) : t);
+				uint32_t	off[BS_MAX_K],
+							pos[BS_MAX_K];
+				uint8_t		mask[BS_MAX_K],
+							want[8 * 300] = {0},
+							got[8 * 300] = {0};
+				int			n = bs_key_byte_probes(&h, key, off, mask);
+				bool		r = bs_byte_probes_test(bits, off, mask, n);
+
+				disagree += r != bs_key_test(&h, key, bits);
+				hits += r;
+				bs_key_positions(&h, key, pos);
+				for (int i = 0; i < params[pi].k; i++)
+					bs_bit_set(want, pos[i]);
+				for (int i = 0; i < n; i++)
+				{
+					bad_layout += (i > 0 && off[i] <= off[i - 1]) || mask[i] == 0 ||
+						off[i] >= (params[pi].m + 7) / 8;
+					got[off[i]] |= mask[i];
+				}
+				bad_layout += n < 1 || n > params[pi].k || memcmp(got, want, sizeof(got)) != 0;
+			}
+		}
+	}
+	CHECK(disagree == 0, "%d answers differ from bs_key_test", disagree);
+	CHECK(bad_layout == 0, "%d probe sets are not the key's positions", bad_layout);
+	CHECK(hits > 1000, "only %d members among the probes: the test tests nothing", hits);
+}
+
 static void
 test_estimates(void)
 {
@@ -282,6 +342,7 @@ main(void)
 	test_fold_equals_direct();
 	test_hash_vectors();
 	test_no_false_negatives();
+	test_byte_probes();
 	test_estimates();
 	return UNIT_DONE();
 }
