@@ -138,7 +138,7 @@ bs_shard_psql() {
 
 # default settings of the benchmark cluster: big enough to keep every table
 # cached, no parallel query (timing stability; a part may override per query)
-BS_BENCH_SETTINGS=(shared_buffers=512MB max_parallel_workers_per_gather=0 work_mem=64MB
+BS_BENCH_SETTINGS=(shared_buffers=1GB max_parallel_workers_per_gather=0 work_mem=64MB
                    jit=off autovacuum=off synchronous_commit=off)
 
 bench_setup() {
