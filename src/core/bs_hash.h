@@ -134,7 +134,7 @@ extern int	bs_key_byte_probes(const BsHasher *h, BsKey key, uint32_t *off, uint8
 static inline bool
 bs_byte_probes_test(const uint8_t *bits, const uint32_t *off, const uint8_t *mask, int n)
 {
-for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		if ((bits[off[i]] & mask[i]) != mask[i])
 			return false;
 	return true;
