@@ -962,3 +962,5 @@ COMMENT ON FUNCTION bloom_union_cardinality(bloomfilter, bloomfilter) IS
     'estimated size of the union of A and B: the cardinality estimate of a | b, in [max(# a, # b), # a + # b]';
 COMMENT ON FUNCTION bloom_jaccard(bloomfilter, bloomfilter) IS
     'estimated Jaccard similarity: intersection / union, in [0, 1]';
+COMMENT ON FUNCTION bst_plan(bigint, bigint, float8, integer) IS
+    'BloomSampleTree parameters for a target accuracy n / (n + (M - n) FP) (Sengupta et al., section 5.4) with k hash functions (3 by default: faster sampling than the optimal k); m = bloom_optimal_m(n, FP, k)';
