@@ -54,7 +54,8 @@ SELECT bloom_empty(64, 3, 1) = bloom_empty(64, 3, 2);
 -- estimates on tiny exact cases
 SELECT # bloom_empty(1024, 3) AS empty_card, bloom_cardinality(bloom_empty(1024, 3)) AS fn;
 SELECT round(# bloom_from_array(ARRAY[1,2,3,4,5]::bigint[], 4096, 3)) AS five;
-SELECT # f AS full_card FROM (SELECT ('m=8,k=1,seed=0,hash=xxh3,v=1:ff')::bloomfilter AS f) s;
+-- a full filter: finite, ln(1/(2m)) / (k ln(1 - 1/m)) = ln(1/16) / ln(7/8) = 20.7636
+SELECT round((# f)::numeric, 4) AS full_card FROM (SELECT ('m=8,k=1,seed=0,hash=xxh3,v=1:ff')::bloomfilter AS f) s;
 SELECT bloom_intersection_cardinality(a, b) AS disjoint_est,
        round(bloom_union_cardinality(a, b)) AS union_est,
        round(bloom_jaccard(a, a)::numeric, 6) AS self_jaccard

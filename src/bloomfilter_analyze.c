@@ -185,7 +185,7 @@ scan_add_to_set(ColumnScan *cs, int i, const BloomView *bv, uint64 pop)
 		cs->sets[s].rows++;
 		cs->sets[s].sum_fill += cs->fill[i];
 		cs->sets[s].sum_fp += pow(cs->fill[i], bv->p.k);
-		cs->sets[s].sum_card += isfinite(card) ? card : (double) bv->p.m;
+		cs->sets[s].sum_card += pop < bv->p.m ? card : (double) bv->p.m;
 	}
 	else
 	{
@@ -369,9 +369,9 @@ set_pass_hist(const ColumnScan *cs, int s, int samplerows, BfStatsPassHist *h)
 	{
 		/* the median filter's cardinality, and the fill^k of HEAVY_CARD_RATIO times it */
 		double		med_fill = pow(fp[n / 2], 1.0 / a->p.k);
-		double		med_card = bs_est_cardinality(a->p.m, a->p.k,
-												  (uint64) (med_fill * a->p.m + 0.5));
-		double		heavy_fill = isfinite(med_card) ?
+		uint64		med_pop = (uint64) (med_fill * a->p.m + 0.5);
+		double		med_card = bs_est_cardinality(a->p.m, a->p.k, med_pop);
+		double		heavy_fill = med_pop < a->p.m ?
 			-expm1(-(double) a->p.k * HEAVY_CARD_RATIO * med_card / a->p.m) : 1;
 
 		tau = Max(fp[(int) (HEAVY_SHARE * n)], pow(heavy_fill, a->p.k));
@@ -382,11 +382,10 @@ set_pass_hist(const ColumnScan *cs, int s, int samplerows, BfStatsPassHist *h)
 	{
 		/* the fill back from fill^k, the cardinality from the fill */
 		double		fill = pow(fp[i], 1.0 / a->p.k);
-		double		card = bs_est_cardinality(a->p.m, a->p.k, (uint64) (fill * a->p.m + 0.5));
+		uint64		pop = (uint64) (fill * a->p.m + 0.5);
+		double		card = pop < a->p.m ? bs_est_cardinality(a->p.m, a->p.k, pop) : a->p.m;
 		int			b;
 
-		if (!isfinite(card))
-			card = a->p.m;
 		if (!fp_is_heavy(fp[i], tau))
 		{
 			nlight++;
@@ -492,7 +491,7 @@ set_fold_sample(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const SetAc
 		double		ucard = bs_est_cardinality(a->p.m, a->p.k, upop);
 
 		/* an OR more than 90% full no longer tells its cardinality */
-		if (upop < 0.9 * a->p.m && isfinite(ucard))
+		if (upop < 0.9 * a->p.m)
 			d->union_card = ucard;
 	}
 	pfree(scratch);

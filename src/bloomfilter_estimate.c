@@ -25,9 +25,11 @@ PG_FUNCTION_INFO_V1(bloom_intersection_cardinality);
 PG_FUNCTION_INFO_V1(bloom_union_cardinality);
 PG_FUNCTION_INFO_V1(bloom_jaccard);
 PG_FUNCTION_INFO_V1(bloom_optimal_m);
+PG_FUNCTION_INFO_V1(bloom_optimal_m_k);
 PG_FUNCTION_INFO_V1(bloom_optimal_k);
 PG_FUNCTION_INFO_V1(bloom_expected_fp);
 PG_FUNCTION_INFO_V1(bloom_for_capacity);
+PG_FUNCTION_INFO_V1(bloom_for_capacity_k);
 
 /* argument n viewed in its stored form (a sparse value is not decoded), detoasted only when needed */
 static BloomView
@@ -96,7 +98,9 @@ bloom_fp_rate(PG_FUNCTION_ARGS)
 
 /*
  * bloom_cardinality(bloomfilter) -> float8: the estimated number of elements
- * added, ln(1 - t/m) / (k ln(1 - 1/m)) (infinity for a full filter)
+ * added, ln(1 - t/m) / (k ln(1 - 1/m)); a full filter gets the saturation
+ * value ln(1/(2m)) / (k ln(1 - 1/m)), above every other filter's (finite
+ * always: bs_est_cardinality)
  */
 Datum
 bloom_cardinality(PG_FUNCTION_ARGS)
@@ -158,7 +162,8 @@ pair_counts(FunctionCallInfo fcinfo, const char *what, BloomView *a)
 
 /*
  * bloom_intersection_cardinality(a, b bloomfilter) -> float8: estimated
- * elements of both; errors unless a and b have the same parameters
+ * elements of both, in [0, min(# a, # b)], finite also for full filters;
+ * errors unless a and b have the same parameters
  */
 Datum
 bloom_intersection_cardinality(PG_FUNCTION_ARGS)
@@ -171,7 +176,8 @@ bloom_intersection_cardinality(PG_FUNCTION_ARGS)
 
 /*
  * bloom_union_cardinality(a, b bloomfilter) -> float8: estimated elements of
- * either (from the OR's popcount); errors unless the parameters match
+ * either (from the OR's popcount), in [max(# a, # b), # a + # b]; errors
+ * unless the parameters match
  */
 Datum
 bloom_union_cardinality(PG_FUNCTION_ARGS)
@@ -179,12 +185,13 @@ bloom_union_cardinality(PG_FUNCTION_ARGS)
 	BloomView	a;
 	BsPairCounts c = pair_counts(fcinfo, "bloom_union_cardinality", &a);
 
-	PG_RETURN_FLOAT8(bs_est_union(a.p.m, a.p.k, c.a + c.b - c.and));
+	PG_RETURN_FLOAT8(bs_est_union(a.p.m, a.p.k, c.a, c.b, c.and));
 }
 
 /*
- * bloom_jaccard(a, b bloomfilter) -> float8: estimated |a ∩ b| / |a ∪ b|;
- * errors unless the parameters match
+ * bloom_jaccard(a, b bloomfilter) -> float8: estimated |a ∩ b| / |a ∪ b|, in
+ * [0, 1] (0 for two empty filters, 1 for equal bits); errors unless the
+ * parameters match
  */
 Datum
 bloom_jaccard(PG_FUNCTION_ARGS)
@@ -192,7 +199,7 @@ bloom_jaccard(PG_FUNCTION_ARGS)
 	BloomView	a;
 	BsPairCounts c = pair_counts(fcinfo, "bloom_jaccard", &a);
 
-	PG_RETURN_FLOAT8(bs_est_jaccard(a.p.m, a.p.k, c.a, c.b, c.and, c.a + c.b - c.and));
+	PG_RETURN_FLOAT8(bs_est_jaccard(a.p.m, a.p.k, c.a, c.b, c.and));
 }
 
 /* ---- sizing ----------------------------------------------------------- */
@@ -238,6 +245,46 @@ checked_optimal_m(int64 n, double fp)
 	return m;
 }
 
+/* error (22023) when m, the bits a filter for n at fp needs, exceed the largest filter */
+static void
+check_filter_bits(double m, int64 n, double fp)
+{
+	if (m > (double) BS_MAX_M)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a bloomfilter for n = " INT64_FORMAT " at fp_rate %g needs %.0f bits", n, fp, m),
+				 errdetail("The largest bloomfilter has " UINT64_FORMAT " bits.", (uint64) BS_MAX_M),
+				 errhint("Raise fp_rate or split the set.")));
+}
+
+/* error (22023) unless k is a valid hash count */
+static void
+check_k(int32 k)
+{
+	if (k < BS_MIN_K || k > BS_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("hash count k = %d is out of range", k),
+				 errdetail("k must be between %d and %d.", BS_MIN_K, BS_MAX_K)));
+}
+
+/*
+ * m = bs_m_for_k(n, fp, k), at least BS_MIN_M, after checking n > 0,
+ * 0 < fp < 1 and k; errors (22023) when it exceeds the largest filter
+ */
+static double
+checked_m_for_k(int64 n, double fp, int32 k)
+{
+	double		m;
+
+	check_positive(n, "n");
+	check_fp_rate(fp);
+	check_k(k);
+	m = Max(bs_m_for_k((double) n, fp, k), (double) BS_MIN_M);
+	check_filter_bits(m, n, fp);
+	return m;
+}
+
 /*
  * bloom_optimal_m(n bigint, fp_rate float8) -> bigint: the bits that hold n
  * elements at fp_rate with the best k; errors on n <= 0, fp_rate outside
@@ -247,6 +294,19 @@ Datum
 bloom_optimal_m(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64((int64) checked_optimal_m(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1)));
+}
+
+/*
+ * bloom_optimal_m(n bigint, fp_rate float8, k integer) -> bigint: the fewest
+ * bits at which n elements and k hash functions give fp_rate (at least 8),
+ * the m bst_plan computes for its k; errors on n <= 0, fp_rate outside
+ * (0, 1), k outside [1, 32] or an m beyond the largest filter
+ */
+Datum
+bloom_optimal_m_k(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) checked_m_for_k(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
+											PG_GETARG_INT32(2)));
 }
 
 /*
@@ -298,12 +358,21 @@ bloom_for_capacity(PG_FUNCTION_ARGS)
 	double		m = Max(checked_optimal_m(n, fp), (double) BS_MIN_M);
 	BsParams	p;
 
-	if (m > (double) BS_MAX_M)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a bloomfilter for n = " INT64_FORMAT " at fp_rate %g needs %.0f bits", n, fp, m),
-				 errdetail("The largest bloomfilter has " UINT64_FORMAT " bits.", (uint64) BS_MAX_M),
-				 errhint("Raise fp_rate or split the set.")));
+	check_filter_bits(m, n, fp);
 	p = bf_make_params((int64) m, bs_optimal_k(m, (double) n), PG_GETARG_INT32(2), "xxh3");
+	PG_RETURN_BLOOMFILTER_P(bf_alloc(&p));
+}
+
+/*
+ * bloom_for_capacity(n, fp_rate, seed, k): empty 'xxh3' filter with k hash
+ * functions and m = bloom_optimal_m(n, fp_rate, k)
+ */
+Datum
+bloom_for_capacity_k(PG_FUNCTION_ARGS)
+{
+	int32		k = PG_GETARG_INT32(3);
+	double		m = checked_m_for_k(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1), k);
+	BsParams	p = bf_make_params((int64) m, k, PG_GETARG_INT32(2), "xxh3");
+
 	PG_RETURN_BLOOMFILTER_P(bf_alloc(&p));
 }

@@ -391,7 +391,7 @@ const_filter_fraction(VariableStatData *vardata, Datum filter)
 		bool		isdefault;
 		double		nd = get_variable_numdistinct(vardata, &isdefault);
 
-		if (!isdefault && nd >= 1 && isfinite(card))
+		if (!isdefault && nd >= 1 && pop < v.p.m)	/* a full filter's n^ says nothing here */
 			sel = Min(card / nd, 1.0) + fp;
 		else
 			sel = (double) BS_COLSTATS_FLOOR_HITS / Max(pr.n, 1) + fp;

@@ -21,13 +21,11 @@ bst_plan_target_fp(double n, double M, double acc)
 double
 bst_plan_m(double n, double M, double acc, int k)
 {
-	double		fp = bst_plan_target_fp(n, M, acc),
-				root;
+	double		fp = bst_plan_target_fp(n, M, acc);
 
 	if (isnan(fp) || fp >= 1.0 || k < 1)
 		return NAN;
-	root = pow(fp, 1.0 / k);
-	return ceil(-(double) k * n / log1p(-root));
+	return bs_m_for_k(n, fp, k);
 }
 
 int64_t

@@ -286,7 +286,7 @@ weight(Sampler *s, int32_t c)
 			double		est = bs_est_intersection(t->p.m, t->p.k, s->tq,
 												  t->nodes[c].popcount, and);
 
-			if (!isfinite(est))
+			if (s->tq >= t->p.m || t->nodes[c].popcount >= t->p.m)
 			{
 				/* a full filter: split the estimated |q| by namespace share */
 				double		tot = (double) bst_tree_nids(t);
@@ -387,7 +387,8 @@ sample_descent(BstTree *t, const uint8_t *q, int64_t n, BstRng *rng,
 	s.q = q;
 	s.st = st;
 	s.tq = bs_popcount(q, t->nwords);
-	s.qcard = bs_est_cardinality(t->p.m, t->p.k, s.tq);
+	/* a full q's size is unknown: below, a full node's weight is then its ids */
+	s.qcard = s.tq < t->p.m ? bs_est_cardinality(t->p.m, t->p.k, s.tq) : INFINITY;
 	s.w = scratch->alloc(scratch->ctx, nn * sizeof(double));
 	s.lb = scratch->alloc(scratch->ctx, nn * sizeof(double));
 	s.state = scratch->alloc(scratch->ctx, nn);

@@ -54,6 +54,9 @@ CREATE FUNCTION bloom_empty(m integer, k integer, seed integer DEFAULT 0,
 CREATE FUNCTION bloom_for_capacity(n bigint, fp_rate float8, seed integer DEFAULT 0)
     RETURNS bloomfilter
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_for_capacity(n bigint, fp_rate float8, seed integer, k integer)
+    RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_for_capacity_k' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_add(bloomfilter, bigint) RETURNS bloomfilter
     AS 'MODULE_PATHNAME', 'bloom_add_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -230,6 +233,8 @@ CREATE FUNCTION bloom_jaccard(bloomfilter, bloomfilter) RETURNS float8
 
 CREATE FUNCTION bloom_optimal_m(n bigint, fp_rate float8) RETURNS bigint
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_optimal_m(n bigint, fp_rate float8, k integer) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'bloom_optimal_m_k' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_optimal_k(m bigint, n bigint) RETURNS integer
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_expected_fp(m bigint, k integer, n bigint) RETURNS float8
@@ -262,6 +267,8 @@ COMMENT ON FUNCTION bloom_empty(integer, integer, integer, text) IS
     'empty filter of m bits and k hash functions';
 COMMENT ON FUNCTION bloom_for_capacity(bigint, float8, integer) IS
     'empty ''xxh3'' filter sized for n elements at that false-positive rate: m = bloom_optimal_m(n, fp_rate), k = bloom_optimal_k(m, n)';
+COMMENT ON FUNCTION bloom_for_capacity(bigint, float8, integer, integer) IS
+    'empty ''xxh3'' filter with k hash functions sized for n elements at that false-positive rate: m = bloom_optimal_m(n, fp_rate, k) (bst_plan''s m for the same rate and k)';
 COMMENT ON FUNCTION bloom_from_array(bigint[], integer, integer, integer, text) IS
     'filter of the array''s non-NULL elements';
 COMMENT ON FUNCTION bloom_from_array(text[], integer, integer, integer, text) IS
@@ -316,17 +323,19 @@ COMMENT ON FUNCTION bloom_popcount(bloomfilter) IS 'bits set (t)';
 COMMENT ON FUNCTION bloom_fill_ratio(bloomfilter) IS 'fraction of bits set, t/m';
 COMMENT ON FUNCTION bloom_fp_rate(bloomfilter) IS 'posterior false-positive rate (t/m)^k';
 COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS
-    'estimated number of distinct elements, ln(1 - t/m) / (k ln(1 - 1/m)); Infinity for a full filter';
+    'estimated number of distinct elements, ln(1 - t/m) / (k ln(1 - 1/m)); a full filter: ln(1/(2m)) / (k ln(1 - 1/m)), above every other';
 COMMENT ON OPERATOR # (NONE, bloomfilter) IS
-    'estimated number of distinct elements (bloom_cardinality); Infinity for a full filter';
+    'estimated number of distinct elements (bloom_cardinality); finite, a full filter above every other';
 COMMENT ON FUNCTION bloom_intersection_cardinality(bloomfilter, bloomfilter) IS
-    'estimated size of the intersection of A and B from the bits set in a, b and a & b (Papapetrou, Siberski, Nejdl)';
+    'estimated size of the intersection of A and B from the bits set in a, b and a & b (Papapetrou, Siberski, Nejdl), in [0, min(# a, # b)]';
 COMMENT ON FUNCTION bloom_union_cardinality(bloomfilter, bloomfilter) IS
-    'estimated size of the union of A and B: the cardinality estimate of a | b';
+    'estimated size of the union of A and B: the cardinality estimate of a | b, in [max(# a, # b), # a + # b]';
 COMMENT ON FUNCTION bloom_jaccard(bloomfilter, bloomfilter) IS
-    'estimated Jaccard similarity: intersection / union';
+    'estimated Jaccard similarity: intersection / union, in [0, 1]';
 COMMENT ON FUNCTION bloom_optimal_m(bigint, float8) IS
     'bits for n elements at false-positive rate p: ceil(-n ln p / ln^2 2)';
+COMMENT ON FUNCTION bloom_optimal_m(bigint, float8, integer) IS
+    'fewest bits for n elements at false-positive rate p with k hash functions: ceil(-k n / ln(1 - p^(1/k)))';
 COMMENT ON FUNCTION bloom_optimal_k(bigint, bigint) IS
     'hash functions for m bits and n elements: round(m/n ln 2), in [1, 32]';
 COMMENT ON FUNCTION bloom_expected_fp(bigint, integer, bigint) IS

@@ -55,7 +55,7 @@ CREATE FUNCTION bst_plan(n bigint, namespace_size bigint, accuracy float8, k int
     AS 'MODULE_PATHNAME', 'bst_plan_sql'
     LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1;
 COMMENT ON FUNCTION bst_plan(bigint, bigint, float8, integer) IS
-    'BloomSampleTree parameters for a target accuracy n / (n + (M - n) FP) (Sengupta et al., section 5.4)';
+    'BloomSampleTree parameters for a target accuracy n / (n + (M - n) FP) (Sengupta et al., section 5.4) with k hash functions (3 by default: faster sampling than the optimal k); m = bloom_optimal_m(n, FP, k)';
 
 -- ---------------------------------------------------------------------------
 -- Internal helpers (tests and cache maintenance; the catalog's owner only)

@@ -941,3 +941,26 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- ==== issue 32: estimators total on saturated filters; sizing with a given k ====
+CREATE FUNCTION bloom_for_capacity(n bigint, fp_rate float8, seed integer, k integer)
+    RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_for_capacity_k' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_optimal_m(n bigint, fp_rate float8, k integer) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'bloom_optimal_m_k' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_for_capacity(bigint, float8, integer, integer) IS
+    'empty ''xxh3'' filter with k hash functions sized for n elements at that false-positive rate: m = bloom_optimal_m(n, fp_rate, k) (bst_plan''s m for the same rate and k)';
+COMMENT ON FUNCTION bloom_optimal_m(bigint, float8, integer) IS
+    'fewest bits for n elements at false-positive rate p with k hash functions: ceil(-k n / ln(1 - p^(1/k)))';
+COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS
+    'estimated number of distinct elements, ln(1 - t/m) / (k ln(1 - 1/m)); a full filter: ln(1/(2m)) / (k ln(1 - 1/m)), above every other';
+COMMENT ON OPERATOR # (NONE, bloomfilter) IS
+    'estimated number of distinct elements (bloom_cardinality); finite, a full filter above every other';
+COMMENT ON FUNCTION bloom_intersection_cardinality(bloomfilter, bloomfilter) IS
+    'estimated size of the intersection of A and B from the bits set in a, b and a & b (Papapetrou, Siberski, Nejdl), in [0, min(# a, # b)]';
+COMMENT ON FUNCTION bloom_union_cardinality(bloomfilter, bloomfilter) IS
+    'estimated size of the union of A and B: the cardinality estimate of a | b, in [max(# a, # b), # a + # b]';
+COMMENT ON FUNCTION bloom_jaccard(bloomfilter, bloomfilter) IS
+    'estimated Jaccard similarity: intersection / union, in [0, 1]';
+COMMENT ON FUNCTION bst_plan(bigint, bigint, float8, integer) IS
+    'BloomSampleTree parameters for a target accuracy n / (n + (M - n) FP) (Sengupta et al., section 5.4) with k hash functions (3 by default: faster sampling than the optimal k); m = bloom_optimal_m(n, FP, k)';

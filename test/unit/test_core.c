@@ -2,7 +2,8 @@
  * test_core.c
  *    Unit tests of the bloomsample core: bit operations, the hashing scheme
  *    (test vectors shared with docs/hashing.md and test/ref/bloom_ref.py) and the
- *    estimator and sizing formulas (against values computed by hand).
+ *    estimator and sizing formulas (against values computed by hand, and
+ *    their properties over random and saturated filters).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -238,7 +239,10 @@ test_estimates(void)
 	 */
 	CHECK_CLOSE(bs_est_cardinality(1000, 5, 393), 99.7953, 1e-4);
 	CHECK(bs_est_cardinality(1000, 5, 0) == 0.0, "empty filter has cardinality 0");
-	CHECK(isinf(bs_est_cardinality(1000, 5, 1000)), "full filter: infinite");
+	/* a full filter: n^(m - 1/2) = ln(1/2000) / (5 ln 0.999) = 7.600902 / 0.0050025 = 1519.42 */
+	CHECK_CLOSE(bs_est_cardinality(1000, 5, 1000), 1519.4203, 1e-4);
+	CHECK(bs_est_cardinality(1000, 5, 1000) > bs_est_cardinality(1000, 5, 999),
+		  "full filter above the fullest other");
 
 	/*
 	 * Papapetrou: m = 1000, k = 3, t1 = 300, t2 = 400, t_and = 150:
@@ -257,12 +261,172 @@ test_estimates(void)
 	CHECK(bs_optimal_k(10, 1000) == 1 && bs_optimal_k(1e9, 1) == 32, "k clamped to [1,32]");
 	/* (1 - e^-0.7)^7 with m = 10000, k = 7, n = 1000 = 0.0081917 */
 	CHECK_CLOSE(bs_expected_fp(10000, 7, 1000), 0.00819166, 1e-4);
-	CHECK_CLOSE(bs_est_jaccard(1000, 3, 300, 400, 150, 550), 22.9862 / bs_est_cardinality(1000, 3, 550), 1e-4);
-	/* equal bit sets: 1, saturated or not; empty: 0; a saturated union of different filters: unknown */
-	CHECK(bs_est_jaccard(1000, 3, 1000, 1000, 1000, 1000) == 1.0, "saturated f, f: 1");
-	CHECK(bs_est_jaccard(1000, 3, 400, 400, 400, 400) == 1.0, "f, f: 1");
-	CHECK(bs_est_jaccard(1000, 3, 0, 0, 0, 0) == 0.0, "empty: 0");
-	CHECK(isnan(bs_est_jaccard(1000, 3, 1000, 600, 600, 1000)), "saturated and another: NaN");
+	CHECK_CLOSE(bs_est_jaccard(1000, 3, 300, 400, 150), 22.9862 / bs_est_cardinality(1000, 3, 550), 1e-4);
+	/* equal bit sets: 1, saturated or not; empty: 0 */
+	CHECK(bs_est_jaccard(1000, 3, 1000, 1000, 1000) == 1.0, "saturated f, f: 1");
+	CHECK(bs_est_jaccard(1000, 3, 400, 400, 400) == 1.0, "f, f: 1");
+	CHECK(bs_est_jaccard(1000, 3, 0, 0, 0) == 0.0, "empty: 0");
+
+	/*
+	 * A full filter and one of 600 bits (n^ = ln 0.4 / (3 ln 0.999) = 305.28):
+	 * every element of the small one is a member of the full one, so the
+	 * intersection is the small one, the union the full one (n^(m - 1/2) =
+	 * ln(1/2000) / (3 ln 0.999) = 2532.37), the Jaccard their ratio.
+	 */
+	CHECK_CLOSE(bs_est_intersection(1000, 3, 1000, 600, 600), 305.2817, 1e-4);
+	CHECK_CLOSE(bs_est_union(1000, 3, 1000, 600, 600), 2532.3672, 1e-4);
+	CHECK_CLOSE(bs_est_jaccard(1000, 3, 1000, 600, 600), 305.2817 / 2532.3672, 1e-4);
+
+	/*
+	 * m for a given k: the m at which (1 - e^(-kn/m))^k is p; k = 3, n = 1000,
+	 * p = 0.01: 0.01^(1/3) = 0.215443, -3000 / ln(0.784557) = 12364.07
+	 */
+	CHECK(bs_m_for_k(1000, 0.01, 3) == 12365.0, "m for k = 3: %.1f", bs_m_for_k(1000, 0.01, 3));
+	CHECK(bs_expected_fp(bs_m_for_k(1000, 0.01, 3), 3, 1000) <= 0.01 &&
+		  bs_expected_fp(bs_m_for_k(1000, 0.01, 3) - 1, 3, 1000) > 0.01, "the fewest bits");
+	CHECK(isnan(bs_m_for_k(1000, 1.0, 3)) && isnan(bs_m_for_k(0, 0.5, 3)) &&
+		  isnan(bs_m_for_k(10, 0.5, 0)), "out of range: NaN");
+}
+
+/* a filter of m bits holding n random elements (n >= m * 64: every bit set) */
+static void
+random_filter(const BsHasher *h, uint8_t *bits, size_t nbytes, uint64_t n,
+			  unsigned long long *rs)
+{
+	memset(bits, 0, nbytes);
+	if (n >= (uint64_t) h->p.m * 64)
+	{
+		for (uint32_t i = 0; i < h->p.m; i++)
+			bs_bit_set(bits, i);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		bs_key_set(h, bs_key_int64(h, (int64_t) unit_splitmix64(rs)), bits);
+}
+
+/*
+ * Properties of the estimators over random filters of every fill, saturated
+ * ones included (and the all-ones filter itself): every estimate is finite;
+ * the cardinality grows with the popcount and a full filter is estimated
+ * above every other; the intersection lies in [0, min(n^_a, n^_b)], the
+ * union in [max(n^_a, n^_b), n^_a + n^_b] and the two add up to
+ * n^_a + n^_b; the Jaccard lies in [0, 1]; all three are symmetric; adding
+ * bits to b never lowers the union.  Against a full filter, a filter's
+ * intersection is its own estimate and its Jaccard is at most the one with
+ * any filter holding its bits.
+ */
+static void
+test_estimate_properties(void)
+{
+	static const BsParams params[] = {
+		{64, 3, BS_HASH_XXH3, 0}, {200, 1, BS_HASH_XXH3, 1},
+		{1000, 7, BS_HASH_LINEAR, 2}, {4099, 13, BS_HASH_XXH3, 3},
+	};
+	static uint8_t a[8 * 520],
+				b[8 * 520],
+				full[8 * 520];
+	unsigned long long rs = 32;
+	int			cases = 0,
+				saturated = 0,
+				bad_finite = 0,
+				bad_inter = 0,
+				bad_union = 0,
+				bad_sum = 0,
+				bad_jac = 0,
+				bad_sym = 0,
+				bad_full = 0;
+
+	for (int pi = 0; pi < (int) (sizeof(params) / sizeof(params[0])); pi++)
+	{
+		const BsParams *p = &params[pi];
+		size_t		nw = bs_words_for_bits(p->m);
+		double		prev = -1.0;
+		BsHasher	h;
+
+		/* the cardinality is non-decreasing in t, strictly from 0 to m */
+		for (uint64_t t = 0; t <= p->m; t++)
+		{
+			double		c = bs_est_cardinality(p->m, p->k, t);
+
+			bad_finite += !isfinite(c);
+			CHECK(c > prev, "m = %u, k = %d: n^(%llu) = %g after %g", p->m, p->k,
+				  (unsigned long long) t, c, prev);
+			prev = c;
+		}
+		bs_hasher_init(&h, p);
+		random_filter(&h, full, nw * 8, UINT64_MAX, &rs);
+		for (int trial = 0; trial < 400; trial++)
+		{
+			/* set sizes from 0 to about 4 m / k (most beyond saturation for small m), or all ones */
+			uint64_t	na = unit_splitmix64(&rs) % (4 * p->m / p->k + 2),
+						nb = unit_splitmix64(&rs) % (4 * p->m / p->k + 2);
+			BsPairCounts c;
+			double		n1,
+						n2,
+						in,
+						in2,
+						un,
+						un2,
+						j,
+						j2;
+
+			if (trial % 10 == 0)
+				na = UINT64_MAX;
+			random_filter(&h, a, nw * 8, na, &rs);
+			random_filter(&h, b, nw * 8, nb, &rs);
+			/* half the time b also holds a's bits */
+			if (trial % 2)
+				bs_or(b, a, nw);
+			c = bs_pair_counts(a, b, nw);
+			saturated += c.a == p->m || c.b == p->m;
+			n1 = bs_est_cardinality(p->m, p->k, c.a);
+			n2 = bs_est_cardinality(p->m, p->k, c.b);
+			in = bs_est_intersection(p->m, p->k, c.a, c.b, c.and);
+			in2 = bs_est_intersection(p->m, p->k, c.b, c.a, c.and);
+			un = bs_est_union(p->m, p->k, c.a, c.b, c.and);
+			un2 = bs_est_union(p->m, p->k, c.b, c.a, c.and);
+			j = bs_est_jaccard(p->m, p->k, c.a, c.b, c.and);
+			j2 = bs_est_jaccard(p->m, p->k, c.b, c.a, c.and);
+			cases++;
+			bad_finite += !isfinite(n1) + !isfinite(n2) + !isfinite(in) + !isfinite(un) + !isfinite(j);
+			bad_inter += !(in >= 0 && in <= fmin(n1, n2));
+			bad_union += !(un >= fmax(n1, n2) && un <= n1 + n2);
+			bad_sum += fabs(in + un - (n1 + n2)) > 1e-9 * fmax(1.0, n1 + n2);
+			bad_jac += !(j >= 0 && j <= 1);
+			bad_sym += in != in2 || un != un2 || j != j2;
+			/* more bits in b: the union does not shrink */
+			{
+				BsPairCounts c2;
+
+				for (int x = 0; x < 3; x++)
+					bs_key_set(&h, bs_key_int64(&h, (int64_t) unit_splitmix64(&rs)), b);
+				c2 = bs_pair_counts(a, b, nw);
+				bad_union += bs_est_union(p->m, p->k, c2.a, c2.b, c2.and) < un;
+			}
+			/* against the full filter: the intersection is a's own, the Jaccard the lowest of a's supersets */
+			c = bs_pair_counts(a, full, nw);
+			bad_full += bs_est_intersection(p->m, p->k, c.a, c.b, c.and) != n1 ||
+				bs_est_union(p->m, p->k, c.a, c.b, c.and) != bs_est_saturated(p->m, p->k);
+			{
+				BsPairCounts cs;
+				double		jf = bs_est_jaccard(p->m, p->k, c.a, c.b, c.and);
+
+				memcpy(b, a, nw * 8);
+				for (int x = 0; x < 5; x++)
+					bs_key_set(&h, bs_key_int64(&h, (int64_t) unit_splitmix64(&rs)), b);
+				cs = bs_pair_counts(a, b, nw);
+				bad_full += !(jf <= bs_est_jaccard(p->m, p->k, cs.a, cs.b, cs.and));
+			}
+		}
+	}
+	CHECK(cases == 1600 && saturated > 250, "%d cases, %d with a full side: too few", cases, saturated);
+	CHECK(bad_finite == 0, "%d estimates not finite", bad_finite);
+	CHECK(bad_inter == 0, "%d intersections outside [0, min]", bad_inter);
+	CHECK(bad_union == 0, "%d unions outside [max, sum] or shrinking", bad_union);
+	CHECK(bad_sum == 0, "%d intersection + union differ from the sum", bad_sum);
+	CHECK(bad_jac == 0, "%d Jaccards outside [0, 1]", bad_jac);
+	CHECK(bad_sym == 0, "%d asymmetric estimates", bad_sym);
+	CHECK(bad_full == 0, "%d wrong answers against the full filter", bad_full);
 }
 
 static int	polls = 0;
@@ -344,5 +508,6 @@ main(void)
 	test_no_false_negatives();
 	test_byte_probes();
 	test_estimates();
+	test_estimate_properties();
 	return UNIT_DONE();
 }
