@@ -13,9 +13,18 @@ FROM bst_info('debian');
 
 \echo
 \echo '## 1. A random dependency of a package: bst_sample(tree, filter, 1)'
-\echo '##    (is_true_dependency: the sample is in the exact set; false positives are possible)'
-SELECT p.name AS package, d.name AS random_dependency, s = ANY (p.dep_ids) AS is_true_dependency
-FROM pkg p, LATERAL bst_sample('debian', p.deps, 1) s JOIN pkg d ON d.id = s
+\echo '##    (is_true_dependency: the sample is in the exact set.  A sample is drawn from every id'
+\echo '##    the filter holds, false positives included: fp_share is the expected share of false'
+\echo '##    positives among them, (M - n) * fp_rate / ((M - n) * fp_rate + n) for n dependencies'
+\echo '##    among M ids.  A package with many dependencies fills its m = 1024 filter so far that'
+\echo '##    a good part of its ids are false: size filters for the largest set (bloom_for_capacity))'
+SELECT p.name AS package, d.name AS random_dependency, s = ANY (p.dep_ids) AS is_true_dependency,
+       e.n, round(e.fp::numeric, 5) AS fp_rate,
+       round(((e.ids - e.n) * e.fp / ((e.ids - e.n) * e.fp + e.n))::numeric, 2) AS fp_share
+FROM pkg p
+     CROSS JOIN LATERAL (SELECT cardinality(p.dep_ids) AS n, bloom_fp_rate(p.deps) AS fp,
+                                (SELECT max(id) + 1 FROM pkg) AS ids) e,
+     LATERAL bst_sample('debian', p.deps, 1) s JOIN pkg d ON d.id = s
 WHERE p.name IN ('postgresql-15', 'gimp', 'python3', 'git', 'openssh-server')
 ORDER BY 1;
 
