@@ -181,7 +181,8 @@ topk_value_in(PG_FUNCTION_ARGS)
 		if (n > 0 && *p++ != ',')
 			syntax_error(input, "Items are separated by ','.");
 		if (n == most)
-			syntax_error(input, psprintf("More than %u items.", most));
+			syntax_error(input, exact ? psprintf("More than %u items (the exact capacity).", most) :
+						 psprintf("More than k = %u items.", k));
 		if (n >= 1024 && (n & (n - 1)) == 0)
 			items = repalloc(items, Min((Size) most, 2 * (Size) n) * sizeof(TopkItem));
 		parse_item(&p, &items[n++], input);

@@ -119,10 +119,14 @@ tk_state_from_value(MemoryContext ctx, TopkValue *t)
 		elog(ERROR, "topk: out of memory");
 	for (uint32 i = 0; i < t->nitems; i++)
 	{
-		topk_insert(&s->heap, items[i].key, items[i].est, items[i].lower, items[i].text,
-					items[i].len);
 		if (s->exact)
+		{
+			topk_exact_insert(&s->heap, items[i].key, items[i].est, items[i].text, items[i].len);
 			s->bytes += TK_ITEM_BYTES(TK_FLAG_BOUNDS, items[i].len);
+		}
+		else
+			topk_insert(&s->heap, items[i].key, items[i].est, items[i].lower, items[i].text,
+						items[i].len);
 	}
 	pfree(items);
 	return s;
@@ -164,7 +168,7 @@ tk_state_add(TopkState *s, BsKey key, int64 count, TkTextFn to_text, const void 
 			if (exact_fits(s, len))
 			{
 				make_room(s);
-				topk_insert(&s->heap, key, count, count, text, len);
+				topk_exact_insert(&s->heap, key, count, text, len);
 				s->bytes += TK_ITEM_BYTES(TK_FLAG_BOUNDS, len);
 				s->cms.total = total;
 				pfree(text);
@@ -226,7 +230,7 @@ tk_state_merge(TopkState *s, TopkValue *t, const char *what)
 			if (o == TOPK_ADMIT)
 			{
 				make_room(s);
-				topk_insert(&s->heap, items[start].key, c, c, items[start].text, items[start].len);
+				topk_exact_insert(&s->heap, items[start].key, c, items[start].text, items[start].len);
 				s->bytes += TK_ITEM_BYTES(TK_FLAG_BOUNDS, items[start].len);
 			}
 		}

@@ -306,10 +306,30 @@ topk_exact_offer(TopkHeap *h, BsKey key, int64_t count, uint32_t cap)
 	{
 		h->items[pos].est += count;
 		h->items[pos].lower += count;
-		sift_down(h, (uint32_t) pos);
 		return TOPK_UPDATED;
 	}
 	return h->n < cap ? TOPK_ADMIT : TOPK_REJECTED;
+}
+
+bool
+topk_exact_insert(TopkHeap *h, BsKey key, int64_t count, const char *text, uint32_t len)
+{
+	char	   *copy;
+
+	if (h->n == h->k)
+		return false;
+	copy = h->alloc.alloc(h->alloc.arg, len > 0 ? len : 1);
+	if (copy == NULL)
+		return false;
+	memcpy(copy, text, len);
+	h->items[h->n].key = key;
+	h->items[h->n].est = count;
+	h->items[h->n].lower = count;
+	h->items[h->n].len = len;
+	h->items[h->n].text = copy;
+	index_set(h, h->n);
+	h->n++;
+	return true;
 }
 
 bool

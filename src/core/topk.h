@@ -129,11 +129,21 @@ extern bool topk_exact_to_sketch(TopkHeap *h, CmsSketch *cms, uint32_t k);
 
 /*
  * The exact mode's step: count more occurrences of key.  Returns
- * TOPK_UPDATED (held: its count raised), TOPK_ADMIT (new: call topk_insert
- * with est = lower = count, after topk_grow when h->n == h->k) or
- * TOPK_REJECTED (new, but cap elements are held: convert first).
+ * TOPK_UPDATED (held: its count raised), TOPK_ADMIT (new: call
+ * topk_exact_insert, after topk_grow when h->n == h->k) or TOPK_REJECTED
+ * (new, but cap elements are held: convert first).  In exact mode the items
+ * are NOT kept in heap order (nothing is ever evicted; every reader sorts
+ * them): only the hash index is maintained.
  */
 extern TopkOffer topk_exact_offer(TopkHeap *h, BsKey key, int64_t count, uint32_t cap);
+
+/*
+ * Append a new element with its count (est = lower = count) to an exact-mode
+ * heap with room (h->n < h->k); the text is copied.  Returns false when full
+ * or the allocator fails (unchanged).
+ */
+extern bool topk_exact_insert(TopkHeap *h, BsKey key, int64_t count, const char *text,
+							  uint32_t len);
 
 /*
  * Merge: re-estimate dst's candidates against `merged` (the sum of both

@@ -338,8 +338,8 @@ test_exact_mode(uint32_t universe, uint32_t cap, double s, unsigned long long se
 			{
 				if (p.heap.n == p.heap.k)
 					CHECK(topk_grow(&p.heap, p.heap.k * 2 < cap ? p.heap.k * 2 : cap), "grow");
-				CHECK(topk_insert(&p.heap, key, 1, 1, text,
-								  (uint32_t) snprintf(text, sizeof(text), "%u", x)), "insert");
+				CHECK(topk_exact_insert(&p.heap, key, 1, text,
+										(uint32_t) snprintf(text, sizeof(text), "%u", x)), "insert");
 			}
 			if (o != TOPK_REJECTED)
 			{
@@ -356,7 +356,8 @@ test_exact_mode(uint32_t universe, uint32_t cap, double s, unsigned long long se
 				CHECK(p.heap.items[i].est == exact[y] - (y == x) &&
 					  p.heap.items[i].lower == p.heap.items[i].est, "exact count of %u", y);
 			}
-			CHECK(heap_valid(&p.heap), "exact heap valid");
+			for (uint32_t i = 0; i < p.heap.n; i++)
+				CHECK(topk_find(&p.heap, p.heap.items[i].key) == (int) i, "exact index");
 			p.cms.counters = calloc((size_t) p.cms.p.w * p.cms.p.d, sizeof(int64_t));
 			CHECK(topk_exact_to_sketch(&p.heap, &p.cms, k), "convert");
 			CHECK(p.heap.k == k && p.heap.n == k && heap_valid(&p.heap), "converted heap");
