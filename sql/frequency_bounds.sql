@@ -76,6 +76,13 @@ FROM parts ORDER BY w;
 SELECT cms_merge(a, b) = whole, cms_merge(a, b) = (SELECT cms_union_agg(s) FROM (VALUES (a), (b)) v(s))
 FROM (SELECT cms_agg(x, 64, 3) FILTER (WHERE odd_part) a, cms_agg(x, 64, 3) FILTER (WHERE NOT odd_part) b,
              cms_agg(x, 64, 3) whole FROM seq) q;
+-- cms_error: ceil(e N / w); estimate - error <= count for at least 1 - delta
+-- of the elements (delta = e^-3 = 5%), estimate >= count for all
+WITH s AS (SELECT cms_agg(x, 64, 3) s FROM seq), f AS (SELECT x, count(*) f FROM seq GROUP BY x)
+SELECT bool_and(cms_error(s) = ceil(exp(1) * cms_total(s) / cms_w(s))) AS formula,
+       count(*) FILTER (WHERE cms_estimate(s, x) - cms_error(s) > f) <= 0.05 * count(*) AS lower_ok,
+       count(*) FILTER (WHERE cms_estimate(s, x) < f) AS below
+FROM s, f;
 SELECT cms_merge(cms_empty(8, 2), cms_empty(8, 3));
 SELECT cms_merge(cms_add(cms_empty(4, 2), 1, 9223372036854775807), cms_add(cms_empty(4, 2), 2, 1));
 
@@ -115,8 +122,9 @@ SELECT count(*) AS exact_groups_not_top FROM rep JOIN tenth USING (tag) WHERE re
 -- no item reported as guaranteed whose count is at or below its threshold;
 -- recall of the true heavy hitters (count above the threshold) >= 0.95;
 -- no false negatives in topk_heavy_hitters(t, true)
+CREATE TEMP TABLE thr AS SELECT tag, topk_threshold(t) AS threshold FROM tk;
 CREATE TEMP TABLE heavy AS
-SELECT truth.tag, truth.usr FROM truth JOIN tk ON tk.tag = truth.tag WHERE truth.f > topk_threshold(tk.t);
+SELECT truth.tag, truth.usr FROM truth JOIN thr USING (tag) WHERE truth.f > thr.threshold;
 CREATE TEMP TABLE hh AS
 SELECT tk.tag, h.item::bigint AS usr, nfn FROM tk, LATERAL (VALUES (false), (true)) m(nfn), topk_heavy_hitters(tk.t, nfn) h;
 SELECT (SELECT count(*) FROM rep WHERE guaranteed AND f <= threshold) AS false_positives,
@@ -125,8 +133,8 @@ SELECT (SELECT count(*) FROM rep WHERE guaranteed AND f <= threshold) AS false_p
            >= 0.95 * (SELECT count(*) FROM heavy) AS recall_ok,
        (SELECT count(*) FROM heavy LEFT JOIN hh ON hh.nfn AND hh.tag = heavy.tag AND hh.usr = heavy.usr
         WHERE hh.usr IS NULL) AS false_negatives,
-       (SELECT count(*) FROM hh JOIN tk USING (tag) JOIN truth USING (tag, usr)
-        WHERE NOT hh.nfn AND truth.f <= topk_threshold(tk.t)) AS hh_false_positives;
+       (SELECT count(*) FROM hh JOIN thr USING (tag) JOIN truth USING (tag, usr)
+        WHERE NOT hh.nfn AND truth.f <= thr.threshold) AS hh_false_positives;
 -- a group without any element above its threshold says so: no guaranteed row
 SELECT count(*) > 0 AS groups_without_heavy_hitters
 FROM tk WHERE NOT EXISTS (SELECT 1 FROM rep WHERE rep.tag = tk.tag AND guaranteed)

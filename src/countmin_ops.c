@@ -31,6 +31,7 @@ PG_FUNCTION_INFO_V1(countmin_d);
 PG_FUNCTION_INFO_V1(countmin_seed);
 PG_FUNCTION_INFO_V1(countmin_inner_product);
 PG_FUNCTION_INFO_V1(countmin_merge);
+PG_FUNCTION_INFO_V1(countmin_error);
 PG_FUNCTION_INFO_V1(countmin_eq);
 PG_FUNCTION_INFO_V1(countmin_ne);
 
@@ -250,6 +251,20 @@ countmin_merge(PG_FUNCTION_ARGS)
 	cm_report(cms_merge(&sc, &sb), "cms_merge");
 	c->total = sc.total;
 	PG_RETURN_POINTER(c);
+}
+
+/*
+ * cms_error(s): the additive error bound ceil(eps * N) with eps = e/w: every
+ * estimate is at most this much above its count with probability >= 1 -
+ * delta (delta = e^-d), so estimate - cms_error(s) is a lower bound with that
+ * probability (the estimate itself is an upper bound, always)
+ */
+Datum
+countmin_error(PG_FUNCTION_ARGS)
+{
+	CountMin   *c = header_only(fcinfo);
+
+	PG_RETURN_INT64((int64) ceil(2.718281828459045 * (double) c->total / c->w));
 }
 
 /* same parameters and counters */

@@ -107,11 +107,32 @@ topk_value_heavy_hitters(PG_FUNCTION_ARGS)
 	return emit_items(fcinfo, PG_GETARG_BOOL(1) ? ITEMS_UPPER_ABOVE : ITEMS_LOWER_ABOVE);
 }
 
+/*
+ * The header of argument 0 alone (the first bytes of a possibly TOASTed
+ * value: a per-group query asking each group's threshold reads 40 bytes,
+ * not the sketch), its fields checked as tk_detoast checks them.
+ */
+static TopkValue *
+header_only(FunctionCallInfo fcinfo)
+{
+	TopkValue  *t = (TopkValue *) PG_DETOAST_DATUM_SLICE(PG_GETARG_DATUM(0), 0,
+														 offsetof(TopkValue, counters));
+
+	if (VARSIZE_ANY_EXHDR(t) < offsetof(TopkValue, counters) - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("topk value is too short")));
+	if (t->version != BS_SCHEME_VERSION || cms_check_params(t->w, t->d) != CMS_OK ||
+		t->k < TOPK_MIN_K || t->k > TOPK_MAX_K || t->total < 0)
+		return tk_detoast(PG_GETARG_DATUM(0));	/* its error */
+	return t;
+}
+
 /* topk_threshold(t): the guarantee's threshold (tk_threshold) */
 Datum
 topk_value_threshold(PG_FUNCTION_ARGS)
 {
-	TopkValue  *t = tk_detoast(PG_GETARG_DATUM(0));
+	TopkValue  *t = header_only(fcinfo);
 	CmsParams	p = {t->w, t->d, t->seed};
 
 	PG_RETURN_INT64(tk_threshold(&p, t->k, (t->flags & TK_FLAG_EXACT) != 0, t->total));
@@ -121,14 +142,14 @@ topk_value_threshold(PG_FUNCTION_ARGS)
 Datum
 topk_value_total(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(tk_detoast(PG_GETARG_DATUM(0))->total);
+	PG_RETURN_INT64(header_only(fcinfo)->total);
 }
 
 /* topk_is_exact(t): whether t still counts every element exactly */
 Datum
 topk_value_is_exact(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL((tk_detoast(PG_GETARG_DATUM(0))->flags & TK_FLAG_EXACT) != 0);
+	PG_RETURN_BOOL((header_only(fcinfo)->flags & TK_FLAG_EXACT) != 0);
 }
 
 /*

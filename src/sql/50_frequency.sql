@@ -250,6 +250,10 @@ CREATE FUNCTION cms_merge(a countmin, b countmin) RETURNS countmin
     AS 'MODULE_PATHNAME', 'countmin_merge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cms_merge(countmin, countmin) IS
     'counter-wise sum of two sketches (equal w, d, seed), as cms_union_agg makes it';
+CREATE FUNCTION cms_error(s countmin) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'countmin_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_error(countmin) IS
+    'the additive error bound ceil(e*N/w): cms_estimate - cms_error is a lower bound of the count with probability 1 - delta';
 
 CREATE FUNCTION topk_eq(topk, topk) RETURNS boolean
     AS 'MODULE_PATHNAME', 'topk_value_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -115,7 +115,7 @@ TAGS=49549
 echo "-- (d) per-group top 10: $GROUP_ROWS events in $TAGS tags, 200,000 users"
 bs_psql -q <<SQL
 DROP TABLE IF EXISTS freq_events;
-DO $$ BEGIN PERFORM setseed(0.37); END $$;
+DO \$\$ BEGIN PERFORM setseed(0.37); END \$\$;
 CREATE TABLE freq_events AS
 SELECT tag, (floor(exp(ln(200000) * random() ^ (1 + tag % 3)))::bigint * 7919 + tag::bigint * 104729) % 200000 AS usr
 FROM (SELECT g AS tag FROM generate_series(1, $TAGS) g
@@ -127,14 +127,15 @@ exact_q="SELECT count(*) FROM (SELECT tag, usr, row_number() OVER (PARTITION BY 
           FROM (SELECT tag, usr, count(*) n FROM freq_events GROUP BY tag, usr) c) q WHERE rn <= 10"
 topk_q="SELECT count(*) FROM (SELECT tag, topk_agg(usr, 10) t FROM freq_events GROUP BY tag) g, topk_items(g.t)"
 # oracle first: the bounds, the guarantee and the recall against the exact counts
-read -r groups exact_groups heavy vouched fp bad_bounds fn <<<"$(bs_psql -At -F ' ' <<'SQL'
+read -r groups exact_groups heavy vouched fp bad_bounds fn <<<"$(bs_psql -q -At -F ' ' <<'SQL'
 CREATE TEMP TABLE tk AS SELECT tag, topk_agg(usr, 10) AS t FROM freq_events GROUP BY tag;
 CREATE TEMP TABLE truth AS SELECT tag, usr, count(*) AS f FROM freq_events GROUP BY tag, usr;
 CREATE TEMP TABLE rep AS
 SELECT tk.tag, topk_threshold(tk.t) AS threshold, i.*, truth.f
 FROM tk, topk_items(tk.t) i, truth WHERE truth.tag = tk.tag AND truth.usr = i.item::bigint;
+CREATE TEMP TABLE thr AS SELECT tag, topk_threshold(t) AS threshold FROM tk;
 CREATE TEMP TABLE heavy AS
-SELECT truth.tag, truth.usr FROM truth JOIN tk USING (tag) WHERE truth.f > topk_threshold(tk.t);
+SELECT truth.tag, truth.usr FROM truth JOIN thr USING (tag) WHERE truth.f > thr.threshold;
 CREATE TEMP TABLE nfn AS SELECT tk.tag, h.item::bigint AS usr FROM tk, topk_heavy_hitters(tk.t, true) h;
 SELECT (SELECT count(*) FROM tk), (SELECT count(*) FROM tk WHERE topk_is_exact(t)),
        (SELECT count(*) FROM heavy),
