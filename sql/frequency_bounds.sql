@@ -27,6 +27,23 @@ SELECT 'k=1,w=8,d=1,seed=0,v=1:exact|1/1:00000000000000000000000000000000:31,1/1
 SELECT 'k=1,w=1,d=1,seed=0,v=1:1|1/2:00000000000000000000000000000000:31'::topk;  -- lower > estimate
 -- the form without lower bounds (before issue 32) is read with lower bounds 0
 SELECT * FROM topk_items('k=2,w=1,d=1,seed=0,v=1:3|3:00000000000000000000000000000000:31'::topk);
+SELECT 'k=2,w=1,d=1,seed=0,v=1:3|3:00000000000000000000000000000000:31,0/0:00000000000000000000000000000001:32'::topk;  -- mixed
+-- ... and stored in that layout (flags 0, 8 bytes less per item), as values of
+-- that version are: every operation reads it as it is, like the same value
+-- with lower bounds 0 in the new layout (the oracle)
+CREATE TEMP TABLE legacy AS
+SELECT t AS old, t::text::topk AS new
+FROM (SELECT topk_agg(x % 40, 3, 16, 2)::text AS s FROM generate_series(1, 500) x) q,
+     LATERAL (SELECT regexp_replace(q.s, '(^|[|,])([0-9]+)/[0-9]+:', '\1\2:', 'g')::topk AS t) r;
+SELECT pg_column_size(new) - pg_column_size(old) AS bytes_saved, old = new AS equal,
+       substr(topk_send(old)::text, 1, 6) AS sent_flags,
+       (SELECT array_agg(i ORDER BY i) FROM topk_items(old) i) = (SELECT array_agg(i ORDER BY i) FROM topk_items(new) i) AS items,
+       topk_threshold(old) = topk_threshold(new) AS threshold, topk_total(old) = topk_total(new) AS total,
+       topk_add(old, 7) = topk_add(new, 7) AS add,
+       topk_merge(old, new) = topk_merge(new, new) AS merge_left, topk_merge(new, old) = topk_merge(new, new) AS merge_right,
+       (SELECT topk_union_agg(t) FROM (VALUES (old), (new)) v(t)) = topk_merge(new, new) AS union_agg
+FROM legacy;
+SELECT i.lower_bound, i.guaranteed, count(*) FROM legacy, topk_items(old) i GROUP BY 1, 2;
 
 -- ---------------------------------------------------------------------------
 -- incremental functions equal the aggregates

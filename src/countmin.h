@@ -141,7 +141,7 @@ extern void cm_binary_error(const char *type, const char *detail) pg_attribute_n
 extern TopkValue *tk_detoast(Datum d);
 extern CmsSketch tk_sketch(TopkValue *t);
 extern TopkItem *tk_items(TopkValue *t);
-extern TopkValue *tk_build(const CmsSketch *cms, uint32 k, bool exact, const TopkItem *sorted,
+extern TopkValue *tk_build(const CmsSketch *cms, uint32 k, uint8 flags, const TopkItem *sorted,
 						   uint32 n);
 extern void tk_validate_items(const CmsSketch *cms, uint32 k, bool exact, TopkItem *items,
 							  uint32 n, int errcode_bad);

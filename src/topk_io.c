@@ -5,11 +5,13 @@
  * Text form:  k=<k>,<the countmin text form>|<item>,<item>,...
  *             or, in exact mode, k=<k>,w=..,d=..,seed=..,v=..:exact|<items>
  *             item = <estimate>/<lower>:<key: h1 then h2, 32 hex digits>:<text as hex>
- *             (the form before issue 32, without "/<lower>", is read with lower 0)
+ *             (the form before issue 32, without "/<lower>" in every item, is
+ *             read with lower bounds 0 and stored in that layout, flags 0)
  * Binary:     the countmin binary form (its flags byte the value's flags;
  *             no counters when exact), then k u32, nitems u32, then per item
  *             h1 u64, h2 u64, estimate i64, [lower i64 when TK_FLAG_BOUNDS],
- *             len u32, len bytes of text (flags 0: the form before issue 32)
+ *             len u32, len bytes of text (flags 0: the form before issue 32,
+ *             stored in that layout)
  *
  * Items come in the stored order (largest estimate first, then text, then
  * key).  Both inputs validate everything (tk_validate_items) and check sizes
@@ -66,10 +68,15 @@ parse_hex64(const char **pp, int n, const char *input)
 	return v;
 }
 
-/* one item "<est>:<key>:<hex>" at *pp; its text decoded into palloc'd memory */
-static void
+/*
+ * one item "<est>/<lower>:<key>:<hex>" (or, before bounds, "<est>:<key>:<hex>")
+ * at *pp; its text decoded into palloc'd memory; returns whether it had
+ * "/<lower>"
+ */
+static bool
 parse_item(const char **pp, TopkItem *item, const char *input)
 {
+	bool		has_lower = false;
 	const char *p = *pp;
 	const char *hex;
 	char	   *text;
@@ -102,6 +109,7 @@ parse_item(const char **pp, TopkItem *item, const char *input)
 		if (ndigits == 0 || lower > (uint64) PG_INT64_MAX || *p != ':')
 			syntax_error(input, "An item is <estimate>/<lower bound>:<key>:<hex text>.");
 		item->lower = (int64) lower;
+		has_lower = true;
 	}
 	p++;
 	item->key.h1 = parse_hex64(&p, 16, input);
@@ -121,6 +129,7 @@ parse_item(const char **pp, TopkItem *item, const char *input)
 		text[i] = (char) (hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
 	item->text = text;
 	*pp = p;
+	return has_lower;
 }
 
 /* "k=<k>," at *pp: the capacity, validated */
@@ -161,7 +170,8 @@ topk_value_in(PG_FUNCTION_ARGS)
 	uint32		most = exact ? topk_exact_cap(&params, k) : k;
 	CmsSketch	cms;
 	TopkItem   *items;
-	uint32		n = 0;
+	uint32		n = 0,
+				nlower = 0;
 
 	cms.p = params;
 	cms.counters = NULL;
@@ -185,12 +195,19 @@ topk_value_in(PG_FUNCTION_ARGS)
 						 psprintf("More than k = %u items.", k));
 		if (n >= 1024 && (n & (n - 1)) == 0)
 			items = repalloc(items, Min((Size) most, 2 * (Size) n) * sizeof(TopkItem));
-		parse_item(&p, &items[n++], input);
+		if (parse_item(&p, &items[n++], input))
+			nlower++;
 		if (exact && pg_add_s64_overflow(cms.total, items[n - 1].est, &cms.total))
 			syntax_error(input, "The exact counts sum beyond bigint.");
 	}
+	if (nlower != 0 && nlower != n)
+		syntax_error(input, "Either every item or none has \"/<lower bound>\".");
+	if (exact && nlower != n)
+		syntax_error(input, "An exact value's items have \"/<lower bound>\".");
 	tk_validate_items(&cms, k, exact, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
-	PG_RETURN_POINTER(tk_build(&cms, k, exact, items, n));
+	/* items without lower bounds: the form before them, kept as it is */
+	PG_RETURN_POINTER(tk_build(&cms, k, (n > 0 && nlower == 0) ? CM_FLAGS_NONE :
+							   TK_FLAG_BOUNDS | (exact ? TK_FLAG_EXACT : 0), items, n));
 }
 
 Datum
@@ -279,7 +296,8 @@ topk_value_recv(PG_FUNCTION_ARGS)
 			if (pg_add_s64_overflow(cms.total, items[i].est, &cms.total))
 				cm_binary_error("topk", "The exact counts sum beyond bigint.");
 	tk_validate_items(&cms, k, exact, items, n, ERRCODE_INVALID_BINARY_REPRESENTATION);
-	PG_RETURN_POINTER(tk_build(&cms, k, exact, items, n));
+	/* flags 0: the form before bounds, kept as it is */
+	PG_RETURN_POINTER(tk_build(&cms, k, flags, items, n));
 }
 
 Datum

@@ -262,7 +262,7 @@ tk_state_value(TopkState *s)
 	TopkValue  *t;
 
 	topk_sorted(&s->heap, sorted);
-	t = tk_build(&s->cms, s->k, s->exact, sorted, s->heap.n);
+	t = tk_build(&s->cms, s->k, TK_FLAG_BOUNDS | (s->exact ? TK_FLAG_EXACT : 0), sorted, s->heap.n);
 	pfree(sorted);
 	return t;
 }

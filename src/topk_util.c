@@ -126,14 +126,17 @@ tk_items(TopkValue *t)
 }
 
 /*
- * tk_build: a topk value (with lower bounds) of the sketch and the n items,
- * which must be in topk_item_cmp order (the stored order); exact: no
- * counters are stored (cms->counters is not read), only cms->total.
+ * tk_build: a topk value of the sketch and the n items, which must be in
+ * topk_item_cmp order (the stored order), in the layout of flags:
+ * TK_FLAG_BOUNDS (what every operation builds), with TK_FLAG_EXACT no
+ * counters (cms->counters is not read, only cms->total), or CM_FLAGS_NONE
+ * (the layout before bounds, for a value read in that form: its items' lower
+ * bounds, all 0, are not stored).
  */
 TopkValue *
-tk_build(const CmsSketch *cms, uint32 k, bool exact, const TopkItem *sorted, uint32 n)
+tk_build(const CmsSketch *cms, uint32 k, uint8 flags, const TopkItem *sorted, uint32 n)
 {
-	uint8		flags = TK_FLAG_BOUNDS | (exact ? TK_FLAG_EXACT : 0);
+	bool		exact = (flags & TK_FLAG_EXACT) != 0;
 	Size		size = fixed_size(cms->p.w, cms->p.d, flags);
 	TopkValue  *t;
 	char	   *p;
@@ -158,8 +161,9 @@ tk_build(const CmsSketch *cms, uint32 k, bool exact, const TopkItem *sorted, uin
 		memcpy(p, &sorted[i].key.h1, 8);
 		memcpy(p + 8, &sorted[i].key.h2, 8);
 		memcpy(p + 16, &sorted[i].est, 8);
-		memcpy(p + 24, &sorted[i].lower, 8);
-		memcpy(p + 32, &sorted[i].len, 4);
+		if (flags & TK_FLAG_BOUNDS)
+			memcpy(p + 24, &sorted[i].lower, 8);
+		memcpy(p + TK_ITEM_HEADER_OF(flags) - 8, &sorted[i].len, 4);
 		memcpy(p + TK_ITEM_HEADER_OF(flags), sorted[i].text, sorted[i].len);
 		p += TK_ITEM_BYTES(flags, sorted[i].len);
 	}
