@@ -201,10 +201,11 @@ cm_binary_error(const char *type, const char *detail)
 /*
  * cm_recv_params: the binary header (16 bytes); the payload left must be
  * exactly d*w counters plus `extra` bytes at least, checked before any
- * allocation.
+ * allocation.  The flags byte is returned in *flags_out (the caller checks
+ * it), or must be zero when flags_out is NULL.
  */
 CmsParams
-cm_recv_params(StringInfo buf, const char *type, Size header_extra)
+cm_recv_params(StringInfo buf, const char *type, Size header_extra, uint8 *flags_out)
 {
 	int			version,
 				flags,
@@ -224,8 +225,10 @@ cm_recv_params(StringInfo buf, const char *type, Size header_extra)
 	d = (uint32) pq_getmsgint(buf, 4);
 	if (version != BS_SCHEME_VERSION)
 		cm_binary_error(type, psprintf("Unsupported scheme version %d.", version));
-	if (flags != CM_FLAGS_NONE || reserved != 0)
+	if ((flags_out == NULL && flags != CM_FLAGS_NONE) || reserved != 0)
 		cm_binary_error(type, "The flags and reserved fields must be zero.");
+	if (flags_out != NULL)
+		*flags_out = (uint8) flags;
 	if (cms_check_params(w, d) != CMS_OK)
 		cm_binary_error(type, psprintf("w=%u, d=%u is out of range.", w, d));
 	p.w = w;
@@ -254,7 +257,7 @@ Datum
 countmin_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	CmsParams	p = cm_recv_params(buf, "countmin", 0);
+	CmsParams	p = cm_recv_params(buf, "countmin", 0, NULL);
 	CountMin   *c;
 
 	if ((Size) (buf->len - buf->cursor) != cms_cells(&p) * sizeof(int64))
@@ -266,18 +269,25 @@ countmin_recv(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(c);
 }
 
+/* cm_send_header: the binary header (version, flags, reserved, seed, w, d) */
+void
+cm_send_header(StringInfo buf, const CmsParams *p, uint8 flags)
+{
+	pq_sendbyte(buf, BS_SCHEME_VERSION);
+	pq_sendbyte(buf, flags);
+	pq_sendint16(buf, 0);
+	pq_sendint32(buf, (uint32) p->seed);
+	pq_sendint32(buf, p->w);
+	pq_sendint32(buf, p->d);
+}
+
 /* cm_send_sketch: the binary form of a sketch (header, then counters) */
 void
 cm_send_sketch(StringInfo buf, const CmsSketch *s)
 {
 	Size		n = cms_cells(&s->p);
 
-	pq_sendbyte(buf, BS_SCHEME_VERSION);
-	pq_sendbyte(buf, CM_FLAGS_NONE);
-	pq_sendint16(buf, 0);
-	pq_sendint32(buf, (uint32) s->p.seed);
-	pq_sendint32(buf, s->p.w);
-	pq_sendint32(buf, s->p.d);
+	cm_send_header(buf, &s->p, CM_FLAGS_NONE);
 	for (Size i = 0; i < n; i++)
 		pq_sendint64(buf, s->counters[i]);
 }

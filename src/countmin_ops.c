@@ -1,7 +1,7 @@
 /*
  * countmin_ops.c
  *    SQL functions of the countmin type: building (cms_empty, cms_for_error,
- *    cms_add, cms_remove), point and inner-product estimates, introspection
+ *    cms_add, cms_remove, cms_merge), point and inner-product estimates, introspection
  *    and equality.
  */
 #include "postgres.h"
@@ -30,6 +30,8 @@ PG_FUNCTION_INFO_V1(countmin_w);
 PG_FUNCTION_INFO_V1(countmin_d);
 PG_FUNCTION_INFO_V1(countmin_seed);
 PG_FUNCTION_INFO_V1(countmin_inner_product);
+PG_FUNCTION_INFO_V1(countmin_merge);
+PG_FUNCTION_INFO_V1(countmin_error);
 PG_FUNCTION_INFO_V1(countmin_eq);
 PG_FUNCTION_INFO_V1(countmin_ne);
 
@@ -228,6 +230,41 @@ countmin_inner_product(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("cms_inner_product: the estimate exceeds bigint")));
 	PG_RETURN_INT64(out);
+}
+
+/*
+ * cms_merge(a, b): the counter-wise sum (equal w, d and seed, else 22023;
+ * 22003 when N would pass bigint): what cms_union_agg makes of a and b
+ */
+Datum
+countmin_merge(PG_FUNCTION_ARGS)
+{
+	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
+	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
+	CountMin   *c = palloc(VARSIZE(a));
+	CmsSketch	sc,
+				sb = cm_sketch(b);
+
+	memcpy(c, a, VARSIZE(a));
+	sc = cm_sketch(c);
+	cm_check_compatible(&sc.p, &sb.p, "cms_merge");
+	cm_report(cms_merge(&sc, &sb), "cms_merge");
+	c->total = sc.total;
+	PG_RETURN_POINTER(c);
+}
+
+/*
+ * cms_error(s): the additive error bound ceil(eps * N) with eps = e/w: every
+ * estimate is at most this much above its count with probability >= 1 -
+ * delta (delta = e^-d), so estimate - cms_error(s) is a lower bound with that
+ * probability (the estimate itself is an upper bound, always)
+ */
+Datum
+countmin_error(PG_FUNCTION_ARGS)
+{
+	CountMin   *c = header_only(fcinfo);
+
+	PG_RETURN_INT64((int64) ceil(2.718281828459045 * (double) c->total / c->w));
 }
 
 /* same parameters and counters */

@@ -3,10 +3,12 @@
  *    The aggregates topk_agg (elements -> heavy hitters) and topk_union_agg
  *    (topk values -> their merge).
  *
- * The state is a Count-Min sketch and the candidate heap (src/core/topk.h),
- * allocated once in the aggregate context.  A row costs one hash, d counter
- * increments, one estimate and a hash-index probe; only an element that
- * enters the heap has its text form built.  Merging (combine, and every row
+ * The state is a TopkState (topk_state.c): exact counts while the group is
+ * small, then a Count-Min sketch and the candidate heap (src/core/topk.h),
+ * in the aggregate context.  A row costs one hash and a hash-index probe
+ * (exact mode; a new element also its text form), or one hash, d counter
+ * increments, one estimate and a probe (sketch mode; only an element that
+ * enters the heap has its text form built).  Merging (combine, and every row
  * of topk_union_agg) sums the sketches and re-estimates the union of both
  * candidate sets against the sum, keeping the k largest: README "Heavy
  * hitters" shows the guarantee survives any number of merges, so the
@@ -43,78 +45,55 @@ PG_FUNCTION_INFO_V1(topk_agg_final);
 #define TOPK_DEFAULT_W_PER_K	16
 #define TOPK_DEFAULT_D		5
 
-typedef struct TopkState
-{
-	BsHasher	hasher;
-	CmsSketch	cms;			/* counters in the aggregate context */
-	TopkHeap	heap;			/* items, index and texts there too */
-} TopkState;
-
-static void *
-state_alloc(void *arg, size_t size)
-{
-	return MemoryContextAlloc((MemoryContext) arg, size);
-}
-
-static void
-state_free(void *arg, void *ptr)
-{
-	pfree(ptr);
-}
-
 static TopkState *
 arg_state(FunctionCallInfo fcinfo, int argno)
 {
 	return PG_ARGISNULL(argno) ? NULL : (TopkState *) PG_GETARG_POINTER(argno);
 }
 
-/* an empty state of valid parameters, in ctx */
-static TopkState *
-state_new(MemoryContext ctx, const CmsParams *p, uint32 k)
+/*
+ * The hasher of seed, cached per call site (fn_extra): states carry no
+ * hasher, so that a small group's state stays small.
+ */
+static const BsHasher *
+site_hasher(FunctionCallInfo fcinfo, int32 seed)
 {
-	TopkState  *s = MemoryContextAlloc(ctx, sizeof(TopkState));
-	TopkAlloc	alloc = {state_alloc, state_free, ctx};
+	typedef struct
+	{
+		int32		seed;
+		BsHasher	h;
+	} SiteHasher;
+	SiteHasher *c = fcinfo->flinfo->fn_extra;
 
-	cms_hasher_init(&s->hasher, p->seed);
-	s->cms.p = *p;
-	s->cms.total = 0;
-	s->cms.counters = MemoryContextAllocZero(ctx, cms_cells(p) * sizeof(int64));
-	topk_init(&s->heap, k, MemoryContextAlloc(ctx, k * sizeof(TopkItem)),
-			  MemoryContextAlloc(ctx, topk_nslots(k) * sizeof(int32)), alloc);
-	return s;
-}
-
-/* the state as a topk value (items in the stored order) */
-static TopkValue *
-state_value(TopkState *s)
-{
-	TopkItem   *sorted = palloc(Max(s->heap.n, 1) * sizeof(TopkItem));
-
-	topk_sorted(&s->heap, sorted);
-	return tk_build(&s->cms, s->heap.k, sorted, s->heap.n);
+	if (c == NULL || c->seed != seed)
+	{
+		if (c == NULL)
+			c = fcinfo->flinfo->fn_extra =
+				MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(SiteHasher));
+		c->seed = seed;
+		cms_hasher_init(&c->h, seed);
+	}
+	return &c->h;
 }
 
 /*
- * Merge the value t (its sketch and items) into s (NULL: a new empty state
- * of t's parameters first).
+ * tk_default_w: the default width for k (also topk_empty's), w = max(2048, 16k)
  */
-static TopkState *
-merge(FunctionCallInfo fcinfo, TopkState *s, TopkValue *t, const char *what)
+int64
+tk_default_w(int32 k)
 {
-	CmsSketch	other = tk_sketch(t);
+	return Max(TOPK_DEFAULT_MIN_W, (int64) TOPK_DEFAULT_W_PER_K * k);
+}
 
-	if (s == NULL)
-		s = state_new(bf_agg_context(fcinfo, what), &other.p, t->k);
-	else if (!cms_params_equal(&s->cms.p, &other.p) || s->heap.k != t->k)
+/* tk_check_k: k in range, else 22023 naming what */
+void
+tk_check_k(int64 k, const char *what)
+{
+	if (k < TOPK_MIN_K || k > TOPK_MAX_K)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: topk values are incompatible", what),
-				 errdetail("Left is %s, right is %s.", tk_params_string(&s->cms.p, s->heap.k),
-						   tk_params_string(&other.p, t->k)),
-				 errhint("Top-k values merge only when k, w, d and seed are all equal.")));
-	cm_report(cms_merge(&s->cms, &other), what);
-	topk_merge(&s->heap, &s->cms, tk_items(t), t->nitems);
-	return s;
+				 errmsg("%s k = " INT64_FORMAT " is out of range", what, k),
+				 errdetail("k must be between %d and %d.", TOPK_MIN_K, TOPK_MAX_K)));
 }
 
 /* the state for this row: topk_agg(elem, k [, w, d [, seed]]) */
@@ -123,8 +102,7 @@ agg_state(FunctionCallInfo fcinfo)
 {
 	TopkState  *s = arg_state(fcinfo, 0);
 	int32		k = bf_agg_int_arg(fcinfo, 2, "topk_agg", "k");
-	int64		w = PG_NARGS() > 3 ? bf_agg_int_arg(fcinfo, 3, "topk_agg", "w") :
-		Max(TOPK_DEFAULT_MIN_W, (int64) TOPK_DEFAULT_W_PER_K * k);
+	int64		w = PG_NARGS() > 3 ? bf_agg_int_arg(fcinfo, 3, "topk_agg", "w") : tk_default_w(k);
 	int32		d = PG_NARGS() > 4 ? bf_agg_int_arg(fcinfo, 4, "topk_agg", "d") : TOPK_DEFAULT_D;
 	int32		seed = PG_NARGS() > 5 ? bf_agg_int_arg(fcinfo, 5, "topk_agg", "seed") : 0;
 
@@ -132,62 +110,35 @@ agg_state(FunctionCallInfo fcinfo)
 	{
 		CmsParams	p;
 
-		if (k < TOPK_MIN_K || k > TOPK_MAX_K)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("topk_agg k = %d is out of range", k),
-					 errdetail("k must be between %d and %d.", TOPK_MIN_K, TOPK_MAX_K)));
+		tk_check_k(k, "topk_agg");
 		p = cm_make_params(w, d, seed);
-		s = state_new(bf_agg_context(fcinfo, "topk_agg"), &p, (uint32) k);
+		s = tk_state_new(bf_agg_context(fcinfo, "topk_agg"), &p, (uint32) k);
 	}
-	else if ((uint32) k != s->heap.k || (uint32) w != s->cms.p.w || (uint32) d != s->cms.p.d ||
-			 seed != s->cms.p.seed)
+	else if ((uint32) k != s->k || (uint32) w != s->p.w || (uint32) d != s->p.d ||
+			 seed != s->p.seed)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("topk_agg parameters changed within a group"),
 				 errdetail("The group started with %s and a row has (k=%d, w=" INT64_FORMAT ", d=%d, seed=%d).",
-						   tk_params_string(&s->cms.p, s->heap.k), k, w, d, seed),
+						   tk_params_string(&s->p, s->k), k, w, d, seed),
 				 errhint("Pass constant k, w, d and seed to topk_agg.")));
 	return s;
 }
 
 static void
-too_long(Size len)
+too_long(Size len, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("topk_agg: an element's text form of %zu bytes is over the %d-byte limit",
-					len, TOPK_MAX_ITEM_BYTES),
+			 errmsg("%s: an element's text form of %zu bytes is over the %d-byte limit",
+					what, len, TOPK_MAX_ITEM_BYTES),
 			 errhint("Aggregate a shorter form of the element, e.g. left(x, 100) or md5(x).")));
 }
 
-/*
- * The stream step for element e: count it, and when it enters the heap
- * store its text form (made by to_text only then).
- */
-static Datum
-agg_step(FunctionCallInfo fcinfo, TopkState *s, const BsElem *e,
-		 char *(*to_text) (const BsElem *e, uint32 *len))
-{
-	BsKey		key = bs_elem_key(&s->hasher, e);
-	int64		est;
-
-	cm_report(cms_add(&s->cms, key, 1), "topk_agg");
-	est = cms_estimate(&s->cms, key);
-	if (topk_offer(&s->heap, key, est) == TOPK_ADMIT)
-	{
-		uint32		len;
-		char	   *text = to_text(e, &len);
-
-		topk_insert(&s->heap, key, est, text, len);
-		pfree(text);
-	}
-	PG_RETURN_POINTER(s);
-}
-
 static char *
-int8_text(const BsElem *e, uint32 *len)
+int8_text(const void *arg, uint32 *len)
 {
+	const BsElem *e = arg;
 	char	   *buf = palloc(MAXINT8LEN + 1);
 
 	*len = (uint32) pg_lltoa(e->i, buf);
@@ -195,8 +146,9 @@ int8_text(const BsElem *e, uint32 *len)
 }
 
 static char *
-bytes_text(const BsElem *e, uint32 *len)
+bytes_text(const void *arg, uint32 *len)
 {
+	const BsElem *e = arg;
 	char	   *buf = palloc(e->len + 1);
 
 	memcpy(buf, e->data, e->len);
@@ -206,9 +158,10 @@ bytes_text(const BsElem *e, uint32 *len)
 
 /* bytea: '\x' and lower-case hex, as bytea_output = hex prints it */
 static char *
-bytea_text(const BsElem *e, uint32 *len)
+bytea_text(const void *arg, uint32 *len)
 {
 	static const char hex[] = "0123456789abcdef";
+	const BsElem *e = arg;
 	char	   *buf = palloc(2 + 2 * e->len + 1);
 	const uint8 *b = e->data;
 
@@ -224,8 +177,9 @@ bytea_text(const BsElem *e, uint32 *len)
 }
 
 static char *
-uuid_text(const BsElem *e, uint32 *len)
+uuid_text(const void *arg, uint32 *len)
 {
+	const BsElem *e = arg;
 	pg_uuid_t	u;
 	char	   *s;
 
@@ -236,38 +190,57 @@ uuid_text(const BsElem *e, uint32 *len)
 }
 
 /*
- * The transition for an element of type typid (argument 1; a NULL row is
- * skipped): its key, and its text form's maker, checked against the length
- * limit first where the form can be long.
+ * tk_add_datum: count (>= 0) more occurrences of the element `value` of type
+ * typid (bigint, text, bytea or uuid) to s: its key under the call site's
+ * hasher, and its text form's maker (tk_state_add), the form checked against
+ * the length limit first where it can be long (54000, whether or not the
+ * element would enter the heap, so a result never depends on the order of
+ * the rows in that respect).  Shared by topk_agg and topk_add.
  */
+void
+tk_add_datum(FunctionCallInfo fcinfo, TopkState *s, Datum value, Oid typid, int64 count,
+			 const char *what)
+{
+	const BsHasher *h = site_hasher(fcinfo, s->p.seed);
+	BsElem		e;
+	TkTextFn	to_text;
+
+	switch (typid)
+	{
+		case INT8OID:
+			e = bs_elem_int8(DatumGetInt64(value));
+			to_text = int8_text;
+			break;
+		case TEXTOID:
+			e = bs_elem_varlena(value);
+			if (e.len > TOPK_MAX_ITEM_BYTES)
+				too_long(e.len, what);
+			to_text = bytes_text;
+			break;
+		case BYTEAOID:
+			e = bs_elem_varlena(value);
+			if (2 + 2 * e.len > TOPK_MAX_ITEM_BYTES)
+				too_long(2 + 2 * e.len, what);
+			to_text = bytea_text;
+			break;
+		default:
+			Assert(typid == UUIDOID);
+			e = bs_elem_uuid(value);
+			to_text = uuid_text;
+			break;
+	}
+	tk_state_add(s, bs_elem_key(h, &e), count, to_text, &e, what);
+}
+
+/* the transition for an element of type typid (argument 1; a NULL row is skipped) */
 static Datum
 agg_trans(FunctionCallInfo fcinfo, Oid typid)
 {
 	TopkState  *s = agg_state(fcinfo);
-	BsElem		e;
 
-	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(s);
-	switch (typid)
-	{
-		case INT8OID:
-			e = bs_elem_int8(PG_GETARG_INT64(1));
-			return agg_step(fcinfo, s, &e, int8_text);
-		case TEXTOID:
-			e = bs_elem_varlena(PG_GETARG_DATUM(1));
-			if (e.len > TOPK_MAX_ITEM_BYTES)
-				too_long(e.len);
-			return agg_step(fcinfo, s, &e, bytes_text);
-		case BYTEAOID:
-			e = bs_elem_varlena(PG_GETARG_DATUM(1));
-			if (2 + 2 * e.len > TOPK_MAX_ITEM_BYTES)
-				too_long(2 + 2 * e.len);
-			return agg_step(fcinfo, s, &e, bytea_text);
-		default:
-			Assert(typid == UUIDOID);
-			e = bs_elem_uuid(PG_GETARG_DATUM(1));
-			return agg_step(fcinfo, s, &e, uuid_text);
-	}
+	if (!PG_ARGISNULL(1))
+		tk_add_datum(fcinfo, s, PG_GETARG_DATUM(1), typid, 1, "topk_agg");
+	PG_RETURN_POINTER(s);
 }
 
 Datum
@@ -294,6 +267,19 @@ topk_agg_trans_uuid(PG_FUNCTION_ARGS)
 	return agg_trans(fcinfo, UUIDOID);
 }
 
+/*
+ * Merge the value t into s (NULL: a new state equal to t, in the aggregate
+ * context).
+ */
+static TopkState *
+merge(FunctionCallInfo fcinfo, TopkState *s, TopkValue *t, const char *what)
+{
+	if (s == NULL)
+		return tk_state_from_value(bf_agg_context(fcinfo, what), t);
+	tk_state_merge(s, t, what);
+	return s;
+}
+
 /* topk_union_agg: merge the row's value (a NULL row is skipped) */
 Datum
 topk_union_trans(PG_FUNCTION_ARGS)
@@ -315,7 +301,7 @@ topk_agg_combine(PG_FUNCTION_ARGS)
 	TopkState  *s2 = arg_state(fcinfo, 1);
 
 	if (s2 != NULL)
-		s = merge(fcinfo, s, state_value(s2), "topk_agg");
+		s = merge(fcinfo, s, tk_state_value(s2), "topk_agg");
 	if (s == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_POINTER(s);
@@ -325,23 +311,15 @@ topk_agg_combine(PG_FUNCTION_ARGS)
 Datum
 topk_agg_serial(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BYTEA_P((bytea *) state_value((TopkState *) PG_GETARG_POINTER(0)));
+	PG_RETURN_BYTEA_P((bytea *) tk_state_value((TopkState *) PG_GETARG_POINTER(0)));
 }
 
 /* a state equal to the serialized one: its sketch, its items as they were */
 Datum
 topk_agg_deserial(PG_FUNCTION_ARGS)
 {
-	TopkValue  *t = tk_detoast(PG_GETARG_DATUM(0));
-	CmsSketch	cms = tk_sketch(t);
-	TopkItem   *items = tk_items(t);
-	TopkState  *s = state_new(bf_agg_context(fcinfo, "topk_agg_deserial"), &cms.p, t->k);
-
-	memcpy(s->cms.counters, cms.counters, cms_cells(&cms.p) * sizeof(int64));
-	s->cms.total = cms.total;
-	for (uint32 i = 0; i < t->nitems; i++)
-		topk_insert(&s->heap, items[i].key, items[i].est, items[i].text, items[i].len);
-	PG_RETURN_POINTER(s);
+	PG_RETURN_POINTER(tk_state_from_value(bf_agg_context(fcinfo, "topk_agg_deserial"),
+										  tk_detoast(PG_GETARG_DATUM(0))));
 }
 
 Datum
@@ -351,5 +329,5 @@ topk_agg_final(PG_FUNCTION_ARGS)
 
 	if (s == NULL)
 		PG_RETURN_NULL();
-	PG_RETURN_POINTER(state_value(s));
+	PG_RETURN_POINTER(tk_state_value(s));
 }

@@ -3,9 +3,15 @@
  *    Text and binary forms of the topk type.
  *
  * Text form:  k=<k>,<the countmin text form>|<item>,<item>,...
- *             item = <estimate>:<key: h1 then h2, 32 hex digits>:<text as hex>
- * Binary:     the countmin binary form, then k u32, nitems u32, then per item
- *             h1 u64, h2 u64, estimate i64, len u32, len bytes of text
+ *             or, in exact mode, k=<k>,w=..,d=..,seed=..,v=..:exact|<items>
+ *             item = <estimate>/<lower>:<key: h1 then h2, 32 hex digits>:<text as hex>
+ *             (the form before issue 32, without "/<lower>" in every item, is
+ *             read with lower bounds 0 and stored in that layout, flags 0)
+ * Binary:     the countmin binary form (its flags byte the value's flags;
+ *             no counters when exact), then k u32, nitems u32, then per item
+ *             h1 u64, h2 u64, estimate i64, [lower i64 when TK_FLAG_BOUNDS],
+ *             len u32, len bytes of text (flags 0: the form before issue 32,
+ *             stored in that layout)
  *
  * Items come in the stored order (largest estimate first, then text, then
  * key).  Both inputs validate everything (tk_validate_items) and check sizes
@@ -13,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
@@ -61,10 +68,15 @@ parse_hex64(const char **pp, int n, const char *input)
 	return v;
 }
 
-/* one item "<est>:<key>:<hex>" at *pp; its text decoded into palloc'd memory */
-static void
+/*
+ * one item "<est>/<lower>:<key>:<hex>" (or, before bounds, "<est>:<key>:<hex>")
+ * at *pp; its text decoded into palloc'd memory; returns whether it had
+ * "/<lower>"
+ */
+static bool
 parse_item(const char **pp, TopkItem *item, const char *input)
 {
+	bool		has_lower = false;
 	const char *p = *pp;
 	const char *hex;
 	char	   *text;
@@ -78,14 +90,32 @@ parse_item(const char **pp, TopkItem *item, const char *input)
 			syntax_error(input, "An item's estimate has too many digits.");
 		est = est * 10 + (uint64) (*p++ - '0');
 	}
-	if (ndigits == 0 || est > (uint64) PG_INT64_MAX || *p != ':')
-		syntax_error(input, "An item is <estimate>:<key>:<hex text>.");
-	p++;
+	if (ndigits == 0 || est > (uint64) PG_INT64_MAX || (*p != ':' && *p != '/'))
+		syntax_error(input, "An item is <estimate>/<lower bound>:<key>:<hex text>.");
 	item->est = (int64) est;
+	item->lower = 0;
+	if (*p == '/')
+	{
+		uint64		lower = 0;
+
+		p++;
+		ndigits = 0;
+		while (*p >= '0' && *p <= '9')
+		{
+			if (++ndigits > 19)
+				syntax_error(input, "An item's lower bound has too many digits.");
+			lower = lower * 10 + (uint64) (*p++ - '0');
+		}
+		if (ndigits == 0 || lower > (uint64) PG_INT64_MAX || *p != ':')
+			syntax_error(input, "An item is <estimate>/<lower bound>:<key>:<hex text>.");
+		item->lower = (int64) lower;
+		has_lower = true;
+	}
+	p++;
 	item->key.h1 = parse_hex64(&p, 16, input);
 	item->key.h2 = parse_hex64(&p, 16, input);
 	if (*p++ != ':')
-		syntax_error(input, "An item is <estimate>:<key>:<hex text>.");
+		syntax_error(input, "An item is <estimate>/<lower bound>:<key>:<hex text>.");
 	hex = p;
 	while (hexval(*p) >= 0)
 		p++;
@@ -99,6 +129,7 @@ parse_item(const char **pp, TopkItem *item, const char *input)
 		text[i] = (char) (hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
 	item->text = text;
 	*pp = p;
+	return has_lower;
 }
 
 /* "k=<k>," at *pp: the capacity, validated */
@@ -135,25 +166,48 @@ topk_value_in(PG_FUNCTION_ARGS)
 	const char *p = input;
 	uint32		k = parse_k(&p, input);
 	CmsParams	params = cm_parse_params(&p, "topk", input);
+	bool		exact = strncmp(p, "exact|", 6) == 0;
+	uint32		most = exact ? topk_exact_cap(&params, k) : k;
 	CmsSketch	cms;
-	TopkItem   *items = palloc(k * sizeof(TopkItem));
-	uint32		n = 0;
+	TopkItem   *items;
+	uint32		n = 0,
+				nlower = 0;
 
 	cms.p = params;
-	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
-	cms.total = cm_parse_counters(&p, &params, cms.counters, "topk", input);
+	cms.counters = NULL;
+	cms.total = 0;
+	if (exact)
+		p += 5;
+	else
+	{
+		cms.counters = palloc(cms_cells(&params) * sizeof(int64));
+		cms.total = cm_parse_counters(&p, &params, cms.counters, "topk", input);
+	}
 	if (*p++ != '|')
 		syntax_error(input, "Expected '|' after the counters.");
+	items = palloc(Min(most, 1024) * sizeof(TopkItem));
 	while (*p != '\0')
 	{
 		if (n > 0 && *p++ != ',')
 			syntax_error(input, "Items are separated by ','.");
-		if (n == k)
-			syntax_error(input, psprintf("More than k = %u items.", k));
-		parse_item(&p, &items[n++], input);
+		if (n == most)
+			syntax_error(input, exact ? psprintf("More than %u items (the exact capacity).", most) :
+						 psprintf("More than k = %u items.", k));
+		if (n >= 1024 && (n & (n - 1)) == 0)
+			items = repalloc(items, Min((Size) most, 2 * (Size) n) * sizeof(TopkItem));
+		if (parse_item(&p, &items[n++], input))
+			nlower++;
+		if (exact && pg_add_s64_overflow(cms.total, items[n - 1].est, &cms.total))
+			syntax_error(input, "The exact counts sum beyond bigint.");
 	}
-	tk_validate_items(&cms, k, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
-	PG_RETURN_POINTER(tk_build(&cms, k, items, n));
+	if (nlower != 0 && nlower != n)
+		syntax_error(input, "Either every item or none has \"/<lower bound>\".");
+	if (exact && nlower != n)
+		syntax_error(input, "An exact value's items have \"/<lower bound>\".");
+	tk_validate_items(&cms, k, exact, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
+	/* items without lower bounds: the form before them, kept as it is */
+	PG_RETURN_POINTER(tk_build(&cms, k, (n > 0 && nlower == 0) ? CM_FLAGS_NONE :
+							   TK_FLAG_BOUNDS | (exact ? TK_FLAG_EXACT : 0), items, n));
 }
 
 Datum
@@ -166,13 +220,17 @@ topk_value_out(PG_FUNCTION_ARGS)
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "k=%u,w=%u,d=%u,seed=%d,v=%d:", t->k, t->w, t->d, t->seed, t->version);
-	cm_append_counters(&buf, &cms);
+	if (cms.counters == NULL)
+		appendStringInfoString(&buf, "exact");
+	else
+		cm_append_counters(&buf, &cms);
 	appendStringInfoChar(&buf, '|');
 	for (uint32 i = 0; i < t->nitems; i++)
 	{
 		if (i > 0)
 			appendStringInfoChar(&buf, ',');
-		appendStringInfo(&buf, INT64_FORMAT ":%016llx%016llx:", items[i].est,
+		appendStringInfo(&buf, INT64_FORMAT "/" INT64_FORMAT ":%016llx%016llx:",
+						 items[i].est, items[i].lower,
 						 (unsigned long long) items[i].key.h1,
 						 (unsigned long long) items[i].key.h2);
 		for (uint32 j = 0; j < items[i].len; j++)
@@ -185,30 +243,46 @@ Datum
 topk_value_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	CmsParams	params = cm_recv_params(buf, "topk", 0);
+	uint8		flags;
+	CmsParams	params = cm_recv_params(buf, "topk", 0, &flags);
+	bool		exact = (flags & TK_FLAG_EXACT) != 0;
+	bool		bounds = (flags & TK_FLAG_BOUNDS) != 0;
+	int			item_header = bounds ? 36 : 28;
 	CmsSketch	cms;
 	uint32		k,
 				n;
 	TopkItem   *items;
 
+	if (flags != CM_FLAGS_NONE && flags != TK_FLAG_BOUNDS && flags != (TK_FLAG_BOUNDS | TK_FLAG_EXACT))
+		cm_binary_error("topk", psprintf("Unknown flags %u.", flags));
 	cms.p = params;
-	if ((Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
-		cm_binary_error("topk", "The counters are truncated.");
-	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
-	cms.total = cm_recv_counters(buf, &params, cms.counters, "topk");
+	cms.counters = NULL;
+	cms.total = 0;
+	if (!exact)
+	{
+		if ((Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
+			cm_binary_error("topk", "The counters are truncated.");
+		cms.counters = palloc(cms_cells(&params) * sizeof(int64));
+		cms.total = cm_recv_counters(buf, &params, cms.counters, "topk");
+	}
+	if (buf->len - buf->cursor < 8)
+		cm_binary_error("topk", "The item count is truncated.");
 	k = (uint32) pq_getmsgint(buf, 4);
 	n = (uint32) pq_getmsgint(buf, 4);
-	if (k < TOPK_MIN_K || k > TOPK_MAX_K || n > k)
-		cm_binary_error("topk", psprintf("k = %u, %u items: k must be between %d and %d, items at most k.",
+	if (k < TOPK_MIN_K || k > TOPK_MAX_K ||
+		n > (exact ? topk_exact_cap(&params, k) : k) ||
+		(Size) n * item_header > (Size) (buf->len - buf->cursor))
+		cm_binary_error("topk", psprintf("k = %u, %u items: k must be between %d and %d, items at most k (exact: the exact capacity), and present.",
 							  k, n, TOPK_MIN_K, TOPK_MAX_K));
 	items = palloc(Max(n, 1) * sizeof(TopkItem));
 	for (uint32 i = 0; i < n; i++)
 	{
-		if (buf->len - buf->cursor < 28)
+		if (buf->len - buf->cursor < item_header)
 			cm_binary_error("topk", "An item is truncated.");
 		items[i].key.h1 = pq_getmsgint64(buf);
 		items[i].key.h2 = pq_getmsgint64(buf);
 		items[i].est = (int64) pq_getmsgint64(buf);
+		items[i].lower = bounds ? (int64) pq_getmsgint64(buf) : 0;
 		items[i].len = (uint32) pq_getmsgint(buf, 4);
 		if (items[i].len > TOPK_MAX_ITEM_BYTES || (uint32) (buf->len - buf->cursor) < items[i].len)
 			cm_binary_error("topk", psprintf("An item's text of %u bytes is truncated or over the %d-byte limit.",
@@ -217,8 +291,13 @@ topk_value_recv(PG_FUNCTION_ARGS)
 	}
 	if (buf->cursor != buf->len)
 		cm_binary_error("topk", "Bytes follow the last item.");
-	tk_validate_items(&cms, k, items, n, ERRCODE_INVALID_BINARY_REPRESENTATION);
-	PG_RETURN_POINTER(tk_build(&cms, k, items, n));
+	if (exact)
+		for (uint32 i = 0; i < n; i++)
+			if (pg_add_s64_overflow(cms.total, items[i].est, &cms.total))
+				cm_binary_error("topk", "The exact counts sum beyond bigint.");
+	tk_validate_items(&cms, k, exact, items, n, ERRCODE_INVALID_BINARY_REPRESENTATION);
+	/* flags 0: the form before bounds, kept as it is */
+	PG_RETURN_POINTER(tk_build(&cms, k, flags, items, n));
 }
 
 Datum
@@ -230,7 +309,10 @@ topk_value_send(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 
 	pq_begintypsend(&buf);
-	cm_send_sketch(&buf, &cms);
+	/* always with bounds: a value stored before them is sent with lower 0 */
+	cm_send_header(&buf, &cms.p, TK_FLAG_BOUNDS | (cms.counters == NULL ? TK_FLAG_EXACT : 0));
+	for (Size i = 0; cms.counters != NULL && i < cms_cells(&cms.p); i++)
+		pq_sendint64(&buf, cms.counters[i]);
 	pq_sendint32(&buf, t->k);
 	pq_sendint32(&buf, t->nitems);
 	for (uint32 i = 0; i < t->nitems; i++)
@@ -238,6 +320,7 @@ topk_value_send(PG_FUNCTION_ARGS)
 		pq_sendint64(&buf, items[i].key.h1);
 		pq_sendint64(&buf, items[i].key.h2);
 		pq_sendint64(&buf, items[i].est);
+		pq_sendint64(&buf, items[i].lower);
 		pq_sendint32(&buf, items[i].len);
 		pq_sendbytes(&buf, items[i].text, (int) items[i].len);
 	}

@@ -6,6 +6,9 @@
  * The index is open addressing with linear probing over nslots >= 2k slots,
  * each holding a heap position (or -1); deletion shifts the following
  * entries back, so no tombstones accumulate however many evictions happen.
+ *
+ * The exact mode (topk.h) uses the same heap with a growing capacity: every
+ * distinct element is held, so its "estimate" is its count.
  */
 #include "topk.h"
 
@@ -130,6 +133,21 @@ swap(TopkHeap *h, uint32_t a, uint32_t b)
 	h->slots[sb] = (int32_t) a;
 }
 
+/*
+ * The heap's order: estimate, then key, a total order, so the minimum (the
+ * one evicted) does not depend on the heap's layout: a value rebuilt from
+ * its stored items (topk_add, deserialization) evolves like the original.
+ */
+static inline bool
+before(const TopkItem *a, const TopkItem *b)
+{
+	if (a->est != b->est)
+		return a->est < b->est;
+	if (a->key.h1 != b->key.h1)
+		return a->key.h1 < b->key.h1;
+	return a->key.h2 < b->key.h2;
+}
+
 static void
 sift_down(TopkHeap *h, uint32_t i)
 {
@@ -139,9 +157,9 @@ sift_down(TopkHeap *h, uint32_t i)
 					r = l + 1,
 					m = i;
 
-		if (l < h->n && h->items[l].est < h->items[m].est)
+		if (l < h->n && before(&h->items[l], &h->items[m]))
 			m = l;
-		if (r < h->n && h->items[r].est < h->items[m].est)
+		if (r < h->n && before(&h->items[r], &h->items[m]))
 			m = r;
 		if (m == i)
 			return;
@@ -157,7 +175,7 @@ sift_up(TopkHeap *h, uint32_t i)
 	{
 		uint32_t	parent = (i - 1) / 2;
 
-		if (h->items[parent].est <= h->items[i].est)
+		if (!before(&h->items[i], &h->items[parent]))
 			return;
 		swap(h, i, parent);
 		i = parent;
@@ -165,12 +183,13 @@ sift_up(TopkHeap *h, uint32_t i)
 }
 
 TopkOffer
-topk_offer(TopkHeap *h, BsKey key, int64_t est)
+topk_offer(TopkHeap *h, BsKey key, int64_t est, int64_t count)
 {
 	int			pos = topk_find(h, key);
 
 	if (pos >= 0)
 	{
+		h->items[pos].lower += count;
 		if (est > h->items[pos].est)
 		{
 			h->items[pos].est = est;
@@ -184,7 +203,7 @@ topk_offer(TopkHeap *h, BsKey key, int64_t est)
 }
 
 bool
-topk_insert(TopkHeap *h, BsKey key, int64_t est, const char *text, uint32_t len)
+topk_insert(TopkHeap *h, BsKey key, int64_t est, int64_t lower, const char *text, uint32_t len)
 {
 	char	   *copy = h->alloc.alloc(h->alloc.arg, len > 0 ? len : 1);
 	uint32_t	pos;
@@ -202,6 +221,7 @@ topk_insert(TopkHeap *h, BsKey key, int64_t est, const char *text, uint32_t len)
 	}
 	h->items[pos].key = key;
 	h->items[pos].est = est;
+	h->items[pos].lower = lower;
 	h->items[pos].len = len;
 	h->items[pos].text = copy;
 	index_set(h, pos);
@@ -217,6 +237,13 @@ topk_merge(TopkHeap *dst, const CmsSketch *merged, const TopkItem *src, uint32_t
 {
 	for (uint32_t i = 0; i < dst->n; i++)
 		dst->items[i].est = cms_estimate(merged, dst->items[i].key);
+	for (uint32_t i = 0; i < nsrc; i++)
+	{
+		int			pos = topk_find(dst, src[i].key);
+
+		if (pos >= 0)
+			dst->items[pos].lower += src[i].lower;
+	}
 	for (uint32_t i = dst->n / 2; i-- > 0;)
 		sift_down(dst, i);
 	for (uint32_t i = 0; i < nsrc; i++)
@@ -227,9 +254,130 @@ topk_merge(TopkHeap *dst, const CmsSketch *merged, const TopkItem *src, uint32_t
 			continue;
 		est = cms_estimate(merged, src[i].key);
 		if (dst->n < dst->k || est > dst->items[0].est)
-			if (!topk_insert(dst, src[i].key, est, src[i].text, src[i].len))
+			if (!topk_insert(dst, src[i].key, est, src[i].lower, src[i].text, src[i].len))
 				return false;
 	}
+	return true;
+}
+
+bool
+topk_grow(TopkHeap *h, uint32_t cap)
+{
+	uint32_t	nslots = topk_nslots(cap);
+	TopkItem   *items = h->alloc.alloc(h->alloc.arg, (size_t) cap * sizeof(TopkItem));
+	int32_t    *slots;
+
+	if (items == NULL)
+		return false;
+	slots = h->alloc.alloc(h->alloc.arg, (size_t) nslots * sizeof(int32_t));
+	if (slots == NULL)
+	{
+		h->alloc.free(h->alloc.arg, items);
+		return false;
+	}
+	memcpy(items, h->items, (size_t) h->n * sizeof(TopkItem));
+	h->alloc.free(h->alloc.arg, h->items);
+	h->alloc.free(h->alloc.arg, h->slots);
+	h->items = items;
+	h->slots = slots;
+	h->k = cap;
+	h->nslots = nslots;
+	for (uint32_t i = 0; i < nslots; i++)
+		slots[i] = -1;
+	for (uint32_t i = 0; i < h->n; i++)
+		index_set(h, i);
+	return true;
+}
+
+uint32_t
+topk_exact_cap(const CmsParams *p, uint32_t k)
+{
+	uint64_t	cap = (uint64_t) p->w * p->d / 8;
+
+	return cap > k ? (uint32_t) cap : k;
+}
+
+TopkOffer
+topk_exact_offer(TopkHeap *h, BsKey key, int64_t count, uint32_t cap)
+{
+	int			pos = topk_find(h, key);
+
+	if (pos >= 0)
+	{
+		h->items[pos].est += count;
+		h->items[pos].lower += count;
+		return TOPK_UPDATED;
+	}
+	return h->n < cap ? TOPK_ADMIT : TOPK_REJECTED;
+}
+
+bool
+topk_exact_insert(TopkHeap *h, BsKey key, int64_t count, const char *text, uint32_t len)
+{
+	char	   *copy;
+
+	if (h->n == h->k)
+		return false;
+	copy = h->alloc.alloc(h->alloc.arg, len > 0 ? len : 1);
+	if (copy == NULL)
+		return false;
+	memcpy(copy, text, len);
+	h->items[h->n].key = key;
+	h->items[h->n].est = count;
+	h->items[h->n].lower = count;
+	h->items[h->n].len = len;
+	h->items[h->n].text = copy;
+	index_set(h, h->n);
+	h->n++;
+	return true;
+}
+
+bool
+topk_exact_to_sketch(TopkHeap *h, CmsSketch *cms, uint32_t k)
+{
+	TopkItem   *sorted = h->alloc.alloc(h->alloc.arg, ((size_t) h->n + 1) * sizeof(TopkItem));
+	TopkHeap	small;
+	uint32_t	keep;
+
+	if (sorted == NULL)
+		return false;
+	for (uint32_t i = 0; i < h->n; i++)
+	{
+		uint32_t	col[CMS_MAX_D];
+
+		cms_columns(&cms->p, h->items[i].key, col);
+		for (uint32_t r = 0; r < cms->p.d; r++)
+			cms->counters[(size_t) r * cms->p.w + col[r]] += h->items[i].est;
+	}
+	topk_sorted(h, sorted);
+	keep = h->n < k ? h->n : k;
+	/* a heap of capacity k holding the `keep` largest, texts moved over */
+	small.items = h->alloc.alloc(h->alloc.arg, (size_t) k * sizeof(TopkItem));
+	small.slots = small.items ? h->alloc.alloc(h->alloc.arg, topk_nslots(k) * sizeof(int32_t)) : NULL;
+	if (small.slots == NULL)
+	{
+		if (small.items)
+			h->alloc.free(h->alloc.arg, small.items);
+		h->alloc.free(h->alloc.arg, sorted);
+		return false;
+	}
+	topk_init(&small, k, small.items, small.slots, h->alloc);
+	for (uint32_t i = 0; i < keep; i++)
+	{
+		small.items[i] = sorted[i];
+		small.items[i].lower = sorted[i].est;
+		small.items[i].est = cms_estimate(cms, sorted[i].key);
+		small.n = i + 1;
+		index_set(&small, i);
+	}
+	for (uint32_t i = small.n / 2; i-- > 0;)
+		sift_down(&small, i);
+	for (uint32_t i = keep; i < h->n; i++)
+		h->alloc.free(h->alloc.arg, sorted[i].text);
+	h->alloc.free(h->alloc.arg, sorted);
+	h->alloc.free(h->alloc.arg, h->items);
+	h->alloc.free(h->alloc.arg, h->slots);
+	*h = small;
 	return true;
 }
 

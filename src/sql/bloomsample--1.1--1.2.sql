@@ -964,3 +964,68 @@ COMMENT ON FUNCTION bloom_jaccard(bloomfilter, bloomfilter) IS
     'estimated Jaccard similarity: intersection / union, in [0, 1]';
 COMMENT ON FUNCTION bst_plan(bigint, bigint, float8, integer) IS
     'BloomSampleTree parameters for a target accuracy n / (n + (M - n) FP) (Sengupta et al., section 5.4) with k hash functions (3 by default: faster sampling than the optimal k); m = bloom_optimal_m(n, FP, k)';
+-- ==== issues 32, 37: top-k bounds, exact small groups, incremental functions ====
+-- topk_items gains lower_bound, upper_bound and guaranteed (its first two
+-- columns unchanged); new: topk_heavy_hitters, topk_threshold, topk_total,
+-- topk_is_exact, topk_empty, topk_add, topk_merge, cms_merge.
+DROP FUNCTION topk_items(topk);
+CREATE FUNCTION topk_items(t topk)
+    RETURNS TABLE(item text, estimate bigint, lower_bound bigint, upper_bound bigint, guaranteed boolean)
+    AS 'MODULE_PATHNAME', 'topk_value_items' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 10;
+COMMENT ON FUNCTION topk_items(topk) IS
+    'the candidates (element text form) with their estimated counts, lower and upper bounds, and whether the count is surely above topk_threshold; most frequent first';
+CREATE FUNCTION topk_heavy_hitters(t topk, no_false_negatives boolean DEFAULT false)
+    RETURNS TABLE(item text, estimate bigint, lower_bound bigint, upper_bound bigint)
+    AS 'MODULE_PATHNAME', 'topk_value_heavy_hitters' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 10;
+COMMENT ON FUNCTION topk_heavy_hitters(topk, boolean) IS
+    'the candidates above topk_threshold: lower bound above it (no false positives), or with no_false_negatives upper bound above it';
+CREATE FUNCTION topk_threshold(t topk) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'topk_value_threshold' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_threshold(topk) IS
+    'the guarantee''s threshold floor((N + k*eps*N)/(k+1)) (exact mode: floor(N/(k+1))): every element counted more often is a candidate';
+CREATE FUNCTION topk_total(t topk) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'topk_value_total' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_total(topk) IS 'N: the number of elements (with their counts) added';
+CREATE FUNCTION topk_is_exact(t topk) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'topk_value_is_exact' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_is_exact(topk) IS
+    'true while the value counts every element exactly (no sketch yet): its items and bounds are exact counts';
+CREATE FUNCTION topk_empty(k integer) RETURNS topk
+    AS 'MODULE_PATHNAME', 'topk_value_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_empty(integer) IS
+    'the empty top-k value topk_agg(elem, k) starts from (w = max(2048, 16k), d = 5)';
+CREATE FUNCTION topk_empty(k integer, w integer, d integer) RETURNS topk
+    AS 'MODULE_PATHNAME', 'topk_value_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_empty(integer, integer, integer) IS
+    'the empty top-k value topk_agg(elem, k, w, d) starts from';
+CREATE FUNCTION topk_empty(k integer, w integer, d integer, seed integer) RETURNS topk
+    AS 'MODULE_PATHNAME', 'topk_value_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_empty(integer, integer, integer, integer) IS
+    'the empty top-k value topk_agg(elem, k, w, d, seed) starts from';
+DO $$
+DECLARE
+    elem text;
+    csym text;
+BEGIN
+    FOR elem, csym IN VALUES ('bigint', 'int8'), ('text', 'text'), ('bytea', 'bytea'), ('uuid', 'uuid') LOOP
+        EXECUTE format($f$
+            CREATE FUNCTION topk_add(t topk, elem %1$s, count bigint DEFAULT 1) RETURNS topk
+                AS 'MODULE_PATHNAME', %2$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
+            COMMENT ON FUNCTION topk_add(topk, %1$s, bigint) IS
+                'copy of the top-k value with count (>= 0) more occurrences of elem, by topk_agg''s step; a NULL elem leaves it unchanged';
+            $f$, elem, 'topk_value_add_' || csym);
+    END LOOP;
+END
+$$;
+CREATE FUNCTION topk_merge(a topk, b topk) RETURNS topk
+    AS 'MODULE_PATHNAME', 'topk_value_merge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_merge(topk, topk) IS
+    'merge of two top-k values (equal k, w, d, seed), as topk_union_agg makes it';
+CREATE FUNCTION cms_merge(a countmin, b countmin) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_merge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_merge(countmin, countmin) IS
+    'counter-wise sum of two sketches (equal w, d, seed), as cms_union_agg makes it';
+CREATE FUNCTION cms_error(s countmin) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'countmin_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_error(countmin) IS
+    'the additive error bound ceil(e*N/w): cms_estimate - cms_error is a lower bound of the count with probability 1 - delta';

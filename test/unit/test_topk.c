@@ -6,7 +6,11 @@
  *    each) the guarantee of README "Heavy hitters" (every element with
  *    f > (N + k*eps*N)/(k+1) is kept when the kept estimates are within
  *    eps*N) for one stream and for the merge of four partial streams, and the
- *    recall of the true top k (>= 0.95 at s >= 1.1).
+ *    recall of the true top k (>= 0.95 at s >= 1.1); the bounds (lower <= f <=
+ *    estimate; an item whose lower bound exceeds the threshold is a true heavy
+ *    hitter, and >= 95% of the true heavy hitters are so vouched for); the
+ *    exact mode (every element held with its exact count up to the cap, then
+ *    the conversion to the sketch, and the guarantee after it).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -71,8 +75,8 @@ part_add(Part *p, const BsHasher *h, uint32_t x)
 	char		text[16];
 
 	cms_add(&p->cms, key, 1);
-	if (topk_offer(&p->heap, key, cms_estimate(&p->cms, key)) == TOPK_ADMIT)
-		topk_insert(&p->heap, key, cms_estimate(&p->cms, key), text,
+	if (topk_offer(&p->heap, key, cms_estimate(&p->cms, key), 1) == TOPK_ADMIT)
+		topk_insert(&p->heap, key, cms_estimate(&p->cms, key), 1, text,
 					(uint32_t) snprintf(text, sizeof(text), "%u", x));
 }
 
@@ -110,8 +114,9 @@ test_heap_brute_force(void)
 		int64_t		min = INT64_MAX;
 		uint32_t	n = 0;
 		TopkOffer	o;
+		int64_t		inc = 1 + (int64_t) (unit_splitmix64(&rng) % 3);
 
-		est[x] += 1 + (int64_t) (unit_splitmix64(&rng) % 3);
+		est[x] += inc;
 		for (int i = 0; i < 64; i++)
 			if (in[i])
 			{
@@ -119,7 +124,7 @@ test_heap_brute_force(void)
 				if (est[i] < min)
 					min = est[i];
 			}
-		o = topk_offer(&h, key, est[x]);
+		o = topk_offer(&h, key, est[x], inc);
 		CHECK(o == (in[x] ? TOPK_UPDATED : (n < k || est[x] > min) ? TOPK_ADMIT : TOPK_REJECTED),
 			  "step %d: offer outcome", step);
 		if (o == TOPK_ADMIT)
@@ -134,7 +139,7 @@ test_heap_brute_force(void)
 						in[i] = false;
 					}
 			}
-			CHECK(topk_insert(&h, key, est[x], "x", 1), "insert");
+			CHECK(topk_insert(&h, key, est[x], inc, "x", 1), "insert");
 			in[x] = true;
 		}
 		CHECK(heap_valid(&h), "step %d: heap order and index", step);
@@ -177,14 +182,33 @@ check_result(const char *what, double s, const TopkHeap *h, const CmsSketch *cms
 	int64_t    *sorted = malloc((UNIVERSE + 1) * sizeof(int64_t));
 	uint32_t	hits = 0;
 
+	uint32_t	heavy = 0,
+				vouched = 0;
+
 	for (uint32_t i = 0; i < h->n; i++)
 	{
 		uint32_t	x = item_element(&h->items[i]);
 
 		CHECK(h->items[i].est >= exact[x], "%s: stored estimate below the count", what);
+		CHECK(h->items[i].lower <= exact[x], "%s: lower bound %ld above the count %ld", what,
+			  (long) h->items[i].lower, (long) exact[x]);
 		if (h->items[i].est > exact[x] + eps * n_events)
 			estimates_within = false;
+		/* reported as surely above the threshold (lower > threshold): it is */
+		if (h->items[i].lower > threshold)
+		{
+			CHECK(exact[x] > threshold, "%s: a guaranteed item is below the threshold", what);
+			vouched++;
+		}
 	}
+	for (uint32_t x = 1; x <= UNIVERSE; x++)
+		heavy += exact[x] > threshold;
+	/* recall of the true heavy hitters among the vouched-for items */
+	if (heavy > 0)
+		CHECK(vouched >= 0.95 * heavy, "%s s=%.1f: %u of %u heavy hitters vouched for", what, s,
+			  vouched, heavy);
+	printf("  %s s=%.1f: %u heavy hitters above %.0f, %u vouched for\n", what, s, heavy,
+		   threshold, vouched);
 	/* the guarantee, given its condition (checked, reported when it fails) */
 	if (estimates_within)
 	{
@@ -270,12 +294,118 @@ test_zipf(double s, unsigned long long seed, uint32_t k)
 	zipf_free(&z);
 }
 
+/*
+ * The exact mode: a stream of distinct elements from a universe of
+ * `universe` (Zipf s) held exactly (every element, est = lower = its count,
+ * checked against the exact counts when the heap fills up or the stream
+ * ends) until the cap, then converted to the sketch; the result (exact, or
+ * sketch after conversion) meets the guarantee and the bounds.
+ */
+static void
+test_exact_mode(uint32_t universe, uint32_t cap, double s, unsigned long long seed)
+{
+	const uint32_t k = 10;
+	Part		p;
+	BsHasher	h;
+	Zipf		z;
+	int64_t    *exact = calloc(UNIVERSE + 1, sizeof(int64_t));
+	bool		is_exact = true;
+	char		what[64];
+	uint32_t	distinct = 0;
+
+	p.cms.p.w = 2048;
+	p.cms.p.d = 5;
+	p.cms.p.seed = (int32_t) seed;
+	p.cms.total = 0;
+	p.cms.counters = NULL;
+	topk_init(&p.heap, 4, malloc(4 * sizeof(TopkItem)), malloc(topk_nslots(4) * sizeof(int32_t)),
+			  alloc);
+	cms_hasher_init(&h, (int32_t) seed);
+	zipf_init(&z, universe, s, seed);
+	for (int e = 0; e < EVENTS / 5 && !unit_failed; e++)
+	{
+		uint32_t	x = zipf_next(&z);
+		BsKey		key = bs_key_int64(&h, x);
+		char		text[16];
+
+		distinct += exact[x] == 0;
+		exact[x]++;
+		if (is_exact)
+		{
+			TopkOffer	o = topk_exact_offer(&p.heap, key, 1, cap);
+
+			if (o == TOPK_ADMIT)
+			{
+				if (p.heap.n == p.heap.k)
+					CHECK(topk_grow(&p.heap, p.heap.k * 2 < cap ? p.heap.k * 2 : cap), "grow");
+				CHECK(topk_exact_insert(&p.heap, key, 1, text,
+										(uint32_t) snprintf(text, sizeof(text), "%u", x)), "insert");
+			}
+			if (o != TOPK_REJECTED)
+			{
+				p.cms.total++;
+				continue;
+			}
+			/* full: every element held, exactly (x itself not yet) */
+			CHECK(p.heap.n == cap && distinct == cap + 1, "cap %u: %u held, %u distinct", cap,
+				  p.heap.n, distinct);
+			for (uint32_t i = 0; i < p.heap.n; i++)
+			{
+				uint32_t	y = item_element(&p.heap.items[i]);
+
+				CHECK(p.heap.items[i].est == exact[y] - (y == x) &&
+					  p.heap.items[i].lower == p.heap.items[i].est, "exact count of %u", y);
+			}
+			for (uint32_t i = 0; i < p.heap.n; i++)
+				CHECK(topk_find(&p.heap, p.heap.items[i].key) == (int) i, "exact index");
+			p.cms.counters = calloc((size_t) p.cms.p.w * p.cms.p.d, sizeof(int64_t));
+			CHECK(topk_exact_to_sketch(&p.heap, &p.cms, k), "convert");
+			CHECK(p.heap.k == k && p.heap.n == k && heap_valid(&p.heap), "converted heap");
+			is_exact = false;
+		}
+		cms_add(&p.cms, key, 1);
+		if (topk_offer(&p.heap, key, cms_estimate(&p.cms, key), 1) == TOPK_ADMIT)
+			topk_insert(&p.heap, key, cms_estimate(&p.cms, key), 1, text,
+						(uint32_t) snprintf(text, sizeof(text), "%u", x));
+	}
+	snprintf(what, sizeof(what), "exact mode cap=%u seed=%llu", cap, seed);
+	if (is_exact)
+	{
+		CHECK(p.heap.n == distinct, "%s: every element held", what);
+		for (uint32_t i = 0; i < p.heap.n; i++)
+		{
+			uint32_t	y = item_element(&p.heap.items[i]);
+
+			CHECK(p.heap.items[i].est == exact[y] && p.heap.items[i].lower == exact[y],
+				  "%s: exact count of %u", what, y);
+		}
+		printf("  %s: exact to the end, %u elements\n", what, distinct);
+	}
+	else
+	{
+		TopkHeap	hk = p.heap;
+
+		CHECK(p.cms.total == EVENTS / 5, "%s: total", what);
+		hk.k = k;
+		check_result(what, s, &hk, &p.cms, exact, EVENTS / 5);
+	}
+	topk_clear(&p.heap);
+	free(p.heap.items);
+	free(p.heap.slots);
+	free(p.cms.counters);
+	free(exact);
+	zipf_free(&z);
+}
+
 int
 main(void)
 {
 	static const double exponents[] = {0.8, 1.1, 1.5};
 
 	test_heap_brute_force();
+	test_exact_mode(50, 1280, 1.1, 7);
+	test_exact_mode(UNIVERSE, 1280, 1.1, 8);
+	test_exact_mode(UNIVERSE, 100, 1.5, 9);
 	for (int i = 0; i < 3; i++)
 		for (unsigned long long seed = 1; seed <= 3; seed++)
 			test_zipf(exponents[i], seed * 104729 + i, seed == 2 ? 50 : 10);
