@@ -305,5 +305,5 @@ bloom_for_capacity(PG_FUNCTION_ARGS)
 				 errdetail("The largest bloomfilter has " UINT64_FORMAT " bits.", (uint64) BS_MAX_M),
 				 errhint("Raise fp_rate or split the set.")));
 	p = bf_make_params((int64) m, bs_optimal_k(m, (double) n), PG_GETARG_INT32(2), "xxh3");
-	PG_RETURN_BLOOMFILTER_P(bf_alloc(&p));
+	PG_RETURN_BLOOMFILTER_P(bf_alloc_typed(&p));
 }

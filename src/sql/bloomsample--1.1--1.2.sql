@@ -941,3 +941,33 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- ==== issue 32: element typing (text elements read by the filter's types) and NULL elements ====
+-- bloom_add is no longer strict (a NULL element returns the filter unchanged); the text
+-- overloads of bloom_add, bloom_contains and bloom_contained get their own C functions,
+-- which read the text by the element types the filter records (README: Element types)
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, bigint) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_int8' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, text) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_text' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, bytea) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_bytes' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, uuid) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_uuid' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_contains(bloomfilter, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'bloom_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_contained(text, bloomfilter) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'bloom_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- (CREATE OR REPLACE reset what 05_planner.sql set)
+ALTER FUNCTION bloom_contains(bloomfilter, text) COST 20 SUPPORT bloomfilter_support;
+ALTER FUNCTION bloom_contained(text, bloomfilter) COST 20 SUPPORT bloomfilter_support;
+DO $$
+DECLARE
+    elem text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format($f$COMMENT ON FUNCTION bloom_add(bloomfilter, %1$s) IS
+            'copy of the filter with the element added (the filter itself for a NULL element)'$f$, elem);
+    END LOOP;
+END
+$$;

@@ -1,0 +1,221 @@
+-- Element typing (issue 32): every element-taking function, operator and the
+-- Bloofi index scan, with the element typed, as an untyped literal, as an
+-- untyped PREPARE parameter and as a text parameter, over filters of
+-- integers, of strings (that look like numbers) and of uuids.  Each cell is
+-- compared row by row with an oracle that does not go through the text
+-- overloads: the typed bigint/uuid overload when the server's own input
+-- function reads the probe as that type, else the bytea overload of the
+-- probe's bytes (the same hash as the string).  Every cell must report 0
+-- differences; a NULL element leaves bloom_add's filter unchanged.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsample;
+RESET client_min_messages;
+-- (enable_seqscan = off below would make every plan costly enough to JIT-compile)
+SET jit = off;
+CREATE SCHEMA untyped;
+SET search_path = untyped, public;
+
+-- the server's own reading of a probe (an error is "not of that type")
+CREATE FUNCTION pg_temp.as_int(p text) RETURNS bigint LANGUAGE plpgsql AS
+$$BEGIN RETURN p::bigint; EXCEPTION WHEN others THEN RETURN NULL; END$$;
+CREATE FUNCTION pg_temp.as_uuid(p text) RETURNS uuid LANGUAGE plpgsql AS
+$$BEGIN RETURN p::uuid; EXCEPTION WHEN others THEN RETURN NULL; END$$;
+
+-- 60 filters per table over the same integers: as bigint, as their decimal
+-- strings, as uuids (md5 of the decimal)
+CREATE TABLE elems AS
+    SELECT g AS id, (g * 37 + i * 101) % 400 AS x
+    FROM generate_series(1, 60) g, generate_series(1, 25) i;
+CREATE TABLE t_int AS
+    SELECT id, bloom_agg(x::bigint, 2048, 3) AS f FROM elems GROUP BY id;
+CREATE TABLE t_txt AS
+    SELECT id, bloom_agg(x::text, 2048, 3) AS f FROM elems GROUP BY id;
+CREATE TABLE t_uuid AS
+    SELECT id, bloom_agg(md5(x::text)::uuid, 2048, 3) AS f FROM elems GROUP BY id;
+-- the same filters in the text form: values that record no element types (as
+-- restored from a dump, or stored before 1.2)
+CREATE TABLE t_untyped AS SELECT id, f::text::bloomfilter AS f FROM t_int;
+
+-- probes: members, non-members, bigint's input syntax (white space, sign,
+-- leading zeros), out of range, strings, uuids in uuid's input forms
+CREATE TABLE probes(p text PRIMARY KEY);
+INSERT INTO probes VALUES
+    ('138'), ('175'), ('4242'), ('-17'), (' 138 '), ('+175'), ('00138'),
+    ('9223372036854775807'), ('9223372036854775808'), ('138.0'), ('abc'), (''),
+    (md5('138')::uuid::text), (md5('175')), ('{' || md5('239')::uuid::text || '}'),
+    (upper(md5('138')::uuid::text)), (md5('77777')::uuid::text);
+SELECT count(*) AS probes, count(pg_temp.as_int(p)) AS integers,
+       count(pg_temp.as_uuid(p)) AS uuids FROM probes;
+
+-- the oracle: per table, row and probe, membership and bloom_add's result
+CREATE TABLE oracle AS
+    SELECT 'int' AS tbl, t.id, p.p,
+           CASE WHEN pg_temp.as_int(p.p) IS NOT NULL THEN t.f @> pg_temp.as_int(p.p)
+                ELSE t.f @> convert_to(p.p, 'UTF8') END AS want,
+           CASE WHEN pg_temp.as_int(p.p) IS NOT NULL THEN bloom_add(t.f, pg_temp.as_int(p.p))
+                ELSE bloom_add(t.f, convert_to(p.p, 'UTF8')) END AS added
+    FROM t_int t, probes p
+    UNION ALL
+    SELECT 'txt', t.id, p.p, t.f @> convert_to(p.p, 'UTF8'), bloom_add(t.f, convert_to(p.p, 'UTF8'))
+    FROM t_txt t, probes p
+    UNION ALL
+    SELECT 'uuid', t.id, p.p,
+           CASE WHEN pg_temp.as_uuid(p.p) IS NOT NULL THEN t.f @> pg_temp.as_uuid(p.p)
+                ELSE t.f @> convert_to(p.p, 'UTF8') END,
+           CASE WHEN pg_temp.as_uuid(p.p) IS NOT NULL THEN bloom_add(t.f, pg_temp.as_uuid(p.p))
+                ELSE bloom_add(t.f, convert_to(p.p, 'UTF8')) END
+    FROM t_uuid t, probes p;
+-- the oracle is not trivial: members hit in every table
+CREATE INDEX ON oracle (tbl, p);
+SELECT tbl, count(*) FILTER (WHERE want) >= 8 AS members_found,
+       count(*) FILTER (WHERE NOT want) >= 500 AS non_members
+FROM oracle GROUP BY tbl ORDER BY tbl;
+
+CREATE TABLE cells(tbl text, fn text, mode text, scan text, p text, diff bigint);
+CREATE TABLE fns(fn text, expr text);
+-- E is the element, T the table; membership cells count the rows of the
+-- symmetric difference with the oracle's, bloom_add cells the rows whose
+-- result differs from the typed bloom_add's
+INSERT INTO fns VALUES
+    ('f @> e', 'f @> E'), ('e <@ f', 'E <@ f'),
+    ('bloom_contains', 'bloom_contains(f, E)'), ('bloom_contained', 'bloom_contained(E, f)');
+CREATE TABLE tbls(tbl text, rel text);
+INSERT INTO tbls VALUES ('int', 't_int'), ('txt', 't_txt'), ('uuid', 't_uuid');
+
+-- the statements of the membership cells, for a scan labelled `scan`:
+-- typed (the type the filter holds, where the probe is one), untyped literal,
+-- and prepared with an untyped parameter ($1 typed by the operator's
+-- resolution: text) and with a text parameter
+CREATE FUNCTION pg_temp.cell(tbl text, fn text, mode text, scan text, rel text, expr text,
+                             p text) RETURNS text LANGUAGE sql AS
+$f$SELECT format($q$INSERT INTO cells SELECT %L, %L, %L, %L, %s, count(*)
+    FROM (SELECT id FROM %I WHERE %s) s FULL JOIN
+         (SELECT id FROM oracle WHERE tbl = %L AND p = %s AND want) o USING (id)
+    WHERE s.id IS NULL OR o.id IS NULL$q$, tbl, fn, mode, scan, p, rel, expr, tbl, p)$f$;
+CREATE FUNCTION pg_temp.membership_cells(scan text) RETURNS SETOF text LANGUAGE sql AS
+$f$
+SELECT pg_temp.cell(t.tbl, f.fn, 'typed', scan, t.rel,
+    replace(f.expr, 'E', quote_literal(p.p) || CASE t.tbl WHEN 'int' THEN '::bigint'
+                                                         WHEN 'uuid' THEN '::uuid' ELSE '::text' END),
+    quote_literal(p.p))
+FROM tbls t, fns f, probes p
+WHERE CASE t.tbl WHEN 'int' THEN pg_temp.as_int(p.p) IS NOT NULL
+                 WHEN 'uuid' THEN pg_temp.as_uuid(p.p) IS NOT NULL ELSE true END
+UNION ALL
+SELECT pg_temp.cell(t.tbl, f.fn, 'literal', scan, t.rel, replace(f.expr, 'E', quote_literal(p.p)),
+                    quote_literal(p.p))
+FROM tbls t, fns f, probes p
+UNION ALL
+SELECT format('DEALLOCATE ALL')
+UNION ALL
+SELECT format('PREPARE %s_%s_%s%s AS ', m.mode, t.tbl, f.n, m.sig) ||
+       pg_temp.cell(t.tbl, f.fn, m.mode, scan, t.rel, replace(f.expr, 'E', '$1'), '$2')
+FROM tbls t, (SELECT row_number() OVER (ORDER BY fn) AS n, * FROM fns) f,
+     (VALUES ('param', ''), ('textparam', '(text, text)')) m(mode, sig)
+UNION ALL
+SELECT format('EXECUTE %s_%s_%s(%L, %L)', m.mode, t.tbl, f.n, p.p, p.p)
+FROM tbls t, (SELECT row_number() OVER (ORDER BY fn) AS n FROM fns) f, probes p,
+     (VALUES ('param'), ('textparam')) m(mode)
+$f$;
+
+-- membership, sequential scan
+SET enable_bitmapscan = off;
+\set ECHO none
+SELECT pg_temp.membership_cells('seq')
+\gexec
+\set ECHO all
+-- the untyped parameter was typed text (the case of the issue)
+SELECT DISTINCT parameter_types FROM pg_prepared_statements WHERE name LIKE 'param%';
+RESET enable_bitmapscan;
+
+-- the same cells through the Bloofi index: the literal's and each
+-- parameter's plan is a bitmap scan of the index (the parameters' in a
+-- generic plan); the index must find every row the recheck keeps
+SET enable_seqscan = off;
+SET plan_cache_mode = force_generic_plan;
+CREATE INDEX ON t_int USING bloofi (f);
+CREATE INDEX ON t_txt USING bloofi (f);
+CREATE INDEX ON t_uuid USING bloofi (f);
+EXPLAIN (COSTS OFF) SELECT id FROM t_int WHERE f @> '138';
+PREPARE plan_param AS SELECT id FROM t_int WHERE $1 <@ f;
+EXPLAIN (COSTS OFF) EXECUTE plan_param('138');
+PREPARE plan_text(text) AS SELECT id FROM t_int WHERE f @> $1;
+EXPLAIN (COSTS OFF) EXECUTE plan_text('138');
+\set ECHO none
+SELECT pg_temp.membership_cells('bloofi')
+\gexec
+\set ECHO all
+RESET enable_seqscan;
+RESET plan_cache_mode;
+DEALLOCATE ALL;
+
+-- bloom_add: the untyped and text forms add what the typed form adds
+\set ECHO none
+SELECT format($q$INSERT INTO cells SELECT %L, 'bloom_add', 'literal', 'seq', %L,
+        count(*) FILTER (WHERE (bloom_add(t.f, %L) = o.added) IS NOT TRUE)
+    FROM %I t JOIN oracle o ON o.tbl = %L AND o.id = t.id AND o.p = %L$q$,
+    t.tbl, p.p, p.p, t.rel, t.tbl, p.p)
+FROM tbls t, probes p
+\gexec
+SELECT format($q$PREPARE add_%s_%s%s AS INSERT INTO cells SELECT %L, 'bloom_add', %L, 'seq', $2,
+        count(*) FILTER (WHERE (bloom_add(t.f, $1) = o.added) IS NOT TRUE)
+    FROM %I t JOIN oracle o ON o.tbl = %L AND o.id = t.id AND o.p = $2$q$,
+    m.mode, t.tbl, m.sig, t.tbl, m.mode, t.rel, t.tbl)
+FROM tbls t, (VALUES ('param', ''), ('textparam', '(text, text)')) m(mode, sig)
+\gexec
+SELECT format('EXECUTE add_%s_%s(%L, %L)', m.mode, t.tbl, p.p, p.p)
+FROM tbls t, probes p, (VALUES ('param'), ('textparam')) m(mode)
+\gexec
+\set ECHO all
+
+-- the matrix: cells run per function, mode and scan, and rows that differ
+SELECT tbl, fn, mode, scan, count(*) AS probes, sum(diff) AS rows_differing
+FROM cells GROUP BY tbl, fn, mode, scan ORDER BY tbl, fn, mode, scan;
+
+-- filters that record no element types (text input): a text that is also an
+-- integer is a member when either reading is (no false negative for either
+-- type: bloom_add of such a text adds both readings)
+SELECT count(*) FILTER (WHERE (u.f @> p.p) IS DISTINCT FROM
+                              (u.f @> convert_to(p.p, 'UTF8') OR
+                               coalesce(u.f @> pg_temp.as_int(p.p), false) OR
+                               coalesce(u.f @> pg_temp.as_uuid(p.p), false))) AS differing,
+       count(*) FILTER (WHERE u.f @> p.p) >= 12 AS members_found
+FROM t_untyped u, probes p;
+SELECT bool_and(bloom_add(u.f, '4242') @> 4242::bigint AND bloom_add(u.f, '4242') @> '4242'::bytea) AS both_found
+FROM t_untyped u;
+
+-- a filter records its types: a string added to a filter of integers stays a
+-- string (the filter then holds both), a union holds both sides' types
+SELECT f @> '4242' AS int_read, f @> 'abc' AS str_read, f @> 'abd' AS other
+FROM (SELECT bloom_add(bloom_add(bloom_empty(4096, 4), 4242::bigint), 'abc') AS f) s;
+SELECT bloom_union(a, b) @> '7' AS from_ints, bloom_union(a, b) @> 'seven' AS from_strings
+FROM (SELECT bloom_from_array(ARRAY[7]::bigint[], 4096, 4) AS a,
+             bloom_from_array(ARRAY['seven'], 4096, 4) AS b) s;
+-- an empty filter of bloom_empty holds no integers: the text is a string
+SELECT bloom_add(bloom_empty(4096, 4), '42') @> 42::bigint AS as_int,
+       bloom_add(bloom_empty(4096, 4), '42') @> '42'::bytea AS as_string;
+-- with filter_storage = dense values are written as 1.1 writes them: no types
+-- recorded, both readings found
+SET bloomsample.filter_storage = dense;
+SELECT bloom_add(bloom_empty(4096, 4), 42::bigint) @> '42' AS int_found,
+       bloom_add(f, '43') @> 43::bigint AS added_int, bloom_add(f, '43') @> '43'::bytea AS added_str
+FROM (SELECT bloom_add(bloom_empty(4096, 4), 42::bigint) AS f) s;
+RESET bloomsample.filter_storage;
+
+-- NULL elements: bloom_add returns the filter unchanged (as bloom_agg skips
+-- NULLs), for every element type; a NULL filter stays NULL; membership of
+-- NULL is NULL
+SELECT bloom_add(f, NULL::bigint) = f AS int8, bloom_add(f, NULL::text) = f AS text,
+       bloom_add(f, NULL::bytea) = f AS bytea, bloom_add(f, NULL::uuid) = f AS uuid,
+       bloom_add(f, NULL) = f AS untyped,
+       bloom_add(NULL::bloomfilter, 1::bigint) IS NULL AS null_filter,
+       (f @> NULL::bigint) IS NULL AS member_null, bloom_contains(f, NULL::text) IS NULL AS fn_null
+FROM (SELECT bloom_add(bloom_empty(64, 2), 1::bigint) AS f) s;
+CREATE TABLE upd AS SELECT 1 AS id, bloom_add(bloom_empty(256, 3), 5::bigint) AS f;
+UPDATE upd SET f = bloom_add(f, x) FROM (VALUES (NULL::bigint)) v(x);
+SELECT f IS NOT NULL AS kept, f @> 5::bigint AS still_member FROM upd;
+RESET search_path;
+RESET jit;
+SET client_min_messages = warning;
+DROP SCHEMA untyped CASCADE;
+RESET client_min_messages;
