@@ -214,6 +214,59 @@ FROM (SELECT bloom_add(bloom_empty(64, 2), 1::bigint) AS f) s;
 CREATE TABLE upd AS SELECT 1 AS id, bloom_add(bloom_empty(256, 3), 5::bigint) AS f;
 UPDATE upd SET f = bloom_add(f, x) FROM (VALUES (NULL::bigint)) v(x);
 SELECT f IS NOT NULL AS kept, f @> 5::bigint AS still_member FROM upd;
+-- the same rule for every function that adds or removes an element, for
+-- every element type: the value unchanged (cms_add/cms_remove also for a NULL
+-- count), NULL for a NULL value; lookups of NULL are NULL
+SELECT e AS elem,
+       cbloom_add(cb, x) = cb AS cbloom_add, cbloom_remove(cb, x) = cb AS cbloom_remove,
+       cuckoo_add(cf, x) = cf AS cuckoo_add, cuckoo_remove(cf, x) = cf AS cuckoo_remove,
+       cms_add(s, x) = s AS cms_add, cms_remove(s, x) = s AS cms_remove,
+       bloomtree_add(t, x) = t AS bloomtree_add,
+       cbloom_add(NULL::countingbloom, x) IS NULL AND cuckoo_add(NULL::cuckoofilter, x) IS NULL
+           AND cms_add(NULL::countmin, x) IS NULL AND bloomtree_add(NULL::bloomtree, x) IS NULL
+           AS null_values,
+       (cb @> x) IS NULL AND (cf @> x) IS NULL AND cms_estimate(s, x) IS NULL AND (t @> x) IS NULL
+           AND cbloom_count(cb, x) IS NULL AS null_lookups
+FROM (SELECT cbloom_add(cbloom_empty(256, 3), 5::bigint) AS cb,
+             cuckoo_add(cuckoo_empty(100), 5::bigint) AS cf,
+             cms_add(cms_empty(64, 3), 5::bigint) AS s,
+             bloomtree_add(bloomtree_empty(ARRAY[256, 4], ARRAY[3, 2]), 5::bigint) AS t) v,
+     LATERAL (VALUES ('bigint', NULL::bigint)) n(e, x)
+UNION ALL
+SELECT e, cbloom_add(cb, x) = cb, cbloom_remove(cb, x) = cb, cuckoo_add(cf, x) = cf,
+       cuckoo_remove(cf, x) = cf, cms_add(s, x) = s, cms_remove(s, x) = s, bloomtree_add(t, x) = t,
+       cbloom_add(NULL::countingbloom, x) IS NULL, (cb @> x) IS NULL AND cms_estimate(s, x) IS NULL
+FROM (SELECT cbloom_add(cbloom_empty(256, 3), 'a'::text) AS cb, cuckoo_add(cuckoo_empty(100), 'a'::text) AS cf,
+             cms_add(cms_empty(64, 3), 'a'::text) AS s,
+             bloomtree_add(bloomtree_empty(ARRAY[256, 4], ARRAY[3, 2]), 'a'::text) AS t) v,
+     LATERAL (VALUES ('text', NULL::text)) n(e, x)
+UNION ALL
+SELECT e, cbloom_add(cb, x) = cb, cbloom_remove(cb, x) = cb, cuckoo_add(cf, x) = cf,
+       cuckoo_remove(cf, x) = cf, cms_add(s, x) = s, cms_remove(s, x) = s, bloomtree_add(t, x) = t,
+       cbloom_add(NULL::countingbloom, x) IS NULL, (cb @> x) IS NULL AND cms_estimate(s, x) IS NULL
+FROM (SELECT cbloom_empty(256, 3) AS cb, cuckoo_empty(100) AS cf, cms_empty(64, 3) AS s,
+             bloomtree_empty(ARRAY[256, 4], ARRAY[3, 2]) AS t) v,
+     LATERAL (VALUES ('bytea', NULL::bytea)) n(e, x)
+UNION ALL
+SELECT e, cbloom_add(cb, x) = cb, cbloom_remove(cb, x) = cb, cuckoo_add(cf, x) = cf,
+       cuckoo_remove(cf, x) = cf, cms_add(s, x) = s, cms_remove(s, x) = s, bloomtree_add(t, x) = t,
+       cbloom_add(NULL::countingbloom, x) IS NULL, (cb @> x) IS NULL AND cms_estimate(s, x) IS NULL
+FROM (SELECT cbloom_empty(256, 3) AS cb, cuckoo_empty(100) AS cf, cms_empty(64, 3) AS s,
+             bloomtree_empty(ARRAY[256, 4], ARRAY[3, 2]) AS t) v,
+     LATERAL (VALUES ('uuid', NULL::uuid)) n(e, x);
+SELECT cms_add(s, 7::bigint, NULL) = s AS cms_add_null_count,
+       cms_remove(s, 5::bigint, NULL) = s AS cms_remove_null_count
+FROM (SELECT cms_add(cms_empty(64, 3), 5::bigint) AS s) v;
+-- the aggregates skip NULL elements: the same value with and without them
+SELECT bloom_agg(x, 256, 3) = bloom_agg(x, 256, 3) FILTER (WHERE x IS NOT NULL) AS bloom_agg,
+       cbloom_agg(x, 256, 3) = cbloom_agg(x, 256, 3) FILTER (WHERE x IS NOT NULL) AS cbloom_agg,
+       cuckoo_agg(x, 100) = cuckoo_agg(x, 100) FILTER (WHERE x IS NOT NULL) AS cuckoo_agg,
+       cms_agg(x, 64, 3) = cms_agg(x, 64, 3) FILTER (WHERE x IS NOT NULL) AS cms_agg,
+       topk_agg(x, 3) = topk_agg(x, 3) FILTER (WHERE x IS NOT NULL) AS topk_agg,
+       bloomtree_agg(x, ARRAY[256, 4], ARRAY[3, 2]) =
+           bloomtree_agg(x, ARRAY[256, 4], ARRAY[3, 2]) FILTER (WHERE x IS NOT NULL) AS bloomtree_agg
+FROM (VALUES (1::bigint), (NULL), (2), (NULL), (2)) v(x);
+
 RESET search_path;
 RESET jit;
 SET client_min_messages = warning;

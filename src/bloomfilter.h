@@ -146,6 +146,23 @@ typedef struct BfDetoastCache
 	struct varlena *value;		/* detoasted copy, in the cache's context */
 } BfDetoastCache;
 
+/*
+ * The NULL rule of the functions that add an element to a value or remove
+ * one (bloom_add, cbloom_add/remove, cuckoo_add/remove, cms_add/remove,
+ * bloomtree_add; not strict): a NULL value (argument 0) gives NULL, a NULL
+ * element or count returns the value unchanged, as the aggregates skip NULL
+ * elements, so `SET col = f(col, x)` never loses col.  Returns from the
+ * calling function when an argument is NULL.
+ */
+#define BS_ELEM_NULLS_RETURN() \
+	do { \
+		if (PG_ARGISNULL(0)) \
+			PG_RETURN_NULL(); \
+		for (int bs_arg_ = 1; bs_arg_ < PG_NARGS(); bs_arg_++) \
+			if (PG_ARGISNULL(bs_arg_)) \
+				PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
+	} while (0)
+
 #define DatumGetBloomFilterP(X)		((BloomFilter *) PG_DETOAST_DATUM(X))
 /* every new value leaves a function through bf_make_datum: the smaller form */
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(bf_make_datum(x))

@@ -104,28 +104,6 @@ bloom_empty(PG_FUNCTION_ARGS)
 	PG_RETURN_BLOOMFILTER_P(bf_alloc_typed(&p));
 }
 
-/*
- * bloom_add's NULLs (the functions are not strict): a NULL filter gives NULL,
- * a NULL element the filter unchanged (as bloom_agg skips NULL elements), so
- * `SET f = bloom_add(f, x)` never loses f.  True when the result is set.
- */
-static bool
-add_nulls(FunctionCallInfo fcinfo, Datum *result)
-{
-	if (PG_ARGISNULL(0))
-	{
-		fcinfo->isnull = true;
-		*result = (Datum) 0;
-		return true;
-	}
-	if (PG_ARGISNULL(1))
-	{
-		*result = PG_GETARG_DATUM(0);
-		return true;
-	}
-	return false;
-}
-
 /* a copy of the viewed filter with the n elements e added, all of type `elems` */
 static Datum
 add_view(const BloomView *v, const BsElem *e, int n, unsigned elems)
@@ -153,20 +131,14 @@ add_common(FunctionCallInfo fcinfo, BsElem e, unsigned elem)
 Datum
 bloom_add_int8(PG_FUNCTION_ARGS)
 {
-	Datum		r;
-
-	if (add_nulls(fcinfo, &r))
-		return r;
+	BS_ELEM_NULLS_RETURN();
 	return add_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), BS_ELEM_INT);
 }
 
 Datum
 bloom_add_bytes(PG_FUNCTION_ARGS)
 {
-	Datum		r;
-
-	if (add_nulls(fcinfo, &r))
-		return r;
+	BS_ELEM_NULLS_RETURN();
 	return add_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), BS_ELEM_BYTES);
 }
 
@@ -179,7 +151,6 @@ bloom_add_bytes(PG_FUNCTION_ARGS)
 Datum
 bloom_add_text(PG_FUNCTION_ARGS)
 {
-	Datum		r;
 	BloomView	v;
 	BsTextReadings rd;
 	BsElem		t,
@@ -187,8 +158,7 @@ bloom_add_text(PG_FUNCTION_ARGS)
 	unsigned	used;
 	int			n;
 
-	if (add_nulls(fcinfo, &r))
-		return r;
+	BS_ELEM_NULLS_RETURN();
 	bf_view_datum_stored(PG_GETARG_DATUM(0), &v);
 	t = bs_elem_varlena(PG_GETARG_DATUM(1));
 	used = bs_elem_text_used(&t, v.elems, &rd, e, &n);
@@ -198,10 +168,7 @@ bloom_add_text(PG_FUNCTION_ARGS)
 Datum
 bloom_add_uuid(PG_FUNCTION_ARGS)
 {
-	Datum		r;
-
-	if (add_nulls(fcinfo, &r))
-		return r;
+	BS_ELEM_NULLS_RETURN();
 	return add_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), BS_ELEM_UUID);
 }
 

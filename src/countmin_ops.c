@@ -101,36 +101,42 @@ add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 Datum
 countmin_add_int8(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, INT8OID, false);
 }
 
 Datum
 countmin_add_bytes(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, BYTEAOID, false);
 }
 
 Datum
 countmin_add_uuid(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, UUIDOID, false);
 }
 
 Datum
 countmin_remove_int8(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, INT8OID, true);
 }
 
 Datum
 countmin_remove_bytes(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, BYTEAOID, true);
 }
 
 Datum
 countmin_remove_uuid(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, UUIDOID, true);
 }
 

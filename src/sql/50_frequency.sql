@@ -49,11 +49,11 @@ BEGIN
     FOR elem, csym IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'), ('uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION cms_add(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
-                AS 'MODULE_PATHNAME', %2$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+                AS 'MODULE_PATHNAME', %2$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
             COMMENT ON FUNCTION cms_add(countmin, %1$s, bigint) IS
                 'copy of the sketch with count (>= 0) added for elem';
             CREATE FUNCTION cms_remove(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
-                AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+                AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
             COMMENT ON FUNCTION cms_remove(countmin, %1$s, bigint) IS
                 'copy of the sketch with count subtracted for elem; error 22023 if a counter would go negative';
             CREATE FUNCTION cms_estimate(s countmin, elem %1$s) RETURNS bigint

@@ -971,3 +971,20 @@ BEGIN
     END LOOP;
 END
 $$;
+-- the same NULL rule for every function that adds or removes an element: not strict, a
+-- NULL element (or count) returns the value unchanged, a NULL value gives NULL
+DO $$
+DECLARE
+    elem text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format('ALTER FUNCTION cbloom_add(countingbloom, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cbloom_remove(countingbloom, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cuckoo_add(cuckoofilter, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cuckoo_remove(cuckoofilter, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cms_add(countmin, %s, bigint) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cms_remove(countmin, %s, bigint) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION bloomtree_add(bloomtree, %s) CALLED ON NULL INPUT', elem);
+    END LOOP;
+END
+$$;
