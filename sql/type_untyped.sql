@@ -32,6 +32,11 @@ CREATE TABLE t_txt AS
     SELECT id, bloom_agg(x::text, 2048, 3) AS f FROM elems GROUP BY id;
 CREATE TABLE t_uuid AS
     SELECT id, bloom_agg(md5(x::text)::uuid, 2048, 3) AS f FROM elems GROUP BY id;
+-- counting filters of the same integers and strings
+CREATE TABLE t_cb_int AS
+    SELECT id, cbloom_agg(x::bigint, 2048, 3) AS f FROM elems GROUP BY id;
+CREATE TABLE t_cb_txt AS
+    SELECT id, cbloom_agg(x::text, 2048, 3) AS f FROM elems GROUP BY id;
 -- the same filters in the text form: values that record no element types (as
 -- restored from a dump, or stored before 1.2)
 CREATE TABLE t_untyped AS SELECT id, f::text::bloomfilter AS f FROM t_int;
@@ -64,7 +69,15 @@ CREATE TABLE oracle AS
                 ELSE t.f @> convert_to(p.p, 'UTF8') END,
            CASE WHEN pg_temp.as_uuid(p.p) IS NOT NULL THEN bloom_add(t.f, pg_temp.as_uuid(p.p))
                 ELSE bloom_add(t.f, convert_to(p.p, 'UTF8')) END
-    FROM t_uuid t, probes p;
+    FROM t_uuid t, probes p
+    UNION ALL
+    SELECT 'cb_int', t.id, p.p,
+           CASE WHEN pg_temp.as_int(p.p) IS NOT NULL THEN t.f @> pg_temp.as_int(p.p)
+                ELSE t.f @> convert_to(p.p, 'UTF8') END, NULL
+    FROM t_cb_int t, probes p
+    UNION ALL
+    SELECT 'cb_txt', t.id, p.p, t.f @> convert_to(p.p, 'UTF8'), NULL
+    FROM t_cb_txt t, probes p;
 -- the oracle is not trivial: members hit in every table
 CREATE INDEX ON oracle (tbl, p);
 SELECT tbl, count(*) FILTER (WHERE want) >= 8 AS members_found,
@@ -72,15 +85,21 @@ SELECT tbl, count(*) FILTER (WHERE want) >= 8 AS members_found,
 FROM oracle GROUP BY tbl ORDER BY tbl;
 
 CREATE TABLE cells(tbl text, fn text, mode text, scan text, p text, diff bigint);
-CREATE TABLE fns(fn text, expr text);
+CREATE TABLE fns(family text, fn text, expr text);
 -- E is the element, T the table; membership cells count the rows of the
 -- symmetric difference with the oracle's, bloom_add cells the rows whose
 -- result differs from the typed bloom_add's
 INSERT INTO fns VALUES
-    ('f @> e', 'f @> E'), ('e <@ f', 'E <@ f'),
-    ('bloom_contains', 'bloom_contains(f, E)'), ('bloom_contained', 'bloom_contained(E, f)');
-CREATE TABLE tbls(tbl text, rel text);
-INSERT INTO tbls VALUES ('int', 't_int'), ('txt', 't_txt'), ('uuid', 't_uuid');
+    ('bloom', 'f @> e', 'f @> E'), ('bloom', 'e <@ f', 'E <@ f'),
+    ('bloom', 'bloom_contains', 'bloom_contains(f, E)'),
+    ('bloom', 'bloom_contained', 'bloom_contained(E, f)'),
+    ('cbloom', 'f @> e', 'f @> E'), ('cbloom', 'e <@ f', 'E <@ f'),
+    ('cbloom', 'cbloom_contains', 'cbloom_contains(f, E)'),
+    ('cbloom', 'cbloom_contained', 'cbloom_contained(E, f)'),
+    ('cbloom', 'cbloom_count > 0', 'cbloom_count(f, E) > 0');
+CREATE TABLE tbls(family text, tbl text, rel text);
+INSERT INTO tbls VALUES ('bloom', 'int', 't_int'), ('bloom', 'txt', 't_txt'),
+    ('bloom', 'uuid', 't_uuid'), ('cbloom', 'cb_int', 't_cb_int'), ('cbloom', 'cb_txt', 't_cb_txt');
 
 -- the statements of the membership cells, for a scan labelled `scan`:
 -- typed (the type the filter holds, where the probe is one), untyped literal,
@@ -95,27 +114,27 @@ $f$SELECT format($q$INSERT INTO cells SELECT %L, %L, %L, %L, %s, count(*)
 CREATE FUNCTION pg_temp.membership_cells(scan text) RETURNS SETOF text LANGUAGE sql AS
 $f$
 SELECT pg_temp.cell(t.tbl, f.fn, 'typed', scan, t.rel,
-    replace(f.expr, 'E', quote_literal(p.p) || CASE t.tbl WHEN 'int' THEN '::bigint'
-                                                         WHEN 'uuid' THEN '::uuid' ELSE '::text' END),
+    replace(f.expr, 'E', quote_literal(p.p) || CASE WHEN t.tbl LIKE '%int' THEN '::bigint'
+                                                    WHEN t.tbl = 'uuid' THEN '::uuid' ELSE '::text' END),
     quote_literal(p.p))
-FROM tbls t, fns f, probes p
-WHERE CASE t.tbl WHEN 'int' THEN pg_temp.as_int(p.p) IS NOT NULL
-                 WHEN 'uuid' THEN pg_temp.as_uuid(p.p) IS NOT NULL ELSE true END
+FROM tbls t JOIN fns f USING (family), probes p
+WHERE CASE WHEN t.tbl LIKE '%int' THEN pg_temp.as_int(p.p) IS NOT NULL
+           WHEN t.tbl = 'uuid' THEN pg_temp.as_uuid(p.p) IS NOT NULL ELSE true END
 UNION ALL
 SELECT pg_temp.cell(t.tbl, f.fn, 'literal', scan, t.rel, replace(f.expr, 'E', quote_literal(p.p)),
                     quote_literal(p.p))
-FROM tbls t, fns f, probes p
+FROM tbls t JOIN fns f USING (family), probes p
 UNION ALL
 SELECT format('DEALLOCATE ALL')
 UNION ALL
 SELECT format('PREPARE %s_%s_%s%s AS ', m.mode, t.tbl, f.n, m.sig) ||
        pg_temp.cell(t.tbl, f.fn, m.mode, scan, t.rel, replace(f.expr, 'E', '$1'), '$2')
-FROM tbls t, (SELECT row_number() OVER (ORDER BY fn) AS n, * FROM fns) f,
+FROM tbls t JOIN (SELECT row_number() OVER (ORDER BY family, fn) AS n, * FROM fns) f USING (family),
      (VALUES ('param', ''), ('textparam', '(text, text)')) m(mode, sig)
 UNION ALL
 SELECT format('EXECUTE %s_%s_%s(%L, %L)', m.mode, t.tbl, f.n, p.p, p.p)
-FROM tbls t, (SELECT row_number() OVER (ORDER BY fn) AS n FROM fns) f, probes p,
-     (VALUES ('param'), ('textparam')) m(mode)
+FROM tbls t JOIN (SELECT row_number() OVER (ORDER BY family, fn) AS n, family FROM fns) f
+     USING (family), probes p, (VALUES ('param'), ('textparam')) m(mode)
 $f$;
 
 -- membership, sequential scan
@@ -155,16 +174,17 @@ SELECT format($q$INSERT INTO cells SELECT %L, 'bloom_add', 'literal', 'seq', %L,
         count(*) FILTER (WHERE (bloom_add(t.f, %L) = o.added) IS NOT TRUE)
     FROM %I t JOIN oracle o ON o.tbl = %L AND o.id = t.id AND o.p = %L$q$,
     t.tbl, p.p, p.p, t.rel, t.tbl, p.p)
-FROM tbls t, probes p
+FROM tbls t, probes p WHERE t.family = 'bloom'
 \gexec
 SELECT format($q$PREPARE add_%s_%s%s AS INSERT INTO cells SELECT %L, 'bloom_add', %L, 'seq', $2,
         count(*) FILTER (WHERE (bloom_add(t.f, $1) = o.added) IS NOT TRUE)
     FROM %I t JOIN oracle o ON o.tbl = %L AND o.id = t.id AND o.p = $2$q$,
     m.mode, t.tbl, m.sig, t.tbl, m.mode, t.rel, t.tbl)
 FROM tbls t, (VALUES ('param', ''), ('textparam', '(text, text)')) m(mode, sig)
+WHERE t.family = 'bloom'
 \gexec
 SELECT format('EXECUTE add_%s_%s(%L, %L)', m.mode, t.tbl, p.p, p.p)
-FROM tbls t, probes p, (VALUES ('param'), ('textparam')) m(mode)
+FROM tbls t, probes p, (VALUES ('param'), ('textparam')) m(mode) WHERE t.family = 'bloom'
 \gexec
 \set ECHO all
 
@@ -201,6 +221,35 @@ SELECT bloom_add(bloom_empty(4096, 4), 42::bigint) @> '42' AS int_found,
        bloom_add(f, '43') @> 43::bigint AS added_int, bloom_add(f, '43') @> '43'::bytea AS added_str
 FROM (SELECT bloom_add(bloom_empty(4096, 4), 42::bigint) AS f) s;
 RESET bloomsample.filter_storage;
+
+-- countingbloom: counts, adding and removing through a text read as the
+-- filter's type give the typed results; a text read two ways (a counting
+-- filter that records no types) cannot be counted, added or removed: an
+-- error naming the cast, while membership answers for either reading
+SELECT t.tbl, count(*) FILTER (WHERE cbloom_count(c.f, p.p) IS DISTINCT FROM
+           CASE WHEN t.tbl = 'cb_int' AND pg_temp.as_int(p.p) IS NOT NULL
+                THEN cbloom_count(c.f, pg_temp.as_int(p.p))
+                ELSE cbloom_count(c.f, convert_to(p.p, 'UTF8')) END) AS counts_differing,
+       count(*) FILTER (WHERE (cbloom_add(c.f, p.p) =
+           CASE WHEN t.tbl = 'cb_int' AND pg_temp.as_int(p.p) IS NOT NULL
+                THEN cbloom_add(c.f, pg_temp.as_int(p.p))
+                ELSE cbloom_add(c.f, convert_to(p.p, 'UTF8')) END) IS NOT TRUE) AS adds_differing,
+       count(*) FILTER (WHERE (cbloom_remove(cbloom_add(c.f, p.p), p.p) = c.f) IS NOT TRUE)
+           AS add_remove_not_identity,
+       count(*) FILTER (WHERE cbloom_count(c.f, p.p) > 0) >= 8 AS members_found
+FROM (SELECT 'cb_int' AS tbl UNION ALL SELECT 'cb_txt') t,
+     LATERAL (SELECT * FROM t_cb_int WHERE t.tbl = 'cb_int'
+              UNION ALL SELECT * FROM t_cb_txt WHERE t.tbl = 'cb_txt') c, probes p
+GROUP BY t.tbl ORDER BY t.tbl;
+SELECT cbloom_count(f::text::countingbloom, '138') FROM t_cb_int WHERE id = 1;
+SELECT cbloom_add(f::text::countingbloom, '138') FROM t_cb_int WHERE id = 1;
+SELECT cbloom_remove(f::text::countingbloom, '138') FROM t_cb_int WHERE id = 1;
+SELECT cbloom_count(f::text::countingbloom, 'abc') AS one_reading,
+       cbloom_count(f::text::countingbloom, 138::bigint) AS typed,
+       f::text::countingbloom @> '138' AS either_reading
+FROM t_cb_int WHERE f @> 138::bigint LIMIT 1;
+SELECT cbloom_to_bloom(f) @> '138' = cbloom_to_bloom(f) @> 138::bigint AS bloom_keeps_types
+FROM t_cb_int WHERE id = 1;
 
 -- NULL elements: bloom_add returns the filter unchanged (as bloom_agg skips
 -- NULLs), for every element type; a NULL filter stays NULL; membership of

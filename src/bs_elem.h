@@ -87,6 +87,15 @@ bs_elem_text_used(const BsElem *t, unsigned recorded, BsTextReadings *r,
 	return used;
 }
 
+/*
+ * bs_elem_text_ambiguous (bloomfilter_util.c): the error for a text element
+ * read two ways (`used`, bs_elem_text_used) where one answer must be chosen:
+ * adding to or removing from a counting structure, a count.  `what` names the
+ * function.
+ */
+extern void bs_elem_text_ambiguous(const char *what, const BsElem *t,
+								   unsigned used) pg_attribute_noreturn();
+
 static inline BsKey
 bs_elem_key(const BsHasher *h, const BsElem *e)
 {

@@ -66,7 +66,8 @@ DECLARE
     elem text;
     suffix text;
 BEGIN
-    FOR elem, suffix IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'),
+    -- the text overloads read the text by the element types the filter records
+    FOR elem, suffix IN VALUES ('bigint', 'int8'), ('text', 'text'), ('bytea', 'bytes'),
                                ('uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION cbloom_add(cb countingbloom, elem %1$s) RETURNS countingbloom

@@ -988,3 +988,14 @@ BEGIN
     END LOOP;
 END
 $$;
+-- countingbloom records its element types too: the text overloads read the text by them
+CREATE OR REPLACE FUNCTION cbloom_add(cb countingbloom, elem text) RETURNS countingbloom
+    AS 'MODULE_PATHNAME', 'cbloom_add_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_remove(cb countingbloom, elem text) RETURNS countingbloom
+    AS 'MODULE_PATHNAME', 'cbloom_remove_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_contains(cb countingbloom, elem text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'cbloom_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_contained(elem text, cb countingbloom) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'cbloom_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_count(cb countingbloom, elem text) RETURNS integer
+    AS 'MODULE_PATHNAME', 'cbloom_count_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
