@@ -37,6 +37,9 @@ CREATE TABLE t_cb_int AS
     SELECT id, cbloom_agg(x::bigint, 2048, 3) AS f FROM elems GROUP BY id;
 CREATE TABLE t_cb_txt AS
     SELECT id, cbloom_agg(x::text, 2048, 3) AS f FROM elems GROUP BY id;
+-- Count-Min sketches of the same integers and strings (narrow: collisions)
+CREATE TABLE t_cms_int AS SELECT id, cms_agg(x::bigint, 16, 2) AS f FROM elems GROUP BY id;
+CREATE TABLE t_cms_txt AS SELECT id, cms_agg(x::text, 16, 2) AS f FROM elems GROUP BY id;
 -- the same filters in the text form: values that record no element types (as
 -- restored from a dump, or stored before 1.2)
 CREATE TABLE t_untyped AS SELECT id, f::text::bloomfilter AS f FROM t_int;
@@ -77,7 +80,15 @@ CREATE TABLE oracle AS
     FROM t_cb_int t, probes p
     UNION ALL
     SELECT 'cb_txt', t.id, p.p, t.f @> convert_to(p.p, 'UTF8'), NULL
-    FROM t_cb_txt t, probes p;
+    FROM t_cb_txt t, probes p
+    UNION ALL
+    SELECT 'cms_int', t.id, p.p,
+           coalesce(cms_estimate(t.f, pg_temp.as_int(p.p)),
+                    cms_estimate(t.f, convert_to(p.p, 'UTF8'))) > 0, NULL
+    FROM t_cms_int t, probes p
+    UNION ALL
+    SELECT 'cms_txt', t.id, p.p, cms_estimate(t.f, convert_to(p.p, 'UTF8')) > 0, NULL
+    FROM t_cms_txt t, probes p;
 -- the oracle is not trivial: members hit in every table
 CREATE INDEX ON oracle (tbl, p);
 SELECT tbl, count(*) FILTER (WHERE want) >= 8 AS members_found,
@@ -96,10 +107,12 @@ INSERT INTO fns VALUES
     ('cbloom', 'f @> e', 'f @> E'), ('cbloom', 'e <@ f', 'E <@ f'),
     ('cbloom', 'cbloom_contains', 'cbloom_contains(f, E)'),
     ('cbloom', 'cbloom_contained', 'cbloom_contained(E, f)'),
-    ('cbloom', 'cbloom_count > 0', 'cbloom_count(f, E) > 0');
+    ('cbloom', 'cbloom_count > 0', 'cbloom_count(f, E) > 0'),
+    ('cms', 'cms_estimate > 0', 'cms_estimate(f, E) > 0');
 CREATE TABLE tbls(family text, tbl text, rel text);
 INSERT INTO tbls VALUES ('bloom', 'int', 't_int'), ('bloom', 'txt', 't_txt'),
-    ('bloom', 'uuid', 't_uuid'), ('cbloom', 'cb_int', 't_cb_int'), ('cbloom', 'cb_txt', 't_cb_txt');
+    ('bloom', 'uuid', 't_uuid'), ('cbloom', 'cb_int', 't_cb_int'), ('cbloom', 'cb_txt', 't_cb_txt'),
+    ('cms', 'cms_int', 't_cms_int'), ('cms', 'cms_txt', 't_cms_txt');
 
 -- the statements of the membership cells, for a scan labelled `scan`:
 -- typed (the type the filter holds, where the probe is one), untyped literal,
@@ -250,6 +263,26 @@ SELECT cbloom_count(f::text::countingbloom, 'abc') AS one_reading,
 FROM t_cb_int WHERE f @> 138::bigint LIMIT 1;
 SELECT cbloom_to_bloom(f) @> '138' = cbloom_to_bloom(f) @> 138::bigint AS bloom_keeps_types
 FROM t_cb_int WHERE id = 1;
+
+-- countmin: the same for estimates, cms_add and cms_remove
+SELECT t.tbl, count(*) FILTER (WHERE cms_estimate(c.f, p.p) IS DISTINCT FROM
+           coalesce(CASE WHEN t.tbl = 'cms_int' THEN cms_estimate(c.f, pg_temp.as_int(p.p)) END,
+                    cms_estimate(c.f, convert_to(p.p, 'UTF8')))) AS estimates_differing,
+       count(*) FILTER (WHERE (cms_add(c.f, p.p, 3) =
+           CASE WHEN t.tbl = 'cms_int' AND pg_temp.as_int(p.p) IS NOT NULL
+                THEN cms_add(c.f, pg_temp.as_int(p.p), 3)
+                ELSE cms_add(c.f, convert_to(p.p, 'UTF8'), 3) END) IS NOT TRUE) AS adds_differing,
+       count(*) FILTER (WHERE (cms_remove(cms_add(c.f, p.p, 3), p.p, 3) = c.f) IS NOT TRUE)
+           AS add_remove_not_identity,
+       count(*) FILTER (WHERE cms_estimate(c.f, p.p) > 0) >= 8 AS members_found
+FROM (SELECT 'cms_int' AS tbl UNION ALL SELECT 'cms_txt') t,
+     LATERAL (SELECT * FROM t_cms_int WHERE t.tbl = 'cms_int'
+              UNION ALL SELECT * FROM t_cms_txt WHERE t.tbl = 'cms_txt') c, probes p
+GROUP BY t.tbl ORDER BY t.tbl;
+SELECT cms_estimate(f::text::countmin, '138') FROM t_cms_int WHERE id = 1;
+SELECT cms_add(f::text::countmin, '138') FROM t_cms_int WHERE id = 1;
+SELECT cms_estimate(f::text::countmin, 'abc') = cms_estimate(f, convert_to('abc', 'UTF8')) AS one_reading
+FROM t_cms_int WHERE id = 1;
 
 -- NULL elements: bloom_add returns the filter unchanged (as bloom_agg skips
 -- NULLs), for every element type; a NULL filter stays NULL; membership of

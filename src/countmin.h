@@ -18,7 +18,9 @@
  *
  * the items in topk_item_cmp order (largest estimate first), so equal values
  * are equal byte for byte.  Both hold the element keys of the bloomfilter
- * scheme (docs/hashing.md); `version` is that scheme's version.
+ * scheme (docs/hashing.md); `version` is that scheme's version.  A
+ * countmin's flags byte records the element types added, as a bloomfilter's
+ * does (bloomfilter.h: BF_FLAG_TYPED and the types); a topk's is zero.
  */
 #ifndef COUNTMIN_H
 #define COUNTMIN_H
@@ -91,6 +93,7 @@ extern char *cm_params_string(const CmsParams *p);
 extern void cm_check_compatible(const CmsParams *a, const CmsParams *b, const char *what);
 extern void cm_report(CmsStatus st, const char *what);
 extern CountMin *cm_alloc(const CmsParams *p);
+extern CountMin *cm_alloc_typed(const CmsParams *p);
 extern CountMin *cm_detoast(Datum d);
 extern CmsSketch cm_sketch(CountMin *c);
 extern BsKey cm_elem_key(const BsHasher *h, Datum value, Oid typid);

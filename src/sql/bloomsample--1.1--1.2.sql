@@ -999,3 +999,10 @@ CREATE OR REPLACE FUNCTION cbloom_contained(elem text, cb countingbloom) RETURNS
     AS 'MODULE_PATHNAME', 'cbloom_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION cbloom_count(cb countingbloom, elem text) RETURNS integer
     AS 'MODULE_PATHNAME', 'cbloom_count_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- countmin records its element types too: the text overloads read the text by them
+CREATE OR REPLACE FUNCTION cms_add(s countmin, elem text, count bigint DEFAULT 1) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_add_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cms_remove(s countmin, elem text, count bigint DEFAULT 1) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_remove_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cms_estimate(s countmin, elem text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'countmin_estimate_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
