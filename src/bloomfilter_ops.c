@@ -87,6 +87,9 @@ typedef struct ContainsCache
 	bool		have_sliced;
 	struct varatt_external sliced;	/* last filter probed by slices */
 	InlineProbes inl;			/* the last in-line dense header and element */
+	bool		have_readings;	/* readings of the text in readings_text */
+	BsElemKeyCache readings_text;	/* (only its element: a text element) */
+	BsTextReadings readings;
 } ContainsCache;
 
 /* an uncompressed out-of-line dense filter this large is probed by slices */
@@ -430,7 +433,8 @@ filter_flags(ContainsCache *c, Datum filter)
 		if (memcmp(&ext, &c->filter.ptr, sizeof(ext)) == 0)
 			head = c->filter.value;
 	}
-	if (VARATT_IS_EXTENDED(head))
+	/* a short-header in-line value is read in place */
+	if (VARATT_IS_EXTERNAL(head) || VARATT_IS_COMPRESSED(head))
 		head = (struct varlena *) PG_DETOAST_DATUM_SLICE(filter, 0, BF_HEADER_BYTES);
 	if (VARSIZE_ANY_EXHDR(head) < BF_HEADER_BYTES)
 		return 0;
@@ -452,10 +456,28 @@ contains_text(FunctionCallInfo fcinfo, Datum filter, BsElem t)
 	int			n;
 	bool		found;
 
+	ContainsCache *cc;
+	unsigned	recorded;
+
 	if (c != NULL && contains_inline(c, (struct varlena *) DatumGetPointer(filter), &t, &found))
 		return found;
-	(void) bs_elem_text_used(&t, bf_flags_elems(filter_flags(contains_cache(fcinfo), filter)),
-							 &rd, e, &n);
+	cc = contains_cache(fcinfo);
+	recorded = bf_flags_elems(filter_flags(cc, filter));
+	if (bs_text_needs_readings(recorded) && t.len <= BS_ELEM_CACHE_BYTES)
+	{
+		/* a scan probes one text in many rows: parse it once */
+		if (!cc->have_readings || !bs_elem_equal(&cc->readings_text.elem, &t))
+		{
+			bs_text_readings((const char *) t.data, t.len, &cc->readings);
+			memcpy(cc->readings_text.bytes, t.data, t.len);
+			cc->readings_text.elem = bs_elem_bytes(cc->readings_text.bytes, t.len);
+			cc->have_readings = true;
+		}
+		rd = cc->readings;
+		(void) bs_elem_text_used_readings(&t, recorded, &rd, e, &n);
+	}
+	else
+		(void) bs_elem_text_used(&t, recorded, &rd, e, &n);
 	if (n == 1)
 		return contains_general(fcinfo, filter, e[0], &t);
 	for (int i = 0; i < n; i++)

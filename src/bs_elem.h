@@ -64,20 +64,16 @@ bs_elem_uuid(Datum d)
  * bs_elem_text_used: the readings of the text element t used in a value
  * recording the element types `recorded` (bs_elemtype.h): the mask returned,
  * and each as an element in e[0..*n) (a uuid's bytes are kept in *r).  The
- * text is parsed only when the value may hold integers or uuids.
+ * text is parsed only when the value may hold integers or uuids;
+ * bs_elem_text_used_readings takes readings *r already parsed.
  */
 static inline unsigned
-bs_elem_text_used(const BsElem *t, unsigned recorded, BsTextReadings *r,
-				  BsElem *e, int *n)
+bs_elem_text_used_readings(const BsElem *t, unsigned recorded, const BsTextReadings *r,
+						   BsElem *e, int *n)
 {
-	unsigned	used = BS_ELEM_BYTES;
+	unsigned	used = bs_text_used(r->mask, recorded);
 
 	*n = 0;
-	if (bs_text_needs_readings(recorded))
-	{
-		bs_text_readings((const char *) t->data, t->len, r);
-		used = bs_text_used(r->mask, recorded);
-	}
 	if (used & BS_ELEM_INT)
 		e[(*n)++] = bs_elem_int8(r->i);
 	if (used & BS_ELEM_UUID)
@@ -85,6 +81,17 @@ bs_elem_text_used(const BsElem *t, unsigned recorded, BsTextReadings *r,
 	if (used & BS_ELEM_BYTES)
 		e[(*n)++] = *t;
 	return used;
+}
+
+static inline unsigned
+bs_elem_text_used(const BsElem *t, unsigned recorded, BsTextReadings *r,
+				  BsElem *e, int *n)
+{
+	if (bs_text_needs_readings(recorded))
+		bs_text_readings((const char *) t->data, t->len, r);
+	else
+		r->mask = BS_ELEM_BYTES;
+	return bs_elem_text_used_readings(t, recorded, r, e, n);
 }
 
 /*
