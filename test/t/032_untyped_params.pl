@@ -48,16 +48,27 @@ $node->safe_psql('postgres', q{
 my @probes = ('138', '175', '4242', ' 138 ', '+175', '9223372036854775808', '138.0', 'abc');
 my $conninfo = $node->connstr('postgres');
 
+# the typed form of $call (a template, X the element) for probe $p in table
+# $tbl: the bigint when the server reads the probe as one in the table of
+# integers, else the probe's bytes as bytea (the same hash as the string)
+sub typed
+{
+	my ($tbl, $p, $call) = @_;
+	my $lit = $p;
+	$lit =~ s/'/''/g;
+	my ($int, $str) = ($call, $call);
+	$int =~ s/X/as_int('$lit')/;
+	$str =~ s/X/convert_to('$lit', 'UTF8')/;
+	return $tbl eq 't_int'
+	  ? "CASE WHEN as_int('$lit') IS NOT NULL THEN $int ELSE $str END"
+	  : $str;
+}
+
 # the typed answer: ids whose filter holds the probe read as the table's type
 sub oracle
 {
 	my ($tbl, $p) = @_;
-	my $lit = $p;
-	$lit =~ s/'/''/g;
-	my $cond = $tbl eq 't_int'
-	  ? "CASE WHEN as_int('$lit') IS NOT NULL THEN f @> as_int('$lit') "
-	  . "ELSE f @> convert_to('$lit', 'UTF8') END"
-	  : "f @> convert_to('$lit', 'UTF8')";
+	my $cond = typed($tbl, $p, 'f @> X');
 	return $node->safe_psql('postgres', "SELECT id FROM $tbl WHERE $cond ORDER BY id");
 }
 
@@ -96,12 +107,7 @@ for my $tbl ('t_int', 't_txt')
 			}
 		}
 		# bloom_add through the parameter adds what the typed bloom_add adds
-		my $lit = $p;
-		$lit =~ s/'/''/g;
-		my $typed = $tbl eq 't_int'
-		  ? "CASE WHEN as_int('$lit') IS NOT NULL THEN bloom_add(f, as_int('$lit')) "
-		  . "ELSE bloom_add(f, convert_to('$lit', 'UTF8')) END"
-		  : "bloom_add(f, convert_to('$lit', 'UTF8'))";
+		my $typed = typed($tbl, $p, 'bloom_add(f, X)');
 		for my $mode ('exec', 'prepare', 'text', 'varchar')
 		{
 			is(client('', $mode,
