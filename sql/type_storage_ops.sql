@@ -9,7 +9,7 @@ RESET client_min_messages;
 CREATE CAST (bloomfilter AS bytea) WITHOUT FUNCTION;
 CREATE CAST (bytea AS bloomfilter) WITHOUT FUNCTION;
 CREATE FUNCTION form(f bloomfilter) RETURNS text LANGUAGE sql IMMUTABLE AS
-$$ SELECT CASE get_byte(f::bytea, 3) WHEN 0 THEN 'dense' WHEN 1 THEN 'sparse' ELSE '?' END $$;
+$$ SELECT CASE get_byte(f::bytea, 3) & 1 WHEN 0 THEN 'dense' WHEN 1 THEN 'sparse' ELSE '?' END $$;
 CREATE FUNCTION try(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
   EXECUTE q;

@@ -13,6 +13,13 @@
  * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
  * heavyweight lock, one buffer share lock at a time.
  *
+ * A text key is read as the heap's operator reads it in each row
+ * (src/core/bs_elemtype.h): by the element types that row's filter records,
+ * which the index does not know.  So a text that is also an integer or a
+ * uuid is searched under both readings (one search per combination of the
+ * keys' readings, the matches ORed into the bitmap); the recheck keeps the
+ * rows whose own reading matches.
+ *
  * Design notes: docs/bloofi.md.
  */
 #include "postgres.h"
@@ -20,6 +27,7 @@
 #include <math.h>
 
 #include "access/relscan.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
@@ -28,6 +36,7 @@
 #include "utils/rel.h"
 
 #include "bloofi.h"
+#include "bs_elem.h"
 
 typedef struct BloofiScanOpaqueData
 {
@@ -372,6 +381,34 @@ bloofi_bitmap_cb(ItemPointer tid, void *arg)
 	tbm_add_tuples((TIDBitmap *) arg, tid, 1, true);
 }
 
+/* keys with two readings searched in every combination; more are left out */
+#define BLOOFI_MAX_TWO_READING_KEYS	4
+
+/*
+ * The keys of scan key sk: one, or for a text that is also an integer or a
+ * uuid, its two readings (every reading a row may use, whatever types it
+ * records); returns how many.
+ */
+static int
+scan_key_readings(const BsHasher *h, ScanKey sk, BsKey *keys)
+{
+	BsTextReadings rd;
+	BsElem		t,
+				e[BS_ELEM_READINGS_MAX];
+	int			n;
+
+	if (sk->sk_subtype != TEXTOID && sk->sk_subtype != VARCHAROID)
+	{
+		keys[0] = bf_datum_key(h, sk->sk_argument, sk->sk_subtype);
+		return 1;
+	}
+	t = bs_elem_varlena(sk->sk_argument);
+	(void) bs_elem_text_used(&t, BS_ELEM_ALL, &rd, e, &n);
+	for (int i = 0; i < n; i++)
+		keys[i] = bs_elem_key(h, &e[i]);
+	return n;
+}
+
 int64
 bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
@@ -383,6 +420,11 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	BsHasher	h;
 	uint32	   *pos;
 	uint32		npos = 0;
+	BsKey	   *alt;			/* [key][reading] */
+	int		   *nalt;
+	int			two[BLOOFI_MAX_TWO_READING_KEYS];
+	int			ntwo = 0;
+	int			nkeys = scan->numberOfKeys;
 
 	if (!meta->have_params)
 	{
@@ -392,8 +434,10 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	bloofi_params(meta, &p);
 	bs_hasher_init(&h, &p);
-	pos = palloc(sizeof(uint32) * p.k * Max(scan->numberOfKeys, 1));
-	for (int i = 0; i < scan->numberOfKeys; i++)
+	pos = palloc(sizeof(uint32) * p.k * Max(nkeys, 1));
+	alt = palloc(sizeof(BsKey) * BS_ELEM_READINGS_MAX * Max(nkeys, 1));
+	nalt = palloc(sizeof(int) * Max(nkeys, 1));
+	for (int i = 0; i < nkeys; i++)
 	{
 		ScanKey		sk = &scan->keyData[i];
 
@@ -403,20 +447,43 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			MemoryContextReset(so->ctx);
 			return 0;
 		}
-		bs_key_positions(&h, bf_datum_key(&h, sk->sk_argument, sk->sk_subtype),
-						 pos + npos);
-		npos += p.k;
+		nalt[i] = scan_key_readings(&h, sk, alt + i * BS_ELEM_READINGS_MAX);
+		/* leaving a key out of the search only widens it (the recheck decides) */
+		if (nalt[i] > 1 && ntwo == BLOOFI_MAX_TWO_READING_KEYS)
+			nalt[i] = 0;
+		else if (nalt[i] > 1)
+			two[ntwo++] = i;
 	}
-	npos = bloofi_sort_positions(pos, npos);
 	pgstat_count_index_scan(scan->indexRelation);
 
-	/*
-	 * the pending chains first, then the tree from a fresh root
-	 * (bloofi_pending.c)
-	 */
-	bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
-	meta = bloofi_read_meta(scan->indexRelation);
-	bloofi_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
+	/* one search per combination of the two-reading keys' readings */
+	for (uint32 combo = 0; combo < (1U << ntwo); combo++)
+	{
+		uint32		n = 0;
+		int			t = 0;
+
+		for (int i = 0; i < nkeys; i++)
+		{
+			int			r = 0;
+
+			if (nalt[i] == 0)
+				continue;
+			if (t < ntwo && two[t] == i)
+				r = (combo >> t++) & 1;
+			bs_key_positions(&h, alt[i * BS_ELEM_READINGS_MAX + r], pos + n);
+			n += p.k;
+		}
+		npos = bloofi_sort_positions(pos, n);
+
+		/*
+		 * the pending chains first, then the tree from a fresh root
+		 * (bloofi_pending.c)
+		 */
+		meta = bloofi_read_meta(scan->indexRelation);
+		bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
+		meta = bloofi_read_meta(scan->indexRelation);
+		bloofi_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
+	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(so->ctx);
 	return st.matches;

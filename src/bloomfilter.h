@@ -15,6 +15,12 @@
  *    sparse (flags BF_FLAG_SPARSE): the sorted set positions in the Elias-Fano
  *           coding of src/core/bs_sparse.h.
  *
+ * The flags byte also records the element types the value holds (1.2): with
+ * BF_FLAG_TYPED set, bits BF_ELEM_SHIFT.. are the BS_ELEM_* types added to it
+ * (src/core/bs_elemtype.h, which says how a text element is read by them);
+ * without it (every value of 1.0 and 1.1, and the text and binary input
+ * forms, which carry no types) the value may hold any type.
+ *
  * Both are one logical value: every function reads either, and bf_make_datum
  * (through PG_RETURN_BLOOMFILTER_P) writes each new value in the smaller form.
  * bf_view gives the dense bits of either form (decoding a sparse value once);
@@ -34,13 +40,55 @@
 #include "utils/array.h"
 
 #include "bs_bits.h"
+#include "bs_elemtype.h"
 #include "bs_hash.h"
 #include "bs_sparse.h"
 
 /* bytes between the varlena header and the bits */
 #define BF_HEADER_BYTES		12
-#define BF_FLAGS_NONE		0	/* dense form */
+#define BF_FLAGS_NONE		0	/* dense form, element types not recorded */
 #define BF_FLAG_SPARSE		1	/* sparse form */
+#define BF_FLAG_TYPED		2	/* the element types held are recorded */
+#define BF_ELEM_SHIFT		2	/* BS_ELEM_* << BF_ELEM_SHIFT: a type held */
+#define BF_FLAGS_ELEMS		(BF_FLAG_TYPED | (BS_ELEM_ALL << BF_ELEM_SHIFT))
+#define BF_FLAGS_VALID		(BF_FLAG_SPARSE | BF_FLAGS_ELEMS)
+
+/* the element types a value of this flags byte may hold (BS_ELEM_*) */
+static inline unsigned
+bf_flags_elems(uint8 flags)
+{
+	return (flags & BF_FLAG_TYPED) ? (flags >> BF_ELEM_SHIFT) & BS_ELEM_ALL : BS_ELEM_ALL;
+}
+
+/* a flags byte that is valid: known bits only, types only with TYPED */
+static inline bool
+bf_flags_valid(uint8 flags)
+{
+	return (flags & ~BF_FLAGS_VALID) == 0 &&
+		((flags & BF_FLAG_TYPED) || (flags & BF_FLAGS_ELEMS) == 0);
+}
+
+/*
+ * the element-type bits of flags after adding elements of types `elems`: a
+ * value that records its types records them too, one that does not stays so
+ */
+static inline uint8
+bf_flags_add_elems(uint8 flags, unsigned elems)
+{
+	return (flags & BF_FLAG_TYPED) ? (uint8) (flags | (elems << BF_ELEM_SHIFT)) : flags;
+}
+
+/*
+ * the element-type bits of a value combining two (union, intersection): the
+ * types of both, recorded only when both record theirs
+ */
+static inline uint8
+bf_flags_merge_elems(uint8 a, uint8 b)
+{
+	if (!(a & BF_FLAG_TYPED) || !(b & BF_FLAG_TYPED))
+		return 0;
+	return (uint8) ((a | b) & BF_FLAGS_ELEMS);
+}
 
 /* a value built by this extension: always a 4-byte varlena header */
 typedef struct BloomFilter
@@ -79,6 +127,8 @@ typedef struct BloomView
 	const uint8 *bits;
 	size_t		nwords;
 	bool		sparse;			/* stored in the sparse form; sp is open */
+	uint8		elemflags;		/* the flags' element-type bits (BF_FLAGS_ELEMS) */
+	unsigned	elems;			/* the types it may hold: bf_flags_elems */
 	BsSparse	sp;
 	uint8	   *owned;			/* bits decoded by bf_view, or NULL */
 } BloomView;
@@ -96,6 +146,23 @@ typedef struct BfDetoastCache
 	struct varlena *value;		/* detoasted copy, in the cache's context */
 } BfDetoastCache;
 
+/*
+ * The NULL rule of the functions that add an element to a value or remove
+ * one (bloom_add, cbloom_add/remove, cuckoo_add/remove, cms_add/remove,
+ * bloomtree_add; not strict): a NULL value (argument 0) gives NULL, a NULL
+ * element or count returns the value unchanged, as the aggregates skip NULL
+ * elements, so `SET col = f(col, x)` never loses col.  Returns from the
+ * calling function when an argument is NULL.
+ */
+#define BS_ELEM_NULLS_RETURN() \
+	do { \
+		if (PG_ARGISNULL(0)) \
+			PG_RETURN_NULL(); \
+		for (int bs_arg_ = 1; bs_arg_ < PG_NARGS(); bs_arg_++) \
+			if (PG_ARGISNULL(bs_arg_)) \
+				PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
+	} while (0)
+
 #define DatumGetBloomFilterP(X)		((BloomFilter *) PG_DETOAST_DATUM(X))
 /* every new value leaves a function through bf_make_datum: the smaller form */
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(bf_make_datum(x))
@@ -103,9 +170,11 @@ typedef struct BfDetoastCache
 /* bloomfilter_util.c */
 extern void bf_init_gucs(void);
 extern BloomFilter *bf_alloc(const BsParams *p);
+extern BloomFilter *bf_alloc_typed(const BsParams *p);
 extern BloomFilter *bf_copy_view(const BloomView *v);
 extern BloomFilter *bf_make_datum(BloomFilter *dense);
-extern BloomFilter *bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n);
+extern BloomFilter *bf_make_datum_positions(const BsParams *p, uint8 elemflags,
+											const uint32 *pos, uint32 n);
 extern uint32 *bf_sparse_positions(const BloomView *v);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_stored(struct varlena *value, BloomView *v);

@@ -81,7 +81,7 @@ agg_state(FunctionCallInfo fcinfo)
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 
 		s = palloc(sizeof(BloomAggState));
-		s->f = bf_alloc(&p);
+		s->f = bf_alloc_typed(&p);
 		bs_hasher_init(&s->hasher, &p);
 		MemoryContextSwitchTo(old);
 	}
@@ -90,33 +90,40 @@ agg_state(FunctionCallInfo fcinfo)
 	return s;
 }
 
-/* transition: set the row's element (argument 1, of type elemtype; NULL skipped) */
+/*
+ * transition: set the row's element (argument 1, of type elemtype, recorded
+ * as type `elem`; NULL skipped).  The state's filter is new: it holds no
+ * integers, so a text element is a string (bs_elemtype.h).
+ */
 static Datum
-agg_trans(FunctionCallInfo fcinfo, Oid elemtype)
+agg_trans(FunctionCallInfo fcinfo, Oid elemtype, unsigned elem)
 {
 	BloomAggState *s = agg_state(fcinfo);
 
 	if (!PG_ARGISNULL(1))
+	{
 		bs_key_set(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), elemtype), s->f->bits);
+		s->f->flags = bf_flags_add_elems(s->f->flags, elem);
+	}
 	PG_RETURN_POINTER(s);
 }
 
 Datum
 bloom_agg_trans_int8(PG_FUNCTION_ARGS)
 {
-	return agg_trans(fcinfo, INT8OID);
+	return agg_trans(fcinfo, INT8OID, BS_ELEM_INT);
 }
 
 Datum
 bloom_agg_trans_bytes(PG_FUNCTION_ARGS)
 {
-	return agg_trans(fcinfo, BYTEAOID);
+	return agg_trans(fcinfo, BYTEAOID, BS_ELEM_BYTES);
 }
 
 Datum
 bloom_agg_trans_uuid(PG_FUNCTION_ARGS)
 {
-	return agg_trans(fcinfo, UUIDOID);
+	return agg_trans(fcinfo, UUIDOID, BS_ELEM_UUID);
 }
 
 /* ---- bloom_union_agg / bloom_intersect_agg ---------------------------- */
@@ -130,6 +137,8 @@ merge(FunctionCallInfo fcinfo, BloomAggState *s, const BloomView *v, bool is_and
 	if (s == NULL)
 		return state_from_view(bf_agg_context(fcinfo, what), v);
 	bf_check_compatible(&s->hasher.p, &v->p, what);
+	s->f->flags = (s->f->flags & BF_FLAG_SPARSE) |
+		bf_flags_merge_elems(s->f->flags, v->elemflags);
 	if (is_and)
 		bf_and_into(s->f->bits, v);
 	else

@@ -360,7 +360,7 @@ bloom_for_capacity(PG_FUNCTION_ARGS)
 
 	check_filter_bits(m, n, fp);
 	p = bf_make_params((int64) m, bs_optimal_k(m, (double) n), PG_GETARG_INT32(2), "xxh3");
-	PG_RETURN_BLOOMFILTER_P(bf_alloc(&p));
+	PG_RETURN_BLOOMFILTER_P(bf_alloc_typed(&p));
 }
 
 /*

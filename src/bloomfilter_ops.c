@@ -17,6 +17,15 @@
  *
  * Every function reads both stored forms; new values leave through
  * PG_RETURN_BLOOMFILTER_P, which stores the smaller form.
+ *
+ * Element types (bs_elemtype.h): bloom_add records the type of what it adds;
+ * a text element (the overload an untyped literal or parameter resolves to)
+ * is read by the types the filter records: '4242' is 4242 in a filter of
+ * integers.  The typed overloads never look at the types (their fast path is
+ * unchanged); the text ones parse the text only when the filter may hold
+ * integers or uuids, and keep the fast path when the reading is one.
+ * A NULL element leaves bloom_add's filter unchanged; membership of NULL is
+ * NULL.
  */
 #include "postgres.h"
 
@@ -34,13 +43,16 @@
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_add_int8);
 PG_FUNCTION_INFO_V1(bloom_add_bytes);
+PG_FUNCTION_INFO_V1(bloom_add_text);
 PG_FUNCTION_INFO_V1(bloom_add_uuid);
 PG_FUNCTION_INFO_V1(bloom_from_array);
 PG_FUNCTION_INFO_V1(bloom_contains_int8);
 PG_FUNCTION_INFO_V1(bloom_contains_bytes);
+PG_FUNCTION_INFO_V1(bloom_contains_text);
 PG_FUNCTION_INFO_V1(bloom_contains_uuid);
 PG_FUNCTION_INFO_V1(bloom_contained_int8);
 PG_FUNCTION_INFO_V1(bloom_contained_bytes);
+PG_FUNCTION_INFO_V1(bloom_contained_text);
 PG_FUNCTION_INFO_V1(bloom_contained_uuid);
 PG_FUNCTION_INFO_V1(bloom_intersect);
 PG_FUNCTION_INFO_V1(bloom_union);
@@ -75,6 +87,9 @@ typedef struct ContainsCache
 	bool		have_sliced;
 	struct varatt_external sliced;	/* last filter probed by slices */
 	InlineProbes inl;			/* the last in-line dense header and element */
+	bool		have_readings;	/* readings of the text in readings_text */
+	BsElemKeyCache readings_text;	/* (only its element: a text element) */
+	BsTextReadings readings;
 } ContainsCache;
 
 /* an uncompressed out-of-line dense filter this large is probed by slices */
@@ -89,40 +104,75 @@ bloom_empty(PG_FUNCTION_ARGS)
 								   PG_GETARG_INT32(2),
 								   text_to_cstring(PG_GETARG_TEXT_PP(3)));
 
-	PG_RETURN_BLOOMFILTER_P(bf_alloc(&p));
+	PG_RETURN_BLOOMFILTER_P(bf_alloc_typed(&p));
 }
 
-/* a copy of filter argument 0 with element e added */
+/* a copy of the viewed filter with the n elements e added, all of type `elems` */
 static Datum
-add_common(FunctionCallInfo fcinfo, BsElem e)
+add_view(const BloomView *v, const BsElem *e, int n, unsigned elems)
 {
-	BloomView	v;
-	BloomFilter *f;
+	BloomFilter *f = bf_copy_view(v);
 	BsHasher	h;
 
-	bf_view_datum_stored(PG_GETARG_DATUM(0), &v);
-	f = bf_copy_view(&v);
-	bs_hasher_init(&h, &v.p);
-	bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
+	bs_hasher_init(&h, &v->p);
+	for (int i = 0; i < n; i++)
+		bs_key_set(&h, bs_elem_key(&h, &e[i]), f->bits);
+	f->flags = bf_flags_add_elems(f->flags, elems);
 	PG_RETURN_BLOOMFILTER_P(f);
+}
+
+/* a copy of filter argument 0 with element e (of type `elem`) added */
+static Datum
+add_common(FunctionCallInfo fcinfo, BsElem e, unsigned elem)
+{
+	BloomView	v;
+
+	bf_view_datum_stored(PG_GETARG_DATUM(0), &v);
+	return add_view(&v, &e, 1, elem);
 }
 
 Datum
 bloom_add_int8(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)));
+	BS_ELEM_NULLS_RETURN();
+	return add_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), BS_ELEM_INT);
 }
 
 Datum
 bloom_add_bytes(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)));
+	BS_ELEM_NULLS_RETURN();
+	return add_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), BS_ELEM_BYTES);
+}
+
+/*
+ * bloom_add(f, text): the text read by the types f records (bs_elemtype.h):
+ * an integer in a filter of integers, a uuid in one of uuids, a string
+ * otherwise; in a filter recording no types, every reading (each type's
+ * lookup then finds it)
+ */
+Datum
+bloom_add_text(PG_FUNCTION_ARGS)
+{
+	BloomView	v;
+	BsTextReadings rd;
+	BsElem		t,
+				e[BS_ELEM_READINGS_MAX];
+	unsigned	used;
+	int			n;
+
+	BS_ELEM_NULLS_RETURN();
+	bf_view_datum_stored(PG_GETARG_DATUM(0), &v);
+	t = bs_elem_varlena(PG_GETARG_DATUM(1));
+	used = bs_elem_text_used(&t, v.elems, &rd, e, &n);
+	return add_view(&v, e, n, used);
 }
 
 Datum
 bloom_add_uuid(PG_FUNCTION_ARGS)
 {
-	return add_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)));
+	BS_ELEM_NULLS_RETURN();
+	return add_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), BS_ELEM_UUID);
 }
 
 /* bloom_from_array(bigint[] | text[], m, k, seed, hash); NULL elements are skipped */
@@ -134,7 +184,7 @@ bloom_from_array(PG_FUNCTION_ARGS)
 								   PG_GETARG_INT32(3),
 								   text_to_cstring(PG_GETARG_TEXT_PP(4)));
 	Oid			elemtype = ARR_ELEMTYPE(arr);
-	BloomFilter *f = bf_alloc(&p);
+	BloomFilter *f = bf_alloc_typed(&p);
 	BsHasher	h;
 	ArrayIterator it;
 	Datum		d;
@@ -159,6 +209,8 @@ bloom_from_array(PG_FUNCTION_ARGS)
 			continue;
 		e = elemtype == INT8OID ? bs_elem_int8(DatumGetInt64(d)) : bs_elem_varlena(d);
 		bs_key_set(&h, bs_elem_key(&h, &e), f->bits);
+		/* a new filter holds no integers: its text elements are strings */
+		f->flags = bf_flags_add_elems(f->flags, e.is_int ? BS_ELEM_INT : BS_ELEM_BYTES);
 	}
 	array_free_iterator(it);
 	PG_RETURN_BLOOMFILTER_P(f);
@@ -217,7 +269,8 @@ contains_sliced(ContainsCache *c, Datum filter, const BsElem *e, bool *done)
 	memcpy(&p.m, d + 8, sizeof(p.m));
 	p.k = d[2];
 	p.hash = d[1];
-	if (d[0] != BS_SCHEME_VERSION || d[3] != BF_FLAGS_NONE || p.hash >= BS_NUM_HASH_FAMILIES ||
+	if (d[0] != BS_SCHEME_VERSION || !bf_flags_valid(d[3]) || (d[3] & BF_FLAG_SPARSE) ||
+		p.hash >= BS_NUM_HASH_FAMILIES ||
 		p.k < BS_MIN_K || p.k > BS_MAX_K || p.m < BS_MIN_M || p.m > BS_MAX_M ||
 		(Size) ext.va_rawsize - VARHDRSZ != BF_HEADER_BYTES + BF_NBYTES(p.m))
 		return false;
@@ -270,20 +323,28 @@ contains_inline(const ContainsCache *c, const struct varlena *raw, const BsElem 
 
 /*
  * Keep the probes of c's current element (c->key, c->hasher) in the in-line
- * dense value raw, just checked by bf_view_stored, for contains_inline (true);
+ * dense value raw, just checked by bf_view_stored, for contains_inline (true),
+ * as the probes of the argument arg (the element itself, or the text it was
+ * read from: the header, kept too, holds the types that decided the reading);
  * an element too long for the key cache is not kept (false).
  */
 static bool
-keep_inline_probes(ContainsCache *c, const struct varlena *raw)
+keep_inline_probes(ContainsCache *c, const struct varlena *raw, const BsElem *arg)
 {
 	InlineProbes *inl = &c->inl;
 
-	if (VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw) || !c->key.valid)
+	if (VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw) || !c->key.valid ||
+		(!arg->is_int && arg->len > BS_ELEM_CACHE_BYTES))
 		return false;
 	inl->valid = false;
-	inl->elem = c->key;
-	if (!inl->elem.elem.is_int)
+	inl->elem.valid = true;
+	inl->elem.key = c->key.key;
+	inl->elem.elem = *arg;
+	if (!arg->is_int)
+	{
+		memcpy(inl->elem.bytes, arg->data, arg->len);
 		inl->elem.elem.data = inl->elem.bytes;
+	}
 	memcpy(inl->header, VARDATA_ANY(raw), BF_HEADER_BYTES);
 	inl->len = VARSIZE_ANY_EXHDR(raw);
 	inl->n = bs_key_byte_probes(&c->hasher, c->key.key, inl->off, inl->mask);
@@ -291,11 +352,25 @@ keep_inline_probes(ContainsCache *c, const struct varlena *raw)
 	return true;
 }
 
-/* the general path of membership: every stored form, every check */
-static pg_noinline bool
-contains_general(FunctionCallInfo fcinfo, Datum filter, BsElem e)
+/* the membership cache of this call site, created on first use */
+static ContainsCache *
+contains_cache(FunctionCallInfo fcinfo)
 {
-	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
+	return (ContainsCache *) fcinfo->flinfo->fn_extra;
+}
+
+/*
+ * The general path of membership of e: every stored form, every check.  arg
+ * is the argument the fast path keeps the probes under (e itself, or the
+ * text e was read from), NULL to keep none (one of two readings).
+ */
+static pg_noinline bool
+contains_general(FunctionCallInfo fcinfo, Datum filter, BsElem e, const BsElem *arg)
+{
+	ContainsCache *c = contains_cache(fcinfo);
 	struct varlena *value;
 	BloomView	v;
 	BsKey		key;
@@ -304,9 +379,6 @@ contains_general(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 				found,
 				repeated;
 
-	if (c == NULL)
-		c = fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
 	found = contains_sliced(c, filter, &e, &done);
 	if (done)
 		return found;
@@ -318,8 +390,8 @@ contains_general(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 	if (!v.sparse)
 	{
 		/* an element seen twice in a row: the next rows may take the fast path */
-		if (repeated && value == (struct varlena *) DatumGetPointer(filter) &&
-			keep_inline_probes(c, value))
+		if (repeated && arg != NULL && value == (struct varlena *) DatumGetPointer(filter) &&
+			keep_inline_probes(c, value, arg))
 			return bs_byte_probes_test(v.bits, c->inl.off, c->inl.mask, c->inl.n);
 		return bs_key_test(&c->hasher, key, v.bits);
 	}
@@ -339,7 +411,79 @@ contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 
 	if (c != NULL && contains_inline(c, (struct varlena *) DatumGetPointer(filter), &e, &found))
 		return found;
-	return contains_general(fcinfo, filter, e);
+	return contains_general(fcinfo, filter, e, &e);
+}
+
+/*
+ * The flags byte of a filter datum, from its header alone (a large value
+ * stored out of line is not fetched whole; the one in the detoast cache is
+ * read there); 0 for a value too short (the general path reports it).
+ */
+static uint8
+filter_flags(ContainsCache *c, Datum filter)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(filter);
+	struct varlena *head = raw;
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw) && c->filter.valid)
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (memcmp(&ext, &c->filter.ptr, sizeof(ext)) == 0)
+			head = c->filter.value;
+	}
+	/* a short-header in-line value is read in place */
+	if (VARATT_IS_EXTERNAL(head) || VARATT_IS_COMPRESSED(head))
+		head = (struct varlena *) PG_DETOAST_DATUM_SLICE(filter, 0, BF_HEADER_BYTES);
+	if (VARSIZE_ANY_EXHDR(head) < BF_HEADER_BYTES)
+		return 0;
+	return ((const uint8 *) VARDATA_ANY(head))[3];
+}
+
+/*
+ * Membership of the text t (bs_elemtype.h): read by the types the filter
+ * records; one reading takes the paths of a typed element (the fast path
+ * keyed by t and the filter's header), two (a filter recording no types)
+ * answer true when either is a member.
+ */
+static pg_attribute_always_inline bool
+contains_text(FunctionCallInfo fcinfo, Datum filter, BsElem t)
+{
+	const ContainsCache *c = (const ContainsCache *) fcinfo->flinfo->fn_extra;
+	BsTextReadings rd;
+	BsElem		e[BS_ELEM_READINGS_MAX];
+	int			n;
+	bool		found;
+
+	ContainsCache *cc;
+	unsigned	recorded;
+
+	if (c != NULL && contains_inline(c, (struct varlena *) DatumGetPointer(filter), &t, &found))
+		return found;
+	cc = contains_cache(fcinfo);
+	recorded = bf_flags_elems(filter_flags(cc, filter));
+	if (bs_text_needs_readings(recorded) && t.len <= BS_ELEM_CACHE_BYTES)
+	{
+		/* a scan probes one text in many rows: parse it once */
+		if (!cc->have_readings || !bs_elem_equal(&cc->readings_text.elem, &t))
+		{
+			bs_text_readings((const char *) t.data, t.len, &cc->readings);
+			memcpy(cc->readings_text.bytes, t.data, t.len);
+			cc->readings_text.elem = bs_elem_bytes(cc->readings_text.bytes, t.len);
+			cc->have_readings = true;
+		}
+		rd = cc->readings;
+		(void) bs_elem_text_used_readings(&t, recorded, &rd, e, &n);
+	}
+	else
+		(void) bs_elem_text_used(&t, recorded, &rd, e, &n);
+	if (n == 1)
+		return contains_general(fcinfo, filter, e[0], &t);
+	for (int i = 0; i < n; i++)
+		if (contains_general(fcinfo, filter, e[i], NULL))
+			return true;
+	return false;
 }
 
 Datum
@@ -354,6 +498,13 @@ bloom_contains_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(0),
 								   bs_elem_varlena(PG_GETARG_DATUM(1))));
+}
+
+Datum
+bloom_contains_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_text(fcinfo, PG_GETARG_DATUM(0),
+								 bs_elem_varlena(PG_GETARG_DATUM(1))));
 }
 
 Datum
@@ -378,6 +529,13 @@ bloom_contained_bytes(PG_FUNCTION_ARGS)
 }
 
 Datum
+bloom_contained_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_text(fcinfo, PG_GETARG_DATUM(1),
+								 bs_elem_varlena(PG_GETARG_DATUM(0))));
+}
+
+Datum
 bloom_contained_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
@@ -396,6 +554,7 @@ bloom_contained_uuid(PG_FUNCTION_ARGS)
 static BloomFilter *
 combine_sparse(const BloomView *a, const BloomView *b, bool is_and)
 {
+	uint8		elemflags = bf_flags_merge_elems(a->elemflags, b->elemflags);
 	const BloomView *s = a->sparse ? a : b,
 			   *d = a->sparse ? b : a;
 	uint32	   *ps = bf_sparse_positions(s);
@@ -410,16 +569,17 @@ combine_sparse(const BloomView *a, const BloomView *b, bool is_and)
 							  "the positions of a bloomfilter value");
 		n = is_and ? bs_pos_intersect(ps, s->sp.n, pd, d->sp.n, out)
 			: bs_pos_union(ps, s->sp.n, pd, d->sp.n, out);
-		return bf_make_datum_positions(&s->p, out, (uint32) n);
+		return bf_make_datum_positions(&s->p, elemflags, out, (uint32) n);
 	}
 	if (is_and)
 	{
 		n = bs_pos_and_bits(ps, s->sp.n, d->bits, ps);
-		return bf_make_datum_positions(&s->p, ps, (uint32) n);
+		return bf_make_datum_positions(&s->p, elemflags, ps, (uint32) n);
 	}
 	{
 		BloomFilter *f = bf_copy_view(d);
 
+		f->flags = elemflags;
 		for (uint32 i = 0; i < s->sp.n; i++)
 			bs_bit_set(f->bits, ps[i]);
 		return bf_make_datum(f);
@@ -439,6 +599,7 @@ combine_common(FunctionCallInfo fcinfo, bool is_and)
 	if (a.sparse || b.sparse)
 		PG_RETURN_POINTER(combine_sparse(&a, &b, is_and));
 	f = bf_copy_view(&a);
+	f->flags = bf_flags_merge_elems(a.elemflags, b.elemflags);
 	if (is_and)
 		bf_and_into(f->bits, &b);
 	else
@@ -545,6 +706,7 @@ bloom_fold(PG_FUNCTION_ARGS)
 	np = v.p;
 	np.m = v.p.m / (uint32) factor;
 	f = bf_alloc(&np);
+	f->flags = v.elemflags;
 	bs_fold(f->bits, v.bits, v.p.m, (uint32) factor,
 			v.p.hash == BS_HASH_LINEAR ? BS_FOLD_MOD : BS_FOLD_DIV);
 	PG_RETURN_BLOOMFILTER_P(f);

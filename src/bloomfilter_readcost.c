@@ -152,9 +152,11 @@ static const struct
 {
 	{"bloom_contains_int8", FN_CONTAINS},
 	{"bloom_contains_bytes", FN_CONTAINS},
+	{"bloom_contains_text", FN_CONTAINS},
 	{"bloom_contains_uuid", FN_CONTAINS},
 	{"bloom_contained_int8", FN_CONTAINED},
 	{"bloom_contained_bytes", FN_CONTAINED},
+	{"bloom_contained_text", FN_CONTAINED},
 	{"bloom_contained_uuid", FN_CONTAINED},
 	{"bloom_m", FN_READ},
 	{"bloom_k", FN_READ},

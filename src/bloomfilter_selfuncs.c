@@ -44,6 +44,7 @@
 #include "utils/lsyscache.h"
 
 #include "bloomfilter.h"
+#include "bs_elem.h"
 #include "bloomfilter_stats.h"
 #include "bs_estimate.h"
 
@@ -196,17 +197,40 @@ probes_free(Probes *pr)
 
 /* ---- selectivity from a column's statistics ----------------------------- */
 
-/* hits of element value (of type typid) among set's sample */
+/*
+ * hits of element value (of type typid) among set's sample; a text that is
+ * also an integer or a uuid, which each filter reads by the element types it
+ * records (src/core/bs_elemtype.h), by its reading with the most hits
+ */
 static uint32
 set_hits(const BfColumnStats *cs, const BfStatsSet *set, Datum value, Oid typid)
 {
 	uint32		pos[BS_MAX_K];
+	BsKey		keys[BS_ELEM_READINGS_MAX];
+	int			n = 1;
+	uint32		best = 0;
 
 	if (set->d->nsample == 0)
 		return 0;
-	bs_key_positions(&set->hasher, bf_datum_key(&set->hasher, value, typid), pos);
-	return bs_colstats_hits(set->d->slices, set->d->nsample, set->d->fold_m, set->d->m,
-							pos, set->d->k, cs->acc);
+	if (typid == TEXTOID || typid == VARCHAROID)
+	{
+		BsTextReadings rd;
+		BsElem		t = bs_elem_varlena(value),
+					e[BS_ELEM_READINGS_MAX];
+
+		(void) bs_elem_text_used(&t, BS_ELEM_ALL, &rd, e, &n);
+		for (int i = 0; i < n; i++)
+			keys[i] = bs_elem_key(&set->hasher, &e[i]);
+	}
+	else
+		keys[0] = bf_datum_key(&set->hasher, value, typid);
+	for (int i = 0; i < n; i++)
+	{
+		bs_key_positions(&set->hasher, keys[i], pos);
+		best = Max(best, bs_colstats_hits(set->d->slices, set->d->nsample, set->d->fold_m,
+										  set->d->m, pos, set->d->k, cs->acc));
+	}
+	return best;
 }
 
 /*

@@ -70,12 +70,26 @@ alloc_filter(const BsParams *p, bool zero)
 
 /*
  * bf_alloc: a zeroed filter with the given (already validated) parameters,
- * in the current memory context (within bloomsample.max_value_memory).
+ * in the current memory context (within bloomsample.max_value_memory),
+ * recording no element types (it may hold any: the input forms' values).
  */
 BloomFilter *
 bf_alloc(const BsParams *p)
 {
 	return alloc_filter(p, true);
+}
+
+/*
+ * bf_alloc_typed: bf_alloc for a new empty filter that records the types of
+ * the elements added to it (bloom_empty, the aggregates, bloom_from_array)
+ */
+BloomFilter *
+bf_alloc_typed(const BsParams *p)
+{
+	BloomFilter *f = alloc_filter(p, true);
+
+	f->flags = BF_FLAG_TYPED;
+	return f;
 }
 
 static void
@@ -97,6 +111,7 @@ bf_copy_view(const BloomView *v)
 {
 	BloomFilter *f = alloc_filter(&v->p, v->bits == NULL);
 
+	f->flags = v->elemflags;
 	if (v->bits)
 		bf_copy_interruptible(f->bits, v->bits, v->nwords * 8);
 	else
@@ -116,7 +131,9 @@ bf_copy_view(const BloomView *v)
  * return its state more than once).  Every function that returns a new
  * filter goes through here (PG_RETURN_BLOOMFILTER_P), so the form of a
  * stored value is always the smaller one for its contents (or dense, under
- * bloomsample.filter_storage = dense).
+ * bloomsample.filter_storage = dense, which also writes no element types:
+ * the flags byte of 1.1, 0, as it does not change what any lookup answers,
+ * bs_elemtype.h; f's own types are cleared then).
  */
 BloomFilter *
 bf_make_datum(BloomFilter *f)
@@ -125,8 +142,13 @@ bf_make_datum(BloomFilter *f)
 	size_t		size;
 	BloomFilter *s;
 
-	if (f->flags != BF_FLAGS_NONE || bf_storage == BF_STORAGE_DENSE)
+	if (f->flags & BF_FLAG_SPARSE)
 		return f;
+	if (bf_storage == BF_STORAGE_DENSE)
+	{
+		f->flags = BF_FLAGS_NONE;
+		return f;
+	}
 	n = bs_popcount(f->bits, bs_words_for_bits(f->m));
 	size = bs_sparse_size(f->m, n);
 	if (size >= BF_NBYTES(f->m))
@@ -134,19 +156,20 @@ bf_make_datum(BloomFilter *f)
 	s = (BloomFilter *) palloc(offsetof(BloomFilter, bits) + size);
 	memcpy(s, f, offsetof(BloomFilter, bits));
 	SET_VARSIZE(s, offsetof(BloomFilter, bits) + size);
-	s->flags = BF_FLAG_SPARSE;
+	s->flags = BF_FLAG_SPARSE | (f->flags & BF_FLAGS_ELEMS);
 	bs_sparse_encode_bits(f->bits, f->m, (uint32) n, s->bits);
 	return s;
 }
 
 /*
  * bf_make_datum_positions: the value to store for the filter of parameters p
- * whose set bits are pos[0..n) (strictly increasing, below p->m), in the form
- * bf_make_datum would choose for it, built from the positions (a sparse
- * result is encoded from them without an m-bit array).
+ * and element-type bits elemflags whose set bits are pos[0..n) (strictly
+ * increasing, below p->m), in the form bf_make_datum would choose for it,
+ * built from the positions (a sparse result is encoded from them without an
+ * m-bit array).
  */
 BloomFilter *
-bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n)
+bf_make_datum_positions(const BsParams *p, uint8 elemflags, const uint32 *pos, uint32 n)
 {
 	size_t		size = bs_sparse_size(p->m, n);
 	BloomFilter *f;
@@ -154,6 +177,7 @@ bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n)
 	if (bf_storage == BF_STORAGE_DENSE || size >= BF_NBYTES(p->m))
 	{
 		f = alloc_filter(p, true);
+		f->flags = bf_storage == BF_STORAGE_DENSE ? BF_FLAGS_NONE : elemflags;
 		for (uint32 i = 0; i < n; i++)
 			bs_bit_set(f->bits, pos[i]);
 		return f;
@@ -161,7 +185,8 @@ bf_make_datum_positions(const BsParams *p, const uint32 *pos, uint32 n)
 	f = (BloomFilter *) bf_palloc_value(offsetof(BloomFilter, bits) + size, false,
 										"a bloomfilter value");
 	memset(f, 0, offsetof(BloomFilter, bits));
-	set_header(f, offsetof(BloomFilter, bits) + size, p, BF_FLAG_SPARSE);
+	set_header(f, offsetof(BloomFilter, bits) + size, p,
+			   BF_FLAG_SPARSE | (elemflags & BF_FLAGS_ELEMS));
 	bs_sparse_encode_positions(pos, n, p->m, f->bits);
 	return f;
 }
@@ -218,25 +243,27 @@ bf_view_stored(struct varlena *value, BloomView *v)
 	flags = d[3];
 	if (d[1] >= BS_NUM_HASH_FAMILIES || d[2] < BS_MIN_K || d[2] > BS_MAX_K ||
 		m < BS_MIN_M || m > BS_MAX_M ||
-		(flags == BF_FLAGS_NONE && len != BF_HEADER_BYTES + BF_NBYTES(m)))
+		(!(flags & BF_FLAG_SPARSE) && len != BF_HEADER_BYTES + BF_NBYTES(m)))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("bloomfilter value is corrupted"),
 				 errdetail("Header says hash=%d, k=%d, m=%u for a %zu-byte payload.",
 						   d[1], d[2], m, len)));
-	if (flags != BF_FLAGS_NONE && flags != BF_FLAG_SPARSE)
+	if (!bf_flags_valid(flags))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("bloomfilter value is corrupted"),
-				 errdetail("The flags byte is %d (0 is the dense form, %d the sparse form).",
-						   flags, BF_FLAG_SPARSE)));
+				 errdetail("The flags byte is %d (bit 0 the sparse form, bit 1 element types recorded, bits 2-4 the types).",
+						   flags)));
 	v->p.m = m;
 	v->p.k = d[2];
 	v->p.hash = d[1];
 	v->p.seed = seed;
 	v->nwords = bs_words_for_bits(m);
 	v->owned = NULL;
-	v->sparse = flags == BF_FLAG_SPARSE;
+	v->sparse = (flags & BF_FLAG_SPARSE) != 0;
+	v->elemflags = flags & BF_FLAGS_ELEMS;
+	v->elems = bf_flags_elems(flags);
 	if (v->sparse)
 	{
 		BsSparseError e = bs_sparse_open(d + BF_HEADER_BYTES, len - BF_HEADER_BYTES, m, &v->sp);
@@ -579,6 +606,22 @@ bf_datum_key(const BsHasher *h, Datum value, Oid typid)
 					 errhint("Elements are smallint, integer, bigint, text, varchar, bytea or uuid.")));
 	}
 	return bs_elem_key(h, &e);
+}
+
+void
+bs_elem_text_ambiguous(const char *what, const BsElem *t, unsigned used)
+{
+	const char *other = bs_elem_name(used & ~BS_ELEM_BYTES);
+	int			len = t->len <= 64 ? (int) t->len : 0;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+			 errmsg("%s: the text element \"%.*s\"%s is both a %s and a string here",
+					what, len, (const char *) t->data, len < (int) t->len ? "..." : "", other),
+			 errdetail("The value holds %s elements and strings, or records no element types (stored before bloomsample 1.2, or read from the text or binary form); "
+					   "an untyped literal or parameter is passed as text.", other),
+			 errhint("Cast the element: ::%s for the %s, or pass the string as bytea: convert_to(elem, 'UTF8').",
+					 other, other)));
 }
 
 /*

@@ -79,18 +79,21 @@ add_common(FunctionCallInfo fcinfo, BsElem e)
 Datum
 bloomtree_add_int8(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)));
 }
 
 Datum
 bloomtree_add_bytes(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)));
 }
 
 Datum
 bloomtree_add_uuid(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)));
 }
 

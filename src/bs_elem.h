@@ -3,7 +3,9 @@
  *    Element arguments of the bloomfilter and bloomtree SQL functions: an
  *    int2/int4/int8, text/varchar, bytea or uuid reduced to what the hashing
  *    scheme consumes (the int64, or the bytes), and a per-call-site cache of
- *    the last element's key, so a scan probing one constant hashes it once.
+ *    the last element's key, so a scan probing one constant hashes it once;
+ *    the readings of a text element by a value's element types
+ *    (src/core/bs_elemtype.h).
  */
 #ifndef BS_ELEM_H
 #define BS_ELEM_H
@@ -12,6 +14,7 @@
 #include "fmgr.h"
 #include "utils/uuid.h"
 
+#include "bs_elemtype.h"
 #include "bs_hash.h"
 
 /* an element argument; data points into the argument (or into a cache) */
@@ -53,6 +56,52 @@ bs_elem_uuid(Datum d)
 {
 	return bs_elem_bytes(DatumGetUUIDP(d)->data, UUID_LEN);
 }
+
+/* at most two readings of a text are used: the string and a number or uuid */
+#define BS_ELEM_READINGS_MAX	2
+
+/*
+ * bs_elem_text_used: the readings of the text element t used in a value
+ * recording the element types `recorded` (bs_elemtype.h): the mask returned,
+ * and each as an element in e[0..*n) (a uuid's bytes are kept in *r).  The
+ * text is parsed only when the value may hold integers or uuids;
+ * bs_elem_text_used_readings takes readings *r already parsed.
+ */
+static inline unsigned
+bs_elem_text_used_readings(const BsElem *t, unsigned recorded, const BsTextReadings *r,
+						   BsElem *e, int *n)
+{
+	unsigned	used = bs_text_used(r->mask, recorded);
+
+	*n = 0;
+	if (used & BS_ELEM_INT)
+		e[(*n)++] = bs_elem_int8(r->i);
+	if (used & BS_ELEM_UUID)
+		e[(*n)++] = bs_elem_bytes(r->uuid, UUID_LEN);
+	if (used & BS_ELEM_BYTES)
+		e[(*n)++] = *t;
+	return used;
+}
+
+static inline unsigned
+bs_elem_text_used(const BsElem *t, unsigned recorded, BsTextReadings *r,
+				  BsElem *e, int *n)
+{
+	if (bs_text_needs_readings(recorded))
+		bs_text_readings((const char *) t->data, t->len, r);
+	else
+		r->mask = BS_ELEM_BYTES;
+	return bs_elem_text_used_readings(t, recorded, r, e, n);
+}
+
+/*
+ * bs_elem_text_ambiguous (bloomfilter_util.c): the error for a text element
+ * read two ways (`used`, bs_elem_text_used) where one answer must be chosen:
+ * adding to or removing from a counting structure, a count.  `what` names the
+ * function.
+ */
+extern void bs_elem_text_ambiguous(const char *what, const BsElem *t,
+								   unsigned used) pg_attribute_noreturn();
 
 static inline BsKey
 bs_elem_key(const BsHasher *h, const BsElem *e)

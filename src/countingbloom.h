@@ -9,7 +9,9 @@
  *    counters: CB_NBYTES(m) bytes, counter i in byte i/2 (low nibble for
  *    even i), counters >= m zero
  *
- * The counting rules (positions, saturation) are in src/core/cbloom.h.
+ * The counting rules (positions, saturation) are in src/core/cbloom.h.  The
+ * flags byte records the element types added, as a bloomfilter's does
+ * (bloomfilter.h: BF_FLAG_TYPED and the types; never BF_FLAG_SPARSE).
  */
 #ifndef COUNTINGBLOOM_H
 #define COUNTINGBLOOM_H
@@ -17,6 +19,7 @@
 #include "postgres.h"
 #include "fmgr.h"
 
+#include "bloomfilter.h"
 #include "bs_hash.h"
 #include "cbloom.h"
 
@@ -44,6 +47,8 @@ typedef struct CbfView
 {
 	BsParams	p;
 	const uint8 *counters;
+	uint8		elemflags;		/* the flags byte: element types (BF_FLAGS_ELEMS) */
+	unsigned	elems;			/* the types it may hold: bf_flags_elems */
 } CbfView;
 
 /* countingbloom_io.c */

@@ -71,6 +71,7 @@ agg_state(FunctionCallInfo fcinfo)
 
 		s = palloc(sizeof(CbfAggState));
 		s->cb = cbf_alloc(&p);
+		s->cb->flags = BF_FLAG_TYPED;
 		bs_hasher_init(&s->hasher, &p);
 		MemoryContextSwitchTo(old);
 	}
@@ -79,14 +80,23 @@ agg_state(FunctionCallInfo fcinfo)
 	return s;
 }
 
+/*
+ * transition: count the row's element (of type elemtype, recorded as `elem`;
+ * NULL skipped); a new filter holds no integers: a text is a string
+ */
 static Datum
 agg_trans(FunctionCallInfo fcinfo, Oid elemtype)
 {
 	CbfAggState *s = agg_state(fcinfo);
 
 	if (!PG_ARGISNULL(1))
+	{
 		cb_add(&s->hasher, bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), elemtype),
 			   s->cb->counters);
+		s->cb->flags = bf_flags_add_elems(s->cb->flags,
+										  elemtype == INT8OID ? BS_ELEM_INT :
+										  elemtype == UUIDOID ? BS_ELEM_UUID : BS_ELEM_BYTES);
+	}
 	PG_RETURN_POINTER(s);
 }
 
@@ -116,6 +126,7 @@ merge(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *wha
 		return state_from_view(bf_agg_context(fcinfo, what), v);
 	cbf_check_compatible(&s->hasher.p, &v->p, what);
 	cb_merge(s->cb->counters, v->counters, v->p.m);
+	s->cb->flags = bf_flags_merge_elems(s->cb->flags, v->elemflags);
 	return s;
 }
 

@@ -61,6 +61,7 @@ cbf_copy_view(const CbfView *v)
 {
 	CountingBloom *cb = cbf_alloc(&v->p);
 
+	cb->flags = v->elemflags;
 	memcpy(cb->counters, v->counters, CB_NBYTES(v->p.m));
 	return cb;
 }
@@ -96,6 +97,14 @@ cbf_view(struct varlena *value, CbfView *v)
 				 errmsg("countingbloom value is corrupted"),
 				 errdetail("Header says hash=%d, k=%d, m=%u for a %zu-byte payload.",
 						   d[1], d[2], m, len)));
+	if (!bf_flags_valid(d[3]) || (d[3] & BF_FLAG_SPARSE))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("countingbloom value is corrupted"),
+				 errdetail("The flags byte is %d (bit 1 element types recorded, bits 2-4 the types).",
+						   d[3])));
+	v->elemflags = d[3] & BF_FLAGS_ELEMS;
+	v->elems = bf_flags_elems(d[3]);
 	v->p.m = m;
 	v->p.k = d[2];
 	v->p.hash = d[1];

@@ -20,18 +20,23 @@
 PG_FUNCTION_INFO_V1(cbloom_empty);
 PG_FUNCTION_INFO_V1(cbloom_add_int8);
 PG_FUNCTION_INFO_V1(cbloom_add_bytes);
+PG_FUNCTION_INFO_V1(cbloom_add_text);
 PG_FUNCTION_INFO_V1(cbloom_add_uuid);
 PG_FUNCTION_INFO_V1(cbloom_remove_int8);
 PG_FUNCTION_INFO_V1(cbloom_remove_bytes);
+PG_FUNCTION_INFO_V1(cbloom_remove_text);
 PG_FUNCTION_INFO_V1(cbloom_remove_uuid);
 PG_FUNCTION_INFO_V1(cbloom_contains_int8);
 PG_FUNCTION_INFO_V1(cbloom_contains_bytes);
+PG_FUNCTION_INFO_V1(cbloom_contains_text);
 PG_FUNCTION_INFO_V1(cbloom_contains_uuid);
 PG_FUNCTION_INFO_V1(cbloom_contained_int8);
 PG_FUNCTION_INFO_V1(cbloom_contained_bytes);
+PG_FUNCTION_INFO_V1(cbloom_contained_text);
 PG_FUNCTION_INFO_V1(cbloom_contained_uuid);
 PG_FUNCTION_INFO_V1(cbloom_count_int8);
 PG_FUNCTION_INFO_V1(cbloom_count_bytes);
+PG_FUNCTION_INFO_V1(cbloom_count_text);
 PG_FUNCTION_INFO_V1(cbloom_count_uuid);
 PG_FUNCTION_INFO_V1(cbloom_to_bloom);
 PG_FUNCTION_INFO_V1(cbloom_saturated);
@@ -54,20 +59,49 @@ cbloom_empty(PG_FUNCTION_ARGS)
 									PG_GETARG_INT32(2),
 									text_to_cstring(PG_GETARG_TEXT_PP(3)));
 
-	PG_RETURN_POINTER(cbf_alloc(&p));
+	CountingBloom *cb = cbf_alloc(&p);
+
+	cb->flags = BF_FLAG_TYPED;
+	PG_RETURN_POINTER(cb);
 }
 
-/* a copy of counting filter argument 0 with element e added or removed */
+/*
+ * The element to add to or remove from the viewed counting filter, and its
+ * type, for a typed element e of type `elem` (text: 0, then e is the text,
+ * read by the filter's element types; a text read two ways is an error: the
+ * count of one of them would change)
+ */
+static BsElem
+update_elem(const CbfView *v, BsElem e, unsigned *elem, BsTextReadings *rd, bool add)
+{
+	BsElem		r[BS_ELEM_READINGS_MAX];
+	int			n;
+
+	if (*elem != 0)
+		return e;
+	*elem = bs_elem_text_used(&e, v->elems, rd, r, &n);
+	if (n > 1)
+		bs_elem_text_ambiguous(add ? "cbloom_add" : "cbloom_remove", &e, *elem);
+	return r[0];
+}
+
+/*
+ * a copy of counting filter argument 0 with element e (of type `elem`, 0 for
+ * a text) added or removed
+ */
 static Datum
-update_common(FunctionCallInfo fcinfo, BsElem e, bool add)
+update_common(FunctionCallInfo fcinfo, BsElem e, bool add, unsigned elem)
 {
 	CbfView		v;
 	CountingBloom *cb;
 	BsHasher	h;
 	BsKey		key;
+	BsTextReadings rd;
 
 	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	e = update_elem(&v, e, &elem, &rd, add);
 	cb = cbf_copy_view(&v);
+	cb->flags = bf_flags_add_elems(cb->flags, elem);
 	bs_hasher_init(&h, &v.p);
 	key = bs_elem_key(&h, &e);
 	if (add)
@@ -85,45 +119,75 @@ update_common(FunctionCallInfo fcinfo, BsElem e, bool add)
 Datum
 cbloom_add_int8(PG_FUNCTION_ARGS)
 {
-	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), true);
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), true, BS_ELEM_INT);
 }
 
 Datum
 cbloom_add_bytes(PG_FUNCTION_ARGS)
 {
-	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), true);
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), true, BS_ELEM_BYTES);
+}
+
+Datum
+cbloom_add_text(PG_FUNCTION_ARGS)
+{
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), true, 0);
 }
 
 Datum
 cbloom_add_uuid(PG_FUNCTION_ARGS)
 {
-	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), true);
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), true, BS_ELEM_UUID);
 }
 
 Datum
 cbloom_remove_int8(PG_FUNCTION_ARGS)
 {
-	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), false);
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), false, BS_ELEM_INT);
 }
 
 Datum
 cbloom_remove_bytes(PG_FUNCTION_ARGS)
 {
-	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), false);
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), false, BS_ELEM_BYTES);
+}
+
+Datum
+cbloom_remove_text(PG_FUNCTION_ARGS)
+{
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), false, 0);
 }
 
 Datum
 cbloom_remove_uuid(PG_FUNCTION_ARGS)
 {
-	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), false);
+	BS_ELEM_NULLS_RETURN();
+	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), false, BS_ELEM_UUID);
 }
 
-/* the smallest counter of e in the filter datum (0: certainly absent) */
+/*
+ * The smallest counter of e in the filter datum (0: certainly absent).  A
+ * text (is_text) is read by the filter's element types: read two ways, a
+ * membership test (what != NULL is a count) takes the larger, a count is
+ * an error naming `what`.
+ */
 static unsigned
-lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
+lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e, bool is_text, const char *what)
 {
 	CbfLookupCache *c = (CbfLookupCache *) fcinfo->flinfo->fn_extra;
 	CbfView		v;
+	BsTextReadings rd;
+	BsElem		r[BS_ELEM_READINGS_MAX];
+	int			n = 1;
+	unsigned	used = 0,
+				best = 0;
 
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
@@ -135,70 +199,106 @@ lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 		c->have_hasher = true;
 		c->key.valid = false;
 	}
-	return cb_min_count(&c->hasher, bs_elem_key_cached(&c->key, &c->hasher, &e), v.counters);
+	r[0] = e;
+	if (is_text)
+		used = bs_elem_text_used(&e, v.elems, &rd, r, &n);
+	if (n > 1 && what != NULL)
+		bs_elem_text_ambiguous(what, &e, used);
+	for (int i = 0; i < n; i++)
+	{
+		unsigned	cnt = cb_min_count(&c->hasher,
+									   n == 1 ? bs_elem_key_cached(&c->key, &c->hasher, &r[i])
+									   : bs_elem_key(&c->hasher, &r[i]),
+									   v.counters);
+
+		best = Max(best, cnt);
+	}
+	return best;
 }
 
 Datum
 cbloom_contains_int8(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(0),
-								 bs_elem_int8(PG_GETARG_INT64(1))) > 0);
+								bs_elem_int8(PG_GETARG_INT64(1)), false, NULL) > 0);
 }
 
 Datum
 cbloom_contains_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(0),
-								 bs_elem_varlena(PG_GETARG_DATUM(1))) > 0);
+								bs_elem_varlena(PG_GETARG_DATUM(1)), false, NULL) > 0);
+}
+
+Datum
+cbloom_contains_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(0),
+								 bs_elem_varlena(PG_GETARG_DATUM(1)), true, NULL) > 0);
 }
 
 Datum
 cbloom_contains_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(0),
-								 bs_elem_uuid(PG_GETARG_DATUM(1))) > 0);
+								bs_elem_uuid(PG_GETARG_DATUM(1)), false, NULL) > 0);
 }
 
 Datum
 cbloom_contained_int8(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(1),
-								 bs_elem_int8(PG_GETARG_INT64(0))) > 0);
+								bs_elem_int8(PG_GETARG_INT64(0)), false, NULL) > 0);
 }
 
 Datum
 cbloom_contained_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(1),
-								 bs_elem_varlena(PG_GETARG_DATUM(0))) > 0);
+								bs_elem_varlena(PG_GETARG_DATUM(0)), false, NULL) > 0);
+}
+
+Datum
+cbloom_contained_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(1),
+								 bs_elem_varlena(PG_GETARG_DATUM(0)), true, NULL) > 0);
 }
 
 Datum
 cbloom_contained_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(lookup_common(fcinfo, PG_GETARG_DATUM(1),
-								 bs_elem_uuid(PG_GETARG_DATUM(0))) > 0);
+								bs_elem_uuid(PG_GETARG_DATUM(0)), false, NULL) > 0);
 }
 
 Datum
 cbloom_count_int8(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32((int32) lookup_common(fcinfo, PG_GETARG_DATUM(0),
-										  bs_elem_int8(PG_GETARG_INT64(1))));
+										  bs_elem_int8(PG_GETARG_INT64(1)), false, NULL));
 }
 
 Datum
 cbloom_count_bytes(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32((int32) lookup_common(fcinfo, PG_GETARG_DATUM(0),
-										  bs_elem_varlena(PG_GETARG_DATUM(1))));
+										  bs_elem_varlena(PG_GETARG_DATUM(1)), false, NULL));
+}
+
+Datum
+cbloom_count_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) lookup_common(fcinfo, PG_GETARG_DATUM(0),
+										  bs_elem_varlena(PG_GETARG_DATUM(1)), true,
+										  "cbloom_count"));
 }
 
 Datum
 cbloom_count_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32((int32) lookup_common(fcinfo, PG_GETARG_DATUM(0),
-										  bs_elem_uuid(PG_GETARG_DATUM(1))));
+										  bs_elem_uuid(PG_GETARG_DATUM(1)), false, NULL));
 }
 
 /*
@@ -213,6 +313,7 @@ cbloom_to_bloom(PG_FUNCTION_ARGS)
 
 	cbf_view_datum(PG_GETARG_DATUM(0), &v);
 	f = bf_alloc(&v.p);
+	f->flags = v.elemflags;		/* the same element types */
 	cb_to_bits(v.counters, v.p.m, f->bits);
 	PG_RETURN_BLOOMFILTER_P(f);
 }

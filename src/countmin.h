@@ -24,7 +24,10 @@
  * topk_exact_cap(w, d, k).  A value stored before (flags 0) has items
  * without `lower` (32-byte item headers) and is read as it is, its lower
  * bounds 0.  Both hold the element keys of the bloomfilter
- * scheme (docs/hashing.md); `version` is that scheme's version.
+ * scheme (docs/hashing.md); `version` is that scheme's version.  A
+ * countmin's flags byte records the element types added, as a bloomfilter's
+ * does (bloomfilter.h: BF_FLAG_TYPED and the types); a topk's holds the
+ * TK_FLAG_* bits above.
  */
 #ifndef COUNTMIN_H
 #define COUNTMIN_H
@@ -120,6 +123,7 @@ extern char *cm_params_string(const CmsParams *p);
 extern void cm_check_compatible(const CmsParams *a, const CmsParams *b, const char *what);
 extern void cm_report(CmsStatus st, const char *what);
 extern CountMin *cm_alloc(const CmsParams *p);
+extern CountMin *cm_alloc_typed(const CmsParams *p);
 extern CountMin *cm_detoast(Datum d);
 extern CmsSketch cm_sketch(CountMin *c);
 extern BsKey cm_elem_key(const BsHasher *h, Datum value, Oid typid);

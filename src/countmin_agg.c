@@ -87,7 +87,7 @@ agg_state(FunctionCallInfo fcinfo, int first)
 		CmsParams	p = cm_make_params(w, d, seed);
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 
-		s = state_new(ctx, cm_alloc(&p));
+		s = state_new(ctx, cm_alloc_typed(&p));
 		MemoryContextSwitchTo(old);
 	}
 	else if ((uint32) w != s->sketch.p.w || (uint32) d != s->sketch.p.d || seed != s->sketch.p.seed)
@@ -118,6 +118,10 @@ agg_trans(FunctionCallInfo fcinfo, Oid typid, bool has_count)
 				 errhint("Counts are added; cms_remove subtracts.")));
 	cm_report(cms_add(&s->sketch, cm_elem_key(&s->hasher, PG_GETARG_DATUM(1), typid), count),
 			  "cms_agg");
+	/* a new sketch holds no integers: a text is a string */
+	s->value->flags = bf_flags_add_elems(s->value->flags,
+										 typid == INT8OID ? BS_ELEM_INT :
+										 typid == UUIDOID ? BS_ELEM_UUID : BS_ELEM_BYTES);
 	PG_RETURN_POINTER(s);
 }
 
@@ -171,6 +175,7 @@ fold(FunctionCallInfo fcinfo, CmsAggState *s, CountMin *c, const char *what)
 
 			cm_check_compatible(&s->sketch.p, &other.p, what);
 			cm_report(cms_merge(&s->sketch, &other), what);
+			s->value->flags = bf_flags_merge_elems(s->value->flags, c->flags);
 		}
 	}
 	if (s == NULL)

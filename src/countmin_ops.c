@@ -12,18 +12,22 @@
 #include "utils/builtins.h"
 
 #include "bloomfilter.h"
+#include "bs_elem.h"
 #include "countmin.h"
 
 PG_FUNCTION_INFO_V1(countmin_empty);
 PG_FUNCTION_INFO_V1(countmin_for_error);
 PG_FUNCTION_INFO_V1(countmin_add_int8);
 PG_FUNCTION_INFO_V1(countmin_add_bytes);
+PG_FUNCTION_INFO_V1(countmin_add_text);
 PG_FUNCTION_INFO_V1(countmin_add_uuid);
 PG_FUNCTION_INFO_V1(countmin_remove_int8);
 PG_FUNCTION_INFO_V1(countmin_remove_bytes);
+PG_FUNCTION_INFO_V1(countmin_remove_text);
 PG_FUNCTION_INFO_V1(countmin_remove_uuid);
 PG_FUNCTION_INFO_V1(countmin_estimate_int8);
 PG_FUNCTION_INFO_V1(countmin_estimate_bytes);
+PG_FUNCTION_INFO_V1(countmin_estimate_text);
 PG_FUNCTION_INFO_V1(countmin_estimate_uuid);
 PG_FUNCTION_INFO_V1(countmin_total);
 PG_FUNCTION_INFO_V1(countmin_w);
@@ -40,7 +44,7 @@ countmin_empty(PG_FUNCTION_ARGS)
 {
 	CmsParams	p = cm_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1), PG_GETARG_INT32(2));
 
-	PG_RETURN_POINTER(cm_alloc(&p));
+	PG_RETURN_POINTER(cm_alloc_typed(&p));
 }
 
 Datum
@@ -71,7 +75,34 @@ countmin_for_error(PG_FUNCTION_ARGS)
 						   ceil(2.718281828459045 / eps), ceil(log(1 / delta)),
 						   CMS_MAX_W, CMS_MAX_D, (uint64) CMS_MAX_CELLS)));
 	p = cm_make_params(w, d, PG_GETARG_INT32(2));
-	PG_RETURN_POINTER(cm_alloc(&p));
+	PG_RETURN_POINTER(cm_alloc_typed(&p));
+}
+
+/*
+ * The key of element argument 1 (of type typid) in sketch c, and in *elem its
+ * type (BS_ELEM_*); a text is read by the element types c records
+ * (bs_elemtype.h), and one read two ways is an error naming `what`: one
+ * count must change
+ */
+static BsKey
+elem_key(FunctionCallInfo fcinfo, const BsHasher *h, const CountMin *c, Oid typid,
+		 unsigned *elem, const char *what)
+{
+	BsTextReadings rd;
+	BsElem		t,
+				r[BS_ELEM_READINGS_MAX];
+	int			n;
+
+	if (typid != TEXTOID)
+	{
+		*elem = typid == INT8OID ? BS_ELEM_INT : typid == UUIDOID ? BS_ELEM_UUID : BS_ELEM_BYTES;
+		return cm_elem_key(h, PG_GETARG_DATUM(1), typid);
+	}
+	t = bs_elem_varlena(PG_GETARG_DATUM(1));
+	*elem = bs_elem_text_used(&t, bf_flags_elems(c->flags), &rd, r, &n);
+	if (n > 1)
+		bs_elem_text_ambiguous(what, &t, *elem);
+	return bs_elem_key(h, &r[0]);
 }
 
 /* a modifiable copy of argument 0 with count (argument 2) added / removed */
@@ -84,11 +115,13 @@ add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 	CmsSketch	s;
 	BsHasher	h;
 	BsKey		key;
+	unsigned	elem;
 
 	memcpy(c, in, VARSIZE(in));
 	s = cm_sketch(c);
 	cms_hasher_init(&h, c->seed);
-	key = cm_elem_key(&h, PG_GETARG_DATUM(1), typid);
+	key = elem_key(fcinfo, &h, c, typid, &elem, remove ? "cms_remove" : "cms_add");
+	c->flags = bf_flags_add_elems(c->flags, elem);
 	if (count < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -103,36 +136,56 @@ add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 Datum
 countmin_add_int8(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, INT8OID, false);
 }
 
 Datum
 countmin_add_bytes(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, BYTEAOID, false);
+}
+
+Datum
+countmin_add_text(PG_FUNCTION_ARGS)
+{
+	BS_ELEM_NULLS_RETURN();
+	return add_or_remove(fcinfo, TEXTOID, false);
 }
 
 Datum
 countmin_add_uuid(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, UUIDOID, false);
 }
 
 Datum
 countmin_remove_int8(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, INT8OID, true);
 }
 
 Datum
 countmin_remove_bytes(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, BYTEAOID, true);
+}
+
+Datum
+countmin_remove_text(PG_FUNCTION_ARGS)
+{
+	BS_ELEM_NULLS_RETURN();
+	return add_or_remove(fcinfo, TEXTOID, true);
 }
 
 Datum
 countmin_remove_uuid(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return add_or_remove(fcinfo, UUIDOID, true);
 }
 
@@ -148,6 +201,7 @@ estimate(FunctionCallInfo fcinfo, Oid typid)
 	CountMin   *c;
 	CmsSketch	s;
 	BsHasher	h;
+	unsigned	elem;
 
 	if (cache == NULL)
 		cache = fcinfo->flinfo->fn_extra =
@@ -156,7 +210,7 @@ estimate(FunctionCallInfo fcinfo, Oid typid)
 													 fcinfo->flinfo->fn_mcxt)));
 	s = cm_sketch(c);
 	cms_hasher_init(&h, c->seed);
-	PG_RETURN_INT64(cms_estimate(&s, cm_elem_key(&h, PG_GETARG_DATUM(1), typid)));
+	PG_RETURN_INT64(cms_estimate(&s, elem_key(fcinfo, &h, c, typid, &elem, "cms_estimate")));
 }
 
 Datum
@@ -169,6 +223,12 @@ Datum
 countmin_estimate_bytes(PG_FUNCTION_ARGS)
 {
 	return estimate(fcinfo, BYTEAOID);
+}
+
+Datum
+countmin_estimate_text(PG_FUNCTION_ARGS)
+{
+	return estimate(fcinfo, TEXTOID);
 }
 
 Datum

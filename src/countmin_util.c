@@ -114,6 +114,16 @@ cm_alloc(const CmsParams *p)
 	return c;
 }
 
+/* cm_alloc_typed: cm_alloc for a new sketch that records its element types */
+CountMin *
+cm_alloc_typed(const CmsParams *p)
+{
+	CountMin   *c = cm_alloc(p);
+
+	c->flags = BF_FLAG_TYPED;
+	return c;
+}
+
 /*
  * cm_detoast: the datum as an aligned, 4-byte-header CountMin whose header is
  * consistent (values enter only through the validating inputs, so a failure
@@ -140,7 +150,8 @@ cm_detoast(Datum d)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("countmin hashing scheme version %d is not supported", c->version)));
-	if (cms_check_params(c->w, c->d) != CMS_OK || c->flags != CM_FLAGS_NONE ||
+	if (cms_check_params(c->w, c->d) != CMS_OK || !bf_flags_valid(c->flags) ||
+		(c->flags & BF_FLAG_SPARSE) ||
 		VARSIZE(c) != CM_VARSIZE(c->w, c->d) || c->total < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

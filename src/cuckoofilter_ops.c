@@ -87,36 +87,42 @@ update_common(FunctionCallInfo fcinfo, BsElem e, bool add)
 Datum
 cuckoo_add_int8(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), true);
 }
 
 Datum
 cuckoo_add_bytes(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), true);
 }
 
 Datum
 cuckoo_add_uuid(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), true);
 }
 
 Datum
 cuckoo_remove_int8(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return update_common(fcinfo, bs_elem_int8(PG_GETARG_INT64(1)), false);
 }
 
 Datum
 cuckoo_remove_bytes(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return update_common(fcinfo, bs_elem_varlena(PG_GETARG_DATUM(1)), false);
 }
 
 Datum
 cuckoo_remove_uuid(PG_FUNCTION_ARGS)
 {
+	BS_ELEM_NULLS_RETURN();
 	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), false);
 }
 

@@ -58,14 +58,16 @@ CREATE FUNCTION bloom_for_capacity(n bigint, fp_rate float8, seed integer, k int
     RETURNS bloomfilter
     AS 'MODULE_PATHNAME', 'bloom_for_capacity_k' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- not strict: a NULL element returns the filter unchanged (a NULL filter gives NULL);
+-- the text overload reads the text by the element types the filter records
 CREATE FUNCTION bloom_add(bloomfilter, bigint) RETURNS bloomfilter
-    AS 'MODULE_PATHNAME', 'bloom_add_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'bloom_add_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION bloom_add(bloomfilter, text) RETURNS bloomfilter
-    AS 'MODULE_PATHNAME', 'bloom_add_bytes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'bloom_add_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION bloom_add(bloomfilter, bytea) RETURNS bloomfilter
-    AS 'MODULE_PATHNAME', 'bloom_add_bytes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'bloom_add_bytes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION bloom_add(bloomfilter, uuid) RETURNS bloomfilter
-    AS 'MODULE_PATHNAME', 'bloom_add_uuid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'bloom_add_uuid' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_from_array(bigint[], m integer, k integer, seed integer DEFAULT 0,
                                  hash text DEFAULT 'xxh3') RETURNS bloomfilter
@@ -146,7 +148,7 @@ CREATE AGGREGATE bloom_intersect_agg(bloomfilter) (
 CREATE FUNCTION bloom_contains(bloomfilter, bigint) RETURNS boolean
     AS 'MODULE_PATHNAME', 'bloom_contains_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_contains(bloomfilter, text) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'bloom_contains_bytes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'bloom_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_contains(bloomfilter, bytea) RETURNS boolean
     AS 'MODULE_PATHNAME', 'bloom_contains_bytes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_contains(bloomfilter, uuid) RETURNS boolean
@@ -154,7 +156,7 @@ CREATE FUNCTION bloom_contains(bloomfilter, uuid) RETURNS boolean
 CREATE FUNCTION bloom_contained(bigint, bloomfilter) RETURNS boolean
     AS 'MODULE_PATHNAME', 'bloom_contained_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_contained(text, bloomfilter) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'bloom_contained_bytes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'bloom_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_contained(bytea, bloomfilter) RETURNS boolean
     AS 'MODULE_PATHNAME', 'bloom_contained_bytes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_contained(uuid, bloomfilter) RETURNS boolean
@@ -350,7 +352,7 @@ DECLARE
 BEGIN
     FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
         EXECUTE format($f$COMMENT ON FUNCTION bloom_add(bloomfilter, %1$s) IS
-            'copy of the filter with the element added'$f$, elem);
+            'copy of the filter with the element added (the filter itself for a NULL element)'$f$, elem);
         EXECUTE format($f$COMMENT ON FUNCTION bloom_contains(bloomfilter, %1$s) IS
             'membership: true for every added element, false positives at the filter''s rate'$f$, elem);
         EXECUTE format($f$COMMENT ON FUNCTION bloom_contained(%1$s, bloomfilter) IS

@@ -64,7 +64,7 @@ BEGIN
                                ('uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION bloomtree_add(t bloomtree, elem %1$s) RETURNS bloomtree
-                AS 'MODULE_PATHNAME', 'bloomtree_add_%2$s' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE$f$,
+                AS 'MODULE_PATHNAME', 'bloomtree_add_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
             elem, suffix);
         EXECUTE format($f$
             COMMENT ON FUNCTION bloomtree_add(bloomtree, %1$s) IS 'copy of the bloomtree with the element added'$f$,

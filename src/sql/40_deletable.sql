@@ -66,18 +66,19 @@ DECLARE
     elem text;
     suffix text;
 BEGIN
-    FOR elem, suffix IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'),
+    -- the text overloads read the text by the element types the filter records
+    FOR elem, suffix IN VALUES ('bigint', 'int8'), ('text', 'text'), ('bytea', 'bytes'),
                                ('uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION cbloom_add(cb countingbloom, elem %1$s) RETURNS countingbloom
-                AS 'MODULE_PATHNAME', 'cbloom_add_%2$s' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE$f$,
+                AS 'MODULE_PATHNAME', 'cbloom_add_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
             elem, suffix);
         EXECUTE format($f$
             COMMENT ON FUNCTION cbloom_add(countingbloom, %1$s) IS
                 'copy with the element added: its k counters incremented (15 saturates)'$f$, elem);
         EXECUTE format($f$
             CREATE FUNCTION cbloom_remove(cb countingbloom, elem %1$s) RETURNS countingbloom
-                AS 'MODULE_PATHNAME', 'cbloom_remove_%2$s' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE$f$,
+                AS 'MODULE_PATHNAME', 'cbloom_remove_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
             elem, suffix);
         EXECUTE format($f$
             COMMENT ON FUNCTION cbloom_remove(countingbloom, %1$s) IS
@@ -256,14 +257,14 @@ BEGIN
                                ('uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION cuckoo_add(cf cuckoofilter, elem %1$s) RETURNS cuckoofilter
-                AS 'MODULE_PATHNAME', 'cuckoo_add_%2$s' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE$f$,
+                AS 'MODULE_PATHNAME', 'cuckoo_add_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
             elem, suffix);
         EXECUTE format($f$
             COMMENT ON FUNCTION cuckoo_add(cuckoofilter, %1$s) IS
                 'copy with the element''s fingerprint stored; error 54000 when full'$f$, elem);
         EXECUTE format($f$
             CREATE FUNCTION cuckoo_remove(cf cuckoofilter, elem %1$s) RETURNS cuckoofilter
-                AS 'MODULE_PATHNAME', 'cuckoo_remove_%2$s' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE$f$,
+                AS 'MODULE_PATHNAME', 'cuckoo_remove_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
             elem, suffix);
         EXECUTE format($f$
             COMMENT ON FUNCTION cuckoo_remove(cuckoofilter, %1$s) IS

@@ -45,15 +45,19 @@ DO $$
 DECLARE
     elem text;
     csym text;
+    rsym text;
 BEGIN
-    FOR elem, csym IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'), ('uuid', 'uuid') LOOP
+    -- rsym: the C functions of the text overloads, which read the text by the
+    -- element types the sketch records (the aggregates build new sketches)
+    FOR elem, csym, rsym IN VALUES ('bigint', 'int8', 'int8'), ('text', 'bytes', 'text'),
+                                   ('bytea', 'bytes', 'bytes'), ('uuid', 'uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION cms_add(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
-                AS 'MODULE_PATHNAME', %2$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+                AS 'MODULE_PATHNAME', %2$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
             COMMENT ON FUNCTION cms_add(countmin, %1$s, bigint) IS
                 'copy of the sketch with count (>= 0) added for elem';
             CREATE FUNCTION cms_remove(s countmin, elem %1$s, count bigint DEFAULT 1) RETURNS countmin
-                AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+                AS 'MODULE_PATHNAME', %3$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
             COMMENT ON FUNCTION cms_remove(countmin, %1$s, bigint) IS
                 'copy of the sketch with count subtracted for elem; error 22023 if a counter would go negative';
             CREATE FUNCTION cms_estimate(s countmin, elem %1$s) RETURNS bigint
@@ -76,8 +80,8 @@ BEGIN
                 AS 'MODULE_PATHNAME', %6$L LANGUAGE C IMMUTABLE PARALLEL SAFE;
             COMMENT ON FUNCTION cms_agg_trans(internal, %1$s, bigint, integer, integer, integer) IS
                 'cms_agg transition function (with counts)';
-            $f$, elem, 'countmin_add_' || csym, 'countmin_remove_' || csym,
-            'countmin_estimate_' || csym, 'countmin_agg_trans_' || csym,
+            $f$, elem, 'countmin_add_' || rsym, 'countmin_remove_' || rsym,
+            'countmin_estimate_' || rsym, 'countmin_agg_trans_' || csym,
             'countmin_agg_count_trans_' || csym);
     END LOOP;
 END

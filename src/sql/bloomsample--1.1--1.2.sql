@@ -1029,3 +1029,67 @@ CREATE FUNCTION cms_error(s countmin) RETURNS bigint
     AS 'MODULE_PATHNAME', 'countmin_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cms_error(countmin) IS
     'the additive error bound ceil(e*N/w): cms_estimate - cms_error is a lower bound of the count with probability 1 - delta';
+-- ==== issue 32: element typing (text elements read by the filter's types) and NULL elements ====
+-- bloom_add is no longer strict (a NULL element returns the filter unchanged); the text
+-- overloads of bloom_add, bloom_contains and bloom_contained get their own C functions,
+-- which read the text by the element types the filter records (README: Element types)
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, bigint) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_int8' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, text) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_text' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, bytea) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_bytes' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_add(bloomfilter, uuid) RETURNS bloomfilter
+    AS 'MODULE_PATHNAME', 'bloom_add_uuid' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_contains(bloomfilter, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'bloom_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloom_contained(text, bloomfilter) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'bloom_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- (CREATE OR REPLACE reset what 05_planner.sql set)
+ALTER FUNCTION bloom_contains(bloomfilter, text) COST 20 SUPPORT bloomfilter_support;
+ALTER FUNCTION bloom_contained(text, bloomfilter) COST 20 SUPPORT bloomfilter_support;
+DO $$
+DECLARE
+    elem text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format($f$COMMENT ON FUNCTION bloom_add(bloomfilter, %1$s) IS
+            'copy of the filter with the element added (the filter itself for a NULL element)'$f$, elem);
+    END LOOP;
+END
+$$;
+-- the same NULL rule for every function that adds or removes an element: not strict, a
+-- NULL element (or count) returns the value unchanged, a NULL value gives NULL
+DO $$
+DECLARE
+    elem text;
+BEGIN
+    FOREACH elem IN ARRAY ARRAY['bigint', 'text', 'bytea', 'uuid'] LOOP
+        EXECUTE format('ALTER FUNCTION cbloom_add(countingbloom, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cbloom_remove(countingbloom, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cuckoo_add(cuckoofilter, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cuckoo_remove(cuckoofilter, %s) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cms_add(countmin, %s, bigint) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION cms_remove(countmin, %s, bigint) CALLED ON NULL INPUT', elem);
+        EXECUTE format('ALTER FUNCTION bloomtree_add(bloomtree, %s) CALLED ON NULL INPUT', elem);
+    END LOOP;
+END
+$$;
+-- countingbloom records its element types too: the text overloads read the text by them
+CREATE OR REPLACE FUNCTION cbloom_add(cb countingbloom, elem text) RETURNS countingbloom
+    AS 'MODULE_PATHNAME', 'cbloom_add_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_remove(cb countingbloom, elem text) RETURNS countingbloom
+    AS 'MODULE_PATHNAME', 'cbloom_remove_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_contains(cb countingbloom, elem text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'cbloom_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_contained(elem text, cb countingbloom) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'cbloom_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cbloom_count(cb countingbloom, elem text) RETURNS integer
+    AS 'MODULE_PATHNAME', 'cbloom_count_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- countmin records its element types too: the text overloads read the text by them
+CREATE OR REPLACE FUNCTION cms_add(s countmin, elem text, count bigint DEFAULT 1) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_add_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cms_remove(s countmin, elem text, count bigint DEFAULT 1) RETURNS countmin
+    AS 'MODULE_PATHNAME', 'countmin_remove_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cms_estimate(s countmin, elem text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'countmin_estimate_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
