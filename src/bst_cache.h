@@ -19,9 +19,11 @@
 
 typedef enum
 {
-	BST_RECON_AUTO = 0,			/* index when it fits the memory limit, else tree */
+	BST_RECON_AUTO = 0,			/* the cheaper of index and scan when the index
+								 * fits the memory limit, else tree */
 	BST_RECON_INDEX = 1,
-	BST_RECON_TREE = 2
+	BST_RECON_TREE = 2,
+	BST_RECON_SCAN = 3			/* test every id of the tree */
 } BstReconMethod;
 
 /* ---- bst_settings.c ---- */

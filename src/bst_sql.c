@@ -37,6 +37,8 @@ PG_FUNCTION_INFO_V1(bst_info);
 PG_FUNCTION_INFO_V1(bst_sample_sql);
 PG_FUNCTION_INFO_V1(bst_reconstruct_sql);
 PG_FUNCTION_INFO_V1(bst_sample_stats);
+PG_FUNCTION_INFO_V1(bst_sample_distinct_sql);
+PG_FUNCTION_INFO_V1(bst_sample_distinct_stats);
 PG_FUNCTION_INFO_V1(bst_reconstruct_stats);
 PG_FUNCTION_INFO_V1(bloom_dictionary_attack);
 PG_FUNCTION_INFO_V1(bloom_dictionary_sample);
@@ -691,8 +693,9 @@ run_stats(FunctionCallInfo fcinfo, BstSearchFn search)
 	return return_stats(fcinfo, &st);
 }
 
+/* bst_sample and bst_sample_distinct: n samples, with replacement or distinct */
 static void
-do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+sample_common(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st, bool distinct)
 {
 	char	   *name;
 	BloomView	q;
@@ -710,9 +713,25 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 		index_needed(t, name);
 	bst_rng_init(&rng);
 	bst_result_init(out, &scratch);
-	rc = bst_sample_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, n, method, fits, &rng,
-						&scratch, out, st, NULL);
+	if (distinct)
+		rc = bst_sample_distinct_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, n, method, fits,
+									 &rng, &scratch, out, st, NULL);
+	else
+		rc = bst_sample_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, n, method, fits, &rng,
+							&scratch, out, st, NULL);
 	bst_report(rc, "sampling", 0);
+}
+
+static void
+do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+{
+	sample_common(fcinfo, out, st, false);
+}
+
+static void
+do_sample_distinct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+{
+	sample_common(fcinfo, out, st, true);
 }
 
 Datum
@@ -727,6 +746,18 @@ bst_sample_stats(PG_FUNCTION_ARGS)
 	return run_stats(fcinfo, do_sample);
 }
 
+Datum
+bst_sample_distinct_sql(PG_FUNCTION_ARGS)
+{
+	return run_ids(fcinfo, do_sample_distinct);
+}
+
+Datum
+bst_sample_distinct_stats(PG_FUNCTION_ARGS)
+{
+	return run_stats(fcinfo, do_sample_distinct);
+}
+
 static void
 do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 {
@@ -736,17 +767,28 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 	BstTree    *t = tree_and_query(fcinfo, &name, &q, &qpos);
 	BstAlloc	scratch = bst_scratch_alloc();
 	int			rc;
-	bool		use_index;
+	BstWay		way;
 
-	if (bst_reconstruct_method == BST_RECON_INDEX)
-		index_needed(t, name);
-	use_index = bst_reconstruct_method == BST_RECON_INDEX ||
-		(bst_reconstruct_method == BST_RECON_AUTO && index_fits(t));
+	switch (bst_reconstruct_method)
+	{
+		case BST_RECON_INDEX:
+			index_needed(t, name);
+			way = BST_WAY_INDEX;
+			break;
+		case BST_RECON_TREE:
+			way = BST_WAY_TREE;
+			break;
+		case BST_RECON_SCAN:
+			way = BST_WAY_SCAN;
+			break;
+		default:
+			/* auto: the cheaper of index and scan (the cost model, bst_plan.h) */
+			way = bst_reconstruct_choose(t, qpos ? q.sp.n : bs_popcount(q.bits, t->nwords),
+										 index_fits(t));
+			break;
+	}
 	bst_result_init(out, &scratch);
-	if (use_index)
-		rc = bst_reconstruct_index_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, out, st);
-	else
-		rc = bst_reconstruct_tree(t, q.bits, out, st);
+	rc = bst_reconstruct_way(t, q.bits, qpos, qpos ? q.sp.n : 0, way, out, st);
 	bst_report(rc, "reconstructing", 0);
 }
 
