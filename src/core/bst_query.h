@@ -139,6 +139,15 @@ extern int	bst_sample_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos,
 						   BstIdVec *out, BstStats *st, BstSampleInfo *info);
 
 /*
+ * The method AUTO stands for with a query of tq set bits and n samples:
+ * ENUMERATE (the index) unless the cost model prefers SCAN for n samples;
+ * AUTO itself (the tree walk) when the index neither exists nor may be built
+ * (allow_index).  Other methods are returned as they are.
+ */
+extern BstSampleMethod bst_sample_resolve(const BstTree *t, uint64_t tq, int64_t n,
+										  BstSampleMethod method, bool allow_index);
+
+/*
  * The cheaper way to reconstruct q's members, by the cost model of
  * bst_plan.h (bst_cost_index, bst_cost_scan): the index or the scan of every
  * id when the index exists or may be built (allow_index), else the tree walk.
