@@ -96,13 +96,14 @@ extern void bst_plan_full(double n, uint64_t M, double acc, int k,
  *   scan  = N SCAN
  * Both pay the same per member returned, which cancels.  The index wins by
  * far on sparse filters (at f = 0.02 it costs about 1/70 of the scan); the
- * two meet near f = 0.45 (the f^2 and sort terms grow), for every N measured
- * (10^4 .. 10^7; test/bench/20_bst.sh, "method choice").  Constants measured
- * by that benchmark on the development machine (k = 3, xxh3):
+ * two meet near f = 0.5 (the f^2 and sort terms grow): measured at 0.45-0.55
+ * for N = 10^4 .. 10^7 (test/bench/20_bst.sh, "method choice"), where either
+ * way is within about 1.1x of the other.  Constants measured by that
+ * benchmark on the development machine (k = 3, xxh3):
  */
 #define BST_COST_CANDIDATE_NS	10.0	/* read an index entry, test its second bit */
 #define BST_COST_SCAN_NS		14.0	/* hash an id and test its bits */
-#define BST_COST_SORT_NS		4.0 /* sort the members: per member and level */
+#define BST_COST_SORT_NS		2.0 /* sort the members: per member and level */
 #define BST_COST_TRIAL_NS		20.0	/* one sampling trial: two cache misses */
 
 /* the members expected among N ids: c + (N - c) f^k, at most N */

@@ -130,20 +130,24 @@ bst_choice() {
   "${PSQL[@]}" <<SQL
 SET bloomsample.bst_memory_limit = '6GB';
 SET bloomsample.bst_random_seed = 37;
-\echo == method choice: auto vs index vs scan (medians of ${BST_CHOICE_REPS:-5} interleaved rounds, ms)
+\echo == method choice: auto vs index vs scan (medians of ${BST_CHOICE_REPS:-7} interleaved rounds, ms)
 CREATE TEMP TABLE choice (op text, namespace bigint, m int, fill float8, members bigint,
   auto_ms float8, index_ms float8, scan_ms float8, auto_scanned boolean);
 -- the median wall time of a statement under a method setting, for each
 -- setting, rounds interleaved (a round runs every setting once)
 CREATE FUNCTION pg_temp.medians(q text, guc text, settings text[], reps int) RETURNS float8[]
 LANGUAGE plpgsql AS \$\$
-DECLARE ts float8[] := '{}'; t0 timestamptz; res float8[] := '{}'; ns int := cardinality(settings);
+DECLARE ts float8[]; t0 timestamptz; res float8[] := '{}'; ns int := cardinality(settings); i int;
 BEGIN
+  ts := array_fill(0::float8, ARRAY[reps * ns]);
   FOR r IN 0..reps LOOP
-    FOR i IN 1..ns LOOP
+    -- the order rotates each round, so that no setting always runs right
+    -- after the slow scan (whose pass over N ids evicts the index from the caches)
+    FOR jj IN 0..ns - 1 LOOP
+      i := (r + jj) % ns + 1;
       PERFORM set_config(guc, settings[i], true);
       t0 := clock_timestamp(); EXECUTE q;
-      IF r > 0 THEN ts := ts || extract(epoch FROM clock_timestamp() - t0) * 1000; END IF;
+      IF r > 0 THEN ts[(r - 1) * ns + i] := extract(epoch FROM clock_timestamp() - t0) * 1000; END IF;
     END LOOP;
   END LOOP;
   FOR i IN 1..ns LOOP
@@ -154,7 +158,7 @@ BEGIN
   RETURN res;
 END \$\$;
 DO \$\$
-DECLARE ns bigint; mm int; f float8; nmem bigint; q bloomfilter; t float8[]; reps int := ${BST_CHOICE_REPS:-5};
+DECLARE ns bigint; mm int; f float8; nmem bigint; q bloomfilter; t float8[]; reps int := ${BST_CHOICE_REPS:-7};
         scanned boolean; nids bigint;
 BEGIN
   FOR e IN 4..round(log(${BST_CHOICE_MAX:-10000000}))::int LOOP
