@@ -40,14 +40,14 @@ bst_reconstruct_way(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t
 
 /*
  * A set of ids: open addressing over a power-of-two table of at least twice
- * the ids it will hold (INT64_MIN marks a free slot: no id of a tree is
- * INT64_MIN, a full tree's namespace ending below 2^63 - 1 and a pruned
- * tree's ids being non-negative)
+ * the ids it will hold; INT64_MIN marks a free slot, and the id INT64_MIN
+ * (a full tree's namespace may start there) is kept in has_min instead
  */
 typedef struct IdSet
 {
 	int64_t    *slot;
 	uint64_t	mask;
+	bool		has_min;
 } IdSet;
 
 #define IDSET_FREE	INT64_MIN
@@ -57,6 +57,14 @@ static inline bool
 idset_add(IdSet *s, int64_t x)
 {
 	uint64_t	h = (uint64_t) x * UINT64_C(0x9E3779B97F4A7C15);
+
+	if (x == IDSET_FREE)
+	{
+		bool		added = !s->has_min;
+
+		s->has_min = true;
+		return added;
+	}
 
 	for (uint64_t i = (h >> 17) & s->mask;; i = (i + 1) & s->mask)
 	{
@@ -95,6 +103,7 @@ distinct_by_rejection(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64
 	while (cap < 2 * (uint64_t) n)
 		cap *= 2;
 	set.mask = cap - 1;
+	set.has_min = false;
 	set.slot = scratch->alloc(scratch->ctx, cap * sizeof(int64_t));
 	if (!set.slot)
 		return BST_ENOMEM;

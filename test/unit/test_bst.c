@@ -1310,6 +1310,41 @@ test_distinct(void)
 		}
 		bst_vec_free(&all);
 	}
+	/*
+	 * a namespace starting at INT64_MIN (the id set's free mark): that id is
+	 * drawn like any other, and never twice in a draw
+	 */
+	{
+		BstTree    *t2;
+		int64_t		lo = INT64_MIN;
+		int64_t		ids[20];
+		uint8_t    *q2;
+		int			seen_min = 0;
+		bool		ok = true;
+
+		for (int i = 0; i < 20; i++)
+			ids[i] = lo + 37 * i;
+		q2 = make_filter(&h, ids, 20);
+		rc = bst_build_full(&p, lo, lo + 5000, 4, false, &bst_alloc_malloc, &t2);
+		for (int d = 0; ok && rc == BST_OK && d < 500; d++)
+		{
+			bst_vec_init(&all, &bst_alloc_malloc);
+			rc = bst_sample_distinct_pos(t2, q2, NULL, 0, 5, BST_SAMPLE_AUTO, true, &rng,
+										 &bst_alloc_malloc, &all, NULL, NULL);
+			qsort(all.v, all.n, sizeof(int64_t), cmp_i64);
+			ok = all.n == 5;
+			for (size_t i = 0; ok && i < all.n; i++)
+				ok = (i == 0 || all.v[i] != all.v[i - 1]) &&
+					bs_key_test(&h, bs_key_int64(&h, all.v[i]), q2);
+			seen_min += all.n > 0 && all.v[0] == INT64_MIN;
+			bst_vec_free(&all);
+		}
+		CHECK(rc == BST_OK && ok && seen_min > 50,
+			  "namespace from INT64_MIN: 5 distinct members a draw, INT64_MIN in %d of 500",
+			  seen_min);
+		bst_tree_free(t2);
+		free(q2);
+	}
 	/* an empty filter: nothing, whatever n */
 	memset(q, 0, bs_words_for_bits(p.m) * 8);
 	bst_vec_init(&all, &bst_alloc_malloc);
