@@ -317,7 +317,10 @@ typedef struct BloofiPathStep
 typedef struct BloofiSearchStats
 {
 	int64		nodes_checked;	/* node values tested: the root's, then every
-								 * child of every node visited */
+								 * child of every bit-sliced node visited, and
+								 * the list entries a SPARSE bottom node read
+								 * (its filters in no list read are never
+								 * looked at) */
 	int64		matches;		/* leaves (with a TID) whose bits all match */
 	int64		leaves_seen;	/* leaves in the bottom nodes visited */
 } BloofiSearchStats;
@@ -435,7 +438,7 @@ extern uint8 *bloofi_sparse_encode_node(uint32 m, uint32 cap, uint32 n,
 										uint32 npages, uint64 *len);
 extern uint8 *bloofi_sparse_load(Relation index, const BloofiNode *node);
 extern bool bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos,
-								uint32 npos, uint64 *acc);
+								uint32 npos, uint64 *acc, uint64 *entries);
 extern void bloofi_sparse_slice_page(const BloofiNode *node, const uint8 *stream, uint32 sp,
 									 uint8 *page);
 

@@ -180,11 +180,13 @@ bloofi_slice_hint(const BloofiNode *node, const BloofiSlicePages *sp, uint32 j)
 /*
  * Test the children of node against the positions: acc (node->geom.slice_words
  * words) gets the matching slots among the first nused.  Returns false when
- * none matches.
+ * none matches.  *checked is increased by the children tested: all live ones
+ * of a bit-sliced node (one AND tests them all), the list entries read in a
+ * SPARSE one.
  */
 static bool
 bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
-				  uint64 *acc)
+				  uint64 *acc, int64 *checked)
 {
 	const BloofiGeometry *geom = &node->geom;
 	uint32		nwords = (node->nused + 63) / 64;
@@ -196,7 +198,14 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	BloofiSlicePages sp;
 
 	if (bloofi_node_is_sparse(node))	/* the sparse form: lists, not slices */
-		return bloofi_sparse_match(index, node, pos, npos, acc);
+	{
+		uint64		entries = 0;
+		bool		r = bloofi_sparse_match(index, node, pos, npos, acc, &entries);
+
+		*checked += (int64) entries;
+		return r;
+	}
+	*checked += node->nlive;
 	bloofi_slice_pages_locate(index, node, pos, npos, &sp);
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
 	for (uint32 i = 0; i < npos && any; i++)
@@ -277,8 +286,8 @@ bloofi_prefetch_children(Relation index, const BloofiMetaData *meta,
  * Search the tree for leaves having all npos positions (sorted, distinct)
  * set; cb(tid) for each match.  st counts the filters checked (the root's
  * value unless its SATURATED hint says testing it would prune little, then
- * the live children of every node visited), the matches and the leaves of
- * the bottom nodes visited.
+ * the live children of every bit-sliced node visited, the list entries read
+ * in SPARSE ones), the matches and the leaves of the bottom nodes visited.
  */
 void
 bloofi_search(Relation index, const BloofiMetaData *meta,
@@ -318,7 +327,6 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 
 		CHECK_FOR_INTERRUPTS();
 		bloofi_node_read(index, meta, stack[--nstack], &X);
-		st->nodes_checked += X.nlive;
 		if (X.level == 0)
 			st->leaves_seen += X.nlive;
 		if (acc_words < X.geom.slice_words)
@@ -326,7 +334,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			acc_words = X.geom.slice_words;
 			acc = acc ? repalloc(acc, acc_words * sizeof(uint64)) : palloc(acc_words * sizeof(uint64));
 		}
-		if (!bloofi_node_match(index, &X, pos, npos, acc))
+		if (!bloofi_node_match(index, &X, pos, npos, acc, &st->nodes_checked))
 			continue;
 
 		/* the children of the matching slots, one tid page at a time */

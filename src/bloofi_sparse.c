@@ -196,11 +196,14 @@ sparse_read(SparseReader *r, uint64 off, uint64 len, uint8 *out)
 /*
  * The lookup in SPARSE node: acc (geom.slice_words words) gets the slots
  * among the first nused whose lists hold every position; false when none.
- * Reads the header, two offsets and one list per position.
+ * Reads the header, two offsets and one list per position (stopping when
+ * the intersection is empty); *entries (when not NULL) is increased by the
+ * list entries read: the filters this lookup examined (a filter in no list
+ * read is never looked at).
  */
 bool
 bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
-					uint64 *acc)
+					uint64 *acc, uint64 *entries)
 {
 	SparseReader r = {index, node, InvalidBuffer, PG_UINT32_MAX};
 	BloofiSparseHeader h;
@@ -223,6 +226,8 @@ bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, u
 								"The list of position %u of its sparse slices is [%u, %u) of %u entries.",
 								pos[i], off[0], off[1], h.nentries);
 		n = off[1] - off[0];
+		if (entries)
+			*entries += n;
 		if (res == NULL)
 		{
 			res = palloc(sizeof(uint16) * Max(node->cap, 1));

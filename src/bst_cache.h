@@ -19,9 +19,11 @@
 
 typedef enum
 {
-	BST_RECON_AUTO = 0,			/* index when it fits the memory limit, else tree */
+	BST_RECON_AUTO = 0,			/* the cheaper of index and scan when the index
+								 * fits the memory limit, else tree */
 	BST_RECON_INDEX = 1,
-	BST_RECON_TREE = 2
+	BST_RECON_TREE = 2,
+	BST_RECON_SCAN = 3			/* test every id of the tree */
 } BstReconMethod;
 
 /* ---- bst_settings.c ---- */
@@ -94,5 +96,13 @@ extern bool bst_tree_shared(const BstTree *t, uint64 *image_bytes);
  */
 extern void bst_check_memory(const char *name, uint64 bytes, bool extending,
 							 const char *detail);
+
+/* ---- bst_sql.c (shared with bst_baseline_sql.c) ---- */
+/* the SETOF bigint result ids[0 .. n-1], materialized; returns the Datum to return */
+extern Datum bst_return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n);
+/* error (22023) unless lo < hi: the namespace [lo, hi) */
+extern void bst_check_namespace(int64 lo, int64 hi);
+/* error unless 0 <= n <= BST_MAX_SAMPLES (22023, 54000) */
+extern void bst_check_n(int64 n);
 
 #endif							/* BST_CACHE_H */

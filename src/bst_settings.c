@@ -27,6 +27,7 @@ static const struct config_enum_entry sample_method_options[] = {
 	{"auto", BST_SAMPLE_AUTO, false},
 	{"descent", BST_SAMPLE_DESCENT, false},
 	{"enumerate", BST_SAMPLE_ENUMERATE, false},
+	{"scan", BST_SAMPLE_SCAN, false},
 	{NULL, 0, false}
 };
 
@@ -34,6 +35,7 @@ static const struct config_enum_entry recon_method_options[] = {
 	{"auto", BST_RECON_AUTO, false},
 	{"index", BST_RECON_INDEX, false},
 	{"tree", BST_RECON_TREE, false},
+	{"scan", BST_RECON_SCAN, false},
 	{NULL, 0, false}
 };
 
@@ -70,11 +72,11 @@ bst_init_gucs(void)
 							NULL, &bst_memory_limit_mb, 2048, 1, INT_MAX / 2,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomEnumVariable("bloomsample.bst_sample_method",
-							 "How bst_sample draws: auto (exact), enumerate (index, exact) or descent (Algorithm 1 with rejection; uniform only for many samples per call).",
+							 "How bst_sample draws: auto (exact: the cheaper of enumerate and scan), enumerate (index, exact), scan (test every id, exact) or descent (Algorithm 1 with rejection; uniform only for many samples per call).",
 							 NULL, &bst_sample_method, BST_SAMPLE_AUTO,
 							 sample_method_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("bloomsample.bst_reconstruct_method",
-							 "How bst_reconstruct works: auto, index or tree.",
+							 "How bst_reconstruct works: auto (the cheaper of index and scan), index, tree or scan.",
 							 NULL, &bst_reconstruct_method, BST_RECON_AUTO,
 							 recon_method_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomsample.bst_random_seed",

@@ -4,7 +4,8 @@
  *    creating and extending trees (validation, memory checks, the source
  *    query, storing ids: used by src/bst_manage.c, which owns the catalog
  *    rows, and by the helpers of version 1.1), sampling, reconstruction,
- *    work counters and the baselines.  Design notes: docs/bloomsampletree.md.
+ *    and work counters (the baselines: bst_baseline_sql.c).  Design notes:
+ *    docs/bloomsampletree.md.
  */
 #include "postgres.h"
 
@@ -37,16 +38,12 @@ PG_FUNCTION_INFO_V1(bst_info);
 PG_FUNCTION_INFO_V1(bst_sample_sql);
 PG_FUNCTION_INFO_V1(bst_reconstruct_sql);
 PG_FUNCTION_INFO_V1(bst_sample_stats);
+PG_FUNCTION_INFO_V1(bst_sample_distinct_sql);
+PG_FUNCTION_INFO_V1(bst_sample_distinct_stats);
 PG_FUNCTION_INFO_V1(bst_reconstruct_stats);
-PG_FUNCTION_INFO_V1(bloom_dictionary_attack);
-PG_FUNCTION_INFO_V1(bloom_dictionary_sample);
-PG_FUNCTION_INFO_V1(bloom_hashinvert);
-PG_FUNCTION_INFO_V1(bst_clustered_ids);
 
-/* most ids bst_clustered_ids may draw from (its state takes 17 bytes an id) */
 /* longest tree name, in bytes (README: BloomSampleTree limits) */
 #define BST_MAX_NAME_BYTES	1000
-#define BST_MAX_GEN_NAMESPACE	INT64CONST(50000000)
 /* largest full-tree namespace (ids are 32-bit offsets in the index) */
 #define BST_MAX_FULL_NAMESPACE	(INT64CONST(1) << 32) - 2
 
@@ -57,8 +54,8 @@ PG_FUNCTION_INFO_V1(bst_clustered_ids);
 static ArrayType *make_id_array(const int64 *ids, size_t n);
 
 /* the SETOF bigint result ids[0 .. n-1], materialized; returns the Datum to return */
-static Datum
-return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n)
+Datum
+bst_return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
@@ -90,8 +87,8 @@ return_stats(FunctionCallInfo fcinfo, const BstStats *st)
 	return HeapTupleGetDatum(heap_form_tuple(desc, v, nulls));
 }
 
-static void
-check_namespace(int64 lo, int64 hi)
+void
+bst_check_namespace(int64 lo, int64 hi)
 {
 	if (hi <= lo)
 		ereport(ERROR,
@@ -101,8 +98,8 @@ check_namespace(int64 lo, int64 hi)
 				 errhint("The namespace is [lo, hi): lo must be less than hi.")));
 }
 
-static void
-check_n(int64 n)
+void
+bst_check_n(int64 n)
 {
 	if (n < 0)
 		ereport(ERROR,
@@ -246,7 +243,7 @@ bst_full_depth_for(text *name, int64 lo, int64 hi, const BsParams *p, int64 leaf
 	uint64		bytes;
 
 	bst_check_tree_name(name);
-	check_namespace(lo, hi);
+	bst_check_namespace(lo, hi);
 	if ((uint64) hi - (uint64) lo > (uint64) BST_MAX_FULL_NAMESPACE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -283,7 +280,7 @@ bst_full_depth(PG_FUNCTION_ARGS)
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 							errmsg("only leaf_size may be NULL in bst_create")));
 	bst_check_tree_name(PG_GETARG_TEXT_PP(0));
-	check_namespace(PG_GETARG_INT64(1), PG_GETARG_INT64(2));
+	bst_check_namespace(PG_GETARG_INT64(1), PG_GETARG_INT64(2));
 	p = bf_make_params(PG_GETARG_INT32(3), PG_GETARG_INT32(4), PG_GETARG_INT32(5),
 					   text_to_cstring(PG_GETARG_TEXT_PP(6)));
 	if (!PG_ARGISNULL(7))
@@ -677,7 +674,7 @@ run_ids(FunctionCallInfo fcinfo, BstSearchFn search)
 	BstIdVec	out;
 
 	search(fcinfo, &out, NULL);
-	return return_ids(fcinfo, out.v, out.n);
+	return bst_return_ids(fcinfo, out.v, out.n);
 }
 
 /* the *_stats result of a search: its work counters (the ids are dropped) */
@@ -691,8 +688,9 @@ run_stats(FunctionCallInfo fcinfo, BstSearchFn search)
 	return return_stats(fcinfo, &st);
 }
 
+/* bst_sample and bst_sample_distinct: n samples, with replacement or distinct */
 static void
-do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+sample_common(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st, bool distinct)
 {
 	char	   *name;
 	BloomView	q;
@@ -705,14 +703,30 @@ do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 	bool		fits = index_fits(t);
 	int			rc;
 
-	check_n(n);
+	bst_check_n(n);
 	if (method == BST_SAMPLE_ENUMERATE)
 		index_needed(t, name);
 	bst_rng_init(&rng);
 	bst_result_init(out, &scratch);
-	rc = bst_sample_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, n, method, fits, &rng,
-						&scratch, out, st, NULL);
+	if (distinct)
+		rc = bst_sample_distinct_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, n, method, fits,
+									 &rng, &scratch, out, st, NULL);
+	else
+		rc = bst_sample_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, n, method, fits, &rng,
+							&scratch, out, st, NULL);
 	bst_report(rc, "sampling", 0);
+}
+
+static void
+do_sample(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+{
+	sample_common(fcinfo, out, st, false);
+}
+
+static void
+do_sample_distinct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
+{
+	sample_common(fcinfo, out, st, true);
 }
 
 Datum
@@ -727,6 +741,18 @@ bst_sample_stats(PG_FUNCTION_ARGS)
 	return run_stats(fcinfo, do_sample);
 }
 
+Datum
+bst_sample_distinct_sql(PG_FUNCTION_ARGS)
+{
+	return run_ids(fcinfo, do_sample_distinct);
+}
+
+Datum
+bst_sample_distinct_stats(PG_FUNCTION_ARGS)
+{
+	return run_stats(fcinfo, do_sample_distinct);
+}
+
 static void
 do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 {
@@ -736,17 +762,28 @@ do_reconstruct(FunctionCallInfo fcinfo, BstIdVec *out, BstStats *st)
 	BstTree    *t = tree_and_query(fcinfo, &name, &q, &qpos);
 	BstAlloc	scratch = bst_scratch_alloc();
 	int			rc;
-	bool		use_index;
+	BstWay		way;
 
-	if (bst_reconstruct_method == BST_RECON_INDEX)
-		index_needed(t, name);
-	use_index = bst_reconstruct_method == BST_RECON_INDEX ||
-		(bst_reconstruct_method == BST_RECON_AUTO && index_fits(t));
+	switch (bst_reconstruct_method)
+	{
+		case BST_RECON_INDEX:
+			index_needed(t, name);
+			way = BST_WAY_INDEX;
+			break;
+		case BST_RECON_TREE:
+			way = BST_WAY_TREE;
+			break;
+		case BST_RECON_SCAN:
+			way = BST_WAY_SCAN;
+			break;
+		default:
+			/* auto: the cheaper of index and scan (the cost model, bst_plan.h) */
+			way = bst_reconstruct_choose(t, qpos ? q.sp.n : bs_popcount(q.bits, t->nwords),
+										 index_fits(t));
+			break;
+	}
 	bst_result_init(out, &scratch);
-	if (use_index)
-		rc = bst_reconstruct_index_pos(t, q.bits, qpos, qpos ? q.sp.n : 0, out, st);
-	else
-		rc = bst_reconstruct_tree(t, q.bits, out, st);
+	rc = bst_reconstruct_way(t, q.bits, qpos, qpos ? q.sp.n : 0, way, out, st);
 	bst_report(rc, "reconstructing", 0);
 }
 
@@ -760,122 +797,4 @@ Datum
 bst_reconstruct_stats(PG_FUNCTION_ARGS)
 {
 	return run_stats(fcinfo, do_reconstruct);
-}
-
-/* ---------------------------------------------------------------------------
- * baselines and generators
- * ---------------------------------------------------------------------------
- */
-/* a baseline's arguments (filter, lo, hi): q viewed, [lo, hi) checked, q's hasher */
-static void
-baseline_args(FunctionCallInfo fcinfo, BloomView *q, int64 *lo, int64 *hi, BsHasher *h)
-{
-	bf_view_datum(PG_GETARG_DATUM(0), q);
-	*lo = PG_GETARG_INT64(1);
-	*hi = PG_GETARG_INT64(2);
-	check_namespace(*lo, *hi);
-	bs_hasher_init(h, &q->p);
-}
-
-Datum
-bloom_dictionary_attack(PG_FUNCTION_ARGS)
-{
-	BloomView	q;
-	int64		lo,
-				hi;
-	BsHasher	h;
-	BstAlloc	scratch = bst_scratch_alloc();
-	BstIdVec	out;
-
-	baseline_args(fcinfo, &q, &lo, &hi, &h);
-	bst_result_init(&out, &scratch);
-	bst_report(bst_dictionary_attack(&h, q.bits, lo, hi, &out, NULL), "running the dictionary attack", 0);
-	return return_ids(fcinfo, out.v, out.n);
-}
-
-Datum
-bloom_dictionary_sample(PG_FUNCTION_ARGS)
-{
-	BloomView	q;
-	int64		lo,
-				hi,
-				n = PG_GETARG_INT32(3);
-	BsHasher	h;
-	BstAlloc	scratch = bst_scratch_alloc();
-	BstIdVec	out;
-	BstRng		rng;
-
-	baseline_args(fcinfo, &q, &lo, &hi, &h);
-	check_n(n);
-	bst_rng_init(&rng);
-	bst_result_init(&out, &scratch);
-	bst_report(bst_dictionary_sample(&h, q.bits, lo, hi, n, &rng, &scratch, &out, NULL),
-			   "sampling by dictionary attack", (uint64) n * 8);
-	return return_ids(fcinfo, out.v, out.n);
-}
-
-Datum
-bloom_hashinvert(PG_FUNCTION_ARGS)
-{
-	BloomView	q;
-	int64		lo,
-				hi;
-	BsHasher	h;
-	BstAlloc	scratch = bst_scratch_alloc();
-	BstIdVec	out;
-	bool		unset;
-	int			rc;
-
-	baseline_args(fcinfo, &q, &lo, &hi, &h);
-	if (q.p.hash != BS_HASH_LINEAR)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("bloom_hashinvert needs a filter of hash family 'linear', not '%s'",
-						bs_hash_family_name(q.p.hash)),
-				 errhint("Only (a*x + b) mod m hashes can be inverted; use bloom_dictionary_attack or a BloomSampleTree.")));
-	if (bs_popcount(q.bits, q.nwords) > q.p.m / 2 &&
-		((uint64) hi - (uint64) lo) / 8 > bst_memory_limit_bytes())
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloom_hashinvert over a dense filter needs a bitmap of " UINT64_FORMAT " MB",
-						(((uint64) hi - (uint64) lo) / 8) >> 20),
-				 errhint("Narrow [lo, hi) or raise bloomsample.bst_memory_limit.")));
-	bst_result_init(&out, &scratch);
-	rc = bst_hashinvert(&h, q.bits, lo, hi, &scratch, &out, NULL, &unset);
-	bst_report(rc, "running HashInvert", 0);
-	return return_ids(fcinfo, out.v, out.n);
-}
-
-/* bst_clustered_ids(n, lo, hi, p, seed): the paper's clustered query sets */
-Datum
-bst_clustered_ids(PG_FUNCTION_ARGS)
-{
-	int64		n = PG_GETARG_INT64(0),
-				lo = PG_GETARG_INT64(1),
-				hi = PG_GETARG_INT64(2);
-	double		p = PG_GETARG_FLOAT8(3);
-	int64		seed = PG_GETARG_INT64(4);
-	BstAlloc	scratch = bst_scratch_alloc();
-	BstIdVec	out;
-	BstRng		rng;
-
-	check_namespace(lo, hi);
-	if ((uint64) hi - (uint64) lo > (uint64) BST_MAX_GEN_NAMESPACE)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bst_clustered_ids draws from at most " INT64_FORMAT " ids", BST_MAX_GEN_NAMESPACE)));
-	if (n < 0 || n > hi - lo)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("n = " INT64_FORMAT " must be between 0 and the namespace size " INT64_FORMAT,
-						n, hi - lo)));
-	if (!(p >= 0 && p < 1))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("clustering p = %g must be in [0, 1)", p)));
-	bst_rng_seed(&rng, (uint64) seed);
-	bst_result_init(&out, &scratch);
-	bst_report(bst_gen_clustered(lo, hi, n, p, &rng, &scratch, &out),
-			   "generating a clustered set", (uint64) (hi - lo) * 17);
-	return return_ids(fcinfo, out.v, out.n);
 }

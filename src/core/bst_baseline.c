@@ -29,6 +29,26 @@ bst_dictionary_attack(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t h
 }
 
 int
+bst_reconstruct_scan(const BstTree *t, const uint8_t *q, BstIdVec *out, BstStats *st)
+{
+	int			rc;
+
+	if (t->kind == BST_KIND_FULL)
+		return bst_dictionary_attack(&t->hasher, q, t->lo, t->hi, out, st);
+	for (size_t i = 0; i < t->nids; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		if (bs_key_test(&t->hasher, bs_key_int64(&t->hasher, t->ids[i]), q))
+			if ((rc = bst_vec_push(out, t->ids[i])) != BST_OK)
+				return rc;
+	}
+	if (st)
+		st->memberships += t->nids;
+	return BST_OK;
+}
+
+int
 bst_dictionary_sample(const BsHasher *h, const uint8_t *q, int64_t lo, int64_t hi,
 					  int64_t n, BstRng *rng, const BstAlloc *scratch,
 					  BstIdVec *out, BstStats *st)

@@ -16,6 +16,15 @@ extern int	bst_dictionary_attack(const BsHasher *h, const uint8_t *q, int64_t lo
 								  int64_t hi, BstIdVec *out, BstStats *st);
 
 /*
+ * every id of the tree t that q reports as a member, ascending, by testing
+ * each of its ids (the dictionary attack over [lo, hi) of a full tree, over
+ * the occupied ids of a pruned one): the 'scan' method of bst_reconstruct
+ * and bst_sample, the same answer as bst_reconstruct_index
+ */
+extern int	bst_reconstruct_scan(const BstTree *t, const uint8_t *q, BstIdVec *out,
+								 BstStats *st);
+
+/*
  * n independent uniform samples of the members in [lo, hi) by one pass of n
  * reservoirs of size one (the j-th positive replaces each reservoir with
  * probability 1/j; replaced reservoirs are found by geometric skips).

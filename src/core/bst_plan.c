@@ -106,3 +106,55 @@ bst_plan_full(double n, uint64_t M, double acc, int k, uint64_t mem_limit,
 	out->memory_bytes = bst_full_tree_bytes(M, (uint32_t) out->m, out->depth);
 	out->expected_fp = bs_expected_fp((double) out->m, k, n);
 }
+
+/* ---------------------------------------------------------------------------
+ * the cost model of the method choice (bst_plan.h)
+ * ---------------------------------------------------------------------------
+ */
+double
+bst_cost_members(uint64_t N, uint32_t m, int k, uint64_t tq)
+{
+	double		f = m ? (double) tq / (double) m : 1.0;
+	double		card = bs_est_cardinality(m, k, tq);
+	double		r;
+
+	if (!isfinite(card) || card > (double) N)
+		return (double) N;
+	r = card + ((double) N - card) * pow(f, k);
+	return r < (double) N ? r : (double) N;
+}
+
+double
+bst_cost_index_reconstruct(uint64_t N, uint32_t m, int k, uint64_t tq)
+{
+	double		f = m ? (double) tq / (double) m : 1.0;
+	double		r = bst_cost_members(N, m, k, tq);
+
+	return (double) N * (f * BST_COST_CANDIDATE_NS + (k > 2 ? f * f * BST_COST_SCAN_NS : 0)) +
+		(r > 1 ? r * log2(r) * BST_COST_SORT_NS : 0);
+}
+
+double
+bst_cost_scan(uint64_t N, uint32_t m, int k, uint64_t tq)
+{
+	(void) m;
+	(void) k;
+	(void) tq;
+	return (double) N * BST_COST_SCAN_NS;
+}
+
+double
+bst_cost_index_sample(uint64_t N, uint32_t m, int k, uint64_t tq, int64_t n)
+{
+	double		f = m ? (double) tq / (double) m : 1.0;
+	double		cand = (double) N * f;
+	double		r = bst_cost_members(N, m, k, tq);
+	double		trials;
+
+	if (f <= 0 || r <= 0)
+		return 0;				/* no member: nothing to draw */
+	trials = (double) n * (cand > r ? cand / r : 1.0);
+	if (trials <= cand / 8)
+		return trials * BST_COST_TRIAL_NS;
+	return cand / 8 * BST_COST_TRIAL_NS + bst_cost_index_reconstruct(N, m, k, tq);
+}

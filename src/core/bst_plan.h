@@ -82,4 +82,44 @@ extern int	bst_plan_pruned_leaf_bits(const int64_t *ids, size_t nids, uint32_t m
 extern void bst_plan_full(double n, uint64_t M, double acc, int k,
 						  uint64_t mem_limit, BstPlan *out);
 
+/*
+ * The cost model of the automatic method choice (bst_reconstruct_choose and
+ * bst_sample's AUTO; issue 37), in nanoseconds, for a tree of N ids (its
+ * namespace, or its occupied ids) and a query filter of tq set bits of m
+ * (fill f = tq / m).  Bloom filter bits being about independent, the index's
+ * candidates (ids whose first position is set) number about N f, those whose
+ * second position is set too (hashed in full when k > 2) N f^2, and the
+ * members it reports r = c + (N - c) f^k (c: q's estimated cardinality; the
+ * rest false positives), which the index returns sorted.  The scan
+ * hashes every id once.  So:
+ *   index = N (f CANDIDATE + f^2 SCAN [k > 2]) + r log2(r) SORT
+ *   scan  = N SCAN
+ * Both pay the same per member returned, which cancels.  The index wins by
+ * far on sparse filters (at f = 0.02 it costs about 1/70 of the scan); the
+ * two meet near f = 0.5 (the f^2 and sort terms grow): measured at 0.45-0.55
+ * for N = 10^4 .. 10^7 (test/bench/20_bst.sh, "method choice"), where either
+ * way is within about 1.1x of the other.  Constants measured by that
+ * benchmark on the development machine (k = 3, xxh3):
+ */
+#define BST_COST_CANDIDATE_NS	10.0	/* read an index entry, test its second bit */
+#define BST_COST_SCAN_NS		14.0	/* hash an id and test its bits */
+#define BST_COST_SORT_NS		2.0 /* sort the members: per member and level */
+#define BST_COST_TRIAL_NS		20.0	/* one sampling trial: two cache misses */
+
+/* the members expected among N ids: c + (N - c) f^k, at most N */
+extern double bst_cost_members(uint64_t N, uint32_t m, int k, uint64_t tq);
+
+/* the estimated ns of reconstructing by the index */
+extern double bst_cost_index_reconstruct(uint64_t N, uint32_t m, int k, uint64_t tq);
+
+/* the estimated ns of testing every id (reconstruction or sampling by scan) */
+extern double bst_cost_scan(uint64_t N, uint32_t m, int k, uint64_t tq);
+
+/*
+ * the estimated ns of n samples with the index: about N f / r trials a
+ * sample (candidates per member), and when those would exceed an eighth of
+ * the candidates the sampler reconstructs instead (bst_sample)
+ */
+extern double bst_cost_index_sample(uint64_t N, uint32_t m, int k, uint64_t tq, int64_t n);
+
 #endif							/* BST_PLAN_H */

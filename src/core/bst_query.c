@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bs_estimate.h"
+#include "bst_plan.h"
 #include "bst_query.h"
 
 /* ---------------------------------------------------------------------------
@@ -803,6 +804,49 @@ bst_sample(BstTree *t, const uint8_t *q, int64_t n, BstSampleMethod method,
 						  st, info);
 }
 
+/*
+ * Reconstruct q's members the given way and append n uniform draws (with
+ * replacement) from them to out: nothing when there is no member.  The
+ * members are collected within out's limit.
+ */
+static int
+draw_from_members(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t nq,
+				  BstWay way, int64_t n, BstRng *rng, const BstAlloc *scratch,
+				  BstIdVec *out, BstStats *st)
+{
+	BstIdVec	all;
+	int			rc;
+
+	bst_vec_init_max(&all, scratch, out->max);
+	rc = bst_reconstruct_way(t, q, qpos, nq, way, &all, st);
+	if (rc == BST_OK && all.n > 0)
+		for (int64_t i = 0; i < n && rc == BST_OK; i++)
+			rc = bst_vec_push(out, all.v[bst_rng_below(rng, all.n)]);
+	bst_vec_free(&all);
+	return rc;
+}
+
+/* popcount(q): nq when its positions are given */
+static uint64_t
+query_popcount(const BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t nq)
+{
+	return qpos ? nq : bs_popcount(q, t->nwords);
+}
+
+BstSampleMethod
+bst_sample_resolve(const BstTree *t, uint64_t tq, int64_t n, BstSampleMethod method,
+				   bool allow_index)
+{
+	if (method != BST_SAMPLE_AUTO)
+		return method;
+	if (!t->index && !allow_index)
+		return BST_SAMPLE_AUTO;
+	if (bst_cost_index_sample(bst_tree_nids(t), t->p.m, t->p.k, tq, n) >
+		bst_cost_scan(bst_tree_nids(t), t->p.m, t->p.k, tq))
+		return BST_SAMPLE_SCAN;
+	return BST_SAMPLE_ENUMERATE;
+}
+
 int
 bst_sample_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t nq,
 			   int64_t n, BstSampleMethod method, bool allow_index, BstRng *rng,
@@ -811,65 +855,40 @@ bst_sample_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t nq,
 {
 	BstStats	dummy_st;
 	BstSampleInfo dummy_info;
+	uint64_t	tq = query_popcount(t, q, qpos, nq);
 
 	if (!st)
 		st = &dummy_st;
 	if (!info)
 		info = &dummy_info;
 	memset(info, 0, sizeof(*info));
-	if (method == BST_SAMPLE_AUTO && !t->index && !allow_index)
-	{
-		/* no index: enumerate by the exact tree walk, then draw (exact) */
-		BstIdVec	all;
-		int			rc;
-
-		info->used = BST_SAMPLE_AUTO;
-		if (n <= 0)
-			return BST_OK;
-		/* every positive, within the caller's limit */
-		bst_vec_init_max(&all, scratch, out->max);
-		rc = bst_reconstruct_tree(t, q, &all, st);
-		if (rc == BST_OK && all.n > 0)
-			for (int64_t i = 0; i < n && rc == BST_OK; i++)
-				rc = bst_vec_push(out, all.v[bst_rng_below(rng, all.n)]);
-		bst_vec_free(&all);
-		return rc;
-	}
-	if (method == BST_SAMPLE_AUTO)
-		method = BST_SAMPLE_ENUMERATE;
+	method = bst_sample_resolve(t, tq, n, method, allow_index);
 	info->used = method;
 	if (n <= 0)
 		return BST_OK;
+	if (method == BST_SAMPLE_AUTO)
+	{
+		/* no index: enumerate by the exact tree walk, then draw (exact) */
+		return draw_from_members(t, q, qpos, nq, BST_WAY_TREE, n, rng, scratch, out, st);
+	}
+	if (method == BST_SAMPLE_SCAN)
+		return draw_from_members(t, q, qpos, nq, BST_WAY_SCAN, n, rng, scratch, out, st);
 	if (method == BST_SAMPLE_ENUMERATE)
 	{
-		BstIdVec	all;
 		int			rc;
 		int64_t		got = 0;
-		uint64_t	tq;
 
 		if ((rc = bst_index_build(t)) != BST_OK)
 			return rc;
-		tq = qpos ? nq : bs_popcount(q, t->nwords);
 		/* a few samples: bucket trials; more: prefix sums over q's buckets */
 		if ((uint64_t) n * 64 < tq)
-		{
 			rc = sample_buckets(t, q, qpos, n, tq, rng, scratch, out, st, &got);
-			if (rc != BST_OK || got == n)
-				return rc;
-		}
 		else
-		{
 			rc = sample_candidates(t, q, qpos, tq, n, rng, scratch, out, st, &got);
-			if (rc != BST_OK || got == n)
-				return rc;
-		}
-		bst_vec_init_max(&all, scratch, out->max);
-		rc = bst_reconstruct_index_pos(t, q, qpos, nq, &all, st);
-		if (rc == BST_OK && all.n > 0)
-			for (int64_t i = got; i < n && rc == BST_OK; i++)
-				rc = bst_vec_push(out, all.v[bst_rng_below(rng, all.n)]);
-		bst_vec_free(&all);
-		return rc;
+		if (rc != BST_OK || got == n)
+			return rc;
+		return draw_from_members(t, q, qpos, nq, BST_WAY_INDEX, n - got, rng, scratch,
+								 out, st);
 	}
 	return sample_descent(t, q, n, rng, scratch, out, st, info);
 }

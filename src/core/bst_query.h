@@ -68,8 +68,17 @@ typedef enum
 	BST_SAMPLE_AUTO = 0,		/* ENUMERATE when the index exists or may be built,
 								 * else the exact tree walk, then draws */
 	BST_SAMPLE_DESCENT = 1,		/* tree descent with rejection (Algorithm 1 + correction) */
-	BST_SAMPLE_ENUMERATE = 2	/* with the index: candidate rejection, else enumeration */
+	BST_SAMPLE_ENUMERATE = 2,	/* with the index: candidate rejection, else enumeration */
+	BST_SAMPLE_SCAN = 3			/* test every id of the tree, then draw from the members */
 } BstSampleMethod;
+
+/* how a reconstruction finds the members (bst_reconstruct_way) */
+typedef enum
+{
+	BST_WAY_INDEX = 0,			/* the inverted index (bst_reconstruct_index_pos) */
+	BST_WAY_TREE = 1,			/* the tree walk (bst_reconstruct_tree) */
+	BST_WAY_SCAN = 2			/* test every id of the tree (bst_reconstruct_scan) */
+} BstWay;
 
 typedef struct BstSampleInfo
 {
@@ -105,9 +114,11 @@ extern int	bst_reconstruct_tree(const BstTree *t, const uint8_t *q, BstIdVec *ou
  * n independent samples, each uniform over the tree's ids that q reports as
  * members, appended to out (nothing when there is none).  scratch allocates
  * the per-call state.  AUTO uses ENUMERATE when the index exists or
- * allow_index is true (it fits the memory limit), otherwise it reconstructs
- * by the exact tree walk and draws from the result: AUTO is always exactly
- * uniform.  DESCENT is uniform only when the bound B is never raised, which
+ * allow_index is true (it fits the memory limit) unless the cost model says
+ * SCAN is cheaper for n samples (bst_plan.h: a filter so full that drawing
+ * costs more than testing every id), otherwise it reconstructs by the exact
+ * tree walk and draws from the result: AUTO is always exactly uniform.  SCAN
+ * tests every id of the tree and draws from the members: exactly uniform.  DESCENT is uniform only when the bound B is never raised, which
  * holds in practice when one call draws many samples (the call resolves the
  * tree); single-sample descents are biased (test_bst.c prints the chi2).
  */
@@ -126,5 +137,52 @@ extern int	bst_sample_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos,
 						   uint64_t nq, int64_t n, BstSampleMethod method,
 						   bool allow_index, BstRng *rng, const BstAlloc *scratch,
 						   BstIdVec *out, BstStats *st, BstSampleInfo *info);
+
+/*
+ * The method AUTO stands for with a query of tq set bits and n samples:
+ * ENUMERATE (the index) unless the cost model prefers SCAN for n samples;
+ * AUTO itself (the tree walk) when the index neither exists nor may be built
+ * (allow_index).  Other methods are returned as they are.
+ */
+extern BstSampleMethod bst_sample_resolve(const BstTree *t, uint64_t tq, int64_t n,
+										  BstSampleMethod method, bool allow_index);
+
+/*
+ * The cheaper way to reconstruct q's members, by the cost model of
+ * bst_plan.h (bst_cost_index, bst_cost_scan): the index or the scan of every
+ * id when the index exists or may be built (allow_index), else the tree walk.
+ * tq: popcount(q).  All ways give the same answer.
+ */
+extern BstWay bst_reconstruct_choose(const BstTree *t, uint64_t tq, bool allow_index);
+
+/*
+ * Every id of the tree that q reports as a member, ascending, appended to out,
+ * found the given way (qpos, nq as for bst_reconstruct_index_pos; only the
+ * index way reads them)
+ */
+extern int	bst_reconstruct_way(BstTree *t, const uint8_t *q, const uint32_t *qpos,
+								uint64_t nq, BstWay way, BstIdVec *out, BstStats *st);
+
+/*
+ * n distinct samples: min(n, P) of the P ids of the tree that q reports as
+ * members, uniform among the subsets of that size (all P members when
+ * P <= n), appended to out in random order.  When n is small against the
+ * estimated P (at most half of it) and the method draws from the index (or
+ * descends), it draws with replacement and rejects repeats: each accepted
+ * draw is uniform over the members not yet drawn, so the ordered draws are
+ * uniform over sequences of distinct members and their set over subsets.
+ * Otherwise, or when the repeats cost more than 4n + 64 draws (P was
+ * overestimated), it reconstructs (bst_reconstruct_choose's way, or the scan
+ * for SCAN) and draws by a partial Fisher-Yates shuffle.  Discarding the
+ * rejection phase's draws at that switch keeps the result uniform: the
+ * switch depends only on how many draws were repeats, which is the same for
+ * every relabelling of the members.  Arguments as for bst_sample_pos;
+ * exactly uniform for every method but DESCENT (whose draws are uniform only
+ * as bst_sample says).
+ */
+extern int	bst_sample_distinct_pos(BstTree *t, const uint8_t *q, const uint32_t *qpos,
+									uint64_t nq, int64_t n, BstSampleMethod method,
+									bool allow_index, BstRng *rng, const BstAlloc *scratch,
+									BstIdVec *out, BstStats *st, BstSampleInfo *info);
 
 #endif							/* BST_QUERY_H */

@@ -176,6 +176,21 @@ CREATE FUNCTION bst_reconstruct_stats(name text, q bloomfilter)
 COMMENT ON FUNCTION bst_reconstruct_stats(text, bloomfilter) IS
     'the work one bst_reconstruct call does';
 
+-- distinct samples (issue 37): a sibling function, since DISTINCT is a
+-- reserved word (a parameter named so could not be passed as distinct => true)
+CREATE FUNCTION bst_sample_distinct(name text, q bloomfilter, n integer DEFAULT 1) RETURNS SETOF bigint
+    AS 'MODULE_PATHNAME', 'bst_sample_distinct_sql'
+    LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bst_sample_distinct(text, bloomfilter, integer) IS
+    'min(n, members) distinct ids, uniform among the subsets of that size of the tree''s ids that q reports as members';
+
+CREATE FUNCTION bst_sample_distinct_stats(name text, q bloomfilter, n integer DEFAULT 1)
+    RETURNS TABLE(intersections bigint, memberships bigint, nodes_visited bigint, backtracks bigint)
+    AS 'MODULE_PATHNAME', 'bst_sample_distinct_stats'
+    LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
+COMMENT ON FUNCTION bst_sample_distinct_stats(text, bloomfilter, integer) IS
+    'the work one bst_sample_distinct call does';
+
 -- ---------------------------------------------------------------------------
 -- Baselines (paper, section 4) and the clustered query-set generator (7.1)
 -- ---------------------------------------------------------------------------

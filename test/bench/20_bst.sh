@@ -3,7 +3,8 @@
 # reconstruction against the dictionary attack (DA) and HashInvert (HI)
 # measured in the same run, tree build time and memory, first use in a new
 # connection, a pruned tree over a sparse namespace and a full tree at
-# M = 10^8.  Prints medians and same-run ratios.
+# M = 10^8, and the automatic choice between the index and the scan
+# (issue 37).  Prints medians and same-run ratios.
 #
 # Run by test/bench/run.sh (`make bench`) on its cluster, or standalone
 # (builds, installs, starts and removes its own throwaway cluster):
@@ -113,6 +114,101 @@ FROM sweep ORDER BY namespace;
 SQL
   echo "  -> $csv"
 }
+# --------------------------------------------------------------------------
+# Method choice (issue 37): bst_reconstruct and bst_sample with 'auto' against
+# both explicit methods (the index: 'index' / 'enumerate'; testing every id:
+# 'scan'), interleaved in one session, medians of BST_CHOICE_REPS rounds, over
+# M = 10^4 .. BST_CHOICE_MAX (default 10^7) and query filters of fill 0.02 ..
+# 0.7 (m from bst_plan(1000, M, 0.9), k = 3).  The ratio is auto's median over
+# the better method's; the target is <= 1.2 everywhere.  Written to
+# $BS_BENCH_RESULTS/20_bst_choice.csv.  BENCH_CHOICE=only runs it alone, off
+# skips it.
+# --------------------------------------------------------------------------
+bst_choice() {
+  local csv
+  csv=$(bench_csv 20_bst_choice.csv)
+  "${PSQL[@]}" <<SQL
+SET bloomsample.bst_memory_limit = '6GB';
+SET bloomsample.bst_random_seed = 37;
+\echo == method choice: auto vs index vs scan (medians of ${BST_CHOICE_REPS:-7} interleaved rounds, ms)
+CREATE TEMP TABLE choice (op text, namespace bigint, m int, fill float8, members bigint,
+  auto_ms float8, index_ms float8, scan_ms float8, auto_scanned boolean);
+-- the median wall time of a statement under a method setting, for each
+-- setting, rounds interleaved (a round runs every setting once)
+CREATE FUNCTION pg_temp.medians(q text, guc text, settings text[], reps int) RETURNS float8[]
+LANGUAGE plpgsql AS \$\$
+DECLARE ts float8[]; t0 timestamptz; res float8[] := '{}'; ns int := cardinality(settings); i int;
+BEGIN
+  ts := array_fill(0::float8, ARRAY[reps * ns]);
+  FOR r IN 0..reps LOOP
+    -- the order rotates each round, so that no setting always runs right
+    -- after the slow scan (whose pass over N ids evicts the index from the caches)
+    FOR jj IN 0..ns - 1 LOOP
+      i := (r + jj) % ns + 1;
+      PERFORM set_config(guc, settings[i], true);
+      t0 := clock_timestamp(); EXECUTE q;
+      IF r > 0 THEN ts[(r - 1) * ns + i] := extract(epoch FROM clock_timestamp() - t0) * 1000; END IF;
+    END LOOP;
+  END LOOP;
+  FOR i IN 1..ns LOOP
+    res := res || (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ts[(j - 1) * ns + i])
+                   FROM generate_series(1, reps) j);
+  END LOOP;
+  PERFORM set_config(guc, 'auto', true);
+  RETURN res;
+END \$\$;
+DO \$\$
+DECLARE ns bigint; mm int; f float8; nmem bigint; q bloomfilter; t float8[]; reps int := ${BST_CHOICE_REPS:-7};
+        scanned boolean; nids bigint;
+BEGIN
+  FOR e IN 4..round(log(${BST_CHOICE_MAX:-10000000}))::int LOOP
+    ns := (10::bigint) ^ e;
+    SELECT p.m INTO mm FROM bst_plan(1000, ns, 0.9) p;
+    PERFORM bst_drop(name) FROM bst_trees WHERE name = 'choice';
+    PERFORM bst_create('choice', 0, ns, mm, 3);
+    FOREACH f IN ARRAY ARRAY[0.02, 0.2, 0.4, 0.5, 0.6, 0.7] LOOP
+      nmem := least(ns, ceil(-mm * ln(1 - f) / 3)::bigint);
+      -- a set spread over the namespace (multiplicative hashing of 0 .. nmem - 1)
+      SELECT bloom_agg((i * 2654435761) % ns, mm, 3) INTO q FROM generate_series(0, nmem - 1) i;
+      DROP TABLE IF EXISTS cq; CREATE TEMP TABLE cq AS SELECT q AS q;
+      -- auto's answer is exactly the dictionary attack's
+      IF (SELECT count(*) FROM cq, bst_reconstruct('choice', cq.q)) <>
+         (SELECT count(*) FROM cq, bloom_dictionary_attack(cq.q, 0, ns)) THEN
+        RAISE EXCEPTION 'method choice at M = %, fill %: bst_reconstruct differs from the dictionary attack', ns, f;
+      END IF;
+      SELECT s.memberships >= ns INTO scanned FROM cq, bst_reconstruct_stats('choice', cq.q) s;
+      t := pg_temp.medians('SELECT count(*) FROM cq, bst_reconstruct(''choice'', cq.q)',
+                           'bloomsample.bst_reconstruct_method', '{auto,index,scan}', reps);
+      INSERT INTO choice VALUES ('reconstruct', ns, mm, bloom_fill_ratio(q), nmem, t[1], t[2], t[3], scanned);
+      FOREACH nids IN ARRAY ARRAY[10, 100000]::bigint[] LOOP
+        SELECT s.memberships >= ns INTO scanned FROM cq, bst_sample_stats('choice', cq.q, nids::int) s;
+        t := pg_temp.medians(format('SELECT count(*) FROM cq, bst_sample(''choice'', cq.q, %s)', nids),
+                             'bloomsample.bst_sample_method', '{auto,enumerate,scan}', reps);
+        INSERT INTO choice VALUES ('sample ' || nids, ns, mm, bloom_fill_ratio(q), nmem, t[1], t[2], t[3], scanned);
+      END LOOP;
+    END LOOP;
+    PERFORM bst_drop('choice');
+  END LOOP;
+END \$\$;
+SELECT op, namespace, round(fill::numeric, 2) AS fill, round(auto_ms::numeric, 3) AS auto_ms,
+       round(index_ms::numeric, 3) AS index_ms, round(scan_ms::numeric, 3) AS scan_ms,
+       CASE WHEN auto_scanned THEN 'scan' ELSE 'index' END AS auto_chose,
+       round((auto_ms / least(index_ms, scan_ms))::numeric, 2) AS auto_vs_best
+FROM choice ORDER BY op, namespace, fill;
+SELECT format('SUMMARY|bst: auto vs the better of index and scan (worst of %s cases, M=1e4..%s)|x%s|<= 1.2|%s',
+              count(*), ${BST_CHOICE_MAX:-10000000}::bigint, round(max(auto_ms / least(index_ms, scan_ms))::numeric, 2),
+              CASE WHEN max(auto_ms / least(index_ms, scan_ms)) <= 1.2 THEN 'met' ELSE 'MISSED' END) AS s
+FROM choice \gset
+\echo :s
+\copy (SELECT * FROM choice ORDER BY op, namespace, fill) TO '$csv' CSV HEADER
+SQL
+  echo "  -> $csv"
+}
+if [ "${BENCH_CHOICE:-on}" = only ]; then
+  bst_choice
+  "${PSQL[@]}" -c "DROP SCHEMA bst_bench CASCADE" >/dev/null
+  exit 0
+fi
 if [ "$(bench_sweep)" = only ]; then
   bst_sweep
   "${PSQL[@]}" -c "DROP SCHEMA bst_bench CASCADE" >/dev/null
@@ -516,5 +612,6 @@ done | awk '{print $2}' | sort -n | sed -n 2p | while read -r fu; do
   echo "first bst_sample on the pruned tree (10^7 ids) in a new connection: median $fu ms"
 done
 [ "$(bench_sweep)" = off ] || bst_sweep
+[ "${BENCH_CHOICE:-on}" = off ] || bst_choice
 "${PSQL[@]}" -c "SELECT bst_drop(name) FROM bst_trees WHERE name IN ('t7', 't7lin', 't6', 'sparse', 't8')" -c "DROP SCHEMA bst_bench CASCADE" >/dev/null
 echo "== done"

@@ -1151,6 +1151,311 @@ test_index_layout(void)
 	}
 }
 
+/*
+ * Distinct samples (issue 37) from 23 members of a namespace of 200,000:
+ * for each method (AUTO with the index, i.e. rejection of repeats; AUTO
+ * without it, the tree walk and a partial Fisher-Yates shuffle; SCAN;
+ * ENUMERATE), 10^4 calls of n = 10 and of n = 20 (reconstruction and
+ * shuffle) give n distinct members of the dictionary attack's set in every
+ * call, and pass chi-squared tests of uniformity over the members and over
+ * the pairs of members (the counts of a member are Binomial(T, n/P), so
+ * each term is divided by 1 - n/P; likewise for pairs); n = 30 gives all
+ * members.  DESCENT gives distinct members.
+ */
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* the index of x in the sorted pos, or -1 */
+static long
+pos_index(const BstIdVec *pos, int64_t x)
+{
+	int64_t    *hit = bsearch(&x, pos->v, pos->n, sizeof(int64_t), cmp_i64);
+
+	return hit ? (long) (hit - pos->v) : -1;
+}
+
+static void
+check_distinct(BstTree *t, const uint8_t *q, const BstIdVec *pos, BstSampleMethod method,
+			   bool allow_index, int64_t n, const char *what)
+{
+	const int	T = 10000;
+	size_t		P = pos->n,
+				npairs = P * (P - 1) / 2;
+	double	   *o = calloc(P, sizeof(double));
+	double	   *o2 = calloc(npairs, sizeof(double));
+	bool		ok = true;
+	BstRng		rng;
+	double		p1 = (double) n / (double) P,
+				p2 = p1 * (double) (n - 1) / (double) (P - 1),
+				e1 = T * p1,
+				e2 = T * p2,
+				q1 = 0,
+				q2 = 0;
+
+	bst_rng_seed(&rng, 37 + (uint64_t) n + 100 * (uint64_t) method + (allow_index ? 7 : 0));
+	for (int i = 0; i < T && ok; i++)
+	{
+		BstIdVec	s;
+		long		ix[64];
+		int			rc;
+
+		bst_vec_init(&s, &bst_alloc_malloc);
+		rc = bst_sample_distinct_pos(t, q, NULL, 0, n, method, allow_index, &rng,
+									 &bst_alloc_malloc, &s, NULL, NULL);
+		ok = rc == BST_OK && s.n == (size_t) n;
+		for (size_t a = 0; ok && a < s.n; a++)
+		{
+			ix[a] = pos_index(pos, s.v[a]);
+			ok = ix[a] >= 0;
+			for (size_t b = 0; ok && b < a; b++)
+				ok = ix[b] != ix[a];
+		}
+		for (size_t a = 0; ok && a < s.n; a++)
+		{
+			o[ix[a]]++;
+			for (size_t b = 0; b < a; b++)
+			{
+				long		lo = ix[a] < ix[b] ? ix[a] : ix[b],
+							hi = ix[a] < ix[b] ? ix[b] : ix[a];
+
+				/* pairs (lo, hi), lo < hi, numbered row by row */
+				o2[(size_t) lo * (2 * P - (size_t) lo - 1) / 2 + (size_t) (hi - lo - 1)]++;
+			}
+		}
+		bst_vec_free(&s);
+	}
+	CHECK(ok, "%s, n = %lld: every call gives n distinct members", what, (long long) n);
+	for (size_t i = 0; i < P; i++)
+		q1 += (o[i] - e1) * (o[i] - e1) / (e1 * (1 - p1));
+	for (size_t i = 0; i < npairs; i++)
+		q2 += (o2[i] - e2) * (o2[i] - e2) / (e2 * (1 - p2));
+	CHECK(q1 < chi2_crit((double) P - 1, 3.09),
+		  "%s, n = %lld: members uniform (chi2 %.1f, critical %.1f)", what, (long long) n,
+		  q1, chi2_crit((double) P - 1, 3.09));
+	/*
+	 * pairs sharing a member are correlated, which widens Q's spread beyond
+	 * chi2(npairs - 1) as n / P grows: tested up to n = P / 2
+	 */
+	if (2 * (size_t) n <= P)
+		CHECK(q2 < chi2_crit((double) npairs - 1, 3.09),
+			  "%s, n = %lld: pairs uniform (chi2 %.1f, critical %.1f)", what, (long long) n,
+			  q2, chi2_crit((double) npairs - 1, 3.09));
+	free(o);
+	free(o2);
+}
+
+static void
+test_distinct(void)
+{
+	BsParams	p = {.m = 20000, .k = 3, .hash = BS_HASH_XXH3, .seed = 5};
+	BsHasher	h;
+	BstTree    *t;
+	BstRng		rng;
+	BstIdVec	set,
+				pos,
+				all;
+	uint8_t    *q;
+	int			rc;
+
+	bs_hasher_init(&h, &p);
+	bst_rng_seed(&rng, 2337);
+	bst_vec_init(&set, &bst_alloc_malloc);
+	uniform_set(&rng, 0, 200000, 23, &set);
+	q = make_filter(&h, set.v, set.n);
+	bst_vec_init(&pos, &bst_alloc_malloc);
+	rc = bst_dictionary_attack(&h, q, 0, 200000, &pos, NULL);
+	rc |= bst_build_full(&p, 0, 200000, 8, false, &bst_alloc_malloc, &t);
+	CHECK(rc == BST_OK && pos.n >= 23, "distinct: tree and oracle (%zu members)", pos.n);
+	/* without the index first: AUTO then walks the tree */
+	check_distinct(t, q, &pos, BST_SAMPLE_AUTO, false, 10, "auto, tree walk");
+	check_distinct(t, q, &pos, BST_SAMPLE_AUTO, true, 10, "auto, index (rejection)");
+	check_distinct(t, q, &pos, BST_SAMPLE_AUTO, true, 20, "auto, index (shuffle)");
+	check_distinct(t, q, &pos, BST_SAMPLE_ENUMERATE, true, 10, "enumerate");
+	check_distinct(t, q, &pos, BST_SAMPLE_SCAN, true, 10, "scan");
+	check_distinct(t, q, &pos, BST_SAMPLE_SCAN, true, 20, "scan, n = 20");
+	for (int method = BST_SAMPLE_AUTO; method <= BST_SAMPLE_SCAN; method++)
+	{
+		bst_vec_init(&all, &bst_alloc_malloc);
+		rc = bst_sample_distinct_pos(t, q, NULL, 0, 30, (BstSampleMethod) method, true, &rng,
+									 &bst_alloc_malloc, &all, NULL, NULL);
+		if (all.n > 0)
+			qsort(all.v, all.n, sizeof(int64_t), cmp_i64);
+		if (method == BST_SAMPLE_DESCENT)
+		{
+			bool		ok = rc == BST_OK && all.n == pos.n;
+
+			CHECK(ok && same_vec(&all, &pos), "descent: n > members gives all members");
+		}
+		else
+			CHECK(rc == BST_OK && same_vec(&all, &pos),
+				  "method %d: n = 30 > %zu members gives all of them", method, pos.n);
+		bst_vec_free(&all);
+		/* n = 10 distinct by descent (only distinctness: descent is approximate) */
+		bst_vec_init(&all, &bst_alloc_malloc);
+		rc = bst_sample_distinct_pos(t, q, NULL, 0, 10, BST_SAMPLE_DESCENT, true, &rng,
+									 &bst_alloc_malloc, &all, NULL, NULL);
+		qsort(all.v, all.n, sizeof(int64_t), cmp_i64);
+		{
+			bool		ok = rc == BST_OK && all.n == 10;
+
+			for (size_t i = 1; ok && i < all.n; i++)
+				ok = all.v[i] != all.v[i - 1] && pos_index(&pos, all.v[i]) >= 0;
+			CHECK(ok, "descent: 10 distinct members");
+		}
+		bst_vec_free(&all);
+	}
+	/*
+	 * a namespace starting at INT64_MIN (the id set's free mark): that id is
+	 * drawn like any other, and never twice in a draw
+	 */
+	{
+		BstTree    *t2;
+		int64_t		lo = INT64_MIN;
+		int64_t		ids[20];
+		uint8_t    *q2;
+		int			seen_min = 0;
+		bool		ok = true;
+
+		for (int i = 0; i < 20; i++)
+			ids[i] = lo + 37 * i;
+		q2 = make_filter(&h, ids, 20);
+		rc = bst_build_full(&p, lo, lo + 5000, 4, false, &bst_alloc_malloc, &t2);
+		for (int d = 0; ok && rc == BST_OK && d < 500; d++)
+		{
+			bst_vec_init(&all, &bst_alloc_malloc);
+			rc = bst_sample_distinct_pos(t2, q2, NULL, 0, 5, BST_SAMPLE_AUTO, true, &rng,
+										 &bst_alloc_malloc, &all, NULL, NULL);
+			qsort(all.v, all.n, sizeof(int64_t), cmp_i64);
+			ok = all.n == 5;
+			for (size_t i = 0; ok && i < all.n; i++)
+				ok = (i == 0 || all.v[i] != all.v[i - 1]) &&
+					bs_key_test(&h, bs_key_int64(&h, all.v[i]), q2);
+			seen_min += all.n > 0 && all.v[0] == INT64_MIN;
+			bst_vec_free(&all);
+		}
+		CHECK(rc == BST_OK && ok && seen_min > 50,
+			  "namespace from INT64_MIN: 5 distinct members a draw, INT64_MIN in %d of 500",
+			  seen_min);
+		bst_tree_free(t2);
+		free(q2);
+	}
+	/* an empty filter: nothing, whatever n */
+	memset(q, 0, bs_words_for_bits(p.m) * 8);
+	bst_vec_init(&all, &bst_alloc_malloc);
+	rc = bst_sample_distinct_pos(t, q, NULL, 0, 10, BST_SAMPLE_AUTO, true, &rng,
+								 &bst_alloc_malloc, &all, NULL, NULL);
+	CHECK(rc == BST_OK && all.n == 0, "distinct from an empty filter: nothing");
+	bst_vec_free(&all);
+	bst_tree_free(t);
+	bst_vec_free(&set);
+	bst_vec_free(&pos);
+	free(q);
+}
+
+/*
+ * The automatic way (issue 37): reconstruction by the index, the tree walk
+ * and the scan give the dictionary attack's set, on both sides of the
+ * crossover of the cost model (a sparse filter: the index; a filter 60%
+ * full: the scan), for a full and a pruned tree; AUTO's 100 samples of the
+ * sparse filter come from the index, its 10^5 samples of the dense one (more
+ * than an eighth of the candidates in trials) from the scan, all members.
+ */
+static void
+test_choose(void)
+{
+	BsParams	p = {.m = 8192, .k = 3, .hash = BS_HASH_XXH3, .seed = 9};
+	BsHasher	h;
+	BstRng		rng;
+	int64_t		nmem[2] = {40, 2500};	/* fill about 1.5% and 60% */
+
+	bs_hasher_init(&h, &p);
+	bst_rng_seed(&rng, 4242);
+	for (int kind = 0; kind < 2; kind++)
+		for (int d = 0; d < 2; d++)
+		{
+			BstTree    *t;
+			BstIdVec	set,
+						ids,
+						oracle;
+			uint8_t    *q;
+			uint64_t	tq;
+			BstWay		want = d ? BST_WAY_SCAN : BST_WAY_INDEX;
+			int			rc;
+
+			bst_vec_init(&set, &bst_alloc_malloc);
+			bst_vec_init(&ids, &bst_alloc_malloc);
+			bst_vec_init(&oracle, &bst_alloc_malloc);
+			if (kind == 0)
+				rc = bst_build_full(&p, 0, 50000, 6, true, &bst_alloc_malloc, &t);
+			else
+			{
+				/* a pruned tree over 30,000 ids of [0, 10^6) */
+				uniform_set(&rng, 0, 1000000, 30000, &ids);
+				rc = bst_build_pruned(&p, ids.v, ids.n, 10, true, &bst_alloc_malloc, &t);
+			}
+			if (kind == 0)
+				uniform_set(&rng, 0, 50000, nmem[d], &set);
+			else
+			{
+				for (int64_t i = 0; i < nmem[d]; i++)
+					bst_vec_push(&set, ids.v[bst_rng_below(&rng, ids.n)]);
+			}
+			q = make_filter(&h, set.v, set.n);
+			tq = bs_popcount(q, t->nwords);
+			if (kind == 0)
+				rc |= bst_dictionary_attack(&h, q, 0, 50000, &oracle, NULL);
+			else
+				for (size_t i = 0; i < ids.n; i++)
+					if (bs_key_test(&h, bs_key_int64(&h, ids.v[i]), q))
+						bst_vec_push(&oracle, ids.v[i]);
+			CHECK(rc == BST_OK && bst_reconstruct_choose(t, tq, true) == want,
+				  "%s tree, fill %.2f: auto chooses the %s", kind ? "pruned" : "full",
+				  (double) tq / p.m, d ? "scan" : "index");
+			CHECK(bst_reconstruct_choose(t, tq, false) == BST_WAY_TREE || t->index,
+				  "without room for the index: the tree walk");
+			for (int way = BST_WAY_INDEX; way <= BST_WAY_SCAN; way++)
+			{
+				BstIdVec	r;
+
+				bst_vec_init(&r, &bst_alloc_malloc);
+				rc = bst_reconstruct_way(t, q, NULL, 0, (BstWay) way, &r, NULL);
+				CHECK(rc == BST_OK && same_vec(&r, &oracle),
+					  "%s tree, fill %.2f, way %d: the dictionary attack's %zu ids",
+					  kind ? "pruned" : "full", (double) tq / p.m, way, oracle.n);
+				bst_vec_free(&r);
+			}
+			{
+				BstIdVec	s;
+				BstSampleInfo info;
+				bool		ok;
+
+				bst_vec_init(&s, &bst_alloc_malloc);
+				int64_t		ns = d ? 100000 : 100;
+
+				rc = bst_sample(t, q, ns, BST_SAMPLE_AUTO, true, &rng, &bst_alloc_malloc, &s,
+								NULL, &info);
+				ok = rc == BST_OK && s.n == (size_t) ns &&
+					info.used == (d ? BST_SAMPLE_SCAN : BST_SAMPLE_ENUMERATE);
+				for (size_t i = 0; ok && i < s.n; i++)
+					ok = pos_index(&oracle, s.v[i]) >= 0;
+				CHECK(ok, "%s tree, fill %.2f: auto samples by %s, all members",
+					  kind ? "pruned" : "full", (double) tq / p.m, d ? "scan" : "index");
+				bst_vec_free(&s);
+			}
+			bst_tree_free(t);
+			free(q);
+			bst_vec_free(&set);
+			bst_vec_free(&ids);
+			bst_vec_free(&oracle);
+		}
+}
+
 /* runs every test above; exit status 0 when all passed (UNIT_DONE) */
 int
 main(void)
@@ -1164,6 +1469,8 @@ main(void)
 	test_empty_results();
 	test_query_positions();
 	test_result_limit();
+	test_distinct();
+	test_choose();
 	bench_default();
 	return UNIT_DONE();
 }
