@@ -193,24 +193,35 @@ acc_avx2(__m256i acc, __m256i v)
 #define LOAD256(p) _mm256_loadu_si256((const __m256i *) (const void *) (p))
 #define STORE256(p, v) _mm256_storeu_si256((__m256i *) (void *) (p), (v))
 
-BS_TARGET_AVX2 static void
-or_avx2(uint8_t *dst, const uint8_t *src, size_t nwords)
+/* dst = dst OR src, or AND when and */
+BS_TARGET_AVX2 static inline __attribute__((always_inline)) void
+bitop_avx2(uint8_t *dst, const uint8_t *src, size_t nwords, bool and)
 {
 	size_t		i = 0;
 
 	for (; i + 4 <= nwords; i += 4)
-		STORE256(dst + 8 * i, _mm256_or_si256(LOAD256(dst + 8 * i), LOAD256(src + 8 * i)));
-	or_scalar(dst + 8 * i, src + 8 * i, nwords - i);
+	{
+		__m256i		x = LOAD256(dst + 8 * i),
+					y = LOAD256(src + 8 * i);
+
+		STORE256(dst + 8 * i, and ? _mm256_and_si256(x, y) : _mm256_or_si256(x, y));
+	}
+	if (and)
+		and_scalar(dst + 8 * i, src + 8 * i, nwords - i);
+	else
+		or_scalar(dst + 8 * i, src + 8 * i, nwords - i);
+}
+
+BS_TARGET_AVX2 static void
+or_avx2(uint8_t *dst, const uint8_t *src, size_t nwords)
+{
+	bitop_avx2(dst, src, nwords, false);
 }
 
 BS_TARGET_AVX2 static void
 and_avx2(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
-	size_t		i = 0;
-
-	for (; i + 4 <= nwords; i += 4)
-		STORE256(dst + 8 * i, _mm256_and_si256(LOAD256(dst + 8 * i), LOAD256(src + 8 * i)));
-	and_scalar(dst + 8 * i, src + 8 * i, nwords - i);
+	bitop_avx2(dst, src, nwords, true);
 }
 
 BS_TARGET_AVX2 static uint64_t
@@ -270,40 +281,30 @@ pair_counts_avx2(const uint8_t *a, const uint8_t *b, size_t nwords)
 /* the mask of the first n (< 8) words of a vector */
 #define TAILMASK(n) ((__mmask8) ((1u << (n)) - 1))
 
+/* dst = dst OR src, or AND when and; the tail by a masked load and store */
+BS_TARGET_AVX512 static inline __attribute__((always_inline)) void
+bitop_avx512(uint8_t *dst, const uint8_t *src, size_t nwords, bool and)
+{
+	for (size_t i = 0; i < nwords; i += 8)
+	{
+		__mmask8	k = nwords - i >= 8 ? (__mmask8) 0xFF : TAILMASK(nwords - i);
+		__m512i		x = _mm512_maskz_loadu_epi64(k, dst + 8 * i),
+					y = _mm512_maskz_loadu_epi64(k, src + 8 * i);
+
+		_mm512_mask_storeu_epi64(dst + 8 * i, k, and ? _mm512_and_si512(x, y) : _mm512_or_si512(x, y));
+	}
+}
+
 BS_TARGET_AVX512 static void
 or_avx512(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
-	size_t		i = 0;
-
-	for (; i + 8 <= nwords; i += 8)
-		_mm512_storeu_si512(dst + 8 * i, _mm512_or_si512(_mm512_loadu_si512(dst + 8 * i),
-														 _mm512_loadu_si512(src + 8 * i)));
-	if (i < nwords)
-	{
-		__mmask8	k = TAILMASK(nwords - i);
-
-		_mm512_mask_storeu_epi64(dst + 8 * i, k,
-								 _mm512_or_si512(_mm512_maskz_loadu_epi64(k, dst + 8 * i),
-												 _mm512_maskz_loadu_epi64(k, src + 8 * i)));
-	}
+	bitop_avx512(dst, src, nwords, false);
 }
 
 BS_TARGET_AVX512 static void
 and_avx512(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
-	size_t		i = 0;
-
-	for (; i + 8 <= nwords; i += 8)
-		_mm512_storeu_si512(dst + 8 * i, _mm512_and_si512(_mm512_loadu_si512(dst + 8 * i),
-														  _mm512_loadu_si512(src + 8 * i)));
-	if (i < nwords)
-	{
-		__mmask8	k = TAILMASK(nwords - i);
-
-		_mm512_mask_storeu_epi64(dst + 8 * i, k,
-								 _mm512_and_si512(_mm512_maskz_loadu_epi64(k, dst + 8 * i),
-												  _mm512_maskz_loadu_epi64(k, src + 8 * i)));
-	}
+	bitop_avx512(dst, src, nwords, true);
 }
 
 BS_TARGET_AVX512 static uint64_t

@@ -361,6 +361,31 @@ bs_sparse_decode(const BsSparse *s, uint8_t *bits)
 }
 
 /*
+ * decode_highs' checks of one word of high bits (the one at byte, after i
+ * positions): no stray bits at or past U, at most n positions in all; *w
+ * the word, *c its set bits
+ */
+static inline __attribute__((always_inline)) bool
+high_word_checked(const BsSparse *s, size_t byte, uint64_t i, uint64_t *w, uint64_t *c)
+{
+	uint64_t	base = (uint64_t) byte * 8;
+
+	*w = load_le(s->high + byte, s->high_bytes - byte);
+	if (base + 64 > s->high_bits && (*w >> (s->high_bits - base)) != 0)
+		return false;
+	*c = (uint64_t) __builtin_popcountll(*w);
+	return i + *c <= s->n;
+}
+
+/* decode_highs' checks at the end: exactly n positions, the last high part in range */
+static inline bool
+highs_complete(const BsSparse *s, uint64_t i, uint64_t last_j)
+{
+	return i == s->n && (s->n == 0 ||
+						 last_j - (s->n - 1) <= (uint64_t) ((s->m - 1) >> s->l));
+}
+
+/*
  * The fast path of bs_sparse_decode_positions, in three tight loops instead
  * of decode_into's one: (1) the high parts j - i of the positions from the
  * high words into pos, (2) the low bits appended, l known at compile time
@@ -384,15 +409,11 @@ decode_highs(const BsSparse *s, uint32_t *pos)
 	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
 	{
 		uint64_t	base = (uint64_t) byte * 8;
-		uint64_t	w = load_le(s->high + byte, s->high_bytes - byte);
-		uint64_t	c;
+		uint64_t	w,
+					c;
 
-		if (base + 64 > s->high_bits &&
-			(w >> (s->high_bits - base)) != 0)
-			return false;		/* stray bits at or past U */
-		c = (uint64_t) __builtin_popcountll(w);
-		if (i + c > s->n)
-			return false;		/* more positions than n */
+		if (!high_word_checked(s, byte, i, &w, &c))
+			return false;
 		if (c == 0)
 			continue;
 		last_j = base + 63 - (uint64_t) __builtin_clzll(w);
@@ -403,8 +424,7 @@ decode_highs(const BsSparse *s, uint32_t *pos)
 		}
 		i += c;
 	}
-	return i == s->n && (s->n == 0 ||
-						 last_j - (s->n - 1) <= (uint64_t) ((s->m - 1) >> s->l));
+	return highs_complete(s, i, last_j);
 }
 
 /* the low bits of positions [from, to) appended one by one, bounds checked */
@@ -563,15 +583,11 @@ decode_highs_avx512(const BsSparse *s, uint32_t *pos)
 	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
 	{
 		uint64_t	base = (uint64_t) byte * 8;
-		uint64_t	w = load_le(s->high + byte, s->high_bytes - byte);
-		uint64_t	c;
+		uint64_t	w,
+					c;
 
-		if (base + 64 > s->high_bits &&
-			(w >> (s->high_bits - base)) != 0)
-			return false;		/* stray bits at or past U */
-		c = (uint64_t) __builtin_popcountll(w);
-		if (i + c > s->n)
-			return false;		/* more positions than n */
+		if (!high_word_checked(s, byte, i, &w, &c))
+			return false;
 		if (c == 0)
 			continue;
 		last_j = base + 63 - (uint64_t) __builtin_clzll(w);
@@ -588,8 +604,7 @@ decode_highs_avx512(const BsSparse *s, uint32_t *pos)
 			i += (uint64_t) cc;
 		}
 	}
-	return i == s->n && (s->n == 0 ||
-						 last_j - (s->n - 1) <= (uint64_t) ((s->m - 1) >> s->l));
+	return highs_complete(s, i, last_j);
 }
 
 /*
