@@ -31,7 +31,10 @@
 #           sample: SAMPLES consecutive calls of theirs vs one
 #           `bst_sample(tree, f, SAMPLES)` per filter.
 # Ours is timed RUNS times a round (median and mean of the runs); two rounds,
-# theirs and ours interleaved.  Ours is also run over the same filters stored
+# theirs and ours interleaved.  CPU time is printed beside the wall time for
+# both (theirs CLOCK_PROCESS_CPUTIME_ID, ours the backend's task-clock from
+# `perf stat` when perf is installed): on a machine shared with other work,
+# wall time also counts waiting for a core, CPU time does not.  Ours is also run over the same filters stored
 # dense and uncompressed (the 1.1 form with SET STORAGE EXTERNAL) for the
 # ratio of the default stored form to it.  Wall time on a shared machine
 # counts waiting for a core: the script prints the load (uptime) with the
@@ -117,6 +120,28 @@ echo "ours: kernels $(bs_psql -Atq -c "SELECT string_agg(kernel || '=' || varian
 ours() {   # statement, divisor: 'median mean' wall us per unit over RUNS runs
     bs_psql -Atq -c "SET jit = off" -c "SELECT ba_wall_us(\$q\$$1\$q\$, $RUNS, $2)"
 }
+# statement, divisor: ours in CPU time, us per unit: perf's task-clock (ns) of
+# the backend over RUNS runs after a warm-up (the same kind of clock as the
+# driver's CLOCK_PROCESS_CPUTIME_ID); "-" without a usable perf
+ours_cpu() {
+    command -v perf >/dev/null || { echo "-"; return; }
+    local fifo="$work/ours.fifo" out="$work/ours.out" pid pp
+    rm -f "$fifo" "$out"; mkfifo "$fifo"
+    bs_psql -Atq <"$fifo" >"$out" 2>&1 &
+    exec 4>"$fifo"
+    echo "SET jit = off; SELECT pg_backend_pid(); $1;" >&4
+    until [ "$(wc -l <"$out")" -ge 2 ]; do sleep 0.1; done
+    pid=$(head -1 "$out")
+    perf stat -x, -e task-clock -p "$pid" -o "$work/ours.perf" 2>/dev/null & pp=$!
+    sleep 0.5
+    for _ in $(seq "$RUNS"); do echo "$1;" >&4; done
+    echo "SELECT 'ours_cpu_done';" >&4
+    until grep -q ours_cpu_done "$out"; do sleep 0.1; done
+    kill -INT "$pp"; wait "$pp" 2>/dev/null || true
+    exec 4>&-; wait
+    awk -F, -v n="$((RUNS * $2))" '/task-clock/ && $1 + 0 > 0 { printf "%.2f", $1 * 1000 / n; f = 1 }
+        END { if (!f) printf "-" }' "$work/ours.perf"
+}
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 for round in 1 2; do
@@ -128,18 +153,24 @@ for round in 1 2; do
     single=$(ours "SELECT count(*) FROM ba_sets, LATERAL bst_sample('ba7', f, 1)" "$SETS")
     dense=$(ours "SELECT count(*) FROM ba_dense, LATERAL bst_sample('ba7', f, 1)" "$SETS")
     batch=$(ours "SELECT count(*) FROM (SELECT f FROM ba_sets ORDER BY id LIMIT $BATCH_SETS) s, bst_sample('ba7', f, $SAMPLES)" $((BATCH_SETS * SAMPLES)))
+    s_cpu=$(ours_cpu "SELECT count(*) FROM ba_sets, LATERAL bst_sample('ba7', f, 1)" "$SETS")
+    b_cpu=$(ours_cpu "SELECT count(*) FROM (SELECT f FROM ba_sets ORDER BY id LIMIT $BATCH_SETS) s, bst_sample('ba7', f, $SAMPLES)" $((BATCH_SETS * SAMPLES)))
     read -r s_med s_mean <<<"$single"
     read -r d_med d_mean <<<"$dense"
     read -r b_med b_mean <<<"$batch"
     echo "ours (round $round; depth $depth, leaves of $leaf ids; wall us, median and mean of $RUNS runs; load $(cut -d' ' -f1-3 /proc/loadavg)):" \
          "single_median_us=$s_med single_mean_us=$s_mean dense_uncompressed_single_median_us=$d_med" \
-         "batch_per_sample_median_us=$b_med batch_per_sample_mean_us=$b_mean"
+         "batch_per_sample_median_us=$b_med batch_per_sample_mean_us=$b_mean;" \
+         "CPU time (perf task-clock, mean of $RUNS runs): single_cpu_us=$s_cpu batch_cpu_per_sample_us=$b_cpu"
     echo "  ours, default stored form / dense uncompressed, one sample: $(awk -v a="$s_med" -v b="$d_med" 'BEGIN { printf "%.2f", a / b }')x"
     for b in $BUILDS; do
         echo "  vs theirs $b: per call ${b}'s mean / our median $(ratio "$(field single_mean_us "${T[$b]}")" "$s_med")x" \
              "(${b}'s median $(ratio "$(field single_median_us "${T[$b]}")" "$s_med")x," \
              "all calls' wall / ours $(ratio "$(field single_wall_per_call_us "${T[$b]}")" "$s_med")x);" \
              "per sample in a batch $(ratio "$(field batch_per_sample_us "${T[$b]}")" "$b_med")x"
+        [ "$s_cpu" = - ] || [ "$b_cpu" = - ] ||
+            echo "  vs theirs $b, CPU time: per call $(ratio "$(field single_cpu_us "${T[$b]}")" "$s_cpu")x;" \
+                 "per sample in a batch $(ratio "$(field batch_cpu_per_sample_us "${T[$b]}")" "$b_cpu")x"
     done
 done
 bs_psql -q -c "SELECT bst_drop('ba7')" -c "DROP TABLE ba_sets, ba_dense" -c "DROP FUNCTION ba_wall_us(text, int, int)" >/dev/null
