@@ -80,7 +80,7 @@ case " $flags " in *" avx512_vpopcntdq "*) BUILDS="$BUILDS O3native_novpopcnt" ;
 for b in $BUILDS; do
     # shellcheck disable=SC2086
     gcc ${FLAGS[$b]} -w -I"$src" test/bench/bst_authors_driver.c "$src/bloom.c" -lm -o "$work/drv_$b"
-    echo "theirs, build $b: gcc ${FLAGS[$b]:-(no flags: their Makefile)}; $(objdump -d "$work/drv_$b" | grep -c 'vpopcnt') vpopcnt instructions in the binary"
+    echo "theirs, build $b: gcc ${FLAGS[$b]:-(no flags: their Makefile)}; $(objdump -d --no-show-raw-insn "$work/drv_$b" | grep -cE '^ *[0-9a-f]+:\s+vpopcnt') vpopcnt instructions in the binary"
 done
 
 bench_setup
