@@ -672,31 +672,11 @@ decode_fast_avx512(const BsSparse *s, uint32_t *pos, uint8_t *bits)
 {
 	const uint64_t n = s->n;
 
-	uint64_t	word = 0,
-				acc = 0;
-
 	if (!decode_highs_avx512(s, pos) || decode_lows_avx512(s, pos) != 0)
 		return false;
-	if (!bits || n == 0)
-		return true;
-
-	/*
-	 * The bits a 64-bit word at a time (x86-64: little-endian, so bit p is
-	 * bit p % 64 of word p / 64): the positions ascend, so the word's value
-	 * so far is carried in a register while the word stays the same (a
-	 * select, not a branch) and stored after every position; no byte
-	 * read-modify-write waits for the previous one.
-	 */
-	acc = bs_load64(bits);
-	for (uint64_t i = 0; i < n; i++)
-	{
-		uint64_t	w = pos[i] >> 6;
-		uint64_t	old = bs_load64(bits + 8 * w);
-
-		acc = (w == word ? acc : old) | (UINT64_C(1) << (pos[i] & 63));
-		bs_store64(bits + 8 * w, acc);
-		word = w;
-	}
+	if (bits)
+		for (uint64_t i = 0; i < n; i++)
+			bits[pos[i] >> 3] |= (uint8_t) (1u << (pos[i] & 7));
 	return true;
 }
 #endif
