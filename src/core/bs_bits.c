@@ -2,13 +2,13 @@
  * bs_bits.c
  *    Word-at-a-time bit-array operations (see bs_bits.h for the layout).
  *
- * The popcount loops are compiled twice on x86-64, once for the POPCNT
- * instruction and once for the generic instruction set, and the dynamic loader
- * picks the right clone for the CPU (GCC/Clang target_clones).  Without this
- * PostgreSQL's default -O2 build would turn __builtin_popcountll into a
- * library call several times slower than one instruction.
+ * The bulk loops (OR, AND, the popcounts) are bs_kernels.c's, in the
+ * variant chosen for the CPU (POPCNT, AVX2, AVX-512): PostgreSQL's default
+ * -O2 build would otherwise turn __builtin_popcountll into a library call
+ * several times slower than one instruction.
  */
 #include "bs_bits.h"
+#include "bs_kernels.h"
 
 void		(*bs_interrupt_hook) (void) = NULL;
 
@@ -27,14 +27,19 @@ poll_between(size_t e, size_t nwords)
 		bs_interrupt_hook();
 }
 
+/*
+ * The bulk operations: the kernel variant chosen for this CPU (bs_kernels.c)
+ * over chunks of BS_POLL_WORDS words, the interrupt hook between chunks.
+ */
 void
 bs_or(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
+	BsOrFn		f = bs_kernels_get()->or_fn;
+
 	for (size_t s = 0, e; s < nwords; s = e)
 	{
 		e = chunk_end(s, nwords);
-		for (size_t i = s; i < e; i++)
-			bs_store64(dst + 8 * i, bs_load64(dst + 8 * i) | bs_load64(src + 8 * i));
+		f(dst + 8 * s, src + 8 * s, e - s);
 		poll_between(e, nwords);
 	}
 }
@@ -42,82 +47,61 @@ bs_or(uint8_t *dst, const uint8_t *src, size_t nwords)
 void
 bs_and(uint8_t *dst, const uint8_t *src, size_t nwords)
 {
+	BsOrFn		f = bs_kernels_get()->and_fn;
+
 	for (size_t s = 0, e; s < nwords; s = e)
 	{
 		e = chunk_end(s, nwords);
-		for (size_t i = s; i < e; i++)
-			bs_store64(dst + 8 * i, bs_load64(dst + 8 * i) & bs_load64(src + 8 * i));
+		f(dst + 8 * s, src + 8 * s, e - s);
 		poll_between(e, nwords);
 	}
 }
 
-BS_POPCNT_CLONES
 uint64_t
 bs_popcount(const uint8_t *a, size_t nwords)
 {
-	uint64_t	c0 = 0,
-				c1 = 0;
+	BsPopcountFn f = bs_kernels_get()->popcount;
+	uint64_t	c = 0;
 
 	for (size_t s = 0, e; s < nwords; s = e)
 	{
-		size_t		i = s;
-
 		e = chunk_end(s, nwords);
-		/* two accumulators break the dependency chain on the adds */
-		for (; i + 2 <= e; i += 2)
-		{
-			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i));
-			c1 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i + 8));
-		}
-		for (; i < e; i++)
-			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i));
+		c += f(a + 8 * s, e - s);
 		poll_between(e, nwords);
 	}
-	return c0 + c1;
+	return c;
 }
 
-BS_POPCNT_CLONES
 uint64_t
 bs_and_popcount(const uint8_t *a, const uint8_t *b, size_t nwords)
 {
-	uint64_t	c0 = 0,
-				c1 = 0;
+	BsAndPopcountFn f = bs_kernels_get()->and_popcount;
+	uint64_t	c = 0;
 
 	for (size_t s = 0, e; s < nwords; s = e)
 	{
-		size_t		i = s;
-
 		e = chunk_end(s, nwords);
-		for (; i + 2 <= e; i += 2)
-		{
-			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i) & bs_load64(b + 8 * i));
-			c1 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i + 8) & bs_load64(b + 8 * i + 8));
-		}
-		for (; i < e; i++)
-			c0 += (uint64_t) __builtin_popcountll(bs_load64(a + 8 * i) & bs_load64(b + 8 * i));
+		c += f(a + 8 * s, b + 8 * s, e - s);
 		poll_between(e, nwords);
 	}
-	return c0 + c1;
+	return c;
 }
 
-BS_POPCNT_CLONES
 BsPairCounts
 bs_pair_counts(const uint8_t *a, const uint8_t *b, size_t nwords)
 {
+	BsPairCountsFn f = bs_kernels_get()->pair_counts;
 	BsPairCounts c = {0, 0, 0};
 
 	for (size_t s = 0, e; s < nwords; s = e)
 	{
-		e = chunk_end(s, nwords);
-		for (size_t i = s; i < e; i++)
-		{
-			uint64_t	wa = bs_load64(a + 8 * i),
-						wb = bs_load64(b + 8 * i);
+		BsPairCounts d;
 
-			c.a += (uint64_t) __builtin_popcountll(wa);
-			c.b += (uint64_t) __builtin_popcountll(wb);
-			c.and += (uint64_t) __builtin_popcountll(wa & wb);
-		}
+		e = chunk_end(s, nwords);
+		d = f(a + 8 * s, b + 8 * s, e - s);
+		c.a += d.a;
+		c.b += d.b;
+		c.and += d.and;
 		poll_between(e, nwords);
 	}
 	return c;
@@ -193,11 +177,5 @@ bs_tail_is_clear(const uint8_t *bits, uint32_t m)
 const char *
 bs_popcount_impl(void)
 {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
-	!defined(BS_NO_TARGET_CLONES)
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("popcnt") ? "popcnt" : "generic";
-#else
-	return "generic";
-#endif
+	return bs_variant_name(bs_kernels_get()->chosen[BS_KERNEL_POPCOUNT]);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bs_bits.h"
+#include "bs_kernels.h"
 
 /* up to 8 bytes at p, of which avail are readable, little-endian */
 static inline uint64_t
@@ -360,6 +361,31 @@ bs_sparse_decode(const BsSparse *s, uint8_t *bits)
 }
 
 /*
+ * decode_highs' checks of one word of high bits (the one at byte, after i
+ * positions): no stray bits at or past U, at most n positions in all; *w
+ * the word, *c its set bits
+ */
+static inline __attribute__((always_inline)) bool
+high_word_checked(const BsSparse *s, size_t byte, uint64_t i, uint64_t *w, uint64_t *c)
+{
+	uint64_t	base = (uint64_t) byte * 8;
+
+	*w = load_le(s->high + byte, s->high_bytes - byte);
+	if (base + 64 > s->high_bits && (*w >> (s->high_bits - base)) != 0)
+		return false;
+	*c = (uint64_t) __builtin_popcountll(*w);
+	return i + *c <= s->n;
+}
+
+/* decode_highs' checks at the end: exactly n positions, the last high part in range */
+static inline bool
+highs_complete(const BsSparse *s, uint64_t i, uint64_t last_j)
+{
+	return i == s->n && (s->n == 0 ||
+						 last_j - (s->n - 1) <= (uint64_t) ((s->m - 1) >> s->l));
+}
+
+/*
  * The fast path of bs_sparse_decode_positions, in three tight loops instead
  * of decode_into's one: (1) the high parts j - i of the positions from the
  * high words into pos, (2) the low bits appended, l known at compile time
@@ -383,15 +409,11 @@ decode_highs(const BsSparse *s, uint32_t *pos)
 	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
 	{
 		uint64_t	base = (uint64_t) byte * 8;
-		uint64_t	w = load_le(s->high + byte, s->high_bytes - byte);
-		uint64_t	c;
+		uint64_t	w,
+					c;
 
-		if (base + 64 > s->high_bits &&
-			(w >> (s->high_bits - base)) != 0)
-			return false;		/* stray bits at or past U */
-		c = (uint64_t) __builtin_popcountll(w);
-		if (i + c > s->n)
-			return false;		/* more positions than n */
+		if (!high_word_checked(s, byte, i, &w, &c))
+			return false;
 		if (c == 0)
 			continue;
 		last_j = base + 63 - (uint64_t) __builtin_clzll(w);
@@ -402,8 +424,7 @@ decode_highs(const BsSparse *s, uint32_t *pos)
 		}
 		i += c;
 	}
-	return i == s->n && (s->n == 0 ||
-						 last_j - (s->n - 1) <= (uint64_t) ((s->m - 1) >> s->l));
+	return highs_complete(s, i, last_j);
 }
 
 /* the low bits of positions [from, to) appended one by one, bounds checked */
@@ -523,11 +544,161 @@ decode_positions_fast(const BsSparse *s, uint32_t *pos, uint8_t *bits)
 	return true;
 }
 
-BS_POPCNT_CLONES
+/* the fast decoder's variants (bs_kernels.h: default, popcnt, avx512) */
+static bool
+decode_fast_default(const BsSparse *s, uint32_t *pos, uint8_t *bits)
+{
+	return decode_positions_fast(s, pos, bits);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(BS_NO_SIMD)
+#include <immintrin.h>
+
+__attribute__((target("popcnt")))
+static bool
+decode_fast_popcnt(const BsSparse *s, uint32_t *pos, uint8_t *bits)
+{
+	return decode_positions_fast(s, pos, bits);
+}
+
+#define BS_TARGET_AVX512_DECODE \
+	__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,popcnt,bmi")))
+
+/*
+ * decode_highs with 16 high bits a step: VPCOMPRESSD packs the indexes of
+ * the set bits of a 16-bit chunk into the first lanes, and the rank of each
+ * (i + lane) is subtracted; a masked store writes exactly the chunk's
+ * positions (never past n: checked per word first, as decode_highs does).
+ * The checks and the result are decode_highs'.
+ */
+BS_TARGET_AVX512_DECODE
+static bool
+decode_highs_avx512(const BsSparse *s, uint32_t *pos)
+{
+	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	uint64_t	i = 0,
+				last_j = 0;
+
+	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
+	{
+		uint64_t	base = (uint64_t) byte * 8;
+		uint64_t	w,
+					c;
+
+		if (!high_word_checked(s, byte, i, &w, &c))
+			return false;
+		if (c == 0)
+			continue;
+		last_j = base + 63 - (uint64_t) __builtin_clzll(w);
+		for (int h = 0; h < 64; h += 16)
+		{
+			__mmask16	k = (__mmask16) (w >> h);
+			int			cc = __builtin_popcount((unsigned) k);
+			__m512i		v = _mm512_maskz_compress_epi32(k, iota);
+
+			/* base + h + index - (i + lane), modulo 2^32 as decode_highs */
+			v = _mm512_sub_epi32(_mm512_add_epi32(v, _mm512_set1_epi32((int) (uint32_t) (base + (uint64_t) h - i))),
+								 iota);
+			_mm512_mask_storeu_epi32(pos + i, (__mmask16) ((1u << cc) - 1), v);
+			i += (uint64_t) cc;
+		}
+	}
+	return highs_complete(s, i, last_j);
+}
+
+/*
+ * decode_lows with 16 positions a step, for 1 <= l <= 24 (others: the
+ * scalar copies): the 2l bytes of a group are loaded (masked to the bytes
+ * bs_sparse_open accepted), VPERMB gathers the 4 bytes that hold lane t's
+ * field at bit t*l into lane t, a variable shift and a mask extract it.
+ * The same checks as decode_lows (strictly increasing, the last below m),
+ * the same result.
+ */
+BS_TARGET_AVX512_DECODE
+static uint32_t
+decode_lows_avx512(const BsSparse *s, uint32_t *pos)
+{
+	const int	l = s->l;
+	const uint64_t n = s->n;
+	size_t		readable = (size_t) (s->high + s->high_bytes - s->low);
+	uint8_t		idxb[64];
+	uint32_t	shb[16];
+	__m512i		idx,
+				shv,
+				maskv,
+				last = _mm512_setzero_si512();
+	__m128i		lcount = _mm_cvtsi32_si128(l);
+	uint32_t	bad = 0;
+
+	if (l < 1 || l > 24)
+		return decode_lows_any(s, pos);
+	if (n == 0)
+		return 0;
+	for (int t = 0; t < 16; t++)
+	{
+		for (int j = 0; j < 4; j++)
+			idxb[4 * t + j] = (uint8_t) (((t * l) >> 3) + j);
+		shb[t] = (uint32_t) ((t * l) & 7);
+	}
+	idx = _mm512_loadu_si512(idxb);
+	shv = _mm512_loadu_si512(shb);
+	maskv = _mm512_set1_epi32((int) low_mask(l));
+	for (uint64_t i0 = 0; i0 < n; i0 += 16)
+	{
+		uint64_t	rem = n - i0;
+		__mmask16	lane = rem >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << rem) - 1);
+		size_t		off = (size_t) (i0 / 8 * (uint64_t) l);	/* 2l bytes a group */
+		size_t		avail = readable - off;
+		__mmask64	lm = avail >= 64 ? ~(__mmask64) 0 : (((__mmask64) 1 << avail) - 1);
+		__m512i		data = _mm512_maskz_loadu_epi8(lm, s->low + off);
+		__m512i		low = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi8(idx, data), shv),
+										   maskv);
+		__m512i		p = _mm512_or_si512(_mm512_sll_epi32(_mm512_maskz_loadu_epi32(lane, pos + i0),
+														 lcount),
+										low);
+		__m512i		prev = _mm512_alignr_epi32(p, last, 15);
+
+		bad |= _mm512_mask_cmple_epu32_mask(i0 == 0 ? (__mmask16) (lane & 0xFFFE) : lane, p, prev);
+		_mm512_mask_storeu_epi32(pos + i0, lane, p);
+		last = p;
+	}
+	return bad | (uint32_t) (pos[n - 1] >= s->m);
+}
+
+BS_TARGET_AVX512_DECODE
+static bool
+decode_fast_avx512(const BsSparse *s, uint32_t *pos, uint8_t *bits)
+{
+	const uint64_t n = s->n;
+
+	if (!decode_highs_avx512(s, pos) || decode_lows_avx512(s, pos) != 0)
+		return false;
+	if (bits)
+		for (uint64_t i = 0; i < n; i++)
+			bits[pos[i] >> 3] |= (uint8_t) (1u << (pos[i] & 7));
+	return true;
+}
+#endif
+
+bool
+bs_sparse_decode_fast(const BsSparse *s, uint32_t *pos, uint8_t *bits, BsVariant v)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(BS_NO_SIMD)
+	if (v == BS_VARIANT_AVX512)
+		return decode_fast_avx512(s, pos, bits);
+	if (v == BS_VARIANT_POPCNT)
+		return decode_fast_popcnt(s, pos, bits);
+#endif
+	(void) v;
+	return decode_fast_default(s, pos, bits);
+}
+
 BsSparseError
 bs_sparse_decode_positions(const BsSparse *s, uint32_t *pos, uint8_t *bits)
 {
-	if (decode_positions_fast(s, pos, bits))
+	if (bs_sparse_decode_fast(s, pos, bits, bs_kernels_get()->sparse_decode))
 		return BS_SPARSE_OK;
 	if (bits)
 		return decode_into(s, bits, pos);

@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bs_kernels.h"
+
 #define BS_SPARSE_HEAD_BYTES	5
 #define BS_SPARSE_MAX_LOW_BITS	31
 
@@ -114,6 +116,17 @@ extern BsSparseError bs_sparse_decode(const BsSparse *s, uint8_t *bits);
  */
 extern BsSparseError bs_sparse_decode_positions(const BsSparse *s, uint32_t *pos,
 												uint8_t *bits);
+
+/*
+ * bs_sparse_decode_positions' fast path in kernel variant v (bs_kernels.h;
+ * a variant the build lacks runs the default one): true when the positions
+ * (and the bits, when bits is not NULL) were decoded and checked; false when
+ * in doubt (pos then holds garbage, bits is untouched): decode again with
+ * bs_sparse_decode_positions for the exact error.  Every variant gives the
+ * same answer and output.  For tests; callers use bs_sparse_decode_positions.
+ */
+extern bool bs_sparse_decode_fast(const BsSparse *s, uint32_t *pos, uint8_t *bits,
+								  BsVariant v);
 
 /*
  * Is position pos set?  Reads only the high bits up to pos's bucket and the

@@ -558,27 +558,25 @@ set_positions(const uint8_t *q, size_t nwords, uint32_t *pos)
 #define CAND_BATCH	16
 
 /*
- * accept_batch: examine a batch of drawn index entries e[0..CAND_BATCH) in
- * draw order (skipping those with ok[j] false, when ok is given): an entry
- * whose id q reports is appended to out, until *got reaches n.  Counts every
- * examined draw in *tries.  Returns BST_OK or bst_vec_push's error.
+ * accept_packed: examine the nok index entries e[] proposed by a batch of
+ * CAND_BATCH trials in draw order (at[j]: the trial that proposed e[j],
+ * ascending): an entry whose id q reports is appended to out, until *got
+ * reaches n.  Adds to *tries the trials examined: up to the one that gave
+ * the n-th sample, else the whole batch.  Returns BST_OK or bst_vec_push's
+ * error.
  */
 static inline int
-accept_batch(const BstTree *t, const uint8_t *q, const uint32_t *e, const bool *ok,
-			 int64_t n, BstIdVec *out, int64_t *got, uint64_t *tries)
+accept_packed(const BstTree *t, const uint8_t *q, const uint32_t *e, const uint8_t *at,
+			  int nok, int64_t n, BstIdVec *out, int64_t *got, uint64_t *tries)
 {
 	const BstIndex *ix = t->index;
 
-	for (int j = 0; j < CAND_BATCH && *got < n; j++)
+	for (int j = 0; j < nok; j++)
 	{
-		uint64_t	v;
+		uint64_t	v = bst_index_entry(ix, e[j]);
 		int64_t		x;
 		int			rc;
 
-		(*tries)++;
-		if (ok && !ok[j])
-			continue;
-		v = bst_index_entry(ix, e[j]);
 		if (!bs_bit_test(q, bst_entry_pos1(ix, v)))
 			continue;
 		x = entry_id(t, bst_entry_off(ix, v));
@@ -586,8 +584,13 @@ accept_batch(const BstTree *t, const uint8_t *q, const uint32_t *e, const bool *
 			continue;
 		if ((rc = bst_vec_push(out, x)) != BST_OK)
 			return rc;
-		(*got)++;
+		if (++(*got) == n)
+		{
+			*tries += (uint64_t) at[j] + 1;
+			return BST_OK;
+		}
 	}
+	*tries += CAND_BATCH;
 	return BST_OK;
 }
 
@@ -601,6 +604,7 @@ sample_candidates(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t t
 	uint32_t   *bp;
 	uint64_t   *cum;
 	uint32_t   *guide;
+	uint8_t		every[CAND_BATCH];	/* every trial proposes an entry */
 	uint64_t	nb = 0,
 				C,
 				budget,
@@ -664,6 +668,8 @@ sample_candidates(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t t
 		}
 	}
 	budget = C / 4 + 64;
+	for (int j = 0; j < CAND_BATCH; j++)
+		every[j] = (uint8_t) j;
 	while (C > 0 && *got < n && tries < budget)
 	{
 		uint32_t	e[CAND_BATCH];
@@ -690,7 +696,7 @@ sample_candidates(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t t
 			e[j] = ix->start[bp[b]] + (uint32_t) (r - cum[b]);
 			bst_index_entry_prefetch(ix, e[j]);
 		}
-		if ((rc = accept_batch(t, q, e, NULL, n, out, got, &tries)) != BST_OK)
+		if ((rc = accept_packed(t, q, e, every, CAND_BATCH, n, out, got, &tries)) != BST_OK)
 			break;
 	}
 	st->memberships += tries;
@@ -764,27 +770,36 @@ sample_buckets(BstTree *t, const uint8_t *q, const uint32_t *qpos, int64_t n, ui
 		while (*got < n && tries < budget)
 		{
 			uint32_t	e[CAND_BATCH];
-			bool		ok[CAND_BATCH];
-			int			nxt = 1 - cur;
+			uint8_t		at[CAND_BATCH];
+			int			nok = 0,
+						nxt = 1 - cur;
 
 			if ((tries & 0xFFF) == 0 && tries > 0)
 				BST_CHECK_INTERRUPTS();
+
+			/*
+			 * The trials that propose an entry (u below their bucket's
+			 * size, about 60%: a branch the processor cannot predict),
+			 * packed without a branch: e[] their entries, at[] their
+			 * places in the batch
+			 */
 			for (int j = 0; j < CAND_BATCH; j++)
 			{
 				uint32_t	s0 = ix->start[p[cur][j]];
 
-				ok[j] = u[cur][j] < ix->start[p[cur][j] + 1] - s0;
-				e[j] = s0 + u[cur][j];
-				if (ok[j])
-					bst_index_entry_prefetch(ix, e[j]);
+				e[nok] = s0 + u[cur][j];
+				at[nok] = (uint8_t) j;
+				nok += u[cur][j] < ix->start[p[cur][j] + 1] - s0;
 			}
+			for (int j = 0; j < nok; j++)
+				bst_index_entry_prefetch(ix, e[j]);
 			for (int j = 0; j < CAND_BATCH; j++)
 			{
 				p[nxt][j] = bp[bst_rng_below(rng, nb)];
 				u[nxt][j] = (uint32_t) bst_rng_below(rng, S);
 				__builtin_prefetch(&ix->start[p[nxt][j]]);
 			}
-			if ((rc = accept_batch(t, q, e, ok, n, out, got, &tries)) != BST_OK)
+			if ((rc = accept_packed(t, q, e, at, nok, n, out, got, &tries)) != BST_OK)
 				break;
 			cur = nxt;
 		}

@@ -371,3 +371,10 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- The bit-array kernels' variants chosen for this CPU (README: Support objects)
+CREATE FUNCTION bloomsample_kernels(OUT kernel text, OUT variant text, OUT available text[])
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'bloomsample_kernels' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloomsample_kernels() IS
+    'per bit-array kernel: the instruction-set variant this backend uses (default, popcnt, avx2, avx512) and those this CPU runs';

@@ -1108,3 +1108,10 @@ CREATE FUNCTION bst_sample_distinct_stats(name text, q bloomfilter, n integer DE
     LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
 COMMENT ON FUNCTION bst_sample_distinct_stats(text, bloomfilter, integer) IS
     'the work one bst_sample_distinct call does';
+-- ==== issue 38: bloomsample_kernels(), the kernel variants chosen for the CPU ====
+-- The bit-array kernels' variants chosen for this CPU (README: Support objects)
+CREATE FUNCTION bloomsample_kernels(OUT kernel text, OUT variant text, OUT available text[])
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'bloomsample_kernels' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloomsample_kernels() IS
+    'per bit-array kernel: the instruction-set variant this backend uses (default, popcnt, avx2, avx512) and those this CPU runs';
