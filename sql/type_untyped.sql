@@ -349,6 +349,89 @@ SELECT bloom_agg(x, 256, 3) = bloom_agg(x, 256, 3) FILTER (WHERE x IS NOT NULL) 
            bloomtree_agg(x, ARRAY[256, 4], ARRAY[3, 2]) FILTER (WHERE x IS NOT NULL) AS bloomtree_agg
 FROM (VALUES (1::bigint), (NULL), (2), (NULL), (2)) v(x);
 
+-- cuckoofilter and bloomtree record no element types: a text is read every
+-- way it parses, a member when any reading is (the typed answer, or a false
+-- positive of the other reading: never a false negative).  The oracle goes
+-- through the typed and bytea overloads only; each cell counts the rows that
+-- differ from it, over a literal, an untyped and a text parameter
+CREATE TABLE t_ck_int AS SELECT id, cuckoo_agg(x::bigint, 100) AS f FROM elems GROUP BY id;
+CREATE TABLE t_ck_txt AS SELECT id, cuckoo_agg(x::text, 100) AS f FROM elems GROUP BY id;
+CREATE TABLE t_bt_int AS
+    SELECT id, bloomtree_agg(x::bigint, ARRAY[512, 4], ARRAY[3, 2]) AS f FROM elems GROUP BY id;
+CREATE TABLE t_bt_txt AS
+    SELECT id, bloomtree_agg(x::text, ARRAY[512, 4], ARRAY[3, 2]) AS f FROM elems GROUP BY id;
+CREATE TABLE untyped_oracle AS
+    SELECT tbl, id, p.p, coalesce(f @> pg_temp.as_int(p.p), false)
+                         OR coalesce(f @> pg_temp.as_uuid(p.p), false)
+                         OR f @> convert_to(p.p, 'UTF8') AS want,
+           coalesce(f @> CASE WHEN tbl LIKE '%int' THEN pg_temp.as_int(p.p) END,
+                    f @> convert_to(p.p, 'UTF8')) AS typed
+    FROM (SELECT 'ck_int' AS tbl, id, f FROM t_ck_int UNION ALL SELECT 'ck_txt', id, f FROM t_ck_txt) t,
+         probes p
+    UNION ALL
+    SELECT tbl, id, p.p, coalesce(f @> pg_temp.as_int(p.p), false)
+                         OR coalesce(f @> pg_temp.as_uuid(p.p), false)
+                         OR f @> convert_to(p.p, 'UTF8'),
+           coalesce(f @> CASE WHEN tbl LIKE '%int' THEN pg_temp.as_int(p.p) END,
+                    f @> convert_to(p.p, 'UTF8'))
+    FROM (SELECT 'bt_int' AS tbl, id, f FROM t_bt_int UNION ALL SELECT 'bt_txt', id, f FROM t_bt_txt) t,
+         probes p;
+-- not trivial: the typed members are found in every table; the typed answer
+-- is kept (no false negative by construction of `want`, checked here too)
+SELECT tbl, count(*) FILTER (WHERE typed) >= 8 AS members_found,
+       count(*) FILTER (WHERE typed AND NOT want) AS typed_members_lost,
+       count(*) FILTER (WHERE want AND NOT typed) <= 10 AS few_other_readings
+FROM untyped_oracle GROUP BY tbl ORDER BY tbl;
+CREATE TABLE untyped_cells(tbl text, fn text, mode text, p text, diff bigint);
+\set ECHO none
+SELECT CASE m.mode
+       WHEN 'literal' THEN format($q$INSERT INTO untyped_cells SELECT %L, %L, 'literal', %L, count(*)
+            FROM (SELECT id FROM %I WHERE %s) s FULL JOIN
+                 (SELECT id FROM untyped_oracle WHERE tbl = %L AND p = %L AND want) o USING (id)
+            WHERE s.id IS NULL OR o.id IS NULL$q$,
+            t.tbl, f.fn, p.p, t.rel, replace(f.expr, 'E', quote_literal(p.p)), t.tbl, p.p)
+       ELSE format($q$PREPARE uc%s%s AS INSERT INTO untyped_cells SELECT %L, %L, %L, $2, count(*)
+            FROM (SELECT id FROM %I WHERE %s) s FULL JOIN
+                 (SELECT id FROM untyped_oracle WHERE tbl = %L AND p = $2 AND want) o USING (id)
+            WHERE s.id IS NULL OR o.id IS NULL; EXECUTE uc%s(%L, %L); DEALLOCATE uc%s$q$,
+            m.mode, CASE m.mode WHEN 'textparam' THEN '(text, text)' ELSE '' END,
+            t.tbl, f.fn, m.mode, t.rel, replace(f.expr, 'E', '$1'), t.tbl,
+            m.mode, p.p, p.p, m.mode)
+       END
+FROM (VALUES ('ck_int', 't_ck_int', 'cuckoo'), ('ck_txt', 't_ck_txt', 'cuckoo'),
+             ('bt_int', 't_bt_int', 'bloomtree'), ('bt_txt', 't_bt_txt', 'bloomtree')) t(tbl, rel, family)
+JOIN (VALUES ('cuckoo', 'f @> e', 'f @> E'), ('cuckoo', 'e <@ f', 'E <@ f'),
+             ('cuckoo', 'cuckoo_contains', 'cuckoo_contains(f, E)'),
+             ('cuckoo', 'cuckoo_contained', 'cuckoo_contained(E, f)'),
+             ('bloomtree', 'f @> e', 'f @> E'), ('bloomtree', 'e <@ f', 'E <@ f'),
+             ('bloomtree', 'bloomtree_contains', 'bloomtree_contains(f, E)'),
+             ('bloomtree', 'bloomtree_contained', 'bloomtree_contained(E, f)')) f(family, fn, expr)
+     USING (family),
+     probes p, (VALUES ('literal'), ('param'), ('textparam')) m(mode)
+\gexec
+\set ECHO all
+-- (the PREPAREs above: 'param' leaves $1 untyped; 'textparam' is the same
+-- text the untyped parameter resolves to, sent by a driver as text)
+SELECT tbl, fn, mode, count(*) AS probes, sum(diff) AS rows_differing
+FROM untyped_cells GROUP BY tbl, fn, mode ORDER BY tbl, fn, mode;
+-- adding or removing must choose one key: a text that is also an integer or
+-- a uuid is an error naming the cast for cuckoo_add, cuckoo_remove and
+-- topk_add; any other text is the string.  bloomtree_add adds every reading.
+\set VERBOSITY default
+SELECT cuckoo_add(cuckoo_empty(100), '4242');
+SELECT cuckoo_remove(cuckoo_add(cuckoo_empty(100), 4242::bigint), '4242');
+SELECT topk_add(topk_empty(3), '4242');
+SELECT cuckoo_add(cuckoo_empty(100), md5('1')::uuid::text);
+\set VERBOSITY terse
+SELECT cuckoo_add(cuckoo_empty(100), 'abc') = cuckoo_add(cuckoo_empty(100), convert_to('abc', 'UTF8'))
+           AS cuckoo_string_is_bytes,
+       (SELECT item FROM topk_items(topk_add(topk_empty(3), 'abc'))) = 'abc' AS topk_string,
+       bloomtree_add(t, '4242') @> 4242::bigint AS bloomtree_int_reading,
+       bloomtree_add(t, '4242') @> convert_to('4242', 'UTF8') AS bloomtree_string_reading,
+       bloomtree_add(t, '4242') = bloomtree_add(bloomtree_add(t, 4242::bigint), convert_to('4242', 'UTF8'))
+           AS bloomtree_both_readings
+FROM (SELECT bloomtree_empty(ARRAY[256, 4], ARRAY[3, 2]) AS t) v;
+
 RESET search_path;
 RESET jit;
 SET client_min_messages = warning;

@@ -618,7 +618,7 @@ bs_elem_text_ambiguous(const char *what, const BsElem *t, unsigned used)
 			(errcode(ERRCODE_INDETERMINATE_DATATYPE),
 			 errmsg("%s: the text element \"%.*s\"%s is both a %s and a string here",
 					what, len, (const char *) t->data, len < (int) t->len ? "..." : "", other),
-			 errdetail("The value holds %s elements and strings, or records no element types (stored before bloomsample 1.2, or read from the text or binary form); "
+			 errdetail("The value holds %s elements and strings, or records no element types (a cuckoofilter, a bloomtree and a topk never do; another value does not when stored before bloomsample 1.2 or read from the text or binary form); "
 					   "an untyped literal or parameter is passed as text.", other),
 			 errhint("Cast the element: ::%s for the %s, or pass the string as bytea: convert_to(elem, 'UTF8').",
 					 other, other)));

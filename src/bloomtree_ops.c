@@ -24,13 +24,16 @@
 PG_FUNCTION_INFO_V1(bloomtree_empty);
 PG_FUNCTION_INFO_V1(bloomtree_add_int8);
 PG_FUNCTION_INFO_V1(bloomtree_add_bytes);
+PG_FUNCTION_INFO_V1(bloomtree_add_text);
 PG_FUNCTION_INFO_V1(bloomtree_add_uuid);
 PG_FUNCTION_INFO_V1(bloomtree_from_array);
 PG_FUNCTION_INFO_V1(bloomtree_contains_int8);
 PG_FUNCTION_INFO_V1(bloomtree_contains_bytes);
+PG_FUNCTION_INFO_V1(bloomtree_contains_text);
 PG_FUNCTION_INFO_V1(bloomtree_contains_uuid);
 PG_FUNCTION_INFO_V1(bloomtree_contained_int8);
 PG_FUNCTION_INFO_V1(bloomtree_contained_bytes);
+PG_FUNCTION_INFO_V1(bloomtree_contained_text);
 PG_FUNCTION_INFO_V1(bloomtree_contained_uuid);
 PG_FUNCTION_INFO_V1(bloomtree_intersect);
 PG_FUNCTION_INFO_V1(bloomtree_union);
@@ -61,9 +64,9 @@ bloomtree_empty(PG_FUNCTION_ARGS)
 	PG_RETURN_BLOOMTREE(bloomtree_empty_value(&L));
 }
 
-/* a copy of tree argument 0 with element e added */
+/* a copy of tree argument 0 with the n elements e[0..n) added */
 static Datum
-add_common(FunctionCallInfo fcinfo, BsElem e)
+add_elems(FunctionCallInfo fcinfo, const BsElem *e, int n)
 {
 	BloomTreeView v;
 	BlTreeLayout L;
@@ -72,8 +75,36 @@ add_common(FunctionCallInfo fcinfo, BsElem e)
 	bloomtree_view_datum(PG_GETARG_DATUM(0), &v);
 	bloomtree_memory_check(&v.L, 1, true, "bloomtree_add");
 	bits = bloomtree_decode_datum(PG_GETARG_DATUM(0), &L);
-	bltree_insert(&L, bits, bs_elem_key(&L.hasher, &e));
+	for (int i = 0; i < n; i++)
+		bltree_insert(&L, bits, bs_elem_key(&L.hasher, &e[i]));
 	PG_RETURN_BLOOMTREE(bloomtree_encode_value(&L, bits));
+}
+
+/* a copy of tree argument 0 with element e added */
+static Datum
+add_common(FunctionCallInfo fcinfo, BsElem e)
+{
+	return add_elems(fcinfo, &e, 1);
+}
+
+/*
+ * The text overload (an untyped literal or parameter arrives as text): a
+ * bloomtree records no element types, so a text is added under every
+ * reading (the string, and the integer or uuid it is), as bloom_add does
+ * for a filter that records none: a later probe of either type finds it.
+ */
+Datum
+bloomtree_add_text(PG_FUNCTION_ARGS)
+{
+	BsElem		t,
+				e[BS_ELEM_READINGS_MAX];
+	BsTextReadings r;
+	int			n;
+
+	BS_ELEM_NULLS_RETURN();
+	t = bs_elem_varlena(PG_GETARG_DATUM(1));
+	n = bs_elem_text_untyped(&t, &r, e, NULL);
+	return add_elems(fcinfo, e, n);
 }
 
 Datum
@@ -208,6 +239,33 @@ Datum
 bloomtree_contained_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1), bs_elem_uuid(PG_GETARG_DATUM(0))));
+}
+
+/* membership of a text element: a member when any of its readings is */
+static bool
+contains_text(FunctionCallInfo fcinfo, Datum tree, Datum text)
+{
+	BsElem		t = bs_elem_varlena(text);
+	BsElem		e[BS_ELEM_READINGS_MAX];
+	BsTextReadings r;
+	int			n = bs_elem_text_untyped(&t, &r, e, NULL);
+
+	for (int i = 0; i < n; i++)
+		if (contains_common(fcinfo, tree, e[i]))
+			return true;
+	return false;
+}
+
+Datum
+bloomtree_contains_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_text(fcinfo, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)));
+}
+
+Datum
+bloomtree_contained_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_text(fcinfo, PG_GETARG_DATUM(1), PG_GETARG_DATUM(0)));
 }
 
 /* ---- combining and comparing ------------------------------------------ */

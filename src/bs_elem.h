@@ -103,6 +103,26 @@ bs_elem_text_used(const BsElem *t, unsigned recorded, BsTextReadings *r,
 extern void bs_elem_text_ambiguous(const char *what, const BsElem *t,
 								   unsigned used) pg_attribute_noreturn();
 
+/*
+ * bs_elem_text_untyped: the readings of the text element t for a type whose
+ * values record no element types (cuckoofilter, bloomtree, topk): every way
+ * the text parses (bs_elem_text_used with BS_ELEM_ALL), into e[0..n), n
+ * returned (a uuid's bytes are kept in *r).  With `what` (a function that
+ * must add, remove or count one element), a text that reads two ways is
+ * error 42P18 naming the cast (bs_elem_text_ambiguous); membership passes
+ * NULL and tests every reading.
+ */
+static inline int
+bs_elem_text_untyped(const BsElem *t, BsTextReadings *r, BsElem *e, const char *what)
+{
+	int			n;
+	unsigned	used = bs_elem_text_used(t, BS_ELEM_ALL, r, e, &n);
+
+	if (what != NULL && n > 1)
+		bs_elem_text_ambiguous(what, t, used);
+	return n;
+}
+
 static inline BsKey
 bs_elem_key(const BsHasher *h, const BsElem *e)
 {

@@ -20,15 +20,19 @@ PG_FUNCTION_INFO_V1(cuckoo_empty);
 PG_FUNCTION_INFO_V1(cuckoo_add_int8);
 PG_FUNCTION_INFO_V1(cuckoo_add_bytes);
 PG_FUNCTION_INFO_V1(cuckoo_add_uuid);
+PG_FUNCTION_INFO_V1(cuckoo_add_text);
 PG_FUNCTION_INFO_V1(cuckoo_remove_int8);
 PG_FUNCTION_INFO_V1(cuckoo_remove_bytes);
 PG_FUNCTION_INFO_V1(cuckoo_remove_uuid);
+PG_FUNCTION_INFO_V1(cuckoo_remove_text);
 PG_FUNCTION_INFO_V1(cuckoo_contains_int8);
 PG_FUNCTION_INFO_V1(cuckoo_contains_bytes);
 PG_FUNCTION_INFO_V1(cuckoo_contains_uuid);
+PG_FUNCTION_INFO_V1(cuckoo_contains_text);
 PG_FUNCTION_INFO_V1(cuckoo_contained_int8);
 PG_FUNCTION_INFO_V1(cuckoo_contained_bytes);
 PG_FUNCTION_INFO_V1(cuckoo_contained_uuid);
+PG_FUNCTION_INFO_V1(cuckoo_contained_text);
 PG_FUNCTION_INFO_V1(cuckoo_count);
 PG_FUNCTION_INFO_V1(cuckoo_load);
 PG_FUNCTION_INFO_V1(cuckoo_fp_rate);
@@ -103,6 +107,37 @@ cuckoo_add_uuid(PG_FUNCTION_ARGS)
 {
 	BS_ELEM_NULLS_RETURN();
 	return update_common(fcinfo, bs_elem_uuid(PG_GETARG_DATUM(1)), true);
+}
+
+/*
+ * The text overloads (an untyped literal or parameter arrives as text): a
+ * cuckoofilter records no element types, so a text that is also an integer
+ * or a uuid is error 42P18 naming the cast (adding or removing must choose
+ * one fingerprint); any other text is the string.
+ */
+static Datum
+update_text(FunctionCallInfo fcinfo, bool add)
+{
+	BsElem		t = bs_elem_varlena(PG_GETARG_DATUM(1));
+	BsElem		e[BS_ELEM_READINGS_MAX];
+	BsTextReadings r;
+
+	bs_elem_text_untyped(&t, &r, e, add ? "cuckoo_add" : "cuckoo_remove");
+	return update_common(fcinfo, e[0], add);
+}
+
+Datum
+cuckoo_add_text(PG_FUNCTION_ARGS)
+{
+	BS_ELEM_NULLS_RETURN();
+	return update_text(fcinfo, true);
+}
+
+Datum
+cuckoo_remove_text(PG_FUNCTION_ARGS)
+{
+	BS_ELEM_NULLS_RETURN();
+	return update_text(fcinfo, false);
 }
 
 Datum
@@ -188,6 +223,37 @@ cuckoo_contained_uuid(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains_common(fcinfo, PG_GETARG_DATUM(1),
 								   bs_elem_uuid(PG_GETARG_DATUM(0))));
+}
+
+/*
+ * membership of a text element: every way it parses (the string, and the
+ * integer or the uuid it is), a member when any reading is (no false
+ * negative whichever type it was added as)
+ */
+static bool
+contains_text(FunctionCallInfo fcinfo, Datum filter, Datum text)
+{
+	BsElem		t = bs_elem_varlena(text);
+	BsElem		e[BS_ELEM_READINGS_MAX];
+	BsTextReadings r;
+	int			n = bs_elem_text_untyped(&t, &r, e, NULL);
+
+	for (int i = 0; i < n; i++)
+		if (contains_common(fcinfo, filter, e[i]))
+			return true;
+	return false;
+}
+
+Datum
+cuckoo_contains_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_text(fcinfo, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)));
+}
+
+Datum
+cuckoo_contained_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_text(fcinfo, PG_GETARG_DATUM(1), PG_GETARG_DATUM(0)));
 }
 
 /* ---- introspection ---------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
+#include "bs_elem.h"
 #include "countmin.h"
 
 PG_FUNCTION_INFO_V1(topk_value_items);
@@ -203,9 +204,23 @@ topk_value_add_int8(PG_FUNCTION_ARGS)
 	return add_elem(fcinfo, INT8OID);
 }
 
+/*
+ * The text overload (an untyped literal or parameter arrives as text): a
+ * topk records no element types, so a text that is also an integer or a
+ * uuid is error 42P18 naming the cast (its count must go to one key);
+ * any other text is the string.
+ */
 Datum
 topk_value_add_text(PG_FUNCTION_ARGS)
 {
+	if (!PG_ARGISNULL(0) && !PG_ARGISNULL(1))
+	{
+		BsElem		t = bs_elem_varlena(PG_GETARG_DATUM(1));
+		BsElem		e[BS_ELEM_READINGS_MAX];
+		BsTextReadings r;
+
+		bs_elem_text_untyped(&t, &r, e, "topk_add");
+	}
 	return add_elem(fcinfo, TEXTOID);
 }
 

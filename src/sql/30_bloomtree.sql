@@ -59,9 +59,12 @@ DO $$
 DECLARE
     elem text;
     suffix text;
+    aggsuffix text;
 BEGIN
-    FOR elem, suffix IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'),
-                               ('uuid', 'uuid') LOOP
+    -- a text element of add and membership is read every way it parses (README:
+    -- Element types); the aggregate's column is typed and hashed as it is
+    FOR elem, suffix, aggsuffix IN VALUES ('bigint', 'int8', 'int8'), ('text', 'text', 'bytes'),
+                                          ('bytea', 'bytes', 'bytes'), ('uuid', 'uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION bloomtree_add(t bloomtree, elem %1$s) RETURNS bloomtree
                 AS 'MODULE_PATHNAME', 'bloomtree_add_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
@@ -94,14 +97,14 @@ BEGIN
         EXECUTE format($f$
             CREATE FUNCTION bloomtree_agg_trans(internal, %1$s, integer[], integer[]) RETURNS internal
                 AS 'MODULE_PATHNAME', 'bloomtree_agg_trans_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
-            elem, suffix);
+            elem, aggsuffix);
         EXECUTE format($f$
             COMMENT ON FUNCTION bloomtree_agg_trans(internal, %1$s, integer[], integer[]) IS
                 'bloomtree_agg transition: insert the element'$f$, elem);
         EXECUTE format($f$
             CREATE FUNCTION bloomtree_agg_trans(internal, %1$s, integer[], integer[], integer) RETURNS internal
                 AS 'MODULE_PATHNAME', 'bloomtree_agg_trans_%2$s' LANGUAGE C IMMUTABLE PARALLEL SAFE$f$,
-            elem, suffix);
+            elem, aggsuffix);
         EXECUTE format($f$
             COMMENT ON FUNCTION bloomtree_agg_trans(internal, %1$s, integer[], integer[], integer) IS
                 'bloomtree_agg transition: insert the element'$f$, elem);

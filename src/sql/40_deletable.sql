@@ -253,7 +253,7 @@ DECLARE
     elem text;
     suffix text;
 BEGIN
-    FOR elem, suffix IN VALUES ('bigint', 'int8'), ('text', 'bytes'), ('bytea', 'bytes'),
+    FOR elem, suffix IN VALUES ('bigint', 'int8'), ('text', 'text'), ('bytea', 'bytes'),
                                ('uuid', 'uuid') LOOP
         EXECUTE format($f$
             CREATE FUNCTION cuckoo_add(cf cuckoofilter, elem %1$s) RETURNS cuckoofilter

@@ -1115,3 +1115,23 @@ CREATE FUNCTION bloomsample_kernels(OUT kernel text, OUT variant text, OUT avail
     AS 'MODULE_PATHNAME', 'bloomsample_kernels' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloomsample_kernels() IS
     'per bit-array kernel: the instruction-set variant this backend uses (default, popcnt, avx2, avx512) and those this CPU runs';
+-- ==== issue 32: untyped elements for the types that record no element types ====
+-- cuckoofilter and bloomtree record no element types: their text overloads get
+-- their own C functions, which read a text every way it parses (membership: a
+-- member when any reading is; bloomtree_add: every reading added; cuckoo_add and
+-- cuckoo_remove: 42P18 naming the cast when a text reads two ways); topk_add's
+-- text overload (already its own C function) raises the same 42P18
+CREATE OR REPLACE FUNCTION cuckoo_add(cf cuckoofilter, elem text) RETURNS cuckoofilter
+    AS 'MODULE_PATHNAME', 'cuckoo_add_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cuckoo_remove(cf cuckoofilter, elem text) RETURNS cuckoofilter
+    AS 'MODULE_PATHNAME', 'cuckoo_remove_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cuckoo_contains(cf cuckoofilter, elem text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'cuckoo_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION cuckoo_contained(elem text, cf cuckoofilter) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'cuckoo_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloomtree_add(t bloomtree, elem text) RETURNS bloomtree
+    AS 'MODULE_PATHNAME', 'bloomtree_add_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloomtree_contains(t bloomtree, elem text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'bloomtree_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION bloomtree_contained(elem text, t bloomtree) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'bloomtree_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
