@@ -29,6 +29,7 @@
 #define BLOOMFILTER_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"

@@ -15,6 +15,7 @@
 #define COUNTINGBLOOM_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 
 #include "bs_hash.h"
