@@ -195,7 +195,7 @@ my $global = q{
 	      UNION ALL SELECT bloom_union_agg(f), bloom_intersect_agg(f) FROM filters_p1
 	      UNION ALL SELECT bloom_union_agg(f), bloom_intersect_agg(f) FROM filters_p2) s};
 my $plan = plan_of($global, 1);
-my @rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+) loops=1\)/g;
+my @rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+)(?:\.\d+)? loops=1\)/g;
 is(join(',', @rows), '1,1,1', 'global aggregate: one row (one filter per aggregate) from each shard, concurrently')
   or diag($plan);
 like($plan, qr/Remote SQL: SELECT public\.bloom_union_agg\(f\), public\.bloom_intersect_agg\(f\) FROM public\.filters_p0/,
@@ -212,7 +212,7 @@ my $by_tag = q{
 	      UNION ALL SELECT tag, bloom_union_agg(f), bloom_intersect_agg(f) FROM filters_p2 GROUP BY tag) s
 	GROUP BY tag ORDER BY tag};
 $plan = plan_of($by_tag, 1);
-@rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+) loops=1\)/g;
+@rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+)(?:\.\d+)? loops=1\)/g;
 is(join(',', @rows), '5,5,5', 'per-tag aggregate: one filter per shard and group moved') or diag($plan);
 is($coord->safe_psql('postgres', $by_tag),
 	$coord->safe_psql('postgres', q{SELECT tag, md5(bloom_union_agg(f)::text), md5(bloom_intersect_agg(f)::text)
@@ -299,7 +299,10 @@ $coord->safe_psql('postgres',
 	sharded_table('filter_members', 'id bigint NOT NULL, members bigint[], occ_members bigint[]',
 		"table_name 'filter_members'")
 	  . sharded_table('filter_samples', 'id bigint NOT NULL, samples bigint[]', "table_name 'filter_samples'"));
-my $job = q{SELECT string_agg(id || ':' || md5(members::text) || ':' || md5(occ_members::text), ',' ORDER BY id) FROM filter_members};
+# (OFFSET 0: from PostgreSQL 16 on the planner would feed the ordered aggregate
+# through a Merge Append of sorted shard scans, which runs them one by one)
+my $job = q{SELECT string_agg(id || ':' || md5(members::text) || ':' || md5(occ_members::text), ',' ORDER BY id)
+	FROM (SELECT * FROM filter_members OFFSET 0) j};
 like(plan_of($job), qr/Async Foreign Scan on public\.filter_members_p0.*Async Foreign Scan on public\.filter_members_p1.*Async Foreign Scan on public\.filter_members_p2/s,
 	'reconstruction job: the shards run concurrently (async Append)');
 my $oracle = q{SELECT string_agg(id || ':' || md5(ARRAY(SELECT bst_reconstruct('ids', f))::text) || ':'
