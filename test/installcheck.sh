@@ -8,7 +8,8 @@
 # Settings (environment): PG_CONFIG (default: 15's), REGRESS_PORT (54329, the
 # pg_regress cluster's port), STAGE_LABEL (put before each stage line),
 # STAGE_SECONDS (the caller's clock), EXTRA_TAP_TESTS (TAP files run with the
-# others, e.g. test/versions/t/010_pg_upgrade.pl).
+# others, e.g. test/versions/t/010_pg_upgrade.pl), ONLY_TAP (run these TAP files
+# alone and nothing else: a developer's re-run of some tests on another major).
 # On failure: prints the diffs and the TAP logs, exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,10 @@ installcheck() {
     done
     exit 1
 }
+if [ -n "${ONLY_TAP:-}" ]; then
+    installcheck REGRESS= PROVE_FLAGS=--timer PROVE_TESTS="$ONLY_TAP"
+    exit 0
+fi
 # The TAP files run two at a time (each cluster takes its own port through
 # PostgreSQL::Test::Cluster's port locks, its own directories under
 # tmp_check/), the slowest first, except those whose assertions bound wall

@@ -15,7 +15,8 @@
 # (for 18: the PostgreSQL 15 installation the pg_upgrade test starts from,
 # /usr/lib/postgresql/15, with bloomsample installed), REGRESS_PORT
 # (the pg_regress cluster's port; default 54360 for 17, 54370 for 18),
-# STAGE_SECONDS (the caller's clock for the stage lines).
+# STAGE_SECONDS (the caller's clock for the stage lines), ONLY_TAP (only these
+# TAP files, e.g. ONLY_TAP=test/t/050_sharding.pl: test/installcheck.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export LANG=C.UTF-8
@@ -77,5 +78,6 @@ if [ "$MAJOR" = 18 ]; then
     extra=test/versions/t/010_pg_upgrade.pl
 fi
 run env PG_CONFIG="$PG_CONFIG" REGRESS_PORT="$PORT" STAGE_SECONDS=$SECONDS \
-    STAGE_LABEL="PostgreSQL $MAJOR: " EXTRA_TAP_TESTS="$extra" bash test/installcheck.sh
+    STAGE_LABEL="PostgreSQL $MAJOR: " EXTRA_TAP_TESTS="$extra" ONLY_TAP="${ONLY_TAP:-}" \
+    bash test/installcheck.sh
 stage "every test passed"
