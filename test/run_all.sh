@@ -49,6 +49,11 @@ stage "unit tests of the core under ASan/UBSan"
 make -s PG_CONFIG=$PG_CONFIG unitcheck-sanitize
 
 PG_CONFIG=$PG_CONFIG STAGE_SECONDS=$SECONDS bash test/installcheck.sh
+# PostgreSQL 17 and 18 for the last stages, provisioned meanwhile (a fresh machine
+# builds them: minutes of mostly compiling, beside the fixed-length fuzz stages;
+# cached under /var/cache/bloomsample, a second run skips it)
+bash test/versions/provision.sh > "$W/provision.log" 2>&1 &
+PROVISION=$!
 stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
 FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
     bash test/fuzz/run.sh
@@ -58,8 +63,9 @@ stage "benchmark plots: make plots from the committed CSV files, into a temporar
 make -s PG_CONFIG=$PG_CONFIG plots PLOTS_OUT="$W/plots"
 stage "the Debian package: build, lintian, dpkg -i, pg_regress against it, dpkg --purge"
 PG_CONFIG=$PG_CONFIG PACKAGE_PORT=${PACKAGE_PORT:-54350} bash test/package/run.sh
-stage "other PostgreSQL majors: provision 17 and 18 (cached under /var/cache/bloomsample)"
-bash test/versions/provision.sh
+stage "other PostgreSQL majors: waiting for the provisioning of 17 and 18"
+wait $PROVISION || { cat "$W/provision.log"; echo "run_all.sh: provisioning 17 and 18 failed"; exit 1; }
+cat "$W/provision.log"
 stage "PostgreSQL 18: build, pg_regress, every TAP test, pg_upgrade from 15"
 STAGE_SECONDS=$SECONDS bash test/versions/run.sh 18
 stage "PostgreSQL 17: build, pg_regress, every TAP test (in the trixie root)"

@@ -9,7 +9,8 @@
 #
 #   pg18  PostgreSQL 18 built from Debian's source package (suite sid, read
 #         through a private apt state: the machine's sources lists are left as
-#         they are) into $BS_PG_CACHE/pg18, with the TAP framework and contrib.
+#         they are) into $BS_PG_CACHE/pg18, with the TAP framework, contrib,
+#         OpenSSL and lz4 (PG18_CONFIGURE).
 #   pg17  a Debian trixie root (debootstrap, minbase) at $BS_PG_CACHE/trixie
 #         holding postgresql-17 and its server headers, a compiler and what the
 #         tests need; the extension is built and tested inside it (chroot).
@@ -48,12 +49,18 @@ need() {
     $APT install $missing >/dev/null
 }
 
+# configure's options of 18, as Debian builds it where the tests need it (lz4:
+# test/t/031_value_limits.pl); the stamp records them, a change rebuilds
+PG18_CONFIGURE="--enable-tap-tests --without-icu --with-openssl --with-lz4"
+
 provision_pg18() {
     local dst="$CACHE/pg18" src="$CACHE/src/pg18"
-    if [ -f "$dst/.complete" ]; then echo "provision.sh: PostgreSQL 18 cached in $dst"; return; fi
+    if [ -f "$dst/.complete" ] && [ "$(cat "$dst/.complete")" = "$PG18_CONFIGURE" ]; then
+        echo "provision.sh: PostgreSQL 18 cached in $dst"; return
+    fi
     echo "provision.sh: building PostgreSQL 18 into $dst"
-    need build-essential bison flex libreadline-dev zlib1g-dev libssl-dev libipc-run-perl \
-         pkg-config dpkg-dev
+    need build-essential bison flex libreadline-dev zlib1g-dev libssl-dev liblz4-dev \
+         libipc-run-perl pkg-config dpkg-dev
     rm -rf "$dst" "$src"; mkdir -p "$src/apt/lists/partial" "$src/apt/archives/partial"
     # a private apt state holding only sid's source index
     printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s sid main\n' \
@@ -65,10 +72,10 @@ provision_pg18() {
     local tarball; tarball=$(ls "$src"/postgresql-18_*.orig.tar.* | head -1)
     mkdir -p "$src/tree" && tar -xf "$tarball" -C "$src/tree" --strip-components=1
     (cd "$src/tree" &&
-        ./configure -q --prefix="$dst" --enable-tap-tests --without-icu --with-openssl >/dev/null &&
+        ./configure -q --prefix="$dst" $PG18_CONFIGURE >/dev/null &&
         nice make -s -j2 world-bin >/dev/null && make -s install-world-bin >/dev/null)
     rm -rf "$src"
-    touch "$dst/.complete"
+    echo "$PG18_CONFIGURE" > "$dst/.complete"
     echo "provision.sh: PostgreSQL 18 in $dst: $("$dst/bin/postgres" --version)"
 }
 
