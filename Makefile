@@ -8,7 +8,9 @@
 #                               installed extension and sqlsmith; FUZZ_SEEDS, FUZZ_SECONDS)
 #   make check-sanitize         pg_regress and a short fuzz run with the extension built
 #                               under ASan/UBSan (test/sanitize/; PostgreSQL left as it is)
-#   make deb                    the Debian package postgresql-15-bloomsample (debian/),
+#   make deb                    the Debian packages postgresql-NN-bloomsample (debian/),
+#                               one per installed PostgreSQL NN of debian/pgversions (15+;
+#                               debian/control regenerated for them: pg_buildext updatecontrol),
 #                               built in a copy of the tree under DEB_DIR (tmp_deb), then
 #                               lintian; needs dpkg-dev, debhelper, lintian and
 #                               postgresql-server-dev-all
@@ -119,7 +121,7 @@ deb:
 	    --exclude=./tmp_check --exclude=./results --exclude=./log --exclude=./.tmp --exclude=./tmp_regress \
 	    --exclude=./test/unit/bin --exclude=./test/bench/bin \
 	    --exclude=./$(DATA_built) -cf - . | tar -xf - -C $(DEB_DIR)/bloomsample
-	cd $(DEB_DIR)/bloomsample && dpkg-buildpackage -us -uc -j2
+	cd $(DEB_DIR)/bloomsample && pg_buildext updatecontrol && dpkg-buildpackage -us -uc -j2
 	lintian --fail-on error,warning $(DEB_DIR)/*.changes
 	@ls -l $(DEB_DIR)/*.deb
 

@@ -75,8 +75,12 @@ SELECT q, est_within_2x(q) FROM (VALUES
 SELECT est_rows('SELECT * FROM ps WHERE f @> NULL::bigint') AS null_element;
 
 -- the estimate comes from the statistics: without them, the default fraction
+-- (0.001) of the planner's estimate of the table's rows (which depends on the
+-- PostgreSQL major: the lookup's 9 rows on 15, 16 on 17 and 18)
 CREATE TABLE ps_noanalyze AS SELECT * FROM ps;
-SELECT est_rows('SELECT * FROM ps_noanalyze WHERE f @> (-1)::bigint') AS default_estimate;
+SELECT est_rows('SELECT * FROM ps_noanalyze WHERE f @> (-1)::bigint')
+       = greatest(1, round(0.001 * est_rows('SELECT * FROM ps_noanalyze'))) AS default_fraction,
+       est_rows('SELECT * FROM ps_noanalyze') > 1000 AS table_estimated;
 DROP TABLE ps_noanalyze;
 
 -- joins: probes of elements present once, elements absent, and the common element
@@ -164,8 +168,9 @@ SELECT p.proname, p.procost, p.prosupport::regproc
 FROM pg_proc p WHERE p.oid = 'bloom_contains(bloomfilter, bigint)'::regprocedure;
 
 -- planning a lookup reads no index page (and no other page): after a first planning
--- (which builds the relcache's profile of the index), the planning of EXPLAIN ANALYZE
--- reports no buffer at all
+-- of each query shape (which builds the relcache's profile of the index and fills the
+-- catalog caches: 18 looks up a catalog entry for the join that no statement above
+-- needed), the planning of EXPLAIN ANALYZE reports no buffer at all, hit or read
 CREATE INDEX ps_f ON ps USING bloofi (f);
 CREATE FUNCTION planning_buffers(q text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE j json;
@@ -174,7 +179,8 @@ BEGIN
     RETURN coalesce((j->0->'Planning'->>'Shared Hit Blocks')::bigint, 0) +
            coalesce((j->0->'Planning'->>'Shared Read Blocks')::bigint, 0);
 END $$;
-SELECT planning_buffers('SELECT * FROM ps WHERE f @> 12345::bigint') >= 0 AS warm_up;
+SELECT planning_buffers('SELECT * FROM ps WHERE f @> 12345::bigint') >= 0 AS warm_up,
+       planning_buffers('SELECT * FROM probes p JOIN ps ON ps.f @> p.e') >= 0 AS warm_up_join;
 SELECT planning_buffers('SELECT * FROM ps WHERE f @> 12345::bigint') AS lookup,
        planning_buffers('SELECT * FROM ps WHERE f @> 54321::bigint') AS another_element,
        planning_buffers('SELECT * FROM probes p JOIN ps ON ps.f @> p.e') AS join_plan;

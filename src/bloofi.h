@@ -31,6 +31,7 @@
 #define BLOOFI_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 
 #include "access/amapi.h"
 #include "access/generic_xlog.h"

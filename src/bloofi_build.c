@@ -423,7 +423,7 @@ bloofi_buildempty(Relation index)
 	PageSetChecksumInplace(metapage, BLOOFI_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, BLOOFI_METAPAGE_BLKNO,
 			  (char *) metapage, true);
-	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+	log_newpage(&BS_SMGR_LOCATOR(RelationGetSmgr(index)), INIT_FORKNUM,
 				BLOOFI_METAPAGE_BLKNO, metapage, true);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 }

@@ -58,8 +58,8 @@ bloofi_recent_slot(Relation index, BlockNumber blk, bool grow)
 {
 	BloofiRecentFile *f = bloofi_recent_last;
 
-	if (f == NULL || f->key.relnode != index->rd_node.relNode ||
-		f->key.dbnode != index->rd_node.dbNode)
+	if (f == NULL || f->key.relnode != BS_LOCATOR_REL(BS_REL_LOCATOR(index)) ||
+		f->key.dbnode != BS_LOCATOR_DB(BS_REL_LOCATOR(index)))
 	{
 		BloofiRecentKey key;
 		bool		found;
@@ -76,8 +76,8 @@ bloofi_recent_slot(Relation index, BlockNumber blk, bool grow)
 											  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 		}
 		memset(&key, 0, sizeof(key));
-		key.dbnode = index->rd_node.dbNode;
-		key.relnode = index->rd_node.relNode;
+		key.dbnode = BS_LOCATOR_DB(BS_REL_LOCATOR(index));
+		key.relnode = BS_LOCATOR_REL(BS_REL_LOCATOR(index));
 		f = hash_search(bloofi_recent_files, &key, HASH_ENTER, &found);
 		if (!found)
 		{
@@ -117,7 +117,7 @@ bloofi_read_recent(Relation index, BlockNumber blk)
 		return ReadBuffer(index, blk);
 	slot = bloofi_recent_slot(index, blk, false);
 	if (slot && BufferIsValid(*slot) &&
-		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blk, *slot))
+		ReadRecentBuffer(BS_REL_LOCATOR(index), MAIN_FORKNUM, blk, *slot))
 		return *slot;
 	bloofi_recent_misses++;
 	buf = ReadBuffer(index, blk);	/* fails for a block past the end */

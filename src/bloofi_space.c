@@ -419,7 +419,7 @@ bloofi_holds_tree_lock(Relation index)
 
 	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
 					 index->rd_lockInfo.lockRelId.relId, BLOOFI_METAPAGE_BLKNO);
-	return LockHeldByMe(&tag, ExclusiveLock);
+	return bs_lock_held_by_me(&tag, ExclusiveLock);
 }
 
 void

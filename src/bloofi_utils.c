@@ -103,8 +103,31 @@ bloofi_wal_flush(BloofiWal *w)
 
 /* ---- recovery conflicts on a hot standby ---------------------------------- */
 
+/*
+ * The layout of nbtree's page-reuse record that bloofi_wal_standby_conflict
+ * writes and btree_xlog_reuse_page reads, checked for each major: 15's
+ * (node, block, latestRemovedFullXid) and 16's to 18's (locator, block,
+ * snapshotConflictHorizon, isCatalogRel); pg_compat.h names the renamed
+ * fields.  A major that moves, widens or adds a field fails to compile here
+ * rather than write a record its redo misreads (test/t/016_bloofi_standby.pl
+ * checks the conflict itself on every major the tests run on).
+ */
+StaticAssertDecl(offsetof(xl_btree_reuse_page, BS_REUSE_PAGE_REL) == 0 &&
+				 sizeof(((xl_btree_reuse_page *) 0)->BS_REUSE_PAGE_REL) == 3 * sizeof(Oid),
+				 "xl_btree_reuse_page: the relation is not its first 12 bytes");
+StaticAssertDecl(offsetof(xl_btree_reuse_page, block) == 3 * sizeof(Oid) &&
+				 sizeof(((xl_btree_reuse_page *) 0)->block) == sizeof(BlockNumber),
+				 "xl_btree_reuse_page: block moved");
+StaticAssertDecl(offsetof(xl_btree_reuse_page, BS_REUSE_PAGE_HORIZON) == 16 &&
+				 sizeof(((xl_btree_reuse_page *) 0)->BS_REUSE_PAGE_HORIZON) == sizeof(FullTransactionId),
+				 "xl_btree_reuse_page: the conflict horizon moved");
 #if PG_VERSION_NUM >= 160000
-#error "xl_btree_reuse_page changed in PostgreSQL 16: port bloofi_wal_standby_conflict"
+StaticAssertDecl(offsetof(xl_btree_reuse_page, isCatalogRel) == 24 &&
+				 SizeOfBtreeReusePage == 25,
+				 "xl_btree_reuse_page: not 16's layout (locator, block, horizon, isCatalogRel)");
+#else
+StaticAssertDecl(SizeOfBtreeReusePage == 24,
+				 "xl_btree_reuse_page: not 15's layout (node, block, latestRemovedFullXid)");
 #endif
 
 /*
@@ -143,9 +166,13 @@ bloofi_wal_standby_conflict(Relation index, BlockNumber start, TransactionId xid
 		epoch--;
 	}
 	memset(&xlrec, 0, sizeof(xlrec));
-	xlrec.node = index->rd_node;
+	xlrec.BS_REUSE_PAGE_REL = BS_REL_LOCATOR(index);
 	xlrec.block = start;
-	xlrec.latestRemovedFullXid = FullTransactionIdFromEpochAndXid(epoch, xid);
+	xlrec.BS_REUSE_PAGE_HORIZON = FullTransactionIdFromEpochAndXid(epoch, xid);
+#if PG_VERSION_NUM >= 160000
+	/* no logical decoding reads a Bloofi index: no slot conflicts with it */
+	xlrec.isCatalogRel = false;
+#endif
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
 	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);

@@ -97,7 +97,7 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 	ItemPointerData *tids;
 	BloofiNode	X;
 
-	vacuum_delay_point();
+	bs_vacuum_delay_point(false);
 	if (depth >= BLOOFI_MAX_HEIGHT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -147,7 +147,7 @@ bloofi_vac_compute(VacState *vs, BlockNumber start, int depth)
 		for (uint32 sp = 0; sp < X.geom.slice_pages && vn->nlive > 0; sp++)
 		{
 			if ((sp & 15) == 0)
-				vacuum_delay_point();
+				bs_vacuum_delay_point(false);
 			if (sparse)
 				bloofi_sparse_slice_page(&X, sparse, sp, copy);
 			else
@@ -208,7 +208,7 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 	BloofiNode *X = &vn->node;
 	BloofiWal	w;
 
-	vacuum_delay_point();
+	bs_vacuum_delay_point(false);
 	if (X->level > 0)
 	{
 		const uint8 **cols = palloc(sizeof(uint8 *) * Max(vn->nchild, 1));
@@ -236,7 +236,7 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 			Page		page;
 
 			if ((sp & 15) == 0)
-				vacuum_delay_point();
+				bs_vacuum_delay_point(false);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SLICE, X->start);
 			page = bloofi_wal_page(&w, buf, false, 0);
@@ -264,7 +264,7 @@ bloofi_vac_remove_tids(VacState *vs, VacNode *vn, double *removed)
 
 	if (X->level > 0 || vn->ndead == 0)
 		return;
-	vacuum_delay_point();
+	bs_vacuum_delay_point(false);
 	bloofi_wal_begin(&w, index);
 	for (uint32 tp = 0; tp * X->geom.tids_per_page < X->nused; tp++)
 	{

@@ -256,7 +256,7 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 	MergeKids	k;
 	int			n;
 
-	vacuum_delay_point();
+	bs_vacuum_delay_point(false);
 	bloofi_node_read(mc->index, mc->meta, start, &X);
 	if (X.level == 0 || depth >= BLOOFI_MAX_HEIGHT)
 		return;
@@ -276,7 +276,7 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 		int			u = -1,
 					nalive = 0;
 
-		vacuum_delay_point();
+		bs_vacuum_delay_point(false);
 		for (int i = 0; i < k.n; i++)
 			if (k.alive[i])
 			{
@@ -307,7 +307,7 @@ bloofi_merge_node(MergeCtx *mc, BlockNumber start, int depth)
 	for (int i = 0; i < k.n; i++)
 		if (k.alive[i])
 		{
-			vacuum_delay_point();
+			bs_vacuum_delay_point(false);
 			bloofi_repack(mc, &X, k.slots[i], &k.kids[i]);
 		}
 	bloofi_merge_kids_free(&k);

@@ -35,6 +35,7 @@
 #define BLOOMFILTER_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"

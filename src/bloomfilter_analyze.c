@@ -217,7 +217,7 @@ scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sample
 		BloomView	bv;
 		uint64		pop;
 
-		vacuum_delay_point();
+		bs_vacuum_delay_point(true);
 		value = fetchfunc(stats, i, &isnull);
 		cs->setof[i] = -1;
 		if (isnull)
@@ -473,7 +473,7 @@ set_fold_sample(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const SetAc
 		BloomView	bv;
 		uint32		fpop;
 
-		vacuum_delay_point();
+		bs_vacuum_delay_point(true);
 		bf_view(v, &bv);
 		fpop = bs_colstats_add(d->slices, sw, d->fold_m, bv.bits, bv.p.m, j, scratch);
 		d->fold_fp += pow((double) fpop / d->fold_m, a->p.k);
@@ -578,7 +578,7 @@ bloomfilter_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 {
 	ColumnScan	cs;
 	int			nkept;
-	int			target = stats->attr->attstattarget;
+	int			target = BS_STATS_TARGET(stats);
 	uint64		budget_bits;
 	double		kept_rows = 0;
 	Datum	   *values;
@@ -618,9 +618,9 @@ bloomfilter_typanalyze(PG_FUNCTION_ARGS)
 {
 	VacAttrStats *stats = (VacAttrStats *) PG_GETARG_POINTER(0);
 
-	if (stats->attr->attstattarget < 0)
-		stats->attr->attstattarget = default_statistics_target;
+	if (BS_STATS_TARGET(stats) < 0)
+		BS_STATS_TARGET(stats) = default_statistics_target;
 	stats->compute_stats = bloomfilter_compute_stats;
-	stats->minrows = 300 * stats->attr->attstattarget;
+	stats->minrows = 300 * BS_STATS_TARGET(stats);
 	PG_RETURN_BOOL(true);
 }

@@ -30,6 +30,7 @@
 #define BLOOMTREE_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 #include "utils/array.h"
 

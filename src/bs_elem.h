@@ -11,6 +11,7 @@
 #define BS_ELEM_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 #include "utils/uuid.h"
 

@@ -17,6 +17,7 @@
  *    docs/security.md.
  */
 #include "postgres.h"
+#include "pg_compat.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

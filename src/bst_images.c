@@ -68,13 +68,13 @@ bst_image_name_hash(const char *name)
 static char *
 image_prefix(const char *name)
 {
-	return psprintf("%u_%016" INT64_MODIFIER "x_", MyDatabaseId, bst_image_name_hash(name));
+	return psprintf("%u_%016" PRIx64 "_", MyDatabaseId, bst_image_name_hash(name));
 }
 
 char *
 bst_image_path(const char *name, int64 generation)
 {
-	return psprintf("%s/%s%016" INT64_MODIFIER "x.bst", image_dir(), image_prefix(name),
+	return psprintf("%s/%s%016" PRIx64 ".bst", image_dir(), image_prefix(name),
 					(uint64) generation);
 }
 
@@ -118,7 +118,7 @@ bst_image_remove(const char *name, int64 keep)
 {
 	const char *dirname = image_dir();
 	char	   *prefix = image_prefix(name);
-	char	   *kept = psprintf("%s%016" INT64_MODIFIER "x.bst", prefix, (uint64) keep);
+	char	   *kept = psprintf("%s%016" PRIx64 ".bst", prefix, (uint64) keep);
 	DIR		   *dir = AllocateDir(dirname);
 	struct dirent *de;
 

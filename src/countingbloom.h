@@ -17,6 +17,7 @@
 #define COUNTINGBLOOM_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 
 #include "bloomfilter.h"

@@ -33,6 +33,7 @@
 #define COUNTMIN_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 

@@ -17,6 +17,7 @@
 #define CUCKOOFILTER_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 #include "fmgr.h"
 
 #include "bs_hash.h"

@@ -10,6 +10,7 @@
 #define FILTER_TEXT_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 
 typedef struct FtInput
 {

@@ -5,14 +5,18 @@
 # throwaway cluster that pg_regress / PostgreSQL::Test::Cluster start and stop,
 # a fixed-seed sqlsmith run (test/fuzz/run.sh) and pg_regress plus a short
 # fuzz run with the extension built under ASan/UBSan (test/sanitize/run.sh),
-# the benchmark plots drawn from the committed CSV files (make plots) and the
-# Debian package built, installed, tested and removed (test/package/run.sh).
+# the benchmark plots drawn from the committed CSV files (make plots), the
+# Debian package built, installed, tested and removed (test/package/run.sh),
+# and then, on PostgreSQL 18 and 17 (test/versions/: provisioned once per
+# machine, cached under /var/cache/bloomsample), the build with -Werror, the
+# whole pg_regress suite and every TAP test, and pg_upgrade from 15 to 18.
 # docs/testing.md describes each step.
 #
 #   sudo bash test/run_all.sh        (or as root: bash test/run_all.sh)
 #
 # Ports of the throwaway clusters: REGRESS_PORT (54329), FUZZ_PORT (54330),
-# SANITIZE_PORT (54340 and the next one), PACKAGE_PORT (54350).
+# SANITIZE_PORT (54340 and the next one), PACKAGE_PORT (54350), 54360 (17's
+# pg_regress) and 54370 (18's).
 #
 # initdb refuses to run as root, so the server-side tests run as the
 # 'postgres' user in a scratch copy of the tree (docs/architecture.md, developer's loop).
@@ -22,14 +26,13 @@ export LANG=C.UTF-8
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
 SECONDS=0
-# stage NAME: print the stage with the minutes:seconds spent so far (the CI budget is 20 min)
+# stage NAME: print the stage with the minutes:seconds spent so far (the CI budget is 60 min)
 stage() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 bash test/install_deps.sh
 
 W=$(mktemp -d /tmp/bs-ci.XXXXXX)
-SMALL="$W/.small"
-trap 'umount "$SMALL" 2>/dev/null || true; rm -rf "$W"' EXIT
+trap 'umount "$W/.small" 2>/dev/null || true; rm -rf "$W"' EXIT
 tar --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude=./tmp_check \
     --exclude=./results --exclude=./test/unit/bin -cf - . | tar -xf - -C "$W"
 cd "$W"
@@ -45,38 +48,12 @@ make -s PG_CONFIG=$PG_CONFIG unitcheck
 stage "unit tests of the core under ASan/UBSan"
 make -s PG_CONFIG=$PG_CONFIG unitcheck-sanitize
 
-stage "pg_regress and TAP tests"
-mkdir -p "$W/.tmp" "$SMALL" && chown -R postgres:postgres "$W"
-# a small volume for the disk-reserve test of test/t/025_bst_operations.pl (root only)
-if mount -t tmpfs -o size=96m,mode=0700 tmpfs "$SMALL" 2>/dev/null; then
-    chown postgres:postgres "$SMALL"
-    export BS_SMALL_VOLUME="$SMALL"
-fi
-# installcheck as postgres; on failure print the diffs and the TAP logs, and stop
-installcheck() {
-    runuser -u postgres -- env TMPDIR="$W/.tmp" make -s PG_CONFIG=$PG_CONFIG installcheck "$@" \
-        EXTRA_REGRESS_OPTS="--temp-instance=$W/tmp_regress --port=${REGRESS_PORT:-54329}" && return 0
-    cat regression.diffs 2>/dev/null | head -300 || true
-    for f in tmp_check/log/regress_log_* tmp_check/log/*.log; do
-        [ -f "$f" ] && { echo "---- $f"; tail -80 "$f"; }
-    done
-    exit 1
-}
-# The TAP files run two at a time (each cluster takes its own port through
-# PostgreSQL::Test::Cluster's port locks, its own directories under
-# tmp_check/), the slowest first, except those whose assertions bound wall
-# time: they run alone afterwards, on an otherwise idle machine.
-ALONE="test/t/031_value_limits.pl"
-SLOWEST="test/t/013_bloofi_cancel.pl test/t/011_bloofi_replica.pl test/t/016_bloofi_standby.pl test/t/014_bloofi_churn.pl"
-PAIRED=$(for f in $SLOWEST $(ls test/t/*.pl); do
-             case " $ALONE " in *" $f "*) continue ;; esac
-             [ -f "$f" ] && echo "$f"
-         done | awk '!seen[$0]++' | tr '\n' ' ')
-[ $(( $(echo $PAIRED | wc -w) + $(echo $ALONE | wc -w) )) -eq $(ls test/t/*.pl | wc -l) ] \
-    || { echo "run_all.sh: TAP files lost between the paired and the alone runs"; exit 1; }
-installcheck PROVE_FLAGS="--timer -j2" PROVE_TESTS="$PAIRED"
-stage "TAP tests that bound wall time, alone: $ALONE"
-installcheck REGRESS= PROVE_FLAGS=--timer PROVE_TESTS="$ALONE"
+PG_CONFIG=$PG_CONFIG STAGE_SECONDS=$SECONDS bash test/installcheck.sh
+# PostgreSQL 17 and 18 for the last stages, provisioned meanwhile (a fresh machine
+# builds them: minutes of mostly compiling, beside the fixed-length fuzz stages;
+# cached under /var/cache/bloomsample, a second run skips it)
+bash test/versions/provision.sh > "$W/provision.log" 2>&1 &
+PROVISION=$!
 stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
 FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
     bash test/fuzz/run.sh
@@ -86,4 +63,11 @@ stage "benchmark plots: make plots from the committed CSV files, into a temporar
 make -s PG_CONFIG=$PG_CONFIG plots PLOTS_OUT="$W/plots"
 stage "the Debian package: build, lintian, dpkg -i, pg_regress against it, dpkg --purge"
 PG_CONFIG=$PG_CONFIG PACKAGE_PORT=${PACKAGE_PORT:-54350} bash test/package/run.sh
+stage "other PostgreSQL majors: waiting for the provisioning of 17 and 18"
+wait $PROVISION || { cat "$W/provision.log"; echo "run_all.sh: provisioning 17 and 18 failed"; exit 1; }
+cat "$W/provision.log"
+stage "PostgreSQL 18: build, pg_regress, every TAP test, pg_upgrade from 15"
+STAGE_SECONDS=$SECONDS bash test/versions/run.sh 18
+stage "PostgreSQL 17: build, pg_regress, every TAP test (in the trixie root)"
+STAGE_SECONDS=$SECONDS bash test/versions/run.sh 17
 stage "all tests passed"

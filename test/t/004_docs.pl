@@ -283,12 +283,20 @@ sub norm_type
 }
 
 # ---- extension members -----------------------------------------------------
-my $members = q{
+# The types PostgreSQL makes implicitly, with a type (its array type) or with a
+# table or view (its row type), are extension members from PostgreSQL 17 on and
+# not before: left out on every major, they are documented with what made them.
+my $implicit_type = q{EXISTS (
+	  SELECT 1 FROM pg_type t
+	  WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
+	    AND (EXISTS (SELECT 1 FROM pg_type b WHERE b.typarray = t.oid)
+	         OR EXISTS (SELECT 1 FROM pg_class r WHERE r.oid = t.typrelid AND r.relkind <> 'c')))};
+my $members = qq{
 	SELECT i.type, coalesce(i.name, ''), i.identity, d.classid = 'pg_proc'::regclass
 	FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid,
 	     LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) i
 	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
-	  AND e.extname = 'bloomsample'
+	  AND e.extname = 'bloomsample' AND NOT $implicit_type
 	ORDER BY 1, 3};
 my $nmembers = 0;
 for my $r (rows($members))
@@ -325,13 +333,13 @@ ok($nmembers > 100, "the extension has $nmembers members");
 
 # ---- descriptions in the catalog ----------------------------------------------
 # every member has a one-line COMMENT (psql's \df+, \do+, \dT+, \dAc+ show it)
-my @undescribed = rows(q{
+my @undescribed = rows(qq{
 	SELECT i.type, i.identity, coalesce(obj_description(d.objid, c.relname), '')
 	FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
 	JOIN pg_class c ON c.oid = d.classid,
 	     LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) i
 	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
-	  AND e.extname = 'bloomsample'
+	  AND e.extname = 'bloomsample' AND NOT $implicit_type
 	ORDER BY 1, 2});
 is(scalar(@undescribed), $nmembers, 'every member is checked for a description');
 for my $r (@undescribed)

@@ -113,12 +113,15 @@ sub same_answer
 	is($got, $want, "$what: the shards answer as the local copy");
 }
 
+# plan_of($q, $analyze, $set): the plan of $q, executed when $analyze, after
+# the statements $set
 sub plan_of
 {
-	my ($q, $analyze) = @_;
+	my ($q, $analyze, $set) = @_;
 	my $opts = $analyze ? 'ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF' : 'VERBOSE, COSTS OFF';
+	$set //= '';
 	return $coord->safe_psql('postgres',
-		"SET enable_partitionwise_aggregate = on; EXPLAIN ($opts) $q");
+		"SET enable_partitionwise_aggregate = on; $set EXPLAIN ($opts) $q");
 }
 
 # remote SQL lines of a plan, each must hold $re (one per shard)
@@ -195,7 +198,7 @@ my $global = q{
 	      UNION ALL SELECT bloom_union_agg(f), bloom_intersect_agg(f) FROM filters_p1
 	      UNION ALL SELECT bloom_union_agg(f), bloom_intersect_agg(f) FROM filters_p2) s};
 my $plan = plan_of($global, 1);
-my @rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+) loops=1\)/g;
+my @rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+)(?:\.\d+)? loops=1\)/g;
 is(join(',', @rows), '1,1,1', 'global aggregate: one row (one filter per aggregate) from each shard, concurrently')
   or diag($plan);
 like($plan, qr/Remote SQL: SELECT public\.bloom_union_agg\(f\), public\.bloom_intersect_agg\(f\) FROM public\.filters_p0/,
@@ -212,7 +215,7 @@ my $by_tag = q{
 	      UNION ALL SELECT tag, bloom_union_agg(f), bloom_intersect_agg(f) FROM filters_p2 GROUP BY tag) s
 	GROUP BY tag ORDER BY tag};
 $plan = plan_of($by_tag, 1);
-@rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+) loops=1\)/g;
+@rows = $plan =~ /Async Foreign Scan \(actual rows=(\d+)(?:\.\d+)? loops=1\)/g;
 is(join(',', @rows), '5,5,5', 'per-tag aggregate: one filter per shard and group moved') or diag($plan);
 is($coord->safe_psql('postgres', $by_tag),
 	$coord->safe_psql('postgres', q{SELECT tag, md5(bloom_union_agg(f)::text), md5(bloom_intersect_agg(f)::text)
@@ -299,7 +302,10 @@ $coord->safe_psql('postgres',
 	sharded_table('filter_members', 'id bigint NOT NULL, members bigint[], occ_members bigint[]',
 		"table_name 'filter_members'")
 	  . sharded_table('filter_samples', 'id bigint NOT NULL, samples bigint[]', "table_name 'filter_samples'"));
-my $job = q{SELECT string_agg(id || ':' || md5(members::text) || ':' || md5(occ_members::text), ',' ORDER BY id) FROM filter_members};
+# (OFFSET 0: from PostgreSQL 16 on the planner would feed the ordered aggregate
+# through a Merge Append of sorted shard scans, which runs them one by one)
+my $job = q{SELECT string_agg(id || ':' || md5(members::text) || ':' || md5(occ_members::text), ',' ORDER BY id)
+	FROM (SELECT * FROM filter_members OFFSET 0) j};
 like(plan_of($job), qr/Async Foreign Scan on public\.filter_members_p0.*Async Foreign Scan on public\.filter_members_p1.*Async Foreign Scan on public\.filter_members_p2/s,
 	'reconstruction job: the shards run concurrently (async Append)');
 my $oracle = q{SELECT string_agg(id || ':' || md5(ARRAY(SELECT bst_reconstruct('ids', f))::text) || ':'
@@ -349,8 +355,11 @@ my $semi = qq{SELECT count(*), md5(string_agg(e.payload, ',' ORDER BY e.key)) FR
 	WHERE e.key <@ (SELECT bloom_agg(k, $m, $k) FROM local_keys)};
 is($coord->safe_psql('postgres', $semi), $coord->safe_psql('postgres', $plain),
 	'the Bloom semi-join answers as the plain join');
-my ($plain_rows) = plan_of($plain, 1) =~ /Foreign Scan on public\.events e \(actual rows=(\d+)/;
-$plan = plan_of($semi, 1);
+# hash joins: a merge join (17's choice for the plain join) stops fetching the
+# remote rows after the last local key, which would hide what each join moves
+my $no_merge = 'SET enable_mergejoin = off;';
+my ($plain_rows) = plan_of($plain, 1, $no_merge) =~ /Foreign Scan on public\.events e \(actual rows=(\d+)/;
+$plan = plan_of($semi, 1, $no_merge);
 my ($semi_rows) = $plan =~ /Foreign Scan on public\.events e \(actual rows=(\d+)/;
 like($plan, qr/Remote SQL: SELECT key, payload FROM public\.events WHERE \(\(key OPERATOR\(public\.<\@\) \$1::public\.bloomfilter\)\)/,
 	'the local keys\' filter is shipped as a parameter');

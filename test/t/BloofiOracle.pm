@@ -13,13 +13,14 @@ use PostgreSQL::Test::Cluster;
 
 our @EXPORT = qw(index_matches_seqscan bloofi_node);
 
-# bloofi_node($name, $conf): a started cluster named $name, the settings
+# bloofi_node($name, $conf, %init): a started cluster named $name, initdb'd
+# with the options %init of PostgreSQL::Test::Cluster's init, the settings
 # $conf (postgresql.conf lines) appended, with the extension created
 sub bloofi_node
 {
-	my ($name, $conf) = @_;
+	my ($name, $conf, %init) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
+	$node->init(%init);
 	$node->append_conf('postgresql.conf', $conf);
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION bloomsample');
