@@ -415,13 +415,50 @@ JOIN (VALUES ('cuckoo', 'f @> e', 'f @> E'), ('cuckoo', 'e <@ f', 'E <@ f'),
 SELECT tbl, fn, mode, count(*) AS probes, sum(diff) AS rows_differing
 FROM untyped_cells GROUP BY tbl, fn, mode ORDER BY tbl, fn, mode;
 -- adding or removing must choose one key: a text that is also an integer or
--- a uuid is an error naming the cast for cuckoo_add, cuckoo_remove and
--- topk_add; any other text is the string.  bloomtree_add adds every reading.
+-- a uuid is an error naming the cast for cuckoo_add and cuckoo_remove; any
+-- other text is the string.  bloomtree_add adds every reading.
 \set VERBOSITY default
 SELECT cuckoo_add(cuckoo_empty(100), '4242');
 SELECT cuckoo_remove(cuckoo_add(cuckoo_empty(100), 4242::bigint), '4242');
-SELECT topk_add(topk_empty(3), '4242');
 SELECT cuckoo_add(cuckoo_empty(100), md5('1')::uuid::text);
+\set VERBOSITY terse
+-- topk_add reads a text by the types its candidates show (each keeps its key
+-- and its text): in a topk of integers '138' is the integer, in one of
+-- strings (or one without candidates) the string, in one of both an error;
+-- the untyped literal, the untyped and the text parameter against the typed
+-- topk_add (exact mode, and sketch mode with 40 candidates of 400 elements)
+CREATE TABLE t_tk AS
+    SELECT 'int' AS tbl, topk_agg(x::bigint, 3) AS t FROM elems
+    UNION ALL SELECT 'txt', topk_agg(x::text, 3) FROM elems
+    UNION ALL SELECT 'int_sketch', topk_agg(x::bigint, 40, 64, 2) FROM elems
+    UNION ALL SELECT 'uuid', topk_agg(md5(x::text)::uuid, 3) FROM elems
+    UNION ALL SELECT 'empty', topk_empty(3);
+PREPARE tk_param AS SELECT topk_add(t, $1, 5) FROM t_tk WHERE tbl = $2;
+PREPARE tk_text(text, text) AS SELECT topk_add(t, $1, 5) FROM t_tk WHERE tbl = $2;
+-- (a text has two readings only: a topk of strings must not take the
+-- integer's, so its result differs from the typed integer add)
+SELECT k.tbl, topk_is_exact(k.t) AS exact, p.p,
+       CASE WHEN k.tbl LIKE 'int%' THEN topk_add(k.t, p.p, 5) = topk_add(k.t, p.p::bigint, 5)
+            ELSE topk_add(k.t, p.p, 5) <> topk_add(k.t, p.p::bigint, 5) END AS literal,
+       CASE WHEN k.tbl LIKE 'int%' THEN (SELECT topk_add(t, p.p, 5) FROM t_tk WHERE tbl = k.tbl)
+                                        = topk_add(k.t, p.p::bigint, 5)
+            ELSE (SELECT topk_add(t, p.p, 5) FROM t_tk WHERE tbl = k.tbl)
+                 <> topk_add(k.t, p.p::bigint, 5) END AS text_param
+FROM t_tk k, (VALUES ('138'), ('4242')) p(p)
+WHERE k.tbl <> 'uuid'
+ORDER BY 1, 3;
+EXECUTE tk_param('138', 'int') \gset tkp_
+SELECT :'tkp_topk_add'::topk = topk_add(t, 138::bigint, 5) AS untyped_param_int FROM t_tk WHERE tbl = 'int';
+EXECUTE tk_text('138', 'txt') \gset tkt_
+SELECT :'tkt_topk_add'::topk = topk_add(t, '138'::text, 5) AS text_param_txt,
+       (SELECT item FROM topk_items(:'tkt_topk_add'::topk) WHERE item = '138') = '138' AS item_is_the_string
+FROM t_tk WHERE tbl = 'txt';
+SELECT topk_add(t, md5('138')::uuid::text, 5) = topk_add(t, md5('138')::uuid, 5) AS uuid_reading
+FROM t_tk WHERE tbl = 'uuid';
+DEALLOCATE tk_param;
+DEALLOCATE tk_text;
+\set VERBOSITY default
+SELECT topk_add(topk_add(topk_add(topk_empty(3), 7::bigint), 'x'::text), '4242');
 \set VERBOSITY terse
 SELECT cuckoo_add(cuckoo_empty(100), 'abc') = cuckoo_add(cuckoo_empty(100), convert_to('abc', 'UTF8'))
            AS cuckoo_string_is_bytes,

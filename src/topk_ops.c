@@ -10,6 +10,7 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/uuid.h"
 
 #include "bs_elem.h"
 #include "countmin.h"
@@ -172,6 +173,83 @@ topk_value_empty(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The element types a topk's candidates show: a topk records none, but each
+ * candidate keeps its key and its text form, so a candidate whose text is an
+ * integer (a uuid) and whose key is that integer's (uuid's) key was added as
+ * one; every other candidate as a string.  0 for a value without candidates.
+ */
+static unsigned
+items_types(const TopkState *s)
+{
+	BsHasher	h;
+	unsigned	types = 0;
+
+	cms_hasher_init(&h, s->p.seed);
+	for (uint32 i = 0; i < s->heap.n; i++)
+	{
+		const TopkItem *it = &s->heap.items[i];
+		BsTextReadings r;
+		BsKey		key;
+
+		bs_text_readings(it->text, it->len, &r);
+		if (r.mask & BS_ELEM_INT)
+			key = bs_key_int64(&h, r.i);
+		else if (r.mask & BS_ELEM_UUID)
+			key = bs_key_bytes(&h, r.uuid, UUID_LEN);
+		else
+		{
+			types |= BS_ELEM_BYTES;
+			continue;
+		}
+		if (key.h1 == it->key.h1 && key.h2 == it->key.h2)
+			types |= r.mask & (BS_ELEM_INT | BS_ELEM_UUID);
+		else
+			types |= BS_ELEM_BYTES;
+	}
+	return types;
+}
+
+/*
+ * topk_add's text element (an untyped literal or parameter arrives as text):
+ * read by the element types s's candidates show (items_types), as a
+ * bloomfilter reads it by the types it records: in a topk of integers
+ * '4242' is the integer, in one of strings (or one without candidates yet,
+ * as a bloom_empty filter) the string; where the candidates are of both
+ * kinds, a text that reads two ways is error 42P18 naming the cast (its
+ * count must go to one key)
+ */
+static void
+add_text(FunctionCallInfo fcinfo, TopkState *s, int64 count)
+{
+	BsElem		t = bs_elem_varlena(PG_GETARG_DATUM(1));
+	BsTextReadings r;
+	unsigned	types,
+				used;
+
+	bs_text_readings((const char *) t.data, t.len, &r);
+	if (r.mask == BS_ELEM_BYTES)
+	{
+		tk_add_datum(fcinfo, s, PG_GETARG_DATUM(1), TEXTOID, count, "topk_add");
+		return;
+	}
+	types = items_types(s);
+	used = bs_text_used(r.mask, types ? types : BS_ELEM_BYTES);
+	if (used == BS_ELEM_INT)
+		tk_add_datum(fcinfo, s, Int64GetDatum(r.i), INT8OID, count, "topk_add");
+	else if (used == BS_ELEM_UUID)
+	{
+		pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+		memcpy(u->data, r.uuid, UUID_LEN);
+		tk_add_datum(fcinfo, s, UUIDPGetDatum(u), UUIDOID, count, "topk_add");
+	}
+	else if (used == BS_ELEM_BYTES)
+		tk_add_datum(fcinfo, s, PG_GETARG_DATUM(1), TEXTOID, count, "topk_add");
+	else
+		bs_elem_text_ambiguous("topk_add", &t, used);
+}
+
+/*
  * topk_add(t, elem, count): t with count (>= 0, else 22023) more occurrences
  * of elem, by the aggregate's stream step (topk_agg over the same elements
  * in the same order gives the same value); a NULL elem or count returns t
@@ -194,7 +272,10 @@ add_elem(FunctionCallInfo fcinfo, Oid typid)
 				 errmsg("topk_add: count " INT64_FORMAT " is negative", count),
 				 errhint("Counts are added; a topk value cannot take counts back.")));
 	s = tk_state_from_value(CurrentMemoryContext, tk_detoast(PG_GETARG_DATUM(0)));
-	tk_add_datum(fcinfo, s, PG_GETARG_DATUM(1), typid, count, "topk_add");
+	if (typid == TEXTOID)
+		add_text(fcinfo, s, count);
+	else
+		tk_add_datum(fcinfo, s, PG_GETARG_DATUM(1), typid, count, "topk_add");
 	PG_RETURN_POINTER(tk_state_value(s));
 }
 
@@ -204,23 +285,9 @@ topk_value_add_int8(PG_FUNCTION_ARGS)
 	return add_elem(fcinfo, INT8OID);
 }
 
-/*
- * The text overload (an untyped literal or parameter arrives as text): a
- * topk records no element types, so a text that is also an integer or a
- * uuid is error 42P18 naming the cast (its count must go to one key);
- * any other text is the string.
- */
 Datum
 topk_value_add_text(PG_FUNCTION_ARGS)
 {
-	if (!PG_ARGISNULL(0) && !PG_ARGISNULL(1))
-	{
-		BsElem		t = bs_elem_varlena(PG_GETARG_DATUM(1));
-		BsElem		e[BS_ELEM_READINGS_MAX];
-		BsTextReadings r;
-
-		bs_elem_text_untyped(&t, &r, e, "topk_add");
-	}
 	return add_elem(fcinfo, TEXTOID);
 }
 
