@@ -77,13 +77,12 @@ static Datum
 add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 {
 	CountMin   *in = cm_detoast(PG_GETARG_DATUM(0));
-	CountMin   *c = palloc(VARSIZE(in));
+	CountMin   *c = bf_copy_value(CurrentMemoryContext, in, VARSIZE(in), "copying a countmin value");
 	int64		count = PG_GETARG_INT64(2);
 	CmsSketch	s;
 	BsHasher	h;
 	BsKey		key;
 
-	memcpy(c, in, VARSIZE(in));
 	s = cm_sketch(c);
 	cms_hasher_init(&h, c->seed);
 	key = cm_elem_key(&h, PG_GETARG_DATUM(1), typid);

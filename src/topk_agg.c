@@ -78,7 +78,12 @@ state_new(MemoryContext ctx, const CmsParams *p, uint32 k)
 	cms_hasher_init(&s->hasher, p->seed);
 	s->cms.p = *p;
 	s->cms.total = 0;
-	s->cms.counters = MemoryContextAllocZero(ctx, cms_cells(p) * sizeof(int64));
+	{
+		MemoryContext old = MemoryContextSwitchTo(ctx);
+
+		s->cms.counters = bf_palloc_value(cms_cells(p) * sizeof(int64), true, "a topk aggregate state");
+		MemoryContextSwitchTo(old);
+	}
 	topk_init(&s->heap, k, MemoryContextAlloc(ctx, k * sizeof(TopkItem)),
 			  MemoryContextAlloc(ctx, topk_nslots(k) * sizeof(int32)), alloc);
 	return s;
@@ -337,7 +342,7 @@ topk_agg_deserial(PG_FUNCTION_ARGS)
 	TopkItem   *items = tk_items(t);
 	TopkState  *s = state_new(bf_agg_context(fcinfo, "topk_agg_deserial"), &cms.p, t->k);
 
-	memcpy(s->cms.counters, cms.counters, cms_cells(&cms.p) * sizeof(int64));
+	bf_copy_interruptible(s->cms.counters, cms.counters, cms_cells(&cms.p) * sizeof(int64));
 	s->cms.total = cms.total;
 	for (uint32 i = 0; i < t->nitems; i++)
 		topk_insert(&s->heap, items[i].key, items[i].est, items[i].text, items[i].len);

@@ -9,14 +9,20 @@
  *
  * Items come in the stored order (largest estimate first, then text, then
  * key).  Both inputs validate everything (tk_validate_items) and check sizes
- * before allocating.
+ * against the input's length and bloomsample.max_value_memory before
+ * allocating (bf_input_check); the text input validates its counters before
+ * allocating them (countmin_io.c).
  */
 #include "postgres.h"
 
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
+
+/* the shortest text of one item: "0:" 32 hex digits ":" and its ',' */
+#define TK_MIN_ITEM_TEXT	36
 
 PG_FUNCTION_INFO_V1(topk_value_in);
 PG_FUNCTION_INFO_V1(topk_value_out);
@@ -135,21 +141,31 @@ topk_value_in(PG_FUNCTION_ARGS)
 	const char *p = input;
 	uint32		k = parse_k(&p, input);
 	CmsParams	params = cm_parse_params(&p, "topk", input);
+	const char *counters = p;
 	CmsSketch	cms;
-	TopkItem   *items = palloc(k * sizeof(TopkItem));
-	uint32		n = 0;
+	TopkItem   *items;
+	uint32		n = 0,
+				cap;
 
 	cms.p = params;
-	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
-	cms.total = cm_parse_counters(&p, &params, cms.counters, "topk", input);
+	cm_check_text_length(p, &params, 2 * CM_VARSIZE(params.w, params.d), "topk input");
+	/* validate the counters before allocating them, then store them */
+	(void) cm_parse_counters(&p, &params, NULL, "topk", input);
 	if (*p++ != '|')
 		syntax_error(input, "Expected '|' after the counters.");
+	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
+	cms.total = cm_parse_counters(&counters, &params, cms.counters, "topk", input);
+	/* no more items than the text can hold: n items take 36 n - 1 bytes */
+	cap = Min(k, (strlen(p) + 1) / TK_MIN_ITEM_TEXT + 1);
+	items = palloc(cap * sizeof(TopkItem));
 	while (*p != '\0')
 	{
 		if (n > 0 && *p++ != ',')
 			syntax_error(input, "Items are separated by ','.");
 		if (n == k)
 			syntax_error(input, psprintf("More than k = %u items.", k));
+		if (n == cap)		/* cannot happen: each item takes TK_MIN_ITEM_TEXT - 1 bytes */
+			syntax_error(input, "More items than the text can hold.");
 		parse_item(&p, &items[n++], input);
 	}
 	tk_validate_items(&cms, k, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
@@ -163,8 +179,11 @@ topk_value_out(PG_FUNCTION_ARGS)
 	CmsSketch	cms = tk_sketch(t);
 	TopkItem   *items = tk_items(t);
 	StringInfoData buf;
+	uint64		items_text = 0;
 
-	initStringInfo(&buf);
+	for (uint32 i = 0; i < t->nitems; i++)
+		items_text += 1 + MAXINT8LEN + 34 + 2 * (uint64) items[i].len;
+	cm_text_init(&buf, &cms, 16 + items_text, "topk output");
 	appendStringInfo(&buf, "k=%u,w=%u,d=%u,seed=%d,v=%d:", t->k, t->w, t->d, t->seed, t->version);
 	cm_append_counters(&buf, &cms);
 	appendStringInfoChar(&buf, '|');
@@ -194,6 +213,11 @@ topk_value_recv(PG_FUNCTION_ARGS)
 	cms.p = params;
 	if ((Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
 		cm_binary_error("topk", "The counters are truncated.");
+	/* the counters, their copy in the value and the items' bytes at most */
+	bf_input_check("topk binary input", cms_cells(&params) * sizeof(int64) + 8,
+				   (uint64) (buf->len - buf->cursor), false,
+				   2 * CM_VARSIZE(params.w, params.d) + 2 * (uint64) (buf->len - buf->cursor),
+				   ERRCODE_INVALID_BINARY_REPRESENTATION);
 	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
 	cms.total = cm_recv_counters(buf, &params, cms.counters, "topk");
 	k = (uint32) pq_getmsgint(buf, 4);
@@ -201,6 +225,9 @@ topk_value_recv(PG_FUNCTION_ARGS)
 	if (k < TOPK_MIN_K || k > TOPK_MAX_K || n > k)
 		cm_binary_error("topk", psprintf("k = %u, %u items: k must be between %d and %d, items at most k.",
 							  k, n, TOPK_MIN_K, TOPK_MAX_K));
+	if ((uint64) n * 28 > (uint64) (buf->len - buf->cursor))
+		cm_binary_error("topk", psprintf("%u items do not fit in the %d bytes left.", n,
+										 buf->len - buf->cursor));
 	items = palloc(Max(n, 1) * sizeof(TopkItem));
 	for (uint32 i = 0; i < n; i++)
 	{
@@ -228,8 +255,11 @@ topk_value_send(PG_FUNCTION_ARGS)
 	CmsSketch	cms = tk_sketch(t);
 	TopkItem   *items = tk_items(t);
 	StringInfoData buf;
+	uint64		size = 16 + cms_cells(&cms.p) * sizeof(int64) + 8;
 
-	pq_begintypsend(&buf);
+	for (uint32 i = 0; i < t->nitems; i++)
+		size += 28 + items[i].len;
+	bf_begintypsend_exact(&buf, size, "topk binary output");
 	cm_send_sketch(&buf, &cms);
 	pq_sendint32(&buf, t->k);
 	pq_sendint32(&buf, t->nitems);

@@ -8,6 +8,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
 
 PG_FUNCTION_INFO_V1(topk_value_items);
@@ -56,7 +57,7 @@ values_equal(FunctionCallInfo fcinfo)
 	TopkValue  *a = tk_detoast(PG_GETARG_DATUM(0));
 	TopkValue  *b = tk_detoast(PG_GETARG_DATUM(1));
 
-	return VARSIZE(a) == VARSIZE(b) && memcmp(a, b, VARSIZE(a)) == 0;
+	return VARSIZE(a) == VARSIZE(b) && bf_equal_interruptible(a, b, VARSIZE(a));
 }
 
 Datum

@@ -7,6 +7,7 @@
 
 #include "mb/pg_wchar.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
 
 static void
@@ -39,7 +40,7 @@ tk_detoast(Datum d)
 
 	if (((uintptr_t) t) % 8 != 0)
 	{
-		TopkValue  *copy = palloc(VARSIZE(t));
+		TopkValue  *copy = bf_palloc_value(VARSIZE(t), false, "aligning a topk value");
 
 		memcpy(copy, t, VARSIZE(t));
 		t = copy;
@@ -112,7 +113,8 @@ tk_build(const CmsSketch *cms, uint32 k, const TopkItem *sorted, uint32 n)
 
 	for (uint32 i = 0; i < n; i++)
 		size += TK_ITEM_BYTES(sorted[i].len);
-	t = palloc0(size);
+	t = bf_palloc_value(size, false, "a topk value");
+	memset(t, 0, offsetof(TopkValue, counters));
 	SET_VARSIZE(t, size);
 	t->version = BS_SCHEME_VERSION;
 	t->flags = CM_FLAGS_NONE;
@@ -122,8 +124,9 @@ tk_build(const CmsSketch *cms, uint32 k, const TopkItem *sorted, uint32 n)
 	t->k = k;
 	t->nitems = n;
 	t->total = cms->total;
-	memcpy(t->counters, cms->counters, cms_cells(&cms->p) * sizeof(int64));
+	bf_copy_interruptible(t->counters, cms->counters, cms_cells(&cms->p) * sizeof(int64));
 	p = (char *) t + fixed_size(cms->p.w, cms->p.d);
+	memset(p, 0, size - fixed_size(cms->p.w, cms->p.d));	/* reserved fields and padding */
 	for (uint32 i = 0; i < n; i++)
 	{
 		memcpy(p, &sorted[i].key.h1, 8);
