@@ -153,8 +153,6 @@ topk_value_in(PG_FUNCTION_ARGS)
 	(void) cm_parse_counters(&p, &params, NULL, "topk", input);
 	if (*p++ != '|')
 		syntax_error(input, "Expected '|' after the counters.");
-	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
-	cms.total = cm_parse_counters(&counters, &params, cms.counters, "topk", input);
 	/* no more items than the text can hold: n items take 36 n - 1 bytes */
 	cap = Min(k, (strlen(p) + 1) / TK_MIN_ITEM_TEXT + 1);
 	items = palloc(cap * sizeof(TopkItem));
@@ -168,6 +166,9 @@ topk_value_in(PG_FUNCTION_ARGS)
 			syntax_error(input, "More items than the text can hold.");
 		parse_item(&p, &items[n++], input);
 	}
+	/* the whole text is well-formed: now the counters */
+	cms.counters = palloc(cms_cells(&params) * sizeof(int64));
+	cms.total = cm_parse_counters(&counters, &params, cms.counters, "topk", input);
 	tk_validate_items(&cms, k, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	PG_RETURN_POINTER(tk_build(&cms, k, items, n));
 }
