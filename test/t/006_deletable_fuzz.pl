@@ -165,7 +165,7 @@ for (1 .. 6)
 		join('', map { pick(split //, '0000000123456789abcdef') } 1 .. $m));
 }
 my @ck_text_seeds = split /\n/, $node->safe_psql('postgres', q{
-	SELECT cuckoo_agg(x, 100, 0.01)::text FROM generate_series(1, 110) x
+	SELECT cuckoo_agg(x, 120, 0.01)::text FROM generate_series(1, 110) x
 	UNION ALL SELECT cuckoo_agg(x, 20, 0.2, -3)::text FROM generate_series(1, 20) x
 	UNION ALL SELECT cuckoo_agg(x, 8, 2e-9, 5)::text FROM generate_series(1, 6) x
 	UNION ALL SELECT cuckoo_empty(1, 0.5)::text});
