@@ -941,3 +941,7 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- ==== issue 34: cuckoo filters of any bucket count ====
+COMMENT ON FUNCTION cuckoo_empty(bigint, float8, integer) IS
+    'empty cuckoo filter for capacity items: fp_bits = ceil(log2(8 / fp_rate)), buckets = ceil(capacity / (4 * 0.95)), at least 2';
