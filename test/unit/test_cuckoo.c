@@ -74,41 +74,34 @@ static const Vector vectors_anyn[] = {
 	{16, 3, -12345, (const uint8_t[]){0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11}, 16, 55249u, 0, 0},
 };
 
+/* the table's vectors against ck_key and ck_alt_bucket (anyn: log2_buckets holds n) */
+static void
+check_vectors(const Vector *vs, size_t n, bool anyn)
+{
+	for (size_t v = 0; v < n; v++)
+	{
+		const Vector *t = &vs[v];
+		CkParams	p = {(uint8_t) t->fp_bits, anyn ? 0 : (uint8_t) t->log2_buckets, t->seed,
+						 anyn ? (uint32_t) t->log2_buckets : 0};
+		BsHasher	h;
+		CkKey		key;
+
+		ck_hasher_init(&h, t->seed);
+		key = ck_key(&p, bs_key_bytes(&h, t->bytes, t->len));
+		CHECK(key.fp == t->fp && key.bucket == t->i1 &&
+			  ck_alt_bucket(&p, key.bucket, key.fp) == t->i2,
+			  "%s vector %zu: got fp %u i1 %lu i2 %lu, want %u %lu %lu", anyn ? "any-n" : "power-of-two",
+			  v, key.fp, (unsigned long) key.bucket,
+			  (unsigned long) ck_alt_bucket(&p, key.bucket, key.fp), t->fp,
+			  (unsigned long) t->i1, (unsigned long) t->i2);
+	}
+}
+
 static void
 test_vectors(void)
 {
-	for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++)
-	{
-		const Vector *t = &vectors[v];
-		CkParams	p = {(uint8_t) t->fp_bits, (uint8_t) t->log2_buckets, t->seed, 0};
-		BsHasher	h;
-		CkKey		key;
-
-		ck_hasher_init(&h, t->seed);
-		key = ck_key(&p, bs_key_bytes(&h, t->bytes, t->len));
-		CHECK(key.fp == t->fp && key.bucket == t->i1 &&
-			  ck_alt_bucket(&p, key.bucket, key.fp) == t->i2,
-			  "vector %zu: got fp %u i1 %lu i2 %lu, want %u %lu %lu", v, key.fp,
-			  (unsigned long) key.bucket,
-			  (unsigned long) ck_alt_bucket(&p, key.bucket, key.fp), t->fp,
-			  (unsigned long) t->i1, (unsigned long) t->i2);
-	}
-	for (size_t v = 0; v < sizeof(vectors_anyn) / sizeof(vectors_anyn[0]); v++)
-	{
-		const Vector *t = &vectors_anyn[v];
-		CkParams	p = {(uint8_t) t->fp_bits, 0, t->seed, (uint32_t) t->log2_buckets};
-		BsHasher	h;
-		CkKey		key;
-
-		ck_hasher_init(&h, t->seed);
-		key = ck_key(&p, bs_key_bytes(&h, t->bytes, t->len));
-		CHECK(key.fp == t->fp && key.bucket == t->i1 &&
-			  ck_alt_bucket(&p, key.bucket, key.fp) == t->i2,
-			  "any-n vector %zu: got fp %u i1 %lu i2 %lu, want %u %lu %lu", v, key.fp,
-			  (unsigned long) key.bucket,
-			  (unsigned long) ck_alt_bucket(&p, key.bucket, key.fp), t->fp,
-			  (unsigned long) t->i1, (unsigned long) t->i2);
-	}
+	check_vectors(vectors, sizeof(vectors) / sizeof(vectors[0]), false);
+	check_vectors(vectors_anyn, sizeof(vectors_anyn) / sizeof(vectors_anyn[0]), true);
 	/* an integer element is its 8 little-endian bytes */
 	{
 		CkParams	p = {10, 10, 0, 0};
