@@ -46,7 +46,9 @@ ck_params_for(int64_t capacity, double fp_rate, int32_t seed, CkParams *p)
 		return CK_SIZE_BAD_FP_RATE;
 	if (bits < CK_MIN_FP_BITS)
 		bits = CK_MIN_FP_BITS;
-	need = ceil((double) capacity / (CK_SLOTS * CK_TARGET_LOAD));
+	/* the slack: small tables fill less evenly (cuckoo.h) */
+	need = ceil((double) capacity / (CK_SLOTS * CK_TARGET_LOAD)) + 1 +
+		ceil(sqrt((double) capacity) / 2);
 	if (need < CK_MIN_BUCKETS)
 		need = CK_MIN_BUCKETS;
 	if (need > (double) CK_MAX_BUCKETS)

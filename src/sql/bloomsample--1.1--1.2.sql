@@ -944,4 +944,4 @@ $$;
 
 -- ==== issue 34: cuckoo filters of any bucket count ====
 COMMENT ON FUNCTION cuckoo_empty(bigint, float8, integer) IS
-    'empty cuckoo filter for capacity items: fp_bits = ceil(log2(8 / fp_rate)), buckets = ceil(capacity / (4 * 0.95)), at least 2';
+    'empty cuckoo filter for capacity items: fp_bits = ceil(log2(8 / fp_rate)), buckets = ceil(capacity / (4 * 0.95)) + 1 + ceil(sqrt(capacity) / 2)';

@@ -117,22 +117,44 @@ test_sizing(void)
 {
 	CkParams	p;
 
-	/* f = ceil(log2(8 / eps)); buckets = ceil(n / (4 * 0.95)), at least 2; any-n layout */
+	/* f = ceil(log2(8 / eps)); buckets = ceil(n / (4 * 0.95)) + 1 + ceil(sqrt(n) / 2); any-n */
 	CHECK(ck_params_for(1000, 0.01, 0, &p) == CK_SIZE_OK && p.fp_bits == 10 &&
-		  p.buckets == 264 && p.log2_buckets == 0, "1000 at 1%%: f=%d buckets=%u", p.fp_bits,
-		  p.buckets);
+		  p.buckets == 264 + 1 + 16 && p.log2_buckets == 0, "1000 at 1%%: f=%d buckets=%u",
+		  p.fp_bits, p.buckets);
 	CHECK(ck_params_for(1000000, 0.001, 0, &p) == CK_SIZE_OK && p.fp_bits == 13 &&
-		  p.buckets == 263158, "10^6 at 0.1%%: f=%d buckets=%u", p.fp_bits, p.buckets);
+		  p.buckets == 263158 + 1 + 500, "10^6 at 0.1%%: f=%d buckets=%u", p.fp_bits, p.buckets);
 	/* smaller than the Bloom filter for the same: -n ln(eps) / ln(2)^2 bits */
 	CHECK((double) ck_table_bits(&p) < -1e6 * log(0.001) / (M_LN2 * M_LN2),
 		  "10^6 at 0.1%%: %lu table bits, Bloom %.0f", (unsigned long) ck_table_bits(&p),
 		  -1e6 * log(0.001) / (M_LN2 * M_LN2));
 	CHECK(ck_params_for(3800, 0.0001, 5, &p) == CK_SIZE_OK && p.fp_bits == 17 &&
-		  p.buckets == 1000 && p.seed == 5, "3800 = 1000 * 4 * 0.95: 1000 buckets");
-	CHECK(ck_params_for(3801, 0.0001, 5, &p) == CK_SIZE_OK && p.buckets == 1001,
-		  "3801 > 1000 * 4 * 0.95: 1001 buckets");
+		  p.buckets == 1000 + 1 + 31 && p.seed == 5, "3800 = 1000 * 4 * 0.95: 1032 buckets");
+	CHECK(ck_params_for(3801, 0.0001, 5, &p) == CK_SIZE_OK && p.buckets == 1001 + 1 + 31,
+		  "3801 > 1000 * 4 * 0.95: 1033 buckets");
 	CHECK(ck_params_for(1, 0.5, 0, &p) == CK_SIZE_OK && p.fp_bits == 4 &&
-		  p.buckets == 2, "smallest: f=%d buckets=%u", p.fp_bits, p.buckets);
+		  p.buckets == 3, "smallest: f=%d buckets=%u", p.fp_bits, p.buckets);
+	/* every capacity from 1 to 400 holds its items (the slack term) */
+	for (int64_t c = 1; c <= 400; c++)
+	{
+		CkParams	q;
+		uint8_t    *buf;
+		CkTable		t;
+		BsHasher	h;
+		bool		ok = true;
+
+		ck_params_for(c, 0.01, (int32_t) c, &q);
+		buf = calloc(1, ck_table_bytes(&q));
+		ck_hasher_init(&h, q.seed);
+		ck_table_init(&t, &q, buf, 0);
+		for (int64_t x = 0; x < c && ok; x++)
+			ok = ck_insert(&t, ck_key(&q, bs_key_int64(&h, x)));
+		free(buf);
+		if (!ok)
+		{
+			CHECK(false, "capacity %ld: full before its capacity", (long) c);
+			break;
+		}
+	}
 	CHECK(ck_params_for(0, 0.01, 0, &p) == CK_SIZE_BAD_CAPACITY, "capacity 0");
 	CHECK(ck_params_for(10, 0.0, 0, &p) == CK_SIZE_BAD_FP_RATE, "fp 0");
 	CHECK(ck_params_for(10, 1.0, 0, &p) == CK_SIZE_BAD_FP_RATE, "fp 1");
