@@ -110,14 +110,13 @@ static Datum
 add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 {
 	CountMin   *in = cm_detoast(PG_GETARG_DATUM(0));
-	CountMin   *c = palloc(VARSIZE(in));
+	CountMin   *c = bf_copy_value(CurrentMemoryContext, in, VARSIZE(in), "copying a countmin value");
 	int64		count = PG_GETARG_INT64(2);
 	CmsSketch	s;
 	BsHasher	h;
 	BsKey		key;
 	unsigned	elem;
 
-	memcpy(c, in, VARSIZE(in));
 	s = cm_sketch(c);
 	cms_hasher_init(&h, c->seed);
 	key = elem_key(fcinfo, &h, c, typid, &elem, remove ? "cms_remove" : "cms_add");

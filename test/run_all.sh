@@ -77,7 +77,7 @@ PAIRED=$(for f in $SLOWEST $(ls test/t/*.pl); do
 installcheck PROVE_FLAGS="--timer -j2" PROVE_TESTS="$PAIRED"
 stage "TAP tests that bound wall time, alone: $ALONE"
 installcheck REGRESS= PROVE_FLAGS=--timer PROVE_TESTS="$ALONE"
-stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
+stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s), then the oracles (a few s)"
 FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
     bash test/fuzz/run.sh
 stage "the extension under ASan/UBSan: pg_regress, then fuzzing (30 s of each fuzzer)"
