@@ -300,11 +300,10 @@ countmin_merge(PG_FUNCTION_ARGS)
 {
 	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
 	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
-	CountMin   *c = palloc(VARSIZE(a));
+	CountMin   *c = bf_copy_value(CurrentMemoryContext, a, VARSIZE(a), "copying a countmin value");
 	CmsSketch	sc,
 				sb = cm_sketch(b);
 
-	memcpy(c, a, VARSIZE(a));
 	sc = cm_sketch(c);
 	cm_check_compatible(&sc.p, &sb.p, "cms_merge");
 	cm_report(cms_merge(&sc, &sb), "cms_merge");
