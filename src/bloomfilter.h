@@ -214,6 +214,9 @@ extern BsKey bf_datum_key(const BsHasher *h, Datum value, Oid typid);
 extern void bf_init_value_memory(void);
 extern void bf_value_memory_check(uint64 need, const char *what);
 extern void *bf_palloc_value(uint64 size, bool zero, const char *what);
+extern void bf_input_check(const char *what, uint64 need, uint64 have, bool exact, uint64 alloc,
+						   int bad_errcode);
+extern void *bf_copy_value(MemoryContext cxt, const void *src, uint64 size, const char *what);
 extern void bf_begintypsend_exact(StringInfo buf, uint64 payload, const char *what);
 extern void bf_zero_interruptible(void *p, Size n);
 extern size_t bf_hex_span(const char *p);

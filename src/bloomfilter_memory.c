@@ -1,7 +1,9 @@
 /*
  * bloomfilter_memory.c
- *    The memory limit of one call on a bloomfilter or bloomtree value and
- *    the interruptible bulk helpers behind it, shared by both types.
+ *    The memory limit of one call on a value of any of the extension's six
+ *    types (bloomfilter, bloomtree, countingbloom, cuckoofilter, countmin,
+ *    topk), the input rule built on it, and the interruptible bulk helpers
+ *    behind them.
  *
  * A value's work is proportional to its m, not to its stored size: a 36-byte
  * bloomtree decodes to 256 MiB and prints as 512 MiB of hex.  So every call
@@ -12,6 +14,13 @@
  * default: twice the largest value either type stores, 2^31 bits = 256 MiB,
  * so every value can be built, read and combined once with another; printing
  * or re-coding the largest ones needs a superuser to raise it).
+ *
+ * The same holds for the other four types: their values are their own size,
+ * but a 27-byte text can declare a 128 MiB countmin.  So every input function
+ * (text and binary) of every type applies one rule, bf_input_check, once it
+ * has parsed a header and before it allocates anything of the declared size:
+ * the input must be long enough to hold what the header declares, and the
+ * call's allocation must be within the limit.
  *
  * Long loops over such buffers check for interrupts at least every mebibyte:
  * the core's bit operations and BloomTree coder through their hooks
@@ -50,7 +59,7 @@ bf_init_value_memory(void)
 	bs_interrupt_hook = check_interrupts_hook;
 	bltree_interrupt_hook = check_interrupts_hook;
 	DefineCustomIntVariable("bloomsample.max_value_memory",
-							"Most memory one call of a bloomfilter or bloomtree function may allocate for bit arrays and text or binary forms.",
+							"Most memory one call of a bloomsample function may allocate for a value's array and its text or binary forms.",
 							"A call that would need more fails with SQLSTATE 54000 before allocating. Only superusers can change it.",
 							&bf_max_value_memory_mb, 512, 1, INT_MAX / 2,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
@@ -73,6 +82,46 @@ bf_value_memory_check(uint64 need, const char *what)
 						what, need, bf_max_value_memory_mb),
 				 errdetail("The memory a call takes grows with the filters' sizes m, not with the stored size of its arguments."),
 				 errhint("A superuser can raise bloomsample.max_value_memory.")));
+}
+
+/*
+ * bf_input_check: the rule of every input function of every type, called
+ * once a header is parsed and before anything of its declared size is
+ * allocated.  `have` bytes of input remain for a payload that needs `need`
+ * bytes (exactly, when `exact`; at least, for a text form whose fields vary
+ * in length): otherwise the error is `bad_errcode` (22P02 for text, 22P03
+ * for binary), so a short input declaring a huge value is refused without
+ * allocating it.  Then the call's total allocation `alloc` must be within
+ * bloomsample.max_value_memory (54000, bf_value_memory_check).  'what' names
+ * the call ("countmin input").
+ */
+void
+bf_input_check(const char *what, uint64 need, uint64 have, bool exact, uint64 alloc,
+			   int bad_errcode)
+{
+	if (exact ? have != need : have < need)
+		ereport(ERROR,
+				(errcode(bad_errcode),
+				 errmsg("%s: the declared size needs %s" UINT64_FORMAT " bytes of input, found " UINT64_FORMAT,
+						what, exact ? "" : "at least ", need, have),
+				 errdetail("A header's sizes must match the payload that follows it.")));
+	bf_value_memory_check(alloc, what);
+}
+
+/*
+ * bf_copy_value: a copy of `size` bytes at src in memory context cxt,
+ * within the limit and copied interruptibly (aggregate states, serialized
+ * forms, values copied to be modified)
+ */
+void *
+bf_copy_value(MemoryContext cxt, const void *src, uint64 size, const char *what)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	void	   *p = bf_palloc_value(size, false, what);
+
+	MemoryContextSwitchTo(old);
+	bf_copy_interruptible(p, src, (Size) size);
+	return p;
 }
 
 /* bf_zero_interruptible: memset(p, 0, n), checking for interrupts every chunk */

@@ -173,11 +173,8 @@ Datum
 cbloom_agg_serial(PG_FUNCTION_ARGS)
 {
 	CbfAggState *s = (CbfAggState *) PG_GETARG_POINTER(0);
-	Size		size = VARSIZE(s->cb);
-	bytea	   *out = palloc(size);
-
-	memcpy(out, s->cb, size);
-	PG_RETURN_BYTEA_P(out);
+	PG_RETURN_BYTEA_P(bf_copy_value(CurrentMemoryContext, s->cb, VARSIZE(s->cb),
+									"cbloom_agg_serial"));
 }
 
 Datum

@@ -12,7 +12,7 @@
  * seed int32, m uint32 (network order), then ceil(m/2) bytes, counter 2j in
  * the low and counter 2j+1 in the high nibble of byte j (a high nibble beyond
  * m zero).  Both inputs validate every field and check the payload's length
- * before allocating anything.  Typmod countingbloom(m, k) is encoded as
+ * and the memory limit (bf_input_check) before allocating anything.  Typmod countingbloom(m, k) is encoded as
  * bloomfilter(m, k)'s (bloomfilter.h).
  */
 #include "postgres.h"
@@ -38,12 +38,15 @@ PG_FUNCTION_INFO_V1(countingbloom_enforce_typmod);
 
 /* ---- the datum -------------------------------------------------------- */
 
-/* cbf_alloc: a zeroed counting filter with validated parameters p */
-CountingBloom *
-cbf_alloc(const BsParams *p)
+/*
+ * a counting filter with validated parameters p, its counters zeroed when
+ * `zero` (interruptibly), within bloomsample.max_value_memory
+ */
+static CountingBloom *
+alloc_counting(const BsParams *p, bool zero)
 {
 	Size		size = CBF_VARSIZE(p->m);
-	CountingBloom *cb = (CountingBloom *) palloc0(size);
+	CountingBloom *cb = (CountingBloom *) bf_palloc_value(size, zero, "a countingbloom value");
 
 	SET_VARSIZE(cb, size);
 	cb->version = BS_SCHEME_VERSION;
@@ -55,14 +58,21 @@ cbf_alloc(const BsParams *p)
 	return cb;
 }
 
+/* cbf_alloc: a zeroed counting filter with validated parameters p */
+CountingBloom *
+cbf_alloc(const BsParams *p)
+{
+	return alloc_counting(p, true);
+}
+
 /* cbf_copy_view: a freshly allocated counting filter equal to the viewed one */
 CountingBloom *
 cbf_copy_view(const CbfView *v)
 {
-	CountingBloom *cb = cbf_alloc(&v->p);
+	CountingBloom *cb = alloc_counting(&v->p, false);
 
 	cb->flags = v->elemflags;
-	memcpy(cb->counters, v->counters, CB_NBYTES(v->p.m));
+	bf_copy_interruptible(cb->counters, v->counters, CB_NBYTES(v->p.m));
 	return cb;
 }
 
@@ -189,11 +199,13 @@ countingbloom_in(PG_FUNCTION_ARGS)
 				 errmsg("countingbloom hashing scheme version in \"%s\" is not supported",
 						ft_shown(str)),
 				 errdetail("This build of bloomsample reads scheme version %d.", BS_SCHEME_VERSION)));
-	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	hexlen = bf_hex_span(p);
 	if (hexlen != params.m)
 		ft_syntax_error(&in, psprintf("Expected %u hex digits (one per counter), found %zu.",
 									  params.m, hexlen));
 	ft_expect_end(&in, p + hexlen);
+	bf_input_check("countingbloom input", params.m, hexlen, true, CBF_VARSIZE(params.m),
+				   ERRCODE_INVALID_TEXT_REPRESENTATION);
 
 	cb = cbf_alloc(&params);
 	for (uint32 i = 0; i < params.m; i++)
@@ -218,7 +230,7 @@ countingbloom_out(PG_FUNCTION_ARGS)
 	cbf_view_datum(PG_GETARG_DATUM(0), &v);
 	hlen = snprintf(head, sizeof(head), "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
 					v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
-	out = palloc(hlen + (size_t) v.p.m + 1);
+	out = bf_palloc_value(hlen + (uint64) v.p.m + 1, false, "countingbloom output");
 	memcpy(out, head, hlen);
 	for (uint32 i = 0; i < v.p.m; i++)
 	{
@@ -250,8 +262,10 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
 		bf_binary_error("countingbloom", psprintf("Expected %zu payload bytes for m = %u counters, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
+	bf_input_check("countingbloom binary input", nbytes, (uint64) (buf->len - buf->cursor), true,
+				   CBF_VARSIZE(m), ERRCODE_INVALID_BINARY_REPRESENTATION);
 	cb = cbf_alloc(&params);
-	memcpy(cb->counters, pq_getmsgbytes(buf, (int) nbytes), nbytes);
+	bf_copy_interruptible(cb->counters, pq_getmsgbytes(buf, (int) nbytes), nbytes);
 	if (!cb_tail_is_clear(cb->counters, m))
 		bf_binary_error("countingbloom", psprintf("The counter after the last one (m = %u) is not zero.", m));
 	bf_enforce_typmod(&params, typmod, "countingbloom");
@@ -264,15 +278,19 @@ countingbloom_send(PG_FUNCTION_ARGS)
 	CbfView		v;
 	StringInfoData buf;
 
+	size_t		nbytes;
+
 	cbf_view_datum(PG_GETARG_DATUM(0), &v);
-	pq_begintypsend(&buf);
+	nbytes = ((size_t) v.p.m + 1) / 2;
+	bf_begintypsend_exact(&buf, CBF_HEADER_BYTES + nbytes, "countingbloom binary output");
 	pq_sendbyte(&buf, BS_SCHEME_VERSION);
 	pq_sendbyte(&buf, v.p.hash);
 	pq_sendbyte(&buf, v.p.k);
 	pq_sendbyte(&buf, 0);
 	pq_sendint32(&buf, (uint32) v.p.seed);
 	pq_sendint32(&buf, v.p.m);
-	pq_sendbytes(&buf, (const char *) v.counters, (int) (((size_t) v.p.m + 1) / 2));
+	bf_copy_interruptible(buf.data + buf.len, v.counters, nbytes);
+	buf.len += (int) nbytes;
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 

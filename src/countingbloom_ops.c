@@ -336,7 +336,7 @@ counting_equal(FunctionCallInfo fcinfo)
 	cbf_view_datum(PG_GETARG_DATUM(0), &a);
 	cbf_view_datum(PG_GETARG_DATUM(1), &b);
 	return bs_params_equal(&a.p, &b.p) &&
-		memcmp(a.counters, b.counters, CB_NBYTES(a.p.m)) == 0;
+		bf_equal_interruptible(a.counters, b.counters, CB_NBYTES(a.p.m));
 }
 
 Datum
@@ -359,7 +359,7 @@ countingbloom_hash(PG_FUNCTION_ARGS)
 	uint32		h;
 
 	cbf_view_datum(PG_GETARG_DATUM(0), &v);
-	h = DatumGetUInt32(hash_any(v.counters, (int) CB_NBYTES(v.p.m)));
+	h = bf_hash_bytes_interruptible(v.counters, CB_NBYTES(v.p.m));
 	h ^= DatumGetUInt32(hash_uint32(v.p.m ^ ((uint32) v.p.k << 24) ^
 									((uint32) v.p.hash << 30)));
 	PG_RETURN_UINT32(h ^ DatumGetUInt32(hash_uint32((uint32) v.p.seed)));

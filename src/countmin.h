@@ -131,14 +131,18 @@ extern BsKey cm_elem_key(const BsHasher *h, Datum value, Oid typid);
 
 /* countmin_io.c: the text and binary forms' parts shared with topk */
 extern CmsParams cm_parse_params(const char **pp, const char *type, const char *input);
+extern void cm_check_text_length(const char *p, const CmsParams *params, uint64 alloc,
+								 const char *what);
 extern int64 cm_parse_counters(const char **pp, const CmsParams *p, int64 *counters,
 							   const char *type, const char *input);
+extern void cm_text_init(StringInfo buf, const CmsSketch *s, uint64 extra, const char *what);
 extern void cm_append_counters(StringInfo buf, const CmsSketch *s);
 extern CmsParams cm_recv_params(StringInfo buf, const char *type, Size header_extra,
 								uint8 *flags);
 extern int64 cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters,
 							  const char *type);
 extern void cm_send_header(StringInfo buf, const CmsParams *p, uint8 flags);
+extern void cm_send_counters(StringInfo buf, const CmsSketch *s);
 extern void cm_send_sketch(StringInfo buf, const CmsSketch *s);
 extern void cm_binary_error(const char *type, const char *detail) pg_attribute_noreturn();
 

@@ -62,10 +62,7 @@ state_new(MemoryContext ctx, CountMin *value)
 static CmsAggState *
 state_copy(MemoryContext ctx, const CountMin *c)
 {
-	CountMin   *copy = MemoryContextAlloc(ctx, VARSIZE(c));
-
-	memcpy(copy, c, VARSIZE(c));
-	return state_new(ctx, copy);
+	return state_new(ctx, bf_copy_value(ctx, c, VARSIZE(c), "a countmin aggregate state"));
 }
 
 /*
@@ -213,10 +210,7 @@ Datum
 countmin_agg_serial(PG_FUNCTION_ARGS)
 {
 	CountMin   *c = state_value((CmsAggState *) PG_GETARG_POINTER(0));
-	bytea	   *out = palloc(VARSIZE(c));
-
-	memcpy(out, c, VARSIZE(c));
-	PG_RETURN_BYTEA_P(out);
+	PG_RETURN_BYTEA_P(bf_copy_value(CurrentMemoryContext, c, VARSIZE(c), "cms_agg_serial"));
 }
 
 Datum

@@ -8,12 +8,17 @@
  * Binary:     version u8, flags u8 (0), reserved u16 (0), seed i32, w u32,
  *             d u32 (network order), then d*w counters as int64
  *
- * Both inputs validate every field, refuse a size over the cap before
- * allocating, and refuse counters that are negative or rows whose sums
- * differ (every row sums to the total N: cms.h).
+ * Both inputs validate every field, refuse a size over the cap, longer than
+ * the input can hold or above bloomsample.max_value_memory before allocating
+ * (bf_input_check), and refuse counters that are negative or rows whose sums
+ * differ (every row sums to the total N: cms.h).  The text input parses its
+ * counters twice, first without storing them: a text refused for its syntax
+ * or sums never allocates its declared size (a 27-byte text can declare
+ * 2^24 counters, 128 MiB).  The outputs allocate their exact size once.
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -110,33 +115,78 @@ cm_parse_params(const char **pp, const char *type, const char *input)
 }
 
 /*
- * cm_parse_counters: d rows of w counters at *pp into counters (d*w); the
- * rows are validated (no negative counter, equal sums); returns the total.
+ * cm_check_text_length: the rule of bf_input_check for the counters' text:
+ * each of the d*w counters takes at least one digit and each but the last a
+ * separator, so the text left at p must have 2*d*w - 1 bytes; and the
+ * call's allocation `alloc` must be within the limit.  Before allocating.
+ */
+void
+cm_check_text_length(const char *p, const CmsParams *params, uint64 alloc, const char *what)
+{
+	bf_input_check(what, 2 * (uint64) cms_cells(params) - 1, strlen(p), false, alloc,
+				   ERRCODE_INVALID_TEXT_REPRESENTATION);
+}
+
+/*
+ * cm_parse_counters: d rows of w counters at *pp into counters (d*w; NULL:
+ * parse and validate only); the rows are validated as they are read (no
+ * negative counter, equal sums); returns the total.
  */
 int64
 cm_parse_counters(const char **pp, const CmsParams *p, int64 *counters, const char *type,
 				  const char *input)
 {
-	int64		total;
-	CmsStatus	st;
+	int64		total = 0;
 
 	for (uint32 r = 0; r < p->d; r++)
 	{
-		CHECK_FOR_INTERRUPTS();
+		int64		sum = 0;
+
 		if (r > 0)
 			expect(pp, ";", type, input);
 		for (uint32 c = 0; c < p->w; c++)
 		{
+			int64		v;
+
+			if ((c & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
 			if (c > 0)
 				expect(pp, ",", type, input);
-			counters[(Size) r * p->w + c] = parse_int64(pp, false, type, input, "a counter");
+			v = parse_int64(pp, false, type, input, "a counter");
+			if (counters != NULL)
+				counters[(Size) r * p->w + c] = v;
+			if (pg_add_s64_overflow(sum, v, &sum))
+				syntax_error(type, input, "A row's counters sum beyond bigint.");
 		}
+		if (r == 0)
+			total = sum;
+		else if (sum != total)
+			syntax_error(type, input, "The rows' counters must sum to the same total.");
 	}
-	st = cms_validate(p, counters, &total);
-	if (st != CMS_OK)
-		syntax_error(type, input, st == CMS_OVERFLOW ? "A row's counters sum beyond bigint." :
-					 "The rows' counters must sum to the same total.");
 	return total;
+}
+
+/*
+ * cm_text_init: buf allocated once for the text form of s (its exact length,
+ * computed in a first pass) plus `extra` bytes, within the limit; s without
+ * counters (a topk value in exact mode): the header and `extra` only
+ */
+void
+cm_text_init(StringInfo buf, const CmsSketch *s, uint64 extra, const char *what)
+{
+	Size		n = s->counters != NULL ? cms_cells(&s->p) : 0;
+	uint64		len = 96 + extra + n;	/* the header, the separators, the terminator */
+	char		num[MAXINT8LEN + 1];
+
+	for (Size i = 0; i < n; i++)
+	{
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		len += s->counters[i] < 10 ? 1 : pg_lltoa(s->counters[i], num);
+	}
+	buf->data = bf_palloc_value(len, false, what);
+	buf->maxlen = (int) len;
+	resetStringInfo(buf);
 }
 
 /* cm_append_counters: the rows in the text form */
@@ -147,12 +197,14 @@ cm_append_counters(StringInfo buf, const CmsSketch *s)
 
 	for (uint32 r = 0; r < s->p.d; r++)
 	{
-		CHECK_FOR_INTERRUPTS();
 		if (r > 0)
 			appendStringInfoChar(buf, ';');
 		for (uint32 c = 0; c < s->p.w; c++)
 		{
 			int			len = pg_lltoa(s->counters[(Size) r * s->p.w + c], num);
+
+			if ((c & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
 
 			if (c > 0)
 				appendStringInfoChar(buf, ',');
@@ -167,11 +219,16 @@ countmin_in(PG_FUNCTION_ARGS)
 	const char *input = PG_GETARG_CSTRING(0);
 	const char *p = input;
 	CmsParams	params = cm_parse_params(&p, "countmin", input);
-	CountMin   *c = cm_alloc(&params);
+	const char *counters = p;
+	CountMin   *c;
 
-	c->total = cm_parse_counters(&p, &params, c->counters, "countmin", input);
+	cm_check_text_length(p, &params, CM_VARSIZE(params.w, params.d), "countmin input");
+	/* validate everything before allocating, then store */
+	(void) cm_parse_counters(&p, &params, NULL, "countmin", input);
 	if (*p != '\0')
 		syntax_error("countmin", input, "Unexpected characters after the last counter.");
+	c = cm_alloc(&params);
+	c->total = cm_parse_counters(&counters, &params, c->counters, "countmin", input);
 	PG_RETURN_POINTER(c);
 }
 
@@ -182,7 +239,7 @@ countmin_out(PG_FUNCTION_ARGS)
 	CmsSketch	s = cm_sketch(c);
 	StringInfoData buf;
 
-	initStringInfo(&buf);
+	cm_text_init(&buf, &s, 0, "countmin output");
 	appendStringInfo(&buf, "w=%u,d=%u,seed=%d,v=%d:", c->w, c->d, c->seed, c->version);
 	cm_append_counters(&buf, &s);
 	PG_RETURN_CSTRING(buf.data);
@@ -247,7 +304,11 @@ cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters, const char
 	if ((Size) (buf->len - buf->cursor) < n * sizeof(int64))
 		cm_binary_error(type, "The counters are truncated.");
 	for (Size i = 0; i < n; i++)
+	{
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
 		counters[i] = (int64) pq_getmsgint64(buf);
+	}
 	if (cms_validate(p, counters, &total) != CMS_OK)
 		cm_binary_error(type, "Counters must be non-negative, and every row must sum to the same total.");
 	return total;
@@ -264,6 +325,9 @@ countmin_recv(PG_FUNCTION_ARGS)
 		cm_binary_error("countmin", psprintf("Expected %zu bytes of counters for w=%u, d=%u, got %d.",
 										  cms_cells(&p) * sizeof(int64), p.w, p.d,
 										  buf->len - buf->cursor));
+	bf_input_check("countmin binary input", cms_cells(&p) * sizeof(int64),
+				   (uint64) (buf->len - buf->cursor), true, CM_VARSIZE(p.w, p.d),
+				   ERRCODE_INVALID_BINARY_REPRESENTATION);
 	c = cm_alloc(&p);
 	c->total = cm_recv_counters(buf, &p, c->counters, "countmin");
 	PG_RETURN_POINTER(c);
@@ -281,15 +345,26 @@ cm_send_header(StringInfo buf, const CmsParams *p, uint8 flags)
 	pq_sendint32(buf, p->d);
 }
 
+/* cm_send_counters: the d*w counters of s (binary, network order) */
+void
+cm_send_counters(StringInfo buf, const CmsSketch *s)
+{
+	Size		n = cms_cells(&s->p);
+
+	for (Size i = 0; i < n; i++)
+	{
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		pq_sendint64(buf, s->counters[i]);
+	}
+}
+
 /* cm_send_sketch: the binary form of a sketch (header, then counters) */
 void
 cm_send_sketch(StringInfo buf, const CmsSketch *s)
 {
-	Size		n = cms_cells(&s->p);
-
 	cm_send_header(buf, &s->p, CM_FLAGS_NONE);
-	for (Size i = 0; i < n; i++)
-		pq_sendint64(buf, s->counters[i]);
+	cm_send_counters(buf, s);
 }
 
 Datum
@@ -299,7 +374,7 @@ countmin_send(PG_FUNCTION_ARGS)
 	CmsSketch	s = cm_sketch(c);
 	StringInfoData buf;
 
-	pq_begintypsend(&buf);
+	bf_begintypsend_exact(&buf, 16 + cms_cells(&s.p) * sizeof(int64), "countmin binary output");
 	cm_send_sketch(&buf, &s);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }

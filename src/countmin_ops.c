@@ -110,14 +110,13 @@ static Datum
 add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 {
 	CountMin   *in = cm_detoast(PG_GETARG_DATUM(0));
-	CountMin   *c = palloc(VARSIZE(in));
+	CountMin   *c = bf_copy_value(CurrentMemoryContext, in, VARSIZE(in), "copying a countmin value");
 	int64		count = PG_GETARG_INT64(2);
 	CmsSketch	s;
 	BsHasher	h;
 	BsKey		key;
 	unsigned	elem;
 
-	memcpy(c, in, VARSIZE(in));
 	s = cm_sketch(c);
 	cms_hasher_init(&h, c->seed);
 	key = elem_key(fcinfo, &h, c, typid, &elem, remove ? "cms_remove" : "cms_add");
@@ -301,11 +300,10 @@ countmin_merge(PG_FUNCTION_ARGS)
 {
 	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
 	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
-	CountMin   *c = palloc(VARSIZE(a));
+	CountMin   *c = bf_copy_value(CurrentMemoryContext, a, VARSIZE(a), "copying a countmin value");
 	CmsSketch	sc,
 				sb = cm_sketch(b);
 
-	memcpy(c, a, VARSIZE(a));
 	sc = cm_sketch(c);
 	cm_check_compatible(&sc.p, &sb.p, "cms_merge");
 	cm_report(cms_merge(&sc, &sb), "cms_merge");

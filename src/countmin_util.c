@@ -98,12 +98,15 @@ cm_report(CmsStatus st, const char *what)
 	}
 }
 
-/* cm_alloc: a zeroed sketch of valid parameters, in the current context */
+/*
+ * cm_alloc: a zeroed sketch of valid parameters, in the current context
+ * (zeroed interruptibly, within bloomsample.max_value_memory)
+ */
 CountMin *
 cm_alloc(const CmsParams *p)
 {
 	Size		size = CM_VARSIZE(p->w, p->d);
-	CountMin   *c = (CountMin *) palloc0(size);
+	CountMin   *c = (CountMin *) bf_palloc_value(size, true, "a countmin value");
 
 	SET_VARSIZE(c, size);
 	c->version = BS_SCHEME_VERSION;
@@ -136,12 +139,7 @@ cm_detoast(Datum d)
 	CountMin   *c = (CountMin *) PG_DETOAST_DATUM(d);
 
 	if (((uintptr_t) c) % 8 != 0)
-	{
-		CountMin   *copy = palloc(VARSIZE(c));
-
-		memcpy(copy, c, VARSIZE(c));
-		c = copy;
-	}
+		c = bf_copy_value(CurrentMemoryContext, c, VARSIZE(c), "aligning a countmin value");
 	if (VARSIZE(c) < offsetof(CountMin, counters))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

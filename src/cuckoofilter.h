@@ -6,9 +6,13 @@
  * A cuckoofilter is a varlena:
  *
  *    varlena header | version u8 | fp_bits u8 | bucket slots u8 (4) |
- *    log2 buckets u8 | seed i32 | count u32 |
+ *    log2 buckets u8 | seed i32 | count u32 | [version 2: buckets u32] |
  *    table: ck_table_bytes() bytes (the fingerprint table, src/core/cuckoo.h,
  *    padded with zero bits to whole 64-bit words plus one zero word)
+ *
+ * Version 1 is the power-of-two layout (log2 buckets gives the count; what
+ * 1.1 built), version 2 the any-n layout (log2 buckets 0, the count in the
+ * buckets field; what cuckoo_empty and cuckoo_agg build).
  *
  * count is the number of non-empty slots, kept so that cuckoo_count and
  * cuckoo_load do not scan; the input functions compute it.
@@ -23,8 +27,9 @@
 #include "bs_hash.h"
 #include "cuckoo.h"
 
-#define CKF_HEADER_BYTES	12
-#define CKF_VERSION			1
+#define CKF_HEADER_BYTES	12		/* version 1; version 2 adds buckets u32 */
+#define CKF_VERSION_POW2	1
+#define CKF_VERSION_ANYN	2
 /* buckets handled between two CHECK_FOR_INTERRUPTS() in long loops */
 #define CKF_CHUNK_BUCKETS	UINT64CONST(65536)
 
@@ -37,13 +42,27 @@ typedef struct CuckooFilter
 	uint8		log2_buckets;
 	int32		seed;
 	uint32		count;
-	uint8		table[FLEXIBLE_ARRAY_MEMBER];
+	uint8		table[FLEXIBLE_ARRAY_MEMBER];	/* version 2: buckets u32, then the table */
 } CuckooFilter;
 
 StaticAssertDecl(offsetof(CuckooFilter, table) == VARHDRSZ + CKF_HEADER_BYTES,
 				 "CuckooFilter header layout");
 
-#define CKF_VARSIZE(p)	(offsetof(CuckooFilter, table) + ck_table_bytes(p))
+/* the stored header's bytes after the varlena header: 12, or 16 for version 2 */
+static inline Size
+ckf_header_bytes(const CkParams *p)
+{
+	return CKF_HEADER_BYTES + (ck_pow2_layout(p) ? 0 : sizeof(uint32));
+}
+
+#define CKF_VARSIZE(p)	(VARHDRSZ + ckf_header_bytes(p) + ck_table_bytes(p))
+
+/* the fingerprint table of a filter (after the buckets field in version 2) */
+static inline uint8 *
+ckf_table_ptr(CuckooFilter *cf)
+{
+	return cf->table + (cf->version == CKF_VERSION_ANYN ? sizeof(uint32) : 0);
+}
 
 /* read-only view of a (possibly short-header) cuckoofilter datum */
 typedef struct CkfView

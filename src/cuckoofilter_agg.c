@@ -151,10 +151,8 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 	if (s1 == NULL)
 	{
 		MemoryContext ctx = bf_agg_context(fcinfo, "cuckoo_agg");
-		Size		size = VARSIZE(s2->cf);
-		CuckooFilter *cf = MemoryContextAlloc(ctx, size);
+		CuckooFilter *cf = bf_copy_value(ctx, s2->cf, VARSIZE(s2->cf), "cuckoo_agg_combine");
 
-		memcpy(cf, s2->cf, size);
 		cf->count = (uint32) s2->table.count;
 		PG_RETURN_POINTER(new_state(ctx, cf, s2->capacity, s2->fp_rate));
 	}
@@ -180,14 +178,15 @@ cuckoo_agg_serial(PG_FUNCTION_ARGS)
 {
 	CkfAggState *s = (CkfAggState *) PG_GETARG_POINTER(0);
 	Size		size = VARSIZE(s->cf);
-	bytea	   *out = palloc(VARHDRSZ + sizeof(int64) + sizeof(double) + size);
+	bytea	   *out = bf_palloc_value(VARHDRSZ + sizeof(int64) + sizeof(double) + size, false,
+									  "cuckoo_agg_serial");
 	char	   *d = VARDATA(out);
 
 	s->cf->count = (uint32) s->table.count;
 	SET_VARSIZE(out, VARHDRSZ + sizeof(int64) + sizeof(double) + size);
 	memcpy(d, &s->capacity, sizeof(int64));
 	memcpy(d + sizeof(int64), &s->fp_rate, sizeof(double));
-	memcpy(d + sizeof(int64) + sizeof(double), s->cf, size);
+	bf_copy_interruptible(d + sizeof(int64) + sizeof(double), s->cf, size);
 	PG_RETURN_BYTEA_P(out);
 }
 
@@ -209,8 +208,8 @@ cuckoo_agg_deserial(PG_FUNCTION_ARGS)
 				 errmsg("cuckoo_agg state is too short (%zu bytes)", len)));
 	memcpy(&capacity, d, sizeof(int64));
 	memcpy(&fp_rate, d + sizeof(int64), sizeof(double));
-	cf = MemoryContextAlloc(ctx, len - sizeof(int64) - sizeof(double));
-	memcpy(cf, d + sizeof(int64) + sizeof(double), len - sizeof(int64) - sizeof(double));
+	cf = bf_copy_value(ctx, d + sizeof(int64) + sizeof(double),
+					   len - sizeof(int64) - sizeof(double), "cuckoo_agg_deserial");
 	if (VARSIZE(cf) != len - sizeof(int64) - sizeof(double))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

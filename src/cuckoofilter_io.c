@@ -5,17 +5,19 @@
  *
  * Text form (one line, fixed field order, round-trips exactly):
  *
- *    buckets=<power of two>,fp_bits=<f>,seed=<int32>,v=1:<hex>
+ *    buckets=<n>,fp_bits=<f>,seed=<int32>,v=<1|2>:<hex>
  *
- * where <hex> is the fingerprint table, exactly ceil(buckets * 4 * f / 8)
- * bytes, two hex digits each (src/core/cuckoo.h: slot s of bucket i at bit
+ * where v=1 is the power-of-two layout (n a power of two) and v=2 the any-n
+ * layout (src/core/cuckoo.h), and <hex> is the fingerprint table, exactly
+ * ceil(n * 4 * f / 8) bytes, two hex digits each (slot s of bucket i at bit
  * (4 i + s) f, least significant bit first); bits beyond the table are zero.
- * Binary form: version u8, fp_bits u8, bucket slots u8 (4), log2 buckets u8,
- * seed int32 (network order), then the same bytes.  Both inputs validate
- * every field and the payload's length before allocating anything, and count
- * the stored fingerprints.  Any arrangement of fingerprints is a valid
- * filter: each slot's bucket is one of its fingerprint's two buckets by
- * definition (i and i XOR mix(fp)).
+ * Binary form: version u8, fp_bits u8, bucket slots u8 (4), log2 buckets u8
+ * (0 in version 2), seed int32, [version 2: n u32] (network order), then the
+ * same bytes.  Both inputs validate every field and the payload's length
+ * (bf_input_check) before allocating anything, and count the stored
+ * fingerprints.  Any arrangement of fingerprints is a valid filter: each
+ * slot's bucket is one of its fingerprint's two buckets by definition (i and
+ * its alternate).
  */
 #include "postgres.h"
 
@@ -32,34 +34,47 @@ PG_FUNCTION_INFO_V1(cuckoofilter_out);
 PG_FUNCTION_INFO_V1(cuckoofilter_recv);
 PG_FUNCTION_INFO_V1(cuckoofilter_send);
 
-#define CKF_TEXT_FORMAT "buckets=<power of two>,fp_bits=<4..32>,seed=<int>,v=1:<hex of ceil(buckets*4*fp_bits/8) bytes>."
+#define CKF_TEXT_FORMAT "buckets=<n>,fp_bits=<4..32>,seed=<int>,v=2:<hex of ceil(buckets*4*fp_bits/8) bytes> (v=1: buckets a power of two)."
 
 /* ---- the datum -------------------------------------------------------- */
 
-/* ckf_alloc: an empty cuckoo filter with validated parameters */
-CuckooFilter *
-ckf_alloc(const CkParams *p)
+/*
+ * a cuckoo filter of validated parameters, its table zeroed when `zero`
+ * (interruptibly), within bloomsample.max_value_memory
+ */
+static CuckooFilter *
+alloc_filter(const CkParams *p, bool zero)
 {
 	Size		size = CKF_VARSIZE(p);
-	CuckooFilter *cf = (CuckooFilter *) palloc0(size);
+	CuckooFilter *cf = (CuckooFilter *) bf_palloc_value(size, zero, "a cuckoofilter value");
 
+	memset(cf, 0, VARHDRSZ + ckf_header_bytes(p));
 	SET_VARSIZE(cf, size);
-	cf->version = CKF_VERSION;
+	cf->version = ck_pow2_layout(p) ? CKF_VERSION_POW2 : CKF_VERSION_ANYN;
 	cf->fp_bits = p->fp_bits;
 	cf->bucket_slots = CK_SLOTS;
 	cf->log2_buckets = p->log2_buckets;
 	cf->seed = p->seed;
 	cf->count = 0;
+	if (!ck_pow2_layout(p))
+		memcpy(cf->table, &p->buckets, sizeof(uint32));
 	return cf;
+}
+
+/* ckf_alloc: an empty cuckoo filter with validated parameters */
+CuckooFilter *
+ckf_alloc(const CkParams *p)
+{
+	return alloc_filter(p, true);
 }
 
 /* ckf_copy_view: a freshly allocated cuckoo filter equal to the viewed one */
 CuckooFilter *
 ckf_copy_view(const CkfView *v)
 {
-	CuckooFilter *cf = ckf_alloc(&v->p);
+	CuckooFilter *cf = alloc_filter(&v->p, false);
 
-	memcpy(cf->table, v->table, ck_table_bytes(&v->p));
+	bf_copy_interruptible(ckf_table_ptr(cf), v->table, ck_table_bytes(&v->p));
 	cf->count = v->count;
 	return cf;
 }
@@ -73,7 +88,10 @@ ckf_table(CuckooFilter *cf, CkTable *t)
 	p.fp_bits = cf->fp_bits;
 	p.log2_buckets = cf->log2_buckets;
 	p.seed = cf->seed;
-	ck_table_init(t, &p, cf->table, cf->count);
+	p.buckets = 0;
+	if (cf->version == CKF_VERSION_ANYN)
+		memcpy(&p.buckets, cf->table, sizeof(uint32));
+	ck_table_init(t, &p, ckf_table_ptr(cf), cf->count);
 }
 
 /*
@@ -87,31 +105,44 @@ ckf_view(struct varlena *value, CkfView *v)
 	Size		len = VARSIZE_ANY_EXHDR(value);
 	uint32		count;
 	int32		seed;
+	uint32		buckets = 0;
 
 	if (len < CKF_HEADER_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cuckoofilter value is too short (%zu bytes)", len)));
-	if (d[0] != CKF_VERSION)
+	if (d[0] != CKF_VERSION_POW2 && d[0] != CKF_VERSION_ANYN)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoofilter format version %d is not supported", d[0]),
-				 errdetail("This build of bloomsample reads version %d.", CKF_VERSION)));
+				 errdetail("This build of bloomsample reads versions %d and %d.",
+						   CKF_VERSION_POW2, CKF_VERSION_ANYN)));
+	if (d[0] == CKF_VERSION_ANYN)
+	{
+		if (len < CKF_HEADER_BYTES + sizeof(uint32))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("cuckoofilter value is too short (%zu bytes)", len)));
+		memcpy(&buckets, d + CKF_HEADER_BYTES, sizeof(buckets));
+	}
 	memcpy(&seed, d + 4, sizeof(seed));
 	memcpy(&count, d + 8, sizeof(count));
 	v->p.fp_bits = d[1];
 	v->p.log2_buckets = d[3];
 	v->p.seed = seed;
-	if (d[2] != CK_SLOTS || !ck_params_valid(&v->p) ||
-		len != CKF_HEADER_BYTES + ck_table_bytes(&v->p) ||
+	v->p.buckets = buckets;
+	/* a version 2 value with buckets 0 would read as version 1: refused */
+	if (d[2] != CK_SLOTS || (d[0] == CKF_VERSION_ANYN) != !ck_pow2_layout(&v->p) ||
+		!ck_params_valid(&v->p) ||
+		len != ckf_header_bytes(&v->p) + ck_table_bytes(&v->p) ||
 		count > ck_buckets(&v->p) * CK_SLOTS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cuckoofilter value is corrupted"),
-				 errdetail("Header says fp_bits=%d, %d slots, 2^%d buckets, %u items for a %zu-byte payload.",
-						   d[1], d[2], d[3], count, len)));
+				 errdetail("Header says version %d, fp_bits=%d, %d slots, 2^%d or %u buckets, %u items for a %zu-byte payload.",
+						   d[0], d[1], d[2], d[3], buckets, count, len)));
 	v->count = count;
-	v->table = d + CKF_HEADER_BYTES;
+	v->table = d + ckf_header_bytes(&v->p);
 }
 
 /* ckf_view_datum: detoast (without copying short-header values) and view */
@@ -157,7 +188,8 @@ ckf_make_params(int64 capacity, double fp_rate, int64 seed)
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("a cuckoofilter for " INT64_FORMAT " items at rate %g is too large",
 							capacity, fp_rate),
-					 errdetail("The fingerprint table is limited to 2^31 bits (256 MB).")));
+					 errdetail("The fingerprint table is limited to 2^31 bits (256 MB) and 2^%d buckets.",
+							   CK_MAX_LOG2_BUCKETS)));
 			break;
 	}
 	return p;
@@ -189,24 +221,31 @@ ckf_report_full(const CkTable *t, const char *what)
 
 /* ---- text form -------------------------------------------------------- */
 
-/* validated parameters from the header fields of either form */
+/*
+ * validated parameters from the header fields of either form: version 1
+ * (buckets a power of two) or 2 (any count)
+ */
 static CkParams
-params_from_fields(uint64 buckets, int fp_bits, int32 seed, void (*fail) (const char *, const void *),
-				   const void *arg)
+params_from_fields(int version, uint64 buckets, int fp_bits, int32 seed,
+				   void (*fail) (const char *, const void *), const void *arg)
 {
 	CkParams	p;
 	int			lb = 0;
 
-	while (lb < 63 && (UINT64_C(1) << lb) < buckets)
+	if (buckets < CK_MIN_BUCKETS || buckets > CK_MAX_BUCKETS)
+		fail(psprintf("buckets = " UINT64_FORMAT " is out of range [%d, 2^%d].",
+					  buckets, (int) CK_MIN_BUCKETS, CK_MAX_LOG2_BUCKETS), arg);
+	while ((UINT64_C(1) << lb) < buckets)
 		lb++;
-	if ((UINT64_C(1) << lb) != buckets || lb < CK_MIN_LOG2_BUCKETS || lb > CK_MAX_LOG2_BUCKETS)
-		fail(psprintf("buckets = " UINT64_FORMAT " is not a power of two in [2, 2^%d].",
-					  buckets, CK_MAX_LOG2_BUCKETS), arg);
+	if (version == CKF_VERSION_POW2 && (UINT64_C(1) << lb) != buckets)
+		fail(psprintf("buckets = " UINT64_FORMAT " is not a power of two (version 1).",
+					  buckets), arg);
 	if (fp_bits < CK_MIN_FP_BITS || fp_bits > CK_MAX_FP_BITS)
 		fail(psprintf("fp_bits = %d is out of range [%d, %d].", fp_bits, CK_MIN_FP_BITS,
 					  CK_MAX_FP_BITS), arg);
 	p.fp_bits = (uint8) fp_bits;
-	p.log2_buckets = (uint8) lb;
+	p.log2_buckets = version == CKF_VERSION_POW2 ? (uint8) lb : 0;
+	p.buckets = version == CKF_VERSION_POW2 ? 0 : (uint32) buckets;
 	p.seed = seed;
 	if (!ck_params_valid(&p))
 		fail("The fingerprint table would exceed 2^31 bits.", arg);
@@ -219,21 +258,36 @@ text_fail(const char *detail, const void *arg)
 	ft_syntax_error((const FtInput *) arg, detail);
 }
 
-/* a filter of parameters p from the payload's exact bytes; bad: raises */
+/*
+ * a filter of parameters p from the payload's exact bytes (a NULL bytes: the
+ * caller fills them in before counting, see cuckoofilter_in); bad: raises
+ */
 static CuckooFilter *
-from_payload(const CkParams *p, const uint8 *bytes, void (*fail) (const char *, const void *),
-			 const void *arg)
+new_from_payload(const CkParams *p)
 {
-	CuckooFilter *cf = ckf_alloc(p);
+	CuckooFilter *cf = alloc_filter(p, false);
+	uint8	   *table = ckf_table_ptr(cf);
+	size_t		payload = ck_payload_bytes(p);
 
-	memcpy(cf->table, bytes, ck_payload_bytes(p));
-	if (!ck_tail_is_clear(p, cf->table))
+	/* the padding (at most 15 bytes), which the payload does not cover */
+	memset(table + payload, 0, ck_table_bytes(p) - payload);
+	return cf;
+}
+
+/* count a filled-in filter's fingerprints and check its padding; bad: raises */
+static CuckooFilter *
+finish_payload(CuckooFilter *cf, const CkParams *p, void (*fail) (const char *, const void *),
+			   const void *arg)
+{
+	uint8	   *table = ckf_table_ptr(cf);
+
+	if (!ck_tail_is_clear(p, table))
 		fail("Bits beyond the fingerprint table are set.", arg);
 	cf->count = 0;
 	for (uint64 b = 0; b < ck_buckets(p); b += CKF_CHUNK_BUCKETS)
 	{
 		CHECK_FOR_INTERRUPTS();
-		cf->count += (uint32) ck_count_items_buckets(p, cf->table, b, CKF_CHUNK_BUCKETS);
+		cf->count += (uint32) ck_count_items_buckets(p, table, b, CKF_CHUNK_BUCKETS);
 	}
 	return cf;
 }
@@ -247,6 +301,7 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 	int64		buckets;
 	int			fp_bits;
 	int32		seed;
+	int64		version;
 	CkParams	params;
 	size_t		nbytes,
 				hexlen;
@@ -256,28 +311,32 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 	buckets = ft_parse_field(&in, &p, "buckets", ',', 1, INT64CONST(1) << 40);
 	fp_bits = (int) ft_parse_field(&in, &p, "fp_bits", ',', 0, 255);
 	seed = (int32) ft_parse_field(&in, &p, "seed", ',', PG_INT32_MIN, PG_INT32_MAX);
-	if (ft_parse_field(&in, &p, "v", ':', 0, 255) != CKF_VERSION)
+	version = ft_parse_field(&in, &p, "v", ':', 0, 255);
+	if (version != CKF_VERSION_POW2 && version != CKF_VERSION_ANYN)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoofilter format version in \"%s\" is not supported", ft_shown(str)),
-				 errdetail("This build of bloomsample reads version %d.", CKF_VERSION)));
-	params = params_from_fields((uint64) buckets, fp_bits, seed, text_fail, &in);
+				 errdetail("This build of bloomsample reads versions %d and %d.",
+						   CKF_VERSION_POW2, CKF_VERSION_ANYN)));
+	params = params_from_fields((int) version, (uint64) buckets, fp_bits, seed, text_fail, &in);
 	nbytes = ck_payload_bytes(&params);
-	hexlen = strspn(p, "0123456789abcdefABCDEF");
+	hexlen = bf_hex_span(p);
 	if (hexlen != 2 * nbytes)
 		ft_syntax_error(&in, psprintf("Expected %zu hex digits for " INT64_FORMAT " buckets of %d-bit fingerprints, found %zu.",
 									  2 * nbytes, buckets, fp_bits, hexlen));
 	ft_expect_end(&in, p + hexlen);
-	bytes = palloc(nbytes);
+	bf_input_check("cuckoofilter input", 2 * (uint64) nbytes, hexlen, true,
+				   CKF_VARSIZE(&params), ERRCODE_INVALID_TEXT_REPRESENTATION);
+	/* decoded straight into the value: no second copy */
+	cf = new_from_payload(&params);
+	bytes = ckf_table_ptr(cf);
 	for (size_t i = 0; i < nbytes; i++)
 	{
 		if ((i & 0xFFFFF) == 0xFFFFF)
 			CHECK_FOR_INTERRUPTS();
 		bytes[i] = (uint8) (ft_hexval(p[2 * i]) << 4 | ft_hexval(p[2 * i + 1]));
 	}
-	cf = from_payload(&params, bytes, text_fail, &in);
-	pfree(bytes);
-	PG_RETURN_POINTER(cf);
+	PG_RETURN_POINTER(finish_payload(cf, &params, text_fail, &in));
 }
 
 Datum
@@ -294,8 +353,9 @@ cuckoofilter_out(PG_FUNCTION_ARGS)
 	ckf_view_datum(PG_GETARG_DATUM(0), &v);
 	nbytes = ck_payload_bytes(&v.p);
 	hlen = snprintf(head, sizeof(head), "buckets=" UINT64_FORMAT ",fp_bits=%d,seed=%d,v=%d:",
-					(uint64) ck_buckets(&v.p), v.p.fp_bits, v.p.seed, CKF_VERSION);
-	out = palloc(hlen + 2 * nbytes + 1);
+					(uint64) ck_buckets(&v.p), v.p.fp_bits, v.p.seed,
+					ck_pow2_layout(&v.p) ? CKF_VERSION_POW2 : CKF_VERSION_ANYN);
+	out = bf_palloc_value(hlen + 2 * (uint64) nbytes + 1, false, "cuckoofilter output");
 	memcpy(out, head, hlen);
 	o = out + hlen;
 	for (size_t i = 0; i < nbytes; i++)
@@ -327,8 +387,10 @@ cuckoofilter_recv(PG_FUNCTION_ARGS)
 				slots,
 				log2_buckets;
 	int32		seed;
+	uint64		buckets;
 	CkParams	params;
 	size_t		nbytes;
+	CuckooFilter *cf;
 
 	if (buf->len - buf->cursor < 8)
 		binary_fail(psprintf("The value has %d bytes, a header needs 8.",
@@ -338,22 +400,37 @@ cuckoofilter_recv(PG_FUNCTION_ARGS)
 	slots = pq_getmsgbyte(buf);
 	log2_buckets = pq_getmsgbyte(buf);
 	seed = (int32) pq_getmsgint(buf, 4);
-	if (version != CKF_VERSION)
-		binary_fail(psprintf("Format version %d is not supported (expected %d).",
-							 version, CKF_VERSION), NULL);
+	if (version != CKF_VERSION_POW2 && version != CKF_VERSION_ANYN)
+		binary_fail(psprintf("Format version %d is not supported (expected %d or %d).",
+							 version, CKF_VERSION_POW2, CKF_VERSION_ANYN), NULL);
 	if (slots != CK_SLOTS)
 		binary_fail(psprintf("Buckets of %d slots are not supported (expected %d).",
 							 slots, CK_SLOTS), NULL);
-	if (log2_buckets > CK_MAX_LOG2_BUCKETS)
-		binary_fail(psprintf("log2 of the bucket count %d is out of range [%d, %d].",
-							 log2_buckets, CK_MIN_LOG2_BUCKETS, CK_MAX_LOG2_BUCKETS), NULL);
-	params = params_from_fields(UINT64_C(1) << log2_buckets, fp_bits, seed, binary_fail, NULL);
+	if (version == CKF_VERSION_POW2)
+	{
+		if (log2_buckets > CK_MAX_LOG2_BUCKETS)
+			binary_fail(psprintf("log2 of the bucket count %d is out of range [%d, %d].",
+								 log2_buckets, CK_MIN_LOG2_BUCKETS, CK_MAX_LOG2_BUCKETS), NULL);
+		buckets = UINT64_C(1) << log2_buckets;
+	}
+	else
+	{
+		if (log2_buckets != 0)
+			binary_fail(psprintf("The log2 byte is %d, expected 0 in version 2.", log2_buckets), NULL);
+		if (buf->len - buf->cursor < 4)
+			binary_fail("The bucket count is truncated.", NULL);
+		buckets = (uint32) pq_getmsgint(buf, 4);
+	}
+	params = params_from_fields(version, buckets, fp_bits, seed, binary_fail, NULL);
 	nbytes = ck_payload_bytes(&params);
 	if ((size_t) (buf->len - buf->cursor) != nbytes)
 		binary_fail(psprintf("Expected %zu payload bytes, found %d.",
 							 nbytes, buf->len - buf->cursor), NULL);
-	PG_RETURN_POINTER(from_payload(&params, (const uint8 *) pq_getmsgbytes(buf, (int) nbytes),
-								   binary_fail, NULL));
+	bf_input_check("cuckoofilter binary input", nbytes, (uint64) (buf->len - buf->cursor), true,
+				   CKF_VARSIZE(&params), ERRCODE_INVALID_BINARY_REPRESENTATION);
+	cf = new_from_payload(&params);
+	bf_copy_interruptible(ckf_table_ptr(cf), pq_getmsgbytes(buf, (int) nbytes), nbytes);
+	PG_RETURN_POINTER(finish_payload(cf, &params, binary_fail, NULL));
 }
 
 Datum
@@ -361,14 +438,21 @@ cuckoofilter_send(PG_FUNCTION_ARGS)
 {
 	CkfView		v;
 	StringInfoData buf;
+	size_t		nbytes;
+	bool		anyn;
 
 	ckf_view_datum(PG_GETARG_DATUM(0), &v);
-	pq_begintypsend(&buf);
-	pq_sendbyte(&buf, CKF_VERSION);
+	nbytes = ck_payload_bytes(&v.p);
+	anyn = !ck_pow2_layout(&v.p);
+	bf_begintypsend_exact(&buf, 8 + (anyn ? 4 : 0) + nbytes, "cuckoofilter binary output");
+	pq_sendbyte(&buf, anyn ? CKF_VERSION_ANYN : CKF_VERSION_POW2);
 	pq_sendbyte(&buf, v.p.fp_bits);
 	pq_sendbyte(&buf, CK_SLOTS);
 	pq_sendbyte(&buf, v.p.log2_buckets);
 	pq_sendint32(&buf, (uint32) v.p.seed);
-	pq_sendbytes(&buf, (const char *) v.table, (int) ck_payload_bytes(&v.p));
+	if (anyn)
+		pq_sendint32(&buf, v.p.buckets);
+	bf_copy_interruptible(buf.data + buf.len, v.table, nbytes);
+	buf.len += (int) nbytes;
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }

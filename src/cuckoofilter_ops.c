@@ -308,7 +308,7 @@ cuckoo_equal(FunctionCallInfo fcinfo)
 	ckf_view_datum(PG_GETARG_DATUM(0), &a);
 	ckf_view_datum(PG_GETARG_DATUM(1), &b);
 	return ck_params_equal(&a.p, &b.p) && a.count == b.count &&
-		memcmp(a.table, b.table, ck_table_bytes(&a.p)) == 0;
+		bf_equal_interruptible(a.table, b.table, ck_table_bytes(&a.p));
 }
 
 Datum
@@ -330,7 +330,9 @@ cuckoofilter_hash(PG_FUNCTION_ARGS)
 	uint32		h;
 
 	ckf_view_datum(PG_GETARG_DATUM(0), &v);
-	h = DatumGetUInt32(hash_any(v.table, (int) ck_table_bytes(&v.p)));
+	h = bf_hash_bytes_interruptible(v.table, ck_table_bytes(&v.p));
 	h ^= DatumGetUInt32(hash_uint32(((uint32) v.p.fp_bits << 8) | v.p.log2_buckets));
+	if (!ck_pow2_layout(&v.p))	/* version 1 values keep their hash */
+		h ^= DatumGetUInt32(hash_uint32(v.p.buckets));
 	PG_RETURN_UINT32(h ^ DatumGetUInt32(hash_uint32((uint32) v.p.seed)));
 }

@@ -15,7 +15,9 @@
  *
  * Items come in the stored order (largest estimate first, then text, then
  * key).  Both inputs validate everything (tk_validate_items) and check sizes
- * before allocating.
+ * against the input's length and bloomsample.max_value_memory before
+ * allocating (bf_input_check); the text input validates its counters before
+ * allocating them (countmin_io.c).
  */
 #include "postgres.h"
 
@@ -23,7 +25,14 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
+
+/*
+ * the shortest text of one item: "0:" 32 hex digits ":" and its ',' (the
+ * form before bounds; with them, "0/0:" ..., it is longer)
+ */
+#define TK_MIN_ITEM_TEXT	36
 
 PG_FUNCTION_INFO_V1(topk_value_in);
 PG_FUNCTION_INFO_V1(topk_value_out);
@@ -168,10 +177,12 @@ topk_value_in(PG_FUNCTION_ARGS)
 	CmsParams	params = cm_parse_params(&p, "topk", input);
 	bool		exact = strncmp(p, "exact|", 6) == 0;
 	uint32		most = exact ? topk_exact_cap(&params, k) : k;
+	const char *counters = p;
 	CmsSketch	cms;
 	TopkItem   *items;
 	uint32		n = 0,
-				nlower = 0;
+				nlower = 0,
+				cap;
 
 	cms.p = params;
 	cms.counters = NULL;
@@ -180,12 +191,15 @@ topk_value_in(PG_FUNCTION_ARGS)
 		p += 5;
 	else
 	{
-		cms.counters = palloc(cms_cells(&params) * sizeof(int64));
-		cms.total = cm_parse_counters(&p, &params, cms.counters, "topk", input);
+		cm_check_text_length(p, &params, 2 * CM_VARSIZE(params.w, params.d), "topk input");
+		/* validate the counters before allocating them; stored below */
+		(void) cm_parse_counters(&p, &params, NULL, "topk", input);
 	}
 	if (*p++ != '|')
 		syntax_error(input, "Expected '|' after the counters.");
-	items = palloc(Min(most, 1024) * sizeof(TopkItem));
+	/* no more items than the text can hold: n items take at least 36 n - 1 bytes */
+	cap = (uint32) Min((Size) most, (strlen(p) + 1) / TK_MIN_ITEM_TEXT + 1);
+	items = bf_palloc_value((uint64) cap * sizeof(TopkItem), false, "topk input");
 	while (*p != '\0')
 	{
 		if (n > 0 && *p++ != ',')
@@ -193,8 +207,8 @@ topk_value_in(PG_FUNCTION_ARGS)
 		if (n == most)
 			syntax_error(input, exact ? psprintf("More than %u items (the exact capacity).", most) :
 						 psprintf("More than k = %u items.", k));
-		if (n >= 1024 && (n & (n - 1)) == 0)
-			items = repalloc(items, Min((Size) most, 2 * (Size) n) * sizeof(TopkItem));
+		if (n == cap)		/* cannot happen: each item takes TK_MIN_ITEM_TEXT - 1 bytes */
+			syntax_error(input, "More items than the text can hold.");
 		if (parse_item(&p, &items[n++], input))
 			nlower++;
 		if (exact && pg_add_s64_overflow(cms.total, items[n - 1].est, &cms.total))
@@ -204,6 +218,12 @@ topk_value_in(PG_FUNCTION_ARGS)
 		syntax_error(input, "Either every item or none has \"/<lower bound>\".");
 	if (exact && nlower != n)
 		syntax_error(input, "An exact value's items have \"/<lower bound>\".");
+	if (!exact)
+	{
+		/* the whole text is well-formed: now the counters */
+		cms.counters = palloc(cms_cells(&params) * sizeof(int64));
+		cms.total = cm_parse_counters(&counters, &params, cms.counters, "topk", input);
+	}
 	tk_validate_items(&cms, k, exact, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	/* items without lower bounds: the form before them, kept as it is */
 	PG_RETURN_POINTER(tk_build(&cms, k, (n > 0 && nlower == 0) ? CM_FLAGS_NONE :
@@ -217,8 +237,12 @@ topk_value_out(PG_FUNCTION_ARGS)
 	CmsSketch	cms = tk_sketch(t);
 	TopkItem   *items = tk_items(t);
 	StringInfoData buf;
+	uint64		items_text = 0;
 
-	initStringInfo(&buf);
+	/* per item ',' <est> '/' <lower> ':' <32 hex digits> ':' <2 len hex digits> */
+	for (uint32 i = 0; i < t->nitems; i++)
+		items_text += 4 + 2 * MAXINT8LEN + 32 + 2 * (uint64) items[i].len;
+	cm_text_init(&buf, &cms, 16 + items_text, "topk output");
 	appendStringInfo(&buf, "k=%u,w=%u,d=%u,seed=%d,v=%d:", t->k, t->w, t->d, t->seed, t->version);
 	if (cms.counters == NULL)
 		appendStringInfoString(&buf, "exact");
@@ -258,15 +282,21 @@ topk_value_recv(PG_FUNCTION_ARGS)
 	cms.p = params;
 	cms.counters = NULL;
 	cms.total = 0;
+	if (!exact && (Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
+		cm_binary_error("topk", "The counters are truncated.");
+	if (buf->len - buf->cursor < 8)
+		cm_binary_error("topk", "The item count is truncated.");
+	/* the counters (none when exact), their copy in the value and the items' bytes at most */
+	bf_input_check("topk binary input", (exact ? 0 : cms_cells(&params) * sizeof(int64)) + 8,
+				   (uint64) (buf->len - buf->cursor), false,
+				   (exact ? offsetof(TopkValue, counters) : 2 * CM_VARSIZE(params.w, params.d)) +
+				   2 * (uint64) (buf->len - buf->cursor),
+				   ERRCODE_INVALID_BINARY_REPRESENTATION);
 	if (!exact)
 	{
-		if ((Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
-			cm_binary_error("topk", "The counters are truncated.");
 		cms.counters = palloc(cms_cells(&params) * sizeof(int64));
 		cms.total = cm_recv_counters(buf, &params, cms.counters, "topk");
 	}
-	if (buf->len - buf->cursor < 8)
-		cm_binary_error("topk", "The item count is truncated.");
 	k = (uint32) pq_getmsgint(buf, 4);
 	n = (uint32) pq_getmsgint(buf, 4);
 	if (k < TOPK_MIN_K || k > TOPK_MAX_K ||
@@ -307,12 +337,16 @@ topk_value_send(PG_FUNCTION_ARGS)
 	CmsSketch	cms = tk_sketch(t);
 	TopkItem   *items = tk_items(t);
 	StringInfoData buf;
+	/* the header, the counters (none when exact), k and nitems, the items */
+	uint64		size = 16 + (cms.counters != NULL ? cms_cells(&cms.p) * sizeof(int64) : 0) + 8;
 
-	pq_begintypsend(&buf);
+	for (uint32 i = 0; i < t->nitems; i++)
+		size += 36 + items[i].len;
+	bf_begintypsend_exact(&buf, size, "topk binary output");
 	/* always with bounds: a value stored before them is sent with lower 0 */
 	cm_send_header(&buf, &cms.p, TK_FLAG_BOUNDS | (cms.counters == NULL ? TK_FLAG_EXACT : 0));
-	for (Size i = 0; cms.counters != NULL && i < cms_cells(&cms.p); i++)
-		pq_sendint64(&buf, cms.counters[i]);
+	if (cms.counters != NULL)
+		cm_send_counters(&buf, &cms);
 	pq_sendint32(&buf, t->k);
 	pq_sendint32(&buf, t->nitems);
 	for (uint32 i = 0; i < t->nitems; i++)

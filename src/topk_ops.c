@@ -12,6 +12,7 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
+#include "bloomfilter.h"
 #include "bs_elem.h"
 #include "countmin.h"
 
@@ -333,7 +334,7 @@ values_equal(FunctionCallInfo fcinfo)
 			   *ib;
 
 	if (a->flags == b->flags)
-		return VARSIZE(a) == VARSIZE(b) && memcmp(a, b, VARSIZE(a)) == 0;
+		return VARSIZE(a) == VARSIZE(b) && bf_equal_interruptible(a, b, VARSIZE(a));
 	sa = tk_sketch(a);
 	sb = tk_sketch(b);
 	if (a->k != b->k || a->nitems != b->nitems || sa.counters == NULL || sb.counters == NULL ||

@@ -22,6 +22,7 @@
 
 #include "common/int.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
 
 /* the exact mode's first capacity */
@@ -66,8 +67,12 @@ tk_state_new(MemoryContext ctx, const CmsParams *p, uint32 k)
 static void
 to_sketch(TopkState *s)
 {
+	MemoryContext old = MemoryContextSwitchTo(s->ctx);
+
 	Assert(s->exact);
-	s->cms.counters = MemoryContextAllocZero(s->ctx, cms_cells(&s->p) * sizeof(int64));
+	s->cms.counters = bf_palloc_value(cms_cells(&s->p) * sizeof(int64), true,
+									  "a topk aggregate state");
+	MemoryContextSwitchTo(old);
 	if (!topk_exact_to_sketch(&s->heap, &s->cms, s->k))
 		elog(ERROR, "topk: out of memory converting to the sketch");
 	s->exact = false;
@@ -111,8 +116,8 @@ tk_state_from_value(MemoryContext ctx, TopkValue *t)
 	s->cms.total = cms.total;
 	if (cms.counters != NULL)
 	{
-		s->cms.counters = MemoryContextAlloc(ctx, cms_cells(&cms.p) * sizeof(int64));
-		memcpy(s->cms.counters, cms.counters, cms_cells(&cms.p) * sizeof(int64));
+		s->cms.counters = bf_copy_value(ctx, cms.counters, cms_cells(&cms.p) * sizeof(int64),
+										"a topk aggregate state");
 		s->exact = false;
 	}
 	if (!topk_grow(&s->heap, s->exact ? Max(t->nitems, s->heap.k) : t->k))

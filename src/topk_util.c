@@ -9,6 +9,7 @@
 
 #include "mb/pg_wchar.h"
 
+#include "bloomfilter.h"
 #include "countmin.h"
 
 static void
@@ -52,7 +53,7 @@ tk_detoast(Datum d)
 
 	if (((uintptr_t) t) % 8 != 0)
 	{
-		TopkValue  *copy = palloc(VARSIZE(t));
+		TopkValue  *copy = bf_palloc_value(VARSIZE(t), false, "aligning a topk value");
 
 		memcpy(copy, t, VARSIZE(t));
 		t = copy;
@@ -143,7 +144,8 @@ tk_build(const CmsSketch *cms, uint32 k, uint8 flags, const TopkItem *sorted, ui
 
 	for (uint32 i = 0; i < n; i++)
 		size += TK_ITEM_BYTES(flags, sorted[i].len);
-	t = palloc0(size);
+	t = bf_palloc_value(size, false, "a topk value");
+	memset(t, 0, offsetof(TopkValue, counters));
 	SET_VARSIZE(t, size);
 	t->version = BS_SCHEME_VERSION;
 	t->flags = flags;
@@ -154,8 +156,9 @@ tk_build(const CmsSketch *cms, uint32 k, uint8 flags, const TopkItem *sorted, ui
 	t->nitems = n;
 	t->total = cms->total;
 	if (!exact)
-		memcpy(t->counters, cms->counters, cms_cells(&cms->p) * sizeof(int64));
+		bf_copy_interruptible(t->counters, cms->counters, cms_cells(&cms->p) * sizeof(int64));
 	p = (char *) t + fixed_size(cms->p.w, cms->p.d, flags);
+	memset(p, 0, size - fixed_size(cms->p.w, cms->p.d, flags));	/* reserved fields and padding */
 	for (uint32 i = 0; i < n; i++)
 	{
 		memcpy(p, &sorted[i].key.h1, 8);

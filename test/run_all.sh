@@ -54,7 +54,7 @@ PG_CONFIG=$PG_CONFIG STAGE_SECONDS=$SECONDS bash test/installcheck.sh
 # cached under /var/cache/bloomsample, a second run skips it)
 bash test/versions/provision.sh > "$W/provision.log" 2>&1 &
 PROVISION=$!
-stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s)"
+stage "fuzzing, fixed seed: sqlsmith for 90 s, then 1500 edge calls (at most 60 s), then the oracles (a few s)"
 FUZZ_SEEDS=1 FUZZ_SECONDS=90 FUZZ_CALLS=1500 FUZZ_CALL_SECONDS=60 PG_CONFIG=$PG_CONFIG \
     bash test/fuzz/run.sh
 stage "the extension under ASan/UBSan: pg_regress, then fuzzing (30 s of each fuzzer)"

@@ -29,6 +29,21 @@ extern void (*bs_interrupt_hook) (void);
 #define BS_POLL_WORDS	((size_t) 1 << 17)
 
 /*
+ * bs_poll_bytes: in a loop over a buffer that handles `bytes_per_step`
+ * bytes a step (a power of two), call the hook at step i when a whole
+ * mebibyte (8 * BS_POLL_WORDS bytes) has passed since the last call; for the
+ * loops of the counting-filter, Count-Min and cuckoo cores.
+ */
+static inline void
+bs_poll_bytes(size_t i, size_t bytes_per_step)
+{
+	size_t		steps = 8 * BS_POLL_WORDS / bytes_per_step;
+
+	if ((i & (steps - 1)) == steps - 1 && bs_interrupt_hook)
+		bs_interrupt_hook();
+}
+
+/*
  * Marks a function counting bits: compiled twice on x86-64, with and
  * without the POPCNT instruction, the one the CPU has chosen at load time
  * (bs_bits.c, bs_sparse.c).

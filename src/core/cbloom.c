@@ -104,6 +104,8 @@ cb_saturated(const uint8_t *counters, uint32_t m)
 	{
 		uint64_t	x = bs_load64(counters + 8 * w);
 
+		bs_poll_bytes(w, 8);
+
 		/* a nibble is 15 when all four bits are set (padding nibbles are zero) */
 		n += (uint64_t) __builtin_popcountll(x & x >> 1 & x >> 2 & x >> 3 &
 											 UINT64_C(0x1111111111111111));
@@ -117,7 +119,10 @@ cb_total(const uint8_t *counters, uint32_t m)
 	uint64_t	sum = 0;
 
 	for (size_t b = 0; b < CB_NBYTES(m); b++)
+	{
+		bs_poll_bytes(b, 1);
 		sum += (counters[b] & 15u) + (counters[b] >> 4);
+	}
 	return sum;
 }
 
@@ -132,6 +137,7 @@ cb_to_bits(const uint8_t *counters, uint32_t m, uint8_t *bits)
 		uint64_t	flags = nonzero_nibbles(bs_load64le(counters + 8 * w));
 		uint32_t	out = 0;
 
+		bs_poll_bytes(w, 8);
 		while (flags)
 		{
 			int			j = __builtin_ctzll(flags) >> 2;
@@ -153,6 +159,7 @@ cb_merge(uint8_t *dst, const uint8_t *src, uint32_t m)
 		unsigned	lo = (dst[b] & 15u) + (src[b] & 15u);
 		unsigned	hi = (dst[b] >> 4) + (src[b] >> 4);
 
+		bs_poll_bytes(b, 1);
 		if (lo > CB_SATURATED)
 			lo = CB_SATURATED;
 		if (hi > CB_SATURATED)

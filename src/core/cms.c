@@ -4,6 +4,7 @@
  *    point estimate, merge, inner product and validation (cms.h).
  */
 #include "cms.h"
+#include "bs_bits.h"
 
 #include <math.h>
 #include <string.h>
@@ -126,7 +127,10 @@ cms_merge(CmsSketch *dst, const CmsSketch *src)
 	if (__builtin_add_overflow(dst->total, src->total, &total))
 		return CMS_OVERFLOW;
 	for (size_t i = 0; i < n; i++)
+	{
+		bs_poll_bytes(i, sizeof(int64_t));
 		dst->counters[i] += src->counters[i];
+	}
 	dst->total = total;
 	return CMS_OK;
 }
@@ -148,6 +152,7 @@ cms_inner_product(const CmsSketch *a, const CmsSketch *b, int64_t *out)
 		{
 			int64_t		prod;
 
+			bs_poll_bytes((size_t) r * a->p.w + c, sizeof(int64_t));
 			if (ra[c] == 0 || rb[c] == 0)
 				continue;
 			if (__builtin_mul_overflow(ra[c], rb[c], &prod) ||
@@ -175,6 +180,7 @@ cms_validate(const CmsParams *p, const int64_t *counters, int64_t *total)
 
 		for (uint32_t c = 0; c < p->w; c++)
 		{
+			bs_poll_bytes((size_t) r * p->w + c, sizeof(int64_t));
 			if (row[c] < 0)
 				return CMS_CORRUPT;
 			if (__builtin_add_overflow(sum, row[c], &sum))
@@ -192,6 +198,19 @@ cms_validate(const CmsParams *p, const int64_t *counters, int64_t *total)
 bool
 cms_equal(const CmsSketch *a, const CmsSketch *b)
 {
-	return cms_params_equal(&a->p, &b->p) && a->total == b->total &&
-		memcmp(a->counters, b->counters, cms_cells(&a->p) * sizeof(int64_t)) == 0;
+	size_t		n = cms_cells(&a->p);
+
+	if (!cms_params_equal(&a->p, &b->p) || a->total != b->total)
+		return false;
+	/* a mebibyte at a time, polling between */
+	for (size_t i = 0; i < n; i += BS_POLL_WORDS)
+	{
+		size_t		len = n - i < BS_POLL_WORDS ? n - i : BS_POLL_WORDS;
+
+		if (memcmp(a->counters + i, b->counters + i, len * sizeof(int64_t)) != 0)
+			return false;
+		if (bs_interrupt_hook)
+			bs_interrupt_hook();
+	}
+	return true;
 }

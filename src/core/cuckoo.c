@@ -18,6 +18,13 @@ mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
+/* (x * n) >> 64: x reduced to [0, n) without a division */
+static inline uint64_t
+range_reduce(uint64_t x, uint64_t n)
+{
+	return (uint64_t) (((unsigned __int128) x * n) >> 64);
+}
+
 static inline uint64_t
 splitmix64_next(uint64_t *state)
 {
@@ -29,7 +36,6 @@ ck_params_for(int64_t capacity, double fp_rate, int32_t seed, CkParams *p)
 {
 	double		bits;
 	double		need;
-	int			log2b = CK_MIN_LOG2_BUCKETS;
 
 	if (capacity < 1)
 		return CK_SIZE_BAD_CAPACITY;
@@ -40,13 +46,16 @@ ck_params_for(int64_t capacity, double fp_rate, int32_t seed, CkParams *p)
 		return CK_SIZE_BAD_FP_RATE;
 	if (bits < CK_MIN_FP_BITS)
 		bits = CK_MIN_FP_BITS;
-	need = ceil((double) capacity / (CK_SLOTS * CK_TARGET_LOAD));
-	while (log2b <= CK_MAX_LOG2_BUCKETS && ldexp(1.0, log2b) < need)
-		log2b++;
-	if (log2b > CK_MAX_LOG2_BUCKETS)
+	/* the slack: small tables fill less evenly (cuckoo.h) */
+	need = ceil((double) capacity / (CK_SLOTS * CK_TARGET_LOAD)) + 1 +
+		ceil(sqrt((double) capacity) / 2);
+	if (need < CK_MIN_BUCKETS)
+		need = CK_MIN_BUCKETS;
+	if (need > (double) CK_MAX_BUCKETS)
 		return CK_SIZE_TOO_LARGE;
 	p->fp_bits = (uint8_t) bits;
-	p->log2_buckets = (uint8_t) log2b;
+	p->log2_buckets = 0;
+	p->buckets = (uint32_t) need;
 	p->seed = seed;
 	if (!ck_params_valid(p))
 		return CK_SIZE_TOO_LARGE;
@@ -56,17 +65,20 @@ ck_params_for(int64_t capacity, double fp_rate, int32_t seed, CkParams *p)
 bool
 ck_params_valid(const CkParams *p)
 {
-	return p->fp_bits >= CK_MIN_FP_BITS && p->fp_bits <= CK_MAX_FP_BITS &&
-		p->log2_buckets >= CK_MIN_LOG2_BUCKETS &&
-		p->log2_buckets <= CK_MAX_LOG2_BUCKETS &&
-		ck_table_bits(p) <= CK_MAX_TABLE_BITS;
+	if (p->fp_bits < CK_MIN_FP_BITS || p->fp_bits > CK_MAX_FP_BITS)
+		return false;
+	if (ck_pow2_layout(p) ? p->log2_buckets < CK_MIN_LOG2_BUCKETS ||
+		p->log2_buckets > CK_MAX_LOG2_BUCKETS :
+		p->log2_buckets != 0 || p->buckets < CK_MIN_BUCKETS || p->buckets > CK_MAX_BUCKETS)
+		return false;
+	return ck_table_bits(p) <= CK_MAX_TABLE_BITS;
 }
 
 bool
 ck_params_equal(const CkParams *a, const CkParams *b)
 {
 	return a->fp_bits == b->fp_bits && a->log2_buckets == b->log2_buckets &&
-		a->seed == b->seed;
+		a->buckets == b->buckets && a->seed == b->seed;
 }
 
 void
@@ -90,14 +102,20 @@ ck_key(const CkParams *p, BsKey key)
 	k.fp = (uint32_t) (key.h2 >> (64 - p->fp_bits));
 	if (k.fp == 0)
 		k.fp = 1;
-	k.bucket = key.h1 & (ck_buckets(p) - 1);
+	k.bucket = ck_pow2_layout(p) ? key.h1 & (ck_buckets(p) - 1) : range_reduce(key.h1, p->buckets);
 	return k;
 }
 
 uint64_t
 ck_alt_bucket(const CkParams *p, uint64_t bucket, uint32_t fp)
 {
-	return bucket ^ (mix64(fp) & (ck_buckets(p) - 1));
+	uint64_t	r;
+
+	if (ck_pow2_layout(p))
+		return bucket ^ (mix64(fp) & (ck_buckets(p) - 1));
+	/* (r - bucket) mod n, for bucket < n */
+	r = range_reduce(mix64(fp), p->buckets);
+	return r >= bucket ? r - bucket : r + p->buckets - bucket;
 }
 
 uint64_t

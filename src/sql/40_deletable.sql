@@ -246,7 +246,7 @@ CREATE FUNCTION cuckoo_empty(capacity bigint, fp_rate float8 DEFAULT 0.01, seed 
     RETURNS cuckoofilter
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cuckoo_empty(bigint, float8, integer) IS
-    'empty cuckoo filter for capacity items: fp_bits = ceil(log2(8 / fp_rate)), buckets = power of two >= capacity / (4 * 0.95)';
+    'empty cuckoo filter for capacity items: fp_bits = ceil(log2(8 / fp_rate)), buckets = ceil(capacity / (4 * 0.95)) + 1 + ceil(sqrt(capacity) / 2)';
 
 DO $$
 DECLARE

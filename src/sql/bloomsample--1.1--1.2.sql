@@ -1135,3 +1135,6 @@ CREATE OR REPLACE FUNCTION bloomtree_contains(t bloomtree, elem text) RETURNS bo
     AS 'MODULE_PATHNAME', 'bloomtree_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION bloomtree_contained(elem text, t bloomtree) RETURNS boolean
     AS 'MODULE_PATHNAME', 'bloomtree_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- ==== issue 34: cuckoo filters of any bucket count ====
+COMMENT ON FUNCTION cuckoo_empty(bigint, float8, integer) IS
+    'empty cuckoo filter for capacity items: fp_bits = ceil(log2(8 / fp_rate)), buckets = ceil(capacity / (4 * 0.95)) + 1 + ceil(sqrt(capacity) / 2)';

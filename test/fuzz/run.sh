@@ -10,7 +10,11 @@
 #      extension's routines (it rolls every statement back);
 #   2. statements from fuzzgen.calls(seed): each calls one function of the
 #      extension with edge values of its argument types.
-# Each statement runs under statement_timeout.
+# Each statement runs under statement_timeout.  Then, for each seed, as the
+# superuser in a database of their own, the fixed-seed oracles of
+# test/fuzz/oracles.sql (countingbloom and cuckoofilter sequences against the
+# exact multiset, Count-Min and top-k merges against exact counts, sparse and
+# dense stored forms across every operator): a violated oracle fails the run.
 #
 # It fails on a crash and nothing else: a backend killed by a signal, a PANIC,
 # an assertion failure (TRAP), a sanitizer report, an error about corrupt data
@@ -32,6 +36,8 @@
 #   FUZZ_PORT        port of the throwaway cluster           (default 54330)
 #   FUZZ_TIMEOUT     statement_timeout of each query         (default 2s)
 #   FUZZ_HANG_SECONDS a statement running longer is a hang   (default 60)
+#   FUZZ_ORACLE_SECONDS wall-clock limit of the oracles per seed (default 120;
+#                    they take a few seconds)
 #   FUZZ_RSS_MB      a backend peaking above this is a leak  (default 3000;
 #                    one statement on the largest filters, 256 MB each, may
 #                    legitimately peak at 2.3 GB: a union and its text form)
@@ -54,6 +60,7 @@ FUZZ_CALLS=${FUZZ_CALLS:-3000}
 FUZZ_CALL_SECONDS=${FUZZ_CALL_SECONDS:-60}
 FUZZ_HANG_SECONDS=${FUZZ_HANG_SECONDS:-60}
 FUZZ_RSS_MB=${FUZZ_RSS_MB:-3000}
+FUZZ_ORACLE_SECONDS=${FUZZ_ORACLE_SECONDS:-120}
 BIN=$("$PG_CONFIG" --bindir)
 
 command -v sqlsmith >/dev/null || { echo "fuzz: sqlsmith is not installed (apt-get install sqlsmith)" >&2; exit 2; }
@@ -167,6 +174,21 @@ for seed in $FUZZ_SEEDS; do
         echo "fuzz: FAIL: the server stopped answering after seed $seed"
         fail=1
         break
+    fi
+done
+
+# the fixed-seed oracles: exact answers, not only the absence of a crash
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE bs_oracles" >/dev/null
+"${PSQL[@]}" -d bs_oracles -c "CREATE EXTENSION bloomsample" >/dev/null
+for seed in $FUZZ_SEEDS; do
+    start=$(date +%s)
+    if timeout --kill-after=10 "$FUZZ_ORACLE_SECONDS" "${PSQL[@]}" -d bs_oracles -v seed="$seed" \
+        -f test/fuzz/oracles.sql >"$W/oracles.$seed.log" 2>&1; then
+        echo "fuzz: seed $seed: oracles passed in $(( $(date +%s) - start )) s"
+    else
+        echo "fuzz: FAIL: seed $seed: an oracle failed or timed out:"
+        grep -E 'ERROR|oracle' "$W/oracles.$seed.log" | head -5
+        fail=1
     fi
 done
 

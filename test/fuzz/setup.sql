@@ -117,7 +117,7 @@ CREATE TABLE cuckoofilters (id int, f cuckoofilter);
 INSERT INTO cuckoofilters
 SELECT row_number() OVER (), f FROM (
     SELECT cuckoo_empty(10) AS f
-    UNION ALL SELECT cuckoo_agg(x, 100, 0.01 ORDER BY x) FROM generate_series(1, 120) x
+    UNION ALL SELECT cuckoo_agg(x, 126, 0.01 ORDER BY x) FROM generate_series(1, 120) x
     UNION ALL SELECT cuckoo_agg('e' || x, 20, 0.5, 7) FROM generate_series(1, 15) x
     UNION ALL SELECT cuckoo_agg(x, 1000, 2e-9) FROM generate_series(1, 500) x
     UNION ALL SELECT NULL) s;

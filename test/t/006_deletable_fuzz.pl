@@ -1,5 +1,7 @@
 # test/t/006_deletable_fuzz.pl
-#   Deterministic fuzzing of the countingbloom and cuckoofilter input functions,
+#   Deterministic fuzzing of the countingbloom and cuckoofilter input functions
+#   (cuckoofilter in both formats: version 1, a power of two of buckets, and
+#   version 2, any count),
 #   in the manner of 002_input_fuzz.pl: several hundred mutated text forms and
 #   binary payloads per type (the payloads loaded by a real COPY ... (FORMAT
 #   binary) of a one-row file), each inside a PL/pgSQL exception block, then
@@ -100,10 +102,12 @@ sub cuckoo_items
 	return $n;
 }
 
+# version 1: a power of two of buckets; version 2: any count (issue 34)
 sub cuckoo_shape_ok
 {
-	my ($buckets, $f) = @_;
-	return 0 if $buckets < 2 || $buckets > 2**28 || ($buckets & ($buckets - 1)) != 0;
+	my ($buckets, $f, $v) = @_;
+	return 0 if $buckets < 2 || $buckets > 2**28;
+	return 0 if $v == 1 && ($buckets & ($buckets - 1)) != 0;
 	return 0 if $f < 4 || $f > 32 || $buckets * 4 * $f > 2**31;
 	return 1;
 }
@@ -123,8 +127,8 @@ sub ck_text_verdict
 	my ($b, $f, $seed, $v, $hex) = ($1, $2, $3, $4, $5);
 	(my $ok, $quirk) = numbers_ok($quirk, $b, $f, $seed, $v);
 	return ('invalid') unless $ok;
-	return ('invalid') if $seed < -2**31 || $seed > 2**31 - 1 || $v != 1;
-	return ('invalid') unless cuckoo_shape_ok($b, $f);
+	return ('invalid') if $seed < -2**31 || $seed > 2**31 - 1 || ($v != 1 && $v != 2);
+	return ('invalid') unless cuckoo_shape_ok($b, $f, $v);
 	my $nbits = $b * 4 * $f;
 	return ('invalid') if length($hex) != 2 * int(($nbits + 7) / 8);
 	my $bytes = pack('H*', $hex);
@@ -139,12 +143,24 @@ sub ck_binary_expected
 	return () if length($p) < 8;
 	my ($ver, $f, $slots, $lb, $seed) = unpack('C C C C l>', $p);
 	my $table = substr($p, 8);
-	return () if $ver != 1 || $slots != 4 || $lb > 28;
-	my $b = 2**$lb;
-	return () unless cuckoo_shape_ok($b, $f);
+	return () if ($ver != 1 && $ver != 2) || $slots != 4;
+	my $b;
+	if ($ver == 1)
+	{
+		return () if $lb > 28;
+		$b = 2**$lb;
+	}
+	else
+	{
+		# version 2: log2 byte 0, then the bucket count (u32, network order)
+		return () if $lb != 0 || length($table) < 4;
+		$b = unpack('N', $table);
+		$table = substr($table, 4);
+	}
+	return () unless cuckoo_shape_ok($b, $f, $ver);
 	my $nbits = $b * 4 * $f;
 	return () if length($table) != int(($nbits + 7) / 8) || !tail_clear($nbits, $table);
-	return (sprintf('buckets=%d,fp_bits=%d,seed=%d,v=1:%s', $b, $f, $seed, unpack('H*', $table)),
+	return (sprintf('buckets=%d,fp_bits=%d,seed=%d,v=%d:%s', $b, $f, $seed, $ver, unpack('H*', $table)),
 		cuckoo_items($table, $f, $b * 4));
 }
 
@@ -165,7 +181,7 @@ for (1 .. 6)
 		join('', map { pick(split //, '0000000123456789abcdef') } 1 .. $m));
 }
 my @ck_text_seeds = split /\n/, $node->safe_psql('postgres', q{
-	SELECT cuckoo_agg(x, 100, 0.01)::text FROM generate_series(1, 110) x
+	SELECT cuckoo_agg(x, 120, 0.01)::text FROM generate_series(1, 110) x
 	UNION ALL SELECT cuckoo_agg(x, 20, 0.2, -3)::text FROM generate_series(1, 20) x
 	UNION ALL SELECT cuckoo_agg(x, 8, 2e-9, 5)::text FROM generate_series(1, 6) x
 	UNION ALL SELECT cuckoo_empty(1, 0.5)::text});
@@ -247,6 +263,12 @@ for (1 .. 10)
 	my $t = join '', map { chr(rand() < 0.5 ? rint(256) : 0) } 1 .. int(($nbits + 7) / 8);
 	substr($t, -1, 1) = chr(ord(substr($t, -1)) & ((1 << ($nbits % 8)) - 1)) if $nbits % 8;
 	push @ck_bin_seeds, pack('C C C C l>', 1, $f, 4, $lb, rint(2000) - 1000) . $t;
+	# version 2 (issue 34): any bucket count, given after the seed
+	my $b = 2 + rint(40);
+	$nbits = $b * 4 * $f;
+	$t = join '', map { chr(rand() < 0.5 ? rint(256) : 0) } 1 .. int(($nbits + 7) / 8);
+	substr($t, -1, 1) = chr(ord(substr($t, -1)) & ((1 << ($nbits % 8)) - 1)) if $nbits % 8;
+	push @ck_bin_seeds, pack('C C C C l> N', 2, $f, 4, 0, rint(2000) - 1000, $b) . $t;
 }
 
 my %types = (

@@ -15,7 +15,11 @@
 #      finish, or fail with 57014 (cancelled) or 54000 (refused up front),
 #      within 0.5 s of wall time measured here (plus SLACK for a loaded
 #      machine: BLOOMSAMPLE_TIMING_SLACK seconds, default 0.5 s times the
-#      load average per core when above 1).  Each runs
+#      load average per core when above 1).
+#      The countingbloom, countmin, topk and cuckoofilter types (issue 34) at
+#      their largest parameters join them: constructors, whole-value passes
+#      (cbloom_saturated, cms_inner_product, equality, hash), forms, copies and
+#      aggregates.  Each runs
 #      again with a 1,000 ms timeout, long enough that the arguments are
 #      built and the function's own loops are what gets cancelled (allowed
 #      1.4 s + SLACK; two sessions at once, half the cases each, as no wall
@@ -127,6 +131,10 @@ $node->safe_psql('postgres', qq{
 	COPY fstage FROM '$dir/full.bin' (FORMAT binary);
 	INSERT INTO filters SELECT 'full', f FROM fstage;
 	DROP TABLE tstage, fstage;
+	-- a topk sketch of 2^24 counters (a topk value counts a small group
+	-- exactly, without counters: this one is read from a sketch's text form)
+	CREATE TABLE sketches (tk topk COMPRESSION lz4);
+	INSERT INTO sketches SELECT ('k=5,' || cms_empty(16777216, 1)::text || '|')::topk;
 	-- COPY FROM into these runs recv and keeps nothing
 	CREATE FUNCTION drop_row() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN RETURN NULL; END \$\$;
 	CREATE TABLE fsink (f bloomfilter);
@@ -140,6 +148,9 @@ is($node->safe_psql('postgres', q{
 	'alt2:0.5,0.5 empty1:0 full1:1 full2:1,1', 'trees as written: fill per level');
 is($node->safe_psql('postgres', "SELECT bloom_popcount(f) FROM filters"), '2147483646',
 	'the dense filter has every one of its 2^31 - 2 bits set');
+# (its binary form: 16 header bytes, 2^24 counters of 8, k and the item count)
+is($node->safe_psql('postgres', "SELECT topk_is_exact(tk), length(topk_send(tk)) FROM sketches"),
+	"f|" . (16 + 8 * 2**24 + 8), 'the stored topk is a sketch of 2^24 counters');
 
 # the trees are what a client could send: under 1 kB each
 my $sizes = $node->safe_psql('postgres',
@@ -207,6 +218,49 @@ for my $tree (qw(empty1 full1 full2 alt2))
 	  [ "bloomtree_intersect_agg ($tree)",
 		"SELECT bloomtree_compressed_bytes(bloomtree_intersect_agg(t)) FROM (SELECT $t AS t FROM generate_series(1, 3)) s" ];
 }
+
+# the four types of issue 34 at their largest parameters: countingbloom
+# m = 2^29 counters (256 MiB), countmin and topk w = 2^24 (128 MiB of counters),
+# cuckoofilter 2^27 buckets of 4-bit fingerprints (2^31 bits, 256 MiB):
+# constructors, whole-value passes, forms, copies, aggregates' finals and combines
+my $CB = "cbloom_empty((SELECT 536870912), 1)";
+my $CM = "cms_empty((SELECT 16777216), 1)";
+my $CF = "cuckoo_empty((SELECT 509984453::bigint), 0.5::float8)";
+my $TK = "(SELECT tk FROM sketches)";
+push @cases,
+  [ 'cbloom_empty', "SELECT $CB IS NOT NULL" ],
+  [ 'cbloom_saturated', "SELECT cbloom_saturated($CB)" ],
+  [ 'countingbloom text out', "SELECT length(($CB)::text)" ],
+  [ 'countingbloom_send', "SELECT length(countingbloom_send($CB))" ],
+  [ 'cbloom_to_bloom', "SELECT bloom_m(cbloom_to_bloom($CB))" ],
+  [ 'cbloom_add', "SELECT cbloom_saturated(cbloom_add($CB, 1::bigint))" ],
+  [ 'countingbloom =', "SELECT $CB = $CB" ],
+  [ 'countingbloom_hash', "SELECT countingbloom_hash($CB)" ],
+  [ 'cbloom_union_agg',
+	"SELECT cbloom_saturated(cbloom_union_agg(c)) FROM (SELECT $CB AS c FROM generate_series(1, 3)) s" ],
+  [ 'cbloom_agg', "SELECT cbloom_saturated(cbloom_agg(x::bigint, 536870912, 1)) FROM generate_series(1, 100) x" ],
+  [ 'cms_empty', "SELECT cms_total($CM)" ],
+  [ 'cms_inner_product', "SELECT cms_inner_product($CM, $CM)" ],
+  [ 'countmin text out', "SELECT length(($CM)::text)" ],
+  [ 'countmin text in',
+	"SELECT cms_w(('w=16777216,d=1,seed=0,v=1:' || repeat('0,', 16777215) || '0')::countmin)" ],
+  [ 'countmin_send', "SELECT length(countmin_send($CM))" ],
+  [ 'cms_add', "SELECT cms_total(cms_add($CM, 1::bigint))" ],
+  [ 'countmin =', "SELECT $CM = $CM" ],
+  [ 'cms_union_agg', "SELECT cms_total(cms_union_agg(c)) FROM (SELECT $CM AS c FROM generate_series(1, 3)) s" ],
+  [ 'cms_agg', "SELECT cms_total(cms_agg(x::bigint, 16777216, 1)) FROM generate_series(1, 100) x" ],
+  [ 'topk_send', "SELECT length(topk_send($TK))" ],
+  [ 'topk text out', "SELECT length(${TK}::text)" ],
+  [ 'topk =', "SELECT $TK = $TK" ],
+  [ 'topk_union_agg',
+	"SELECT length(topk_send(topk_union_agg(t))) FROM (SELECT $TK AS t FROM generate_series(1, 3)) s" ],
+  [ 'cuckoo_empty', "SELECT cuckoo_count($CF)" ],
+  [ 'cuckoofilter text out', "SELECT length(($CF)::text)" ],
+  [ 'cuckoofilter_send', "SELECT length(cuckoofilter_send($CF))" ],
+  [ 'cuckoo_add', "SELECT cuckoo_count(cuckoo_add($CF, 1::bigint))" ],
+  [ 'cuckoofilter =', "SELECT $CF = $CF" ],
+  [ 'cuckoofilter_hash', "SELECT cuckoofilter_hash($CF)" ],
+  [ 'cuckoo_agg', "SELECT cuckoo_count(cuckoo_agg(x::bigint, 509984453, 0.5::float8)) FROM generate_series(1, 100) x" ];
 
 # run $sql in background session $s; returns (seconds, SQLSTATE or '')
 sub timed

@@ -17,7 +17,7 @@
 typedef struct Vector
 {
 	int			fp_bits;
-	int			log2_buckets;
+	int			log2_buckets;	/* any-n vectors: the bucket count n */
 	int32_t		seed;
 	const uint8_t *bytes;
 	size_t		len;
@@ -46,13 +46,43 @@ static const Vector vectors[] = {
 	{16, 4, -12345, (const uint8_t[]){0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11}, 16, 55249u, 14, 4},
 };
 
+/* the any-n layout (log2_buckets holds n here): cuckoo_ref.py --c --anyn */
+static const Vector vectors_anyn[] = {
+	{10, 1000, 0, (const uint8_t[]){0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 8, 176u, 272, 199},
+	{10, 1000, 0, (const uint8_t[]){0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 8, 622u, 381, 149},
+	{10, 1000, 0, (const uint8_t[]){0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 8, 881u, 543, 757},
+	{10, 1000, 0, (const uint8_t[]){0}, 0, 614u, 375, 204},
+	{10, 1000, 0, (const uint8_t[]){0x68, 0x65, 0x6c, 0x6c, 0x6f}, 5, 727u, 779, 353},
+	{10, 1000, 0, (const uint8_t[]){0x5a, 0xc3, 0xbc, 0x72, 0x69, 0x63, 0x68}, 7, 977u, 842, 782},
+	{10, 1000, 0, (const uint8_t[]){0x00, 0xff}, 2, 529u, 662, 437},
+	{10, 1000, 0, (const uint8_t[]){0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11}, 16, 850u, 235, 816},
+	{13, 263158, 7, (const uint8_t[]){0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 8, 4122u, 219402, 112410},
+	{13, 263158, 7, (const uint8_t[]){0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 8, 3483u, 12489, 12203},
+	{13, 263158, 7, (const uint8_t[]){0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 8, 8027u, 10822, 86957},
+	{13, 263158, 7, (const uint8_t[]){0}, 0, 3796u, 208975, 161244},
+	{13, 263158, 7, (const uint8_t[]){0x68, 0x65, 0x6c, 0x6c, 0x6f}, 5, 6414u, 145059, 61229},
+	{13, 263158, 7, (const uint8_t[]){0x5a, 0xc3, 0xbc, 0x72, 0x69, 0x63, 0x68}, 7, 5222u, 177517, 83665},
+	{13, 263158, 7, (const uint8_t[]){0x00, 0xff}, 2, 8096u, 186531, 217305},
+	{13, 263158, 7, (const uint8_t[]){0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11}, 16, 93u, 37984, 223878},
+	{16, 3, -12345, (const uint8_t[]){0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 8, 39191u, 0, 2},
+	{16, 3, -12345, (const uint8_t[]){0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 8, 19871u, 0, 2},
+	{16, 3, -12345, (const uint8_t[]){0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 8, 5601u, 2, 1},
+	{16, 3, -12345, (const uint8_t[]){0}, 0, 15273u, 0, 2},
+	{16, 3, -12345, (const uint8_t[]){0x68, 0x65, 0x6c, 0x6c, 0x6f}, 5, 33991u, 0, 1},
+	{16, 3, -12345, (const uint8_t[]){0x5a, 0xc3, 0xbc, 0x72, 0x69, 0x63, 0x68}, 7, 538u, 2, 1},
+	{16, 3, -12345, (const uint8_t[]){0x00, 0xff}, 2, 12084u, 2, 2},
+	{16, 3, -12345, (const uint8_t[]){0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11}, 16, 55249u, 0, 0},
+};
+
+/* the table's vectors against ck_key and ck_alt_bucket (anyn: log2_buckets holds n) */
 static void
-test_vectors(void)
+check_vectors(const Vector *vs, size_t n, bool anyn)
 {
-	for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++)
+	for (size_t v = 0; v < n; v++)
 	{
-		const Vector *t = &vectors[v];
-		CkParams	p = {(uint8_t) t->fp_bits, (uint8_t) t->log2_buckets, t->seed};
+		const Vector *t = &vs[v];
+		CkParams	p = {(uint8_t) t->fp_bits, anyn ? 0 : (uint8_t) t->log2_buckets, t->seed,
+						 anyn ? (uint32_t) t->log2_buckets : 0};
 		BsHasher	h;
 		CkKey		key;
 
@@ -60,14 +90,21 @@ test_vectors(void)
 		key = ck_key(&p, bs_key_bytes(&h, t->bytes, t->len));
 		CHECK(key.fp == t->fp && key.bucket == t->i1 &&
 			  ck_alt_bucket(&p, key.bucket, key.fp) == t->i2,
-			  "vector %zu: got fp %u i1 %lu i2 %lu, want %u %lu %lu", v, key.fp,
-			  (unsigned long) key.bucket,
+			  "%s vector %zu: got fp %u i1 %lu i2 %lu, want %u %lu %lu", anyn ? "any-n" : "power-of-two",
+			  v, key.fp, (unsigned long) key.bucket,
 			  (unsigned long) ck_alt_bucket(&p, key.bucket, key.fp), t->fp,
 			  (unsigned long) t->i1, (unsigned long) t->i2);
 	}
+}
+
+static void
+test_vectors(void)
+{
+	check_vectors(vectors, sizeof(vectors) / sizeof(vectors[0]), false);
+	check_vectors(vectors_anyn, sizeof(vectors_anyn) / sizeof(vectors_anyn[0]), true);
 	/* an integer element is its 8 little-endian bytes */
 	{
-		CkParams	p = {10, 10, 0};
+		CkParams	p = {10, 10, 0, 0};
 		BsHasher	h;
 
 		ck_hasher_init(&h, 0);
@@ -80,17 +117,44 @@ test_sizing(void)
 {
 	CkParams	p;
 
-	/* f = ceil(log2(8 / eps)); buckets = pow2 >= n / (4 * 0.95) */
+	/* f = ceil(log2(8 / eps)); buckets = ceil(n / (4 * 0.95)) + 1 + ceil(sqrt(n) / 2); any-n */
 	CHECK(ck_params_for(1000, 0.01, 0, &p) == CK_SIZE_OK && p.fp_bits == 10 &&
-		  p.log2_buckets == 9, "1000 at 1%%: f=%d log2b=%d", p.fp_bits, p.log2_buckets);
-	CHECK(ck_params_for(900000, 0.001, 0, &p) == CK_SIZE_OK && p.fp_bits == 13 &&
-		  p.log2_buckets == 18, "9 10^5 at 0.1%%: f=%d log2b=%d", p.fp_bits, p.log2_buckets);
+		  p.buckets == 264 + 1 + 16 && p.log2_buckets == 0, "1000 at 1%%: f=%d buckets=%u",
+		  p.fp_bits, p.buckets);
+	CHECK(ck_params_for(1000000, 0.001, 0, &p) == CK_SIZE_OK && p.fp_bits == 13 &&
+		  p.buckets == 263158 + 1 + 500, "10^6 at 0.1%%: f=%d buckets=%u", p.fp_bits, p.buckets);
+	/* smaller than the Bloom filter for the same: -n ln(eps) / ln(2)^2 bits */
+	CHECK((double) ck_table_bits(&p) < -1e6 * log(0.001) / (M_LN2 * M_LN2),
+		  "10^6 at 0.1%%: %lu table bits, Bloom %.0f", (unsigned long) ck_table_bits(&p),
+		  -1e6 * log(0.001) / (M_LN2 * M_LN2));
 	CHECK(ck_params_for(3800, 0.0001, 5, &p) == CK_SIZE_OK && p.fp_bits == 17 &&
-		  p.log2_buckets == 10 && p.seed == 5, "3800 = 1024 * 4 * 0.95 - 91: 1024 buckets");
-	CHECK(ck_params_for(3892, 0.0001, 5, &p) == CK_SIZE_OK && p.log2_buckets == 11,
-		  "3892 > 1024 * 4 * 0.95: 2048 buckets");
+		  p.buckets == 1000 + 1 + 31 && p.seed == 5, "3800 = 1000 * 4 * 0.95: 1032 buckets");
+	CHECK(ck_params_for(3801, 0.0001, 5, &p) == CK_SIZE_OK && p.buckets == 1001 + 1 + 31,
+		  "3801 > 1000 * 4 * 0.95: 1033 buckets");
 	CHECK(ck_params_for(1, 0.5, 0, &p) == CK_SIZE_OK && p.fp_bits == 4 &&
-		  p.log2_buckets == 1, "smallest: f=%d log2b=%d", p.fp_bits, p.log2_buckets);
+		  p.buckets == 3, "smallest: f=%d buckets=%u", p.fp_bits, p.buckets);
+	/* every capacity from 1 to 400 holds its items (the slack term) */
+	for (int64_t c = 1; c <= 400; c++)
+	{
+		CkParams	q;
+		uint8_t    *buf;
+		CkTable		t;
+		BsHasher	h;
+		bool		ok = true;
+
+		ck_params_for(c, 0.01, (int32_t) c, &q);
+		buf = calloc(1, ck_table_bytes(&q));
+		ck_hasher_init(&h, q.seed);
+		ck_table_init(&t, &q, buf, 0);
+		for (int64_t x = 0; x < c && ok; x++)
+			ok = ck_insert(&t, ck_key(&q, bs_key_int64(&h, x)));
+		free(buf);
+		if (!ok)
+		{
+			CHECK(false, "capacity %ld: full before its capacity", (long) c);
+			break;
+		}
+	}
 	CHECK(ck_params_for(0, 0.01, 0, &p) == CK_SIZE_BAD_CAPACITY, "capacity 0");
 	CHECK(ck_params_for(10, 0.0, 0, &p) == CK_SIZE_BAD_FP_RATE, "fp 0");
 	CHECK(ck_params_for(10, 1.0, 0, &p) == CK_SIZE_BAD_FP_RATE, "fp 1");
@@ -99,7 +163,7 @@ test_sizing(void)
 	CHECK(ck_params_for(INT64_C(1) << 40, 0.01, 0, &p) == CK_SIZE_TOO_LARGE, "too large");
 	for (int lb = 1; lb <= 12; lb++)
 	{
-		CkParams	q = {9, (uint8_t) lb, 0};
+		CkParams	q = {9, (uint8_t) lb, 0, 0};
 
 		for (uint32_t fp = 1; fp < 512; fp += 37)
 			for (uint64_t b = 0; b < ck_buckets(&q); b += 3)
@@ -109,6 +173,23 @@ test_sizing(void)
 				if (a >= ck_buckets(&q) || ck_alt_bucket(&q, a, fp) != b)
 				{
 					CHECK(false, "alt bucket not an involution in range");
+					return;
+				}
+			}
+	}
+	/* the any-n layout: an involution within [0, n) for every n, powers of two or not */
+	for (uint32_t n = 2; n <= 3000; n += (n < 40 ? 1 : 97))
+	{
+		CkParams	q = {9, 0, 0, n};
+
+		for (uint32_t fp = 1; fp < 512; fp += 37)
+			for (uint64_t b = 0; b < n; b++)
+			{
+				uint64_t	a = ck_alt_bucket(&q, b, fp);
+
+				if (a >= n || ck_alt_bucket(&q, a, fp) != b)
+				{
+					CHECK(false, "n=%u: alt bucket not an involution in range", n);
 					return;
 				}
 			}
@@ -185,11 +266,12 @@ table_matches(const CkTable *t, const CkKey *keys, const int *present, int npres
  * (fingerprint, bucket pair): a removal never took another element's copy.
  */
 static void
-random_sequence(int fp_bits, int log2_buckets, int32_t seed, unsigned long long rng)
+random_sequence(CkParams p, unsigned long long rng)
 {
-	CkParams	p = {(uint8_t) fp_bits, (uint8_t) log2_buckets, seed};
+	int			fp_bits = p.fp_bits;
+	unsigned long nb = (unsigned long) ck_buckets(&p);
 	uint8_t    *buf = calloc(1, ck_table_bytes(&p));
-	const int	universe = 1 << (log2_buckets + 5);
+	const int	universe = (int) (32 * ck_buckets(&p));
 	CkKey	   *keys = malloc(sizeof(CkKey) * universe);
 	int		   *present = malloc(sizeof(int) * universe * 2);
 	int			npresent = 0;
@@ -201,7 +283,7 @@ random_sequence(int fp_bits, int log2_buckets, int32_t seed, unsigned long long 
 	BsHasher	h;
 	CkTable		t;
 
-	ck_hasher_init(&h, seed);
+	ck_hasher_init(&h, p.seed);
 	for (int x = 0; x < universe; x++)
 		keys[x] = ck_key(&p, bs_key_int64(&h, x));
 	ck_table_init(&t, &p, buf, 0);
@@ -239,11 +321,11 @@ random_sequence(int fp_bits, int log2_buckets, int32_t seed, unsigned long long 
 		}
 	}
 	CHECK(failed_adds <= 20 && failed_removes == 0,
-		  "f=%d 2^%d buckets: %ld adds and %ld removals failed", fp_bits, log2_buckets,
+		  "f=%d %lu buckets: %ld adds and %ld removals failed", fp_bits, nb,
 		  failed_adds, failed_removes);
-	CHECK(fn == 0, "f=%d 2^%d buckets: %ld false negatives", fp_bits, log2_buckets, fn);
-	CHECK(mismatches == 0, "f=%d 2^%d buckets: table != multiset of present entries %ld times",
-		  fp_bits, log2_buckets, mismatches);
+	CHECK(fn == 0, "f=%d %lu buckets: %ld false negatives", fp_bits, nb, fn);
+	CHECK(mismatches == 0, "f=%d %lu buckets: table != multiset of present entries %ld times",
+		  fp_bits, nb, mismatches);
 	CHECK(ck_tail_is_clear(&p, buf), "tail stays clear");
 	free(buf);
 	free(keys);
@@ -256,9 +338,8 @@ random_sequence(int fp_bits, int log2_buckets, int32_t seed, unsigned long long 
  * table fills past 90% before the first failure (Fan et al.: ~95%).
  */
 static void
-test_full_and_determinism(int fp_bits, int log2_buckets, int32_t seed)
+test_full_and_determinism(CkParams p)
 {
-	CkParams	p = {(uint8_t) fp_bits, (uint8_t) log2_buckets, seed};
 	size_t		nbytes = ck_table_bytes(&p);
 	uint8_t    *a = calloc(1, nbytes),
 			   *b = calloc(1, nbytes),
@@ -269,7 +350,7 @@ test_full_and_determinism(int fp_bits, int log2_buckets, int32_t seed)
 	int64_t		x;
 	int			unchanged = 1;
 
-	ck_hasher_init(&h, seed);
+	ck_hasher_init(&h, p.seed);
 	ck_table_init(&ta, &p, a, 0);
 	ck_table_init(&tb, &p, b, 0);
 	for (x = 0;; x++)
@@ -286,8 +367,8 @@ test_full_and_determinism(int fp_bits, int log2_buckets, int32_t seed)
 	}
 	CHECK(unchanged, "a failed insertion changes nothing");
 	CHECK(memcmp(a, b, nbytes) == 0, "same insert sequence, same bytes");
-	CHECK(ck_load(&ta) > 0.90, "f=%d 2^%d buckets: full at load %.3f", fp_bits, log2_buckets,
-		  ck_load(&ta));
+	CHECK(ck_load(&ta) > 0.90, "f=%d %lu buckets: full at load %.3f", p.fp_bits,
+		  (unsigned long) ck_buckets(&p), ck_load(&ta));
 	/* every element inserted is still there */
 	for (int64_t y = 0; y < x; y++)
 		if (!ck_contains(&ta, ck_key(&p, bs_key_int64(&h, y * 31 + 7))))
@@ -302,15 +383,15 @@ test_full_and_determinism(int fp_bits, int log2_buckets, int32_t seed)
 
 /* measured false-positive rate within 15% of 2b * load / 2^f at two loads */
 static void
-test_fp_rate(int fp_bits)
+test_fp_rate(CkParams p)
 {
-	CkParams	p = {(uint8_t) fp_bits, 14, 3};
+	int			fp_bits = p.fp_bits;
 	uint8_t    *buf = calloc(1, ck_table_bytes(&p));
 	BsHasher	h;
 	CkTable		t;
 	int64_t		x = 0;
 
-	ck_hasher_init(&h, 3);
+	ck_hasher_init(&h, p.seed);
 	ck_table_init(&t, &p, buf, 0);
 	for (int phase = 0; phase < 2; phase++)
 	{
@@ -336,9 +417,8 @@ test_fp_rate(int fp_bits)
 
 /* merging two tables = a table of both multisets; a merge that overfills fails */
 static void
-test_merge(void)
+test_merge(CkParams p)
 {
-	CkParams	p = {12, 8, 9};
 	size_t		nbytes = ck_table_bytes(&p);
 	uint8_t    *a = calloc(1, nbytes),
 			   *b = calloc(1, nbytes);
@@ -348,7 +428,7 @@ test_merge(void)
 	CkTable		ta,
 				tb;
 
-	ck_hasher_init(&h, 9);
+	ck_hasher_init(&h, p.seed);
 	ck_table_init(&ta, &p, a, 0);
 	ck_table_init(&tb, &p, b, 0);
 	for (int x = 0; x < 900; x++)
@@ -380,21 +460,52 @@ test_merge(void)
 	free(b);
 }
 
+/* parameters of the power-of-two layout (2^lb buckets) */
+static CkParams
+pow2(int fp_bits, int lb, int32_t seed)
+{
+	CkParams	p = {(uint8_t) fp_bits, (uint8_t) lb, seed, 0};
+
+	return p;
+}
+
+/* parameters of the any-n layout (n buckets) */
+static CkParams
+anyn(int fp_bits, uint32_t n, int32_t seed)
+{
+	CkParams	p = {(uint8_t) fp_bits, 0, seed, n};
+
+	return p;
+}
+
 int
 main(void)
 {
 	test_vectors();
 	test_sizing();
-	random_sequence(8, 10, 0, 1);
-	random_sequence(12, 12, -7, 2);
-	random_sequence(16, 8, 123, 3);
-	random_sequence(5, 11, 4, 4);
-	test_full_and_determinism(8, 12, 0);
-	test_full_and_determinism(13, 14, 77);
-	test_full_and_determinism(32, 8, -1);
-	test_full_and_determinism(4, 9, 5);
-	test_fp_rate(8);
-	test_fp_rate(11);
-	test_merge();
+	random_sequence(pow2(8, 10, 0), 1);
+	random_sequence(pow2(12, 12, -7), 2);
+	random_sequence(pow2(16, 8, 123), 3);
+	random_sequence(pow2(5, 11, 4), 4);
+	random_sequence(anyn(8, 1000, 0), 1);
+	random_sequence(anyn(12, 4099, -7), 2);
+	random_sequence(anyn(16, 257, 123), 3);
+	random_sequence(anyn(5, 2049, 4), 4);
+	random_sequence(anyn(9, 600, 5), 5);
+	test_full_and_determinism(pow2(8, 12, 0));
+	test_full_and_determinism(pow2(13, 14, 77));
+	test_full_and_determinism(pow2(32, 8, -1));
+	test_full_and_determinism(pow2(4, 9, 5));
+	test_full_and_determinism(anyn(8, 5000, 0));
+	test_full_and_determinism(anyn(13, 20000, 77));
+	test_full_and_determinism(anyn(32, 255, -1));
+	test_full_and_determinism(anyn(4, 777, 5));
+	test_fp_rate(pow2(8, 14, 3));
+	test_fp_rate(pow2(11, 14, 3));
+	test_fp_rate(anyn(8, 12345, 3));
+	test_fp_rate(anyn(11, 16383, 3));
+	test_merge(pow2(12, 8, 9));
+	test_merge(anyn(12, 256, 9));
+	test_merge(anyn(12, 255, 9));
 	return UNIT_DONE();
 }
