@@ -137,6 +137,31 @@ extern bool bs_sparse_decode_fast(const BsSparse *s, uint32_t *pos, uint8_t *bit
 extern bool bs_sparse_test(const BsSparse *s, uint32_t pos);
 
 /*
+ * Are all npos positions set?  One pass over the high bits for all of them
+ * (sorted first; npos up to BS_SPARSE_MAX_PROBES, more are tested one by
+ * one), stopping at the first absent one: the probe of one element, at most
+ * one read of the high bits whatever k is.  Same reading rules as
+ * bs_sparse_test.
+ */
+#define BS_SPARSE_MAX_PROBES	64
+extern bool bs_sparse_test_all(const BsSparse *s, const uint32_t *pos, int npos);
+
+/*
+ * A select index for a value probed many times: the high-bit index of every
+ * BS_SPARSE_INDEX_STEP-th zero (bs_sparse_index_entries of them, at most
+ * U / 512 + 1 words: an eighth of the value's bytes), built in one pass.
+ * bs_sparse_test_indexed then finds a bucket by one sample and a scan of at
+ * most BS_SPARSE_INDEX_STEP zeros: constant work per position, whatever
+ * the value's size.  samples must come from bs_sparse_index_build on the
+ * same opened encoding; answers are those of bs_sparse_test_all.
+ */
+#define BS_SPARSE_INDEX_STEP	256
+extern uint64_t bs_sparse_index_entries(const BsSparse *s);
+extern void bs_sparse_index_build(const BsSparse *s, uint64_t *samples);
+extern bool bs_sparse_test_indexed(const BsSparse *s, const uint64_t *samples,
+								   const uint32_t *pos, int npos);
+
+/*
  * Set operations on strictly increasing position lists, for two sparse
  * values (or a sparse and a dense one) combined without expanding either to
  * m bits.  Each writes its result, strictly increasing, into out and returns

@@ -143,6 +143,44 @@ check_against_dense(const uint8_t *enc, size_t len, const uint8_t *bits, uint32_
 			bad_probes += !bs_sparse_test(&s, pos);
 	CHECK(bad_probes == 0, "%s: %d probes differ from the dense oracle (m=%u)", what, bad_probes, m);
 	CHECK(!bs_sparse_test(&s, m) && !bs_sparse_test(&s, UINT32_MAX), "%s: positions >= m are absent", what);
+	/* one element's k positions in one pass, and through the select index */
+	{
+		uint64_t	nsamp = bs_sparse_index_entries(&s);
+		uint64_t   *samples = malloc(sizeof(uint64_t) * (nsamp + 1));
+		uint32_t   *setpos = malloc(sizeof(uint32_t) * (s.n + 1));
+		uint32_t	nset = 0;
+		int			bad_all = 0,
+					bad_idx = 0;
+		BsSparseIter it2;
+
+		bs_sparse_index_build(&s, samples);
+		bs_sparse_iter_init(&it2, &s);
+		while (nset < s.n && bs_sparse_iter_next(&it2, &setpos[nset]) > 0)
+			nset++;
+		for (uint32_t t = 0; t < 4000; t++)
+		{
+			uint32_t	ps[BS_SPARSE_MAX_PROBES + 3];
+			int			k = 1 + (int) (unit_splitmix64(&rng_state) % (t % 7 == 6 ? BS_SPARSE_MAX_PROBES + 3 : 8));
+			bool		want = true;
+			bool		hit = (t & 1) && nset == s.n && s.n > 0;	/* half: set positions only */
+
+			for (int i = 0; i < k; i++)
+			{
+				if (hit)
+					ps[i] = setpos[unit_splitmix64(&rng_state) % s.n];
+				else
+					ps[i] = (uint32_t) (unit_splitmix64(&rng_state) % ((uint64_t) m + 2));
+				want = want && ps[i] < m && bs_bit_test(bits, ps[i]);
+			}
+			bad_all += bs_sparse_test_all(&s, ps, k) != want;
+			bad_idx += bs_sparse_test_indexed(&s, samples, ps, k) != want;
+		}
+		CHECK(bad_all == 0 && bad_idx == 0,
+			  "%s: k-position probes: %d one-pass and %d indexed answers differ from the dense oracle (m=%u, %llu samples)",
+			  what, bad_all, bad_idx, m, (unsigned long long) nsamp);
+		free(samples);
+		free(setpos);
+	}
 	/* positions and bits in one pass: the iterator's positions, the oracle's bits */
 	{
 		uint32_t   *ps = malloc(sizeof(uint32_t) * (s.n + 1));
@@ -297,6 +335,19 @@ read_corrupted(const uint8_t *src, size_t len, uint32_t m)
 
 		for (uint32_t p = 0; p < m; p++)
 			(void) bs_sparse_test(&s, p);
+		{
+			uint64_t   *samples = malloc(sizeof(uint64_t) * (bs_sparse_index_entries(&s) + 1));
+
+			bs_sparse_index_build(&s, samples);
+			for (uint32_t p = 0; p + 2 < m; p++)
+			{
+				uint32_t	ps[3] = {p + 2, p, p + 1};
+
+				(void) bs_sparse_test_all(&s, ps, 3);
+				(void) bs_sparse_test_indexed(&s, samples, ps, 3);
+			}
+			free(samples);
+		}
 		e = bs_sparse_decode(&s, bits);
 		/* the one-pass decoders report the error the iterator finds first */
 		bs_sparse_iter_init(&it, &s);
