@@ -11,9 +11,12 @@
  * that header and length is then tested by comparing 12 header bytes and
  * reading the probed bytes, no hashing or position arithmetic per row (the
  * per-row cost docs/planner.md measures); a sparse filter
- * is probed at the k positions in its encoding, never decoded, and a large
- * dense one stored out of line uncompressed by reading only the bytes of its
- * k bits.
+ * is probed at the k positions in its encoding, never decoded, in one pass
+ * over its high bits; a sparse value probed again (the same TOAST value in
+ * the detoast cache: a join against one big filter) gets a select index once
+ * and is then probed in constant time per position (docs/hashing.md, "Probe
+ * speed of the stored forms"); a large dense one stored out of line
+ * uncompressed is probed by reading only the bytes of its k bits.
  *
  * Every function reads both stored forms; new values leave through
  * PG_RETURN_BLOOMFILTER_P, which stores the smaller form.
@@ -90,10 +93,12 @@ typedef struct ContainsCache
 	bool		have_readings;	/* readings of the text in readings_text */
 	BsElemKeyCache readings_text;	/* (only its element: a text element) */
 	BsTextReadings readings;
+	/* the sparse value in `filter`, once probed: its select index when probed again */
+	bool		sidx_seen;
+	struct varatt_external sidx_ptr;	/* which cached value */
+	uint64	   *sidx;			/* bs_sparse_index_build's samples (NULL: none) */
 } ContainsCache;
 
-/* an uncompressed out-of-line dense filter this large is probed by slices */
-#define SLICE_MIN_BYTES		(64 * 1024)
 
 /* ---- building --------------------------------------------------------- */
 
@@ -254,7 +259,7 @@ contains_sliced(ContainsCache *c, Datum filter, const BsElem *e, bool *done)
 	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
 		return false;
 	VARATT_EXTERNAL_GET_POINTER(ext, raw);
-	if (VARATT_EXTERNAL_IS_COMPRESSED(ext) || ext.va_rawsize - VARHDRSZ < SLICE_MIN_BYTES)
+	if (VARATT_EXTERNAL_IS_COMPRESSED(ext) || ext.va_rawsize - VARHDRSZ < BF_SLICE_MIN_BYTES)
 		return false;
 	if ((c->have_sliced && memcmp(&ext, &c->sliced, sizeof(ext)) == 0) ||
 		(c->filter.valid && memcmp(&ext, &c->filter.ptr, sizeof(ext)) == 0))
@@ -363,6 +368,36 @@ contains_cache(FunctionCallInfo fcinfo)
 }
 
 /*
+ * The k positions in the sparse value held by c's detoast cache: the first
+ * probe of a value in one pass over it; a second probe of the same value
+ * builds its select index (an eighth of its bytes, in cxt) and every probe
+ * from then on reads a few words per position.  The index belongs to the
+ * TOAST pointer it was built for (TOAST values are immutable).
+ */
+static bool
+sparse_test_cached(ContainsCache *c, const BsSparse *sp, const uint32 *pos, int k,
+				   MemoryContext cxt)
+{
+	if (!c->sidx_seen || memcmp(&c->sidx_ptr, &c->filter.ptr, sizeof(c->sidx_ptr)) != 0)
+	{
+		if (c->sidx)
+			pfree(c->sidx);
+		c->sidx = NULL;
+		c->sidx_ptr = c->filter.ptr;
+		c->sidx_seen = true;
+		return bs_sparse_test_all(sp, pos, k);
+	}
+	if (c->sidx == NULL)
+	{
+		c->sidx = MemoryContextAllocExtended(cxt, sizeof(uint64) *
+											 (bs_sparse_index_entries(sp) + 1),
+											 MCXT_ALLOC_HUGE);
+		bs_sparse_index_build(sp, c->sidx);
+	}
+	return bs_sparse_test_indexed(sp, c->sidx, pos, k);
+}
+
+/*
  * The general path of membership of e: every stored form, every check.  arg
  * is the argument the fast path keeps the probes under (e itself, or the
  * text e was read from), NULL to keep none (one of two readings).
@@ -396,10 +431,9 @@ contains_general(FunctionCallInfo fcinfo, Datum filter, BsElem e, const BsElem *
 		return bs_key_test(&c->hasher, key, v.bits);
 	}
 	bs_key_positions(&c->hasher, key, pos);
-	for (int i = 0; i < v.p.k; i++)
-		if (!bs_sparse_test(&v.sp, pos[i]))
-			return false;
-	return true;
+	if (c->filter.valid && value == c->filter.value)
+		return sparse_test_cached(c, &v.sp, pos, v.p.k, fcinfo->flinfo->fn_mcxt);
+	return bs_sparse_test_all(&v.sp, pos, v.p.k);
 }
 
 /* membership of e in filter: the fast path when it applies, else the general one */
