@@ -1,8 +1,11 @@
 /*
  * bst_cache.h
- *    PostgreSQL glue of the BloomSampleTree part, prototypes grouped by file:
- *    settings (bst_settings.c), allocators and error helpers (bst_util.c) and
- *    the cache of trees (bst_cache.c).  The image files are bst_images.h.
+ *    PostgreSQL glue of the BloomSampleTree part, prototypes grouped by file,
+ *    from the bottom layer up: settings (bst_settings.c), allocators, error
+ *    helpers and name checks (bst_util.c), the cache of trees (bst_cache.c)
+ *    and the SQL functions' shared pieces (bst_sql.c).  Each file calls only
+ *    files listed before it (and bst_acl.c, between the utilities and the
+ *    cache); the image files are bst_images.h.
  */
 #ifndef BST_CACHE_H
 #define BST_CACHE_H
@@ -10,6 +13,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/array.h"
 
 #include "bloomfilter.h"
 #include "bst_query.h"
@@ -55,13 +59,22 @@ extern void bst_report(int rc, const char *what, uint64 bytes);
  * bloomsample.bst_memory_limit of ids (BST_ELIMIT beyond)
  */
 extern void bst_result_init(BstIdVec *out, const BstAlloc *scratch);
+/* the extension's schema (from pg_extension, no search_path) */
+extern Oid	bst_extension_schema(void);
 /* schema-qualified name of an extension table (inside SPI) */
 extern const char *bst_qualified(const char *relname);
+/*
+ * error unless name is a valid tree name: not empty, at most 1,000 bytes
+ * (42622 name_too_long: the catalog's primary key could not index much more)
+ */
+extern void bst_check_tree_name(text *name);
+/* argument i of a call: a tree name, checked, as a C string */
+extern char *bst_tree_name_arg(FunctionCallInfo fcinfo, int i);
 /* error unless q has the tree's parameters */
 extern void bst_check_query(const BstTree *t, const char *name, const BloomView *q);
 
 /* ---- bst_cache.c ---- */
-/* register the transaction callbacks of the cache (once; from bst_init_gucs) */
+/* register the transaction callbacks of the cache (once; from _PG_init) */
 extern void bst_init_cache(void);
 /*
  * The tree named name as the active snapshot sees it: from the backend's
@@ -97,12 +110,30 @@ extern bool bst_tree_shared(const BstTree *t, uint64 *image_bytes);
 extern void bst_check_memory(const char *name, uint64 bytes, bool extending,
 							 const char *detail);
 
-/* ---- bst_sql.c (shared with bst_baseline_sql.c) ---- */
+/* ---- bst_sql.c (shared with bst_baseline_sql.c and bst_manage.c) ---- */
 /* the SETOF bigint result ids[0 .. n-1], materialized; returns the Datum to return */
 extern Datum bst_return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n);
 /* error (22023) unless lo < hi: the namespace [lo, hi) */
 extern void bst_check_namespace(int64 lo, int64 hi);
 /* error unless 0 <= n <= BST_MAX_SAMPLES (22023, 54000) */
 extern void bst_check_n(int64 n);
+
+/*
+ * The pieces of creating and extending trees that the management functions
+ * (bst_manage.c) share with the helpers of version 1.1 (bst_sql.c)
+ */
+/* leaf_size NULL: the cost model chooses it */
+#define BST_LEAF_AUTO	PG_INT64_MIN
+
+/* validates a full tree (leaf BST_LEAF_AUTO: choose it), checks its memory; its depth */
+extern int	bst_full_depth_for(text *name, int64 lo, int64 hi, const BsParams *p, int64 leaf);
+/* the ids source_query returns, run as the current user: sorted, distinct, validated */
+extern ArrayType *bst_collect_query_ids(const char *sql);
+/* the leaf span of a pruned tree of ids a (leaf BST_LEAF_AUTO: choose it); checks name, ids, memory */
+extern int64 bst_pruned_span_for(text *name, ArrayType *a, const BsParams *p, int64 leaf);
+/* stores ids a as chunks of tree name from chunk first, as the current user */
+extern int32 bst_store_id_chunks(text *name, ArrayType *a, int32 first, const char *what);
+/* the ids of a that tree name lacks (memory checked; the cached tree forgotten) */
+extern ArrayType *bst_new_ids(const char *name, ArrayType *a);
 
 #endif							/* BST_CACHE_H */
