@@ -42,7 +42,7 @@
 #include "utils/syscache.h"
 
 #include "bst_acl.h"
-#include "bst_cache.h"
+#include "bst_util.h"
 
 PG_FUNCTION_INFO_V1(bst_may_use);
 

@@ -1,11 +1,11 @@
 /*
  * bst_cache.h
- *    PostgreSQL glue of the BloomSampleTree part, prototypes grouped by file,
- *    from the bottom layer up: settings (bst_settings.c), allocators, error
- *    helpers and name checks (bst_util.c), the cache of trees (bst_cache.c)
- *    and the SQL functions' shared pieces (bst_sql.c).  Each file calls only
- *    files listed before it (and bst_acl.c, between the utilities and the
- *    cache); the image files are bst_images.h.
+ *    PostgreSQL glue of the BloomSampleTree part: the cache of trees
+ *    (bst_cache.c) and the pieces the SQL functions share (bst_sql.c).  It
+ *    includes the layers below, whose headers are their own: settings
+ *    (bst_settings.h), utilities (bst_util.h); ownership is bst_acl.h, the
+ *    image files bst_images.h.  From the bottom up, settings < util < acl <
+ *    cache < sql < manage: each file calls only files below it.
  */
 #ifndef BST_CACHE_H
 #define BST_CACHE_H
@@ -17,61 +17,11 @@
 
 #include "bloomfilter.h"
 #include "bst_query.h"
+#include "bst_settings.h"
+#include "bst_util.h"
 
 /* most samples one call may return */
 #define BST_MAX_SAMPLES		INT64CONST(10000000)
-
-typedef enum
-{
-	BST_RECON_AUTO = 0,			/* the cheaper of index and scan when the index
-								 * fits the memory limit, else tree */
-	BST_RECON_INDEX = 1,
-	BST_RECON_TREE = 2,
-	BST_RECON_SCAN = 3			/* test every id of the tree */
-} BstReconMethod;
-
-/* ---- bst_settings.c ---- */
-/* GUCs (defined by bst_init_gucs, from _PG_init) */
-extern int	bst_memory_limit_mb;
-extern int	bst_sample_method;
-extern int	bst_reconstruct_method;
-extern int	bst_random_seed;
-extern bool bst_shared;
-
-extern void bst_init_gucs(void);
-/* bytes allowed per tree (tree + index) */
-extern uint64 bst_memory_limit_bytes(void);
-/* a fresh random generator (seeded from bloomsample.bst_random_seed or randomly) */
-extern void bst_rng_init(BstRng *rng);
-
-/* ---- bst_util.c ---- */
-/* palloc-based allocators: scratch (CurrentMemoryContext) and one for a context */
-extern BstAlloc bst_scratch_alloc(void);
-extern BstAlloc bst_context_alloc(MemoryContext cxt);
-
-/*
- * ereport for a core result code other than BST_OK; what names the work
- * ("running the dictionary attack"), BST_ELIMIT says its result was too large
- */
-extern void bst_report(int rc, const char *what, uint64 bytes);
-/*
- * An empty result vector in scratch that holds at most
- * bloomsample.bst_memory_limit of ids (BST_ELIMIT beyond)
- */
-extern void bst_result_init(BstIdVec *out, const BstAlloc *scratch);
-/* the extension's schema (from pg_extension, no search_path) */
-extern Oid	bst_extension_schema(void);
-/* schema-qualified name of an extension table (inside SPI) */
-extern const char *bst_qualified(const char *relname);
-/*
- * error unless name is a valid tree name: not empty, at most 1,000 bytes
- * (42622 name_too_long: the catalog's primary key could not index much more)
- */
-extern void bst_check_tree_name(text *name);
-/* argument i of a call: a tree name, checked, as a C string */
-extern char *bst_tree_name_arg(FunctionCallInfo fcinfo, int i);
-/* error unless q has the tree's parameters */
-extern void bst_check_query(const BstTree *t, const char *name, const BloomView *q);
 
 /* ---- bst_cache.c ---- */
 /* register the transaction callbacks of the cache (once; from _PG_init) */

@@ -14,7 +14,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "bst_cache.h"
+#include "bst_settings.h"
 #include "bst_images.h"
 
 int			bst_memory_limit_mb = 2048;

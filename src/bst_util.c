@@ -22,7 +22,8 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "bst_cache.h"
+#include "bst_settings.h"
+#include "bst_util.h"
 
 /* ---------------------------------------------------------------------------
  * allocators
