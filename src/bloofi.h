@@ -288,6 +288,13 @@ bloofi_node_is_sparse(const BloofiNode *node)
 	return (node->flags & BLOOFI_NODE_SPARSE) != 0;
 }
 
+/* the block of a SPARSE node's sparse page p (they follow its TID and value pages) */
+static inline BlockNumber
+bloofi_sparse_block(const BloofiNode *node, uint32 p)
+{
+	return node->start + node->geom.tid_pages + node->geom.value_pages + p;
+}
+
 /* the block of a node's slice page sp (slice pages follow its TID and value pages) */
 static inline BlockNumber
 bloofi_slice_block(const BloofiNode *node, uint32 sp)
@@ -367,6 +374,9 @@ extern void bloofi_require_max_m(uint32 m);
 /* bloofi_node.c: one node's pages */
 extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 							 BloofiNode *node);
+/* the number of sparse pages of SPARSE node (its header read), checked */
+extern uint32 bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta,
+									   const BloofiNode *node);
 extern uint32 bloofi_node_cap(uint32 order, uint64 want);
 extern int	bloofi_get_leaf_cap(Relation index);
 extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
@@ -427,8 +437,6 @@ extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
 extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_sparse.c: the pages of SPARSE bottom nodes (src/core/bloofi_sparse.h) */
-extern uint32 bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta,
-									   const BloofiNode *node);
 extern uint32 bloofi_sparse_pages_for(uint32 m, uint32 n, const ItemPointerData *tids,
 									  const uint8 *const *filters, uint64 *nentries);
 extern void bloofi_sparse_fill_page(const uint8 *stream, uint64 len, uint32 p, BlockNumber start,

@@ -4,13 +4,14 @@
  *    form of a node's slices (src/core/bloofi_sparse.c: lists position ->
  *    slots, one byte stream) and the node's sparse pages, which hold that
  *    stream page after page.  Sizing and writing (for bloofi_node_write_form),
- *    the page count (for bloofi_node_read), loading and checking a whole
- *    stream (check, VACUUM, splits), dense slice images for the code that
- *    works on slices, and the lookup: the intersection of the lists of an
- *    element's positions, reading only the pages that hold them.
+ *    loading and checking a whole stream (check, VACUUM, splits), dense
+ *    slice images for the code that works on slices, and the lookup: the
+ *    intersection of the lists of an element's positions, reading only the
+ *    pages that hold them.
  *
- * It sits in the bottom layer, beside bloofi_utils.c (pages and checks).
- * Every read checks the page's kind and node, and every length and offset
+ * It sits just above bloofi_utils.c (pages and checks, and the page count
+ * of a sparse node, which reading a node's header needs) and calls only
+ * down, into it and the core.  Every read checks the page's kind and node, and every length and offset
  * read from a page before it is used: a damaged node is an index_corrupted
  * error, never an out-of-bounds read.  Design notes: docs/bloofi.md.
  */
@@ -20,13 +21,6 @@
 
 #include "bloofi.h"
 #include "bloofi_sparse.h"
-
-/* block of sparse page p of node */
-static inline BlockNumber
-sparse_block(const BloofiNode *node, uint32 p)
-{
-	return node->start + node->geom.tid_pages + node->geom.value_pages + p;
-}
 
 /*
  * Pages the sparse form of the n children (tids[i], filters[i]; an invalid
@@ -85,36 +79,6 @@ bloofi_sparse_fill_page(const uint8 *stream, uint64 len, uint32 p, BlockNumber s
 		memcpy(data, stream + off, cnt);
 }
 
-/*
- * The number of sparse pages of SPARSE node (its header read already, geom
- * set): read from the stream's header on its first sparse page, checked
- * against the node.
- */
-uint32
-bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta, const BloofiNode *node)
-{
-	BlockNumber blk = sparse_block(node, 0);
-	Buffer		buf;
-	BloofiSparseHeader h;
-
-	if (node->level != 0 || node->cap > BLOOFI_SPARSE_MAX_CAP)
-		BLOOFI_NODE_CORRUPT(index, node->start, "A sparse node at level %u with %u slots.",
-							node->level, node->cap);
-	buf = ReadBuffer(index, blk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SPARSE, node->start);
-	memcpy(&h, PageGetContents(BufferGetPage(buf)), sizeof(h));
-	UnlockReleaseBuffer(buf);
-	if (h.magic != BLOOFI_SPARSE_MAGIC || h.m != meta->m || h.cap != node->cap ||
-		h.npages == 0 ||
-		bloofi_sparse_bytes(h.m, h.nentries) > (uint64) h.npages * BLOOFI_PAGE_BYTES ||
-		bloofi_sparse_bytes(h.m, h.nentries) + BLOOFI_PAGE_BYTES <= (uint64) h.npages * BLOOFI_PAGE_BYTES)
-		BLOOFI_NODE_CORRUPT(index, node->start,
-							"Its sparse slices' header is damaged (magic %08x, m %u, capacity %u, %u entries on %u pages).",
-							h.magic, h.m, h.cap, h.nentries, h.npages);
-	return h.npages;
-}
-
 /* the whole stream of SPARSE node, checked (index_corrupted when damaged) */
 uint8 *
 bloofi_sparse_load(Relation index, const BloofiNode *node)
@@ -125,7 +89,7 @@ bloofi_sparse_load(Relation index, const BloofiNode *node)
 
 	for (uint32 p = 0; p < node->sparse_pages; p++)
 	{
-		BlockNumber blk = sparse_block(node, p);
+		BlockNumber blk = bloofi_sparse_block(node, p);
 		Buffer		buf = ReadBuffer(index, blk);
 
 		if ((p & 63) == 0)
@@ -176,7 +140,7 @@ sparse_read(SparseReader *r, uint64 off, uint64 len, uint8 *out)
 								r->node->sparse_pages);
 		if (p != r->cur)
 		{
-			BlockNumber blk = sparse_block(r->node, (uint32) p);
+			BlockNumber blk = bloofi_sparse_block(r->node, (uint32) p);
 
 			if (BufferIsValid(r->buf))
 				UnlockReleaseBuffer(r->buf);

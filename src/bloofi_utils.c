@@ -3,8 +3,10 @@
  *    The bottom layer of the Bloofi glue: reloption values of an open index,
  *    batched GenericXLog, the recovery-conflict record that lets a node's
  *    pages be reused under a hot standby's lookups, page and metapage
- *    helpers, reading a node's header, the index's filter parameters,
- *    opening an index for introspection.
+ *    helpers, reading a node's header (and a SPARSE node's page count, from
+ *    the header of its sparse stream), the index's filter parameters,
+ *    opening an index for introspection.  It calls no other Bloofi glue
+ *    file but bloofi_recent.c.
  *
  * Design notes: docs/bloofi.md.
  */
@@ -24,6 +26,7 @@
 #include "utils/rel.h"
 
 #include "bloofi.h"
+#include "bloofi_sparse.h"
 #include "bloofi_tree.h"
 
 /* the order reloption (d) of an open index */
@@ -278,6 +281,36 @@ bloofi_read_meta(Relation index)
 						meta->height),
 				 errhint("Please REINDEX it.")));
 	return meta;
+}
+
+/*
+ * The number of sparse pages of SPARSE node (its header read already, geom
+ * set): read from the stream's header on its first sparse page, checked
+ * against the node.
+ */
+uint32
+bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta, const BloofiNode *node)
+{
+	BlockNumber blk = bloofi_sparse_block(node, 0);
+	Buffer		buf;
+	BloofiSparseHeader h;
+
+	if (node->level != 0 || node->cap > BLOOFI_SPARSE_MAX_CAP)
+		BLOOFI_NODE_CORRUPT(index, node->start, "A sparse node at level %u with %u slots.",
+							node->level, node->cap);
+	buf = ReadBuffer(index, blk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SPARSE, node->start);
+	memcpy(&h, PageGetContents(BufferGetPage(buf)), sizeof(h));
+	UnlockReleaseBuffer(buf);
+	if (h.magic != BLOOFI_SPARSE_MAGIC || h.m != meta->m || h.cap != node->cap ||
+		h.npages == 0 ||
+		bloofi_sparse_bytes(h.m, h.nentries) > (uint64) h.npages * BLOOFI_PAGE_BYTES ||
+		bloofi_sparse_bytes(h.m, h.nentries) + BLOOFI_PAGE_BYTES <= (uint64) h.npages * BLOOFI_PAGE_BYTES)
+		BLOOFI_NODE_CORRUPT(index, node->start,
+							"Its sparse slices' header is damaged (magic %08x, m %u, capacity %u, %u entries on %u pages).",
+							h.magic, h.m, h.cap, h.nentries, h.npages);
+	return h.npages;
 }
 
 /*

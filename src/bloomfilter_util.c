@@ -608,22 +608,6 @@ bf_datum_key(const BsHasher *h, Datum value, Oid typid)
 	return bs_elem_key(h, &e);
 }
 
-void
-bs_elem_text_ambiguous(const char *what, const BsElem *t, unsigned used)
-{
-	const char *other = bs_elem_name(used & ~BS_ELEM_BYTES);
-	int			len = t->len <= 64 ? (int) t->len : 0;
-
-	ereport(ERROR,
-			(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-			 errmsg("%s: the text element \"%.*s\"%s is both a %s and a string here",
-					what, len, (const char *) t->data, len < (int) t->len ? "..." : "", other),
-			 errdetail("The value holds %s elements and strings, or records no element types (a cuckoofilter, a bloomtree and a topk never do; another value does not when stored before bloomsample 1.2 or read from the text or binary form); "
-					   "an untyped literal or parameter is passed as text.", other),
-			 errhint("Cast the element: ::%s for the %s, or pass the string as bytea: convert_to(elem, 'UTF8').",
-					 other, other)));
-}
-
 /*
  * bf_agg_context: the aggregate memory context of an aggregate support
  * function (transition, combine, final) of any of the extension's types;

@@ -4,8 +4,10 @@
  *    initialisers: the value memory limit and interrupt hooks of both types
  *    (bloomsample.max_value_memory), the type's setting
  *    (bloomsample.filter_storage), the BloomSampleTree settings
- *    (bloomsample.bst_*) and the Bloofi reloptions.  The last two are
- *    idempotent, and their parts also call them on first use.  Also
+ *    (bloomsample.bst_*) and its cache's transaction callbacks, and the
+ *    Bloofi reloptions.  The last two are idempotent, and the Bloofi access
+ *    method also registers its reloptions on first use.  Each
+ *    initialiser sets up its own file's state: none calls another's.  Also
  *    bloomsample_kernels(), which variant of each bit-array kernel this
  *    process chose for its CPU (src/core/bs_kernels.h).
  */
@@ -34,6 +36,7 @@ _PG_init(void)
 	bf_init_value_memory();
 	bf_init_gucs();
 	bst_init_gucs();
+	bst_init_cache();
 	bloofi_init_reloptions();
 	MarkGUCPrefixReserved("bloomsample");
 }

@@ -96,13 +96,26 @@ bs_elem_text_used(const BsElem *t, unsigned recorded, BsTextReadings *r,
 }
 
 /*
- * bs_elem_text_ambiguous (bloomfilter_util.c): the error for a text element
- * read two ways (`used`, bs_elem_text_used) where one answer must be chosen:
- * adding to or removing from a counting structure, a count.  `what` names the
- * function.
+ * bs_elem_text_ambiguous: the error for a text element read two ways
+ * (`used`, bs_elem_text_used) where one answer must be chosen: adding to or
+ * removing from a counting structure, a count.  `what` names the function.
+ * (Here, not in a .c file, so that this header calls nothing above it.)
  */
-extern void bs_elem_text_ambiguous(const char *what, const BsElem *t,
-								   unsigned used) pg_attribute_noreturn();
+pg_attribute_noreturn() static inline void
+bs_elem_text_ambiguous(const char *what, const BsElem *t, unsigned used)
+{
+	const char *other = bs_elem_name(used & ~BS_ELEM_BYTES);
+	int			len = t->len <= 64 ? (int) t->len : 0;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+			 errmsg("%s: the text element \"%.*s\"%s is both a %s and a string here",
+					what, len, (const char *) t->data, len < (int) t->len ? "..." : "", other),
+			 errdetail("The value holds %s elements and strings, or records no element types (a cuckoofilter, a bloomtree and a topk never do; another value does not when stored before bloomsample 1.2 or read from the text or binary form); "
+					   "an untyped literal or parameter is passed as text.", other),
+			 errhint("Cast the element: ::%s for the %s, or pass the string as bytea: convert_to(elem, 'UTF8').",
+					 other, other)));
+}
 
 /*
  * bs_elem_text_untyped: the readings of the text element t for a type whose

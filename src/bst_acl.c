@@ -13,8 +13,9 @@
  *    warm call is a few has_privs_of_role calls, no catalog lookup; GRANT
  *    and REVOKE change the catalog row, read again by the first snapshot
  *    that sees the change (bst_cache.c).
- *    Functions: bst_grant, bst_revoke, bst_set_owner, _bst_may_use.  Design and review:
- *    docs/security.md.
+ *    Function: _bst_may_use; bst_grant, bst_revoke and bst_set_owner are
+ *    management functions (bst_manage.c) built on these checks.  Design and
+ *    review: docs/security.md.
  */
 #include "postgres.h"
 #include "pg_compat.h"
@@ -41,36 +42,9 @@
 #include "utils/syscache.h"
 
 #include "bst_acl.h"
-#include "bst_manage.h"
-#include "bst_cache.h"
+#include "bst_util.h"
 
-PG_FUNCTION_INFO_V1(bst_grant);
-PG_FUNCTION_INFO_V1(bst_revoke);
 PG_FUNCTION_INFO_V1(bst_may_use);
-PG_FUNCTION_INFO_V1(bst_set_owner);
-
-Oid
-bst_extension_schema(void)
-{
-	Oid			ext = get_extension_oid("bloomsample", false);
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			nsp = InvalidOid;
-
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(ext));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
-		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	if (!OidIsValid(nsp))
-		elog(ERROR, "extension bloomsample is not installed");
-	return nsp;
-}
 
 /* the owner of the extension's bst_tree_catalog */
 static Oid
@@ -251,76 +225,6 @@ bst_catalog_open_owned(const char *name, BstCatalogUser *cu)
 	bst_acl_check_owner(name, owner, cu->caller);
 }
 
-/* error unless role is an existing role (regrole also reads bare numbers) */
-static void
-check_role_exists(Oid role)
-{
-	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("role with OID %u does not exist", role)));
-}
-
-/* a grantee: a role name (as regrole reads it) or PUBLIC (InvalidOid) */
-static Oid
-grantee_oid(text *grantee)
-{
-	char	   *s = text_to_cstring(grantee);
-	Oid			role;
-
-	if (pg_strcasecmp(s, "public") == 0)
-		return InvalidOid;
-	role = DatumGetObjectId(DirectFunctionCall1(regrolein, CStringGetDatum(s)));
-	check_role_exists(role);
-	return role;
-}
-
-/* bst_grant / bst_revoke: the owner changes the grantees of tree name */
-static void
-change_grantees(FunctionCallInfo fcinfo, bool grant)
-{
-	char	   *name = bst_tree_name_arg(fcinfo, 0);
-	Oid			role = grantee_oid(PG_GETARG_TEXT_PP(1));
-	BstCatalogUser cu;
-	Oid			types[2] = {TEXTOID, OIDOID};
-	Datum		args[2];
-	SPIPlanPtr	plan;
-
-	bst_catalog_open_owned(name, &cu);
-	plan = SPI_prepare(psprintf(grant ?
-								"UPDATE %s SET grantees = grantees || $2::regrole "
-								"WHERE name = $1 AND NOT $2 = ANY (grantees::oid[])" :
-								"UPDATE %s SET grantees = array_remove(grantees::oid[], $2)::regrole[] "
-								"WHERE name = $1",
-								bst_qualified("bst_tree_catalog")), 2, types);
-	if (!plan)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	args[0] = CStringGetTextDatum(name);
-	args[1] = ObjectIdGetDatum(role);
-	if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "updating the BloomSampleTree catalog failed");
-	SPI_finish();
-	bst_catalog_leave(&cu);
-	/* every backend revalidates its cached privileges at its next call */
-	bst_tree_changed(name, false);
-}
-
-/* bst_grant(name, grantee): grantee (a role or PUBLIC) may use the tree */
-Datum
-bst_grant(PG_FUNCTION_ARGS)
-{
-	change_grantees(fcinfo, true);
-	PG_RETURN_VOID();
-}
-
-/* bst_revoke(name, grantee): grantee no longer may use the tree */
-Datum
-bst_revoke(PG_FUNCTION_ARGS)
-{
-	change_grantees(fcinfo, false);
-	PG_RETURN_VOID();
-}
-
 /* _bst_may_use(kind, owner, grantees): may the current user use this tree? (bst_trees) */
 Datum
 bst_may_use(PG_FUNCTION_ARGS)
@@ -340,41 +244,4 @@ bst_may_use(PG_FUNCTION_ARGS)
 		if (!nulls[i])
 			acl.grantees[acl.ngrantees++] = DatumGetObjectId(elems[i]);
 	PG_RETURN_BOOL(bst_acl_may_use(&acl, GetUserId()));
-}
-
-/*
- * bst_set_owner(name, new_owner): gives a tree to another role, with the
- * rules of ALTER TABLE ... OWNER TO: the caller has the owner's privileges
- * and is a member of new_owner, which may create in the extension's schema
- * (superusers may give any tree to any role)
- */
-Datum
-bst_set_owner(PG_FUNCTION_ARGS)
-{
-	char	   *name = bst_tree_name_arg(fcinfo, 0);
-	Oid			new_owner = PG_GETARG_OID(1);
-	BstCatalogUser cu;
-	Oid			types[2] = {TEXTOID, OIDOID};
-	Datum		args[2];
-
-	check_role_exists(new_owner);
-	bst_catalog_open_owned(name, &cu);
-	if (!superuser_arg(cu.caller))
-	{
-		if (!is_member_of_role(cu.caller, new_owner))
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("must be member of role \"%s\"", GetUserNameFromId(new_owner, false))));
-		bst_acl_check_create(new_owner);
-	}
-	args[0] = CStringGetTextDatum(name);
-	args[1] = ObjectIdGetDatum(new_owner);
-	if (SPI_execute_with_args(psprintf("UPDATE %s SET owner = $2::regrole WHERE name = $1",
-									   bst_qualified("bst_tree_catalog")),
-							  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "updating the BloomSampleTree catalog failed");
-	SPI_finish();
-	bst_catalog_leave(&cu);
-	bst_tree_changed(name, false);
-	PG_RETURN_VOID();
 }

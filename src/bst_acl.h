@@ -29,9 +29,6 @@ typedef struct BstCatalogUser
 	int			guc_nest;
 } BstCatalogUser;
 
-/* the extension's schema */
-extern Oid	bst_extension_schema(void);
-
 /*
  * Run as the owner of the extension's catalog tables, with search_path
  * pg_catalog, pg_temp, until bst_catalog_leave (an error in between

@@ -1,8 +1,11 @@
 /*
  * bst_cache.h
- *    PostgreSQL glue of the BloomSampleTree part, prototypes grouped by file:
- *    settings (bst_settings.c), allocators and error helpers (bst_util.c) and
- *    the cache of trees (bst_cache.c).  The image files are bst_images.h.
+ *    PostgreSQL glue of the BloomSampleTree part: the cache of trees
+ *    (bst_cache.c) and the pieces the SQL functions share (bst_sql.c).  It
+ *    includes the layers below, whose headers are their own: settings
+ *    (bst_settings.h), utilities (bst_util.h); ownership is bst_acl.h, the
+ *    image files bst_images.h.  From the bottom up, settings < util < acl <
+ *    cache < sql < manage: each file calls only files below it.
  */
 #ifndef BST_CACHE_H
 #define BST_CACHE_H
@@ -10,58 +13,18 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/array.h"
 
 #include "bloomfilter.h"
 #include "bst_query.h"
+#include "bst_settings.h"
+#include "bst_util.h"
 
 /* most samples one call may return */
 #define BST_MAX_SAMPLES		INT64CONST(10000000)
 
-typedef enum
-{
-	BST_RECON_AUTO = 0,			/* the cheaper of index and scan when the index
-								 * fits the memory limit, else tree */
-	BST_RECON_INDEX = 1,
-	BST_RECON_TREE = 2,
-	BST_RECON_SCAN = 3			/* test every id of the tree */
-} BstReconMethod;
-
-/* ---- bst_settings.c ---- */
-/* GUCs (defined by bst_init_gucs, from _PG_init) */
-extern int	bst_memory_limit_mb;
-extern int	bst_sample_method;
-extern int	bst_reconstruct_method;
-extern int	bst_random_seed;
-extern bool bst_shared;
-
-extern void bst_init_gucs(void);
-/* bytes allowed per tree (tree + index) */
-extern uint64 bst_memory_limit_bytes(void);
-/* a fresh random generator (seeded from bloomsample.bst_random_seed or randomly) */
-extern void bst_rng_init(BstRng *rng);
-
-/* ---- bst_util.c ---- */
-/* palloc-based allocators: scratch (CurrentMemoryContext) and one for a context */
-extern BstAlloc bst_scratch_alloc(void);
-extern BstAlloc bst_context_alloc(MemoryContext cxt);
-
-/*
- * ereport for a core result code other than BST_OK; what names the work
- * ("running the dictionary attack"), BST_ELIMIT says its result was too large
- */
-extern void bst_report(int rc, const char *what, uint64 bytes);
-/*
- * An empty result vector in scratch that holds at most
- * bloomsample.bst_memory_limit of ids (BST_ELIMIT beyond)
- */
-extern void bst_result_init(BstIdVec *out, const BstAlloc *scratch);
-/* schema-qualified name of an extension table (inside SPI) */
-extern const char *bst_qualified(const char *relname);
-/* error unless q has the tree's parameters */
-extern void bst_check_query(const BstTree *t, const char *name, const BloomView *q);
-
 /* ---- bst_cache.c ---- */
-/* register the transaction callbacks of the cache (once; from bst_init_gucs) */
+/* register the transaction callbacks of the cache (once; from _PG_init) */
 extern void bst_init_cache(void);
 /*
  * The tree named name as the active snapshot sees it: from the backend's
@@ -97,12 +60,30 @@ extern bool bst_tree_shared(const BstTree *t, uint64 *image_bytes);
 extern void bst_check_memory(const char *name, uint64 bytes, bool extending,
 							 const char *detail);
 
-/* ---- bst_sql.c (shared with bst_baseline_sql.c) ---- */
+/* ---- bst_sql.c (shared with bst_baseline_sql.c and bst_manage.c) ---- */
 /* the SETOF bigint result ids[0 .. n-1], materialized; returns the Datum to return */
 extern Datum bst_return_ids(FunctionCallInfo fcinfo, const int64 *ids, size_t n);
 /* error (22023) unless lo < hi: the namespace [lo, hi) */
 extern void bst_check_namespace(int64 lo, int64 hi);
 /* error unless 0 <= n <= BST_MAX_SAMPLES (22023, 54000) */
 extern void bst_check_n(int64 n);
+
+/*
+ * The pieces of creating and extending trees that the management functions
+ * (bst_manage.c) share with the helpers of version 1.1 (bst_sql.c)
+ */
+/* leaf_size NULL: the cost model chooses it */
+#define BST_LEAF_AUTO	PG_INT64_MIN
+
+/* validates a full tree (leaf BST_LEAF_AUTO: choose it), checks its memory; its depth */
+extern int	bst_full_depth_for(text *name, int64 lo, int64 hi, const BsParams *p, int64 leaf);
+/* the ids source_query returns, run as the current user: sorted, distinct, validated */
+extern ArrayType *bst_collect_query_ids(const char *sql);
+/* the leaf span of a pruned tree of ids a (leaf BST_LEAF_AUTO: choose it); checks name, ids, memory */
+extern int64 bst_pruned_span_for(text *name, ArrayType *a, const BsParams *p, int64 leaf);
+/* stores ids a as chunks of tree name from chunk first, as the current user */
+extern int32 bst_store_id_chunks(text *name, ArrayType *a, int32 first, const char *what);
+/* the ids of a that tree name lacks (memory checked; the cached tree forgotten) */
+extern ArrayType *bst_new_ids(const char *name, ArrayType *a);
 
 #endif							/* BST_CACHE_H */

@@ -1,7 +1,8 @@
 /*
  * bst_manage.c
  *    The functions that manage BloomSampleTrees: bst_create,
- *    bst_create_pruned, bst_extend and bst_drop.  Each checks the caller's
+ *    bst_create_pruned, bst_extend, bst_drop, and the owner's bst_grant,
+ *    bst_revoke and bst_set_owner.  Each checks the caller's
  *    privileges (src/bst_acl.c), then writes the catalog as the catalog's
  *    owner with a fixed search_path (bst_catalog_enter); bst_create_pruned
  *    runs its source query as the caller, with the caller's search_path,
@@ -17,17 +18,21 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 #include "bst_acl.h"
 #include "bst_cache.h"
-#include "bst_manage.h"
 
 PG_FUNCTION_INFO_V1(bst_create_sql);
 PG_FUNCTION_INFO_V1(bst_create_pruned_sql);
 PG_FUNCTION_INFO_V1(bst_extend_sql);
 PG_FUNCTION_INFO_V1(bst_drop_sql);
+PG_FUNCTION_INFO_V1(bst_grant);
+PG_FUNCTION_INFO_V1(bst_revoke);
+PG_FUNCTION_INFO_V1(bst_set_owner);
 
 /* a fresh random generation (a tree's image file is named by it) */
 static int64
@@ -275,5 +280,112 @@ bst_drop_sql(PG_FUNCTION_ARGS)
 	SPI_finish();
 	bst_catalog_leave(&cu);
 	bst_tree_changed(name, true);
+	PG_RETURN_VOID();
+}
+
+/* error unless role is an existing role (regrole also reads bare numbers) */
+static void
+check_role_exists(Oid role)
+{
+	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", role)));
+}
+
+/* a grantee: a role name (as regrole reads it) or PUBLIC (InvalidOid) */
+static Oid
+grantee_oid(text *grantee)
+{
+	char	   *s = text_to_cstring(grantee);
+	Oid			role;
+
+	if (pg_strcasecmp(s, "public") == 0)
+		return InvalidOid;
+	role = DatumGetObjectId(DirectFunctionCall1(regrolein, CStringGetDatum(s)));
+	check_role_exists(role);
+	return role;
+}
+
+/* bst_grant / bst_revoke: the owner changes the grantees of tree name */
+static void
+change_grantees(FunctionCallInfo fcinfo, bool grant)
+{
+	char	   *name = bst_tree_name_arg(fcinfo, 0);
+	Oid			role = grantee_oid(PG_GETARG_TEXT_PP(1));
+	BstCatalogUser cu;
+	Oid			types[2] = {TEXTOID, OIDOID};
+	Datum		args[2];
+	SPIPlanPtr	plan;
+
+	bst_catalog_open_owned(name, &cu);
+	plan = SPI_prepare(psprintf(grant ?
+								"UPDATE %s SET grantees = grantees || $2::regrole "
+								"WHERE name = $1 AND NOT $2 = ANY (grantees::oid[])" :
+								"UPDATE %s SET grantees = array_remove(grantees::oid[], $2)::regrole[] "
+								"WHERE name = $1",
+								bst_qualified("bst_tree_catalog")), 2, types);
+	if (!plan)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	args[0] = CStringGetTextDatum(name);
+	args[1] = ObjectIdGetDatum(role);
+	if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "updating the BloomSampleTree catalog failed");
+	SPI_finish();
+	bst_catalog_leave(&cu);
+	/* every backend revalidates its cached privileges at its next call */
+	bst_tree_changed(name, false);
+}
+
+/* bst_grant(name, grantee): grantee (a role or PUBLIC) may use the tree */
+Datum
+bst_grant(PG_FUNCTION_ARGS)
+{
+	change_grantees(fcinfo, true);
+	PG_RETURN_VOID();
+}
+
+/* bst_revoke(name, grantee): grantee no longer may use the tree */
+Datum
+bst_revoke(PG_FUNCTION_ARGS)
+{
+	change_grantees(fcinfo, false);
+	PG_RETURN_VOID();
+}
+
+/*
+ * bst_set_owner(name, new_owner): gives a tree to another role, with the
+ * rules of ALTER TABLE ... OWNER TO: the caller has the owner's privileges
+ * and is a member of new_owner, which may create in the extension's schema
+ * (superusers may give any tree to any role)
+ */
+Datum
+bst_set_owner(PG_FUNCTION_ARGS)
+{
+	char	   *name = bst_tree_name_arg(fcinfo, 0);
+	Oid			new_owner = PG_GETARG_OID(1);
+	BstCatalogUser cu;
+	Oid			types[2] = {TEXTOID, OIDOID};
+	Datum		args[2];
+
+	check_role_exists(new_owner);
+	bst_catalog_open_owned(name, &cu);
+	if (!superuser_arg(cu.caller))
+	{
+		if (!is_member_of_role(cu.caller, new_owner))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("must be member of role \"%s\"", GetUserNameFromId(new_owner, false))));
+		bst_acl_check_create(new_owner);
+	}
+	args[0] = CStringGetTextDatum(name);
+	args[1] = ObjectIdGetDatum(new_owner);
+	if (SPI_execute_with_args(psprintf("UPDATE %s SET owner = $2::regrole WHERE name = $1",
+									   bst_qualified("bst_tree_catalog")),
+							  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "updating the BloomSampleTree catalog failed");
+	SPI_finish();
+	bst_catalog_leave(&cu);
+	bst_tree_changed(name, false);
 	PG_RETURN_VOID();
 }

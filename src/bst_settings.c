@@ -14,7 +14,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "bst_cache.h"
+#include "bst_settings.h"
 #include "bst_images.h"
 
 int			bst_memory_limit_mb = 2048;
@@ -103,7 +103,6 @@ bst_init_gucs(void)
 							   "The default, pg_stat_tmp/bloomsample, is skipped by pg_basebackup: images are a cache, rebuilt at first use.",
 							   &bst_image_directory, "pg_stat_tmp/bloomsample",
 							   PGC_SIGHUP, 0, NULL, NULL, NULL);
-	bst_init_cache();
 }
 
 uint64

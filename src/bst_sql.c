@@ -23,7 +23,6 @@
 #include "bst_baseline.h"
 #include "bst_gen.h"
 #include "bst_cache.h"
-#include "bst_manage.h"
 #include "bst_plan.h"
 
 PG_FUNCTION_INFO_V1(bst_plan_sql);
@@ -42,8 +41,6 @@ PG_FUNCTION_INFO_V1(bst_sample_distinct_sql);
 PG_FUNCTION_INFO_V1(bst_sample_distinct_stats);
 PG_FUNCTION_INFO_V1(bst_reconstruct_stats);
 
-/* longest tree name, in bytes (README: BloomSampleTree limits) */
-#define BST_MAX_NAME_BYTES	1000
 /* largest full-tree namespace (ids are 32-bit offsets in the index) */
 #define BST_MAX_FULL_NAMESPACE	(INT64CONST(1) << 32) - 2
 
@@ -111,33 +108,6 @@ bst_check_n(int64 n)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("number of samples n = " INT64_FORMAT " is too large", n),
 				 errdetail("One call returns at most " INT64_FORMAT " samples.", BST_MAX_SAMPLES)));
-}
-
-/*
- * the name of a tree: not empty, at most BST_MAX_NAME_BYTES bytes (checked
- * before anything is inserted into the catalog, whose primary key could not
- * index a name over ~2,700 bytes); every function taking a tree name checks it
- */
-void
-bst_check_tree_name(text *name)
-{
-	if (VARSIZE_ANY_EXHDR(name) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("BloomSampleTree name must not be empty")));
-	if (VARSIZE_ANY_EXHDR(name) > BST_MAX_NAME_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_NAME_TOO_LONG),
-				 errmsg("BloomSampleTree name is too long (%zu bytes)",
-						(size_t) VARSIZE_ANY_EXHDR(name)),
-				 errdetail("A name has at most %d bytes.", BST_MAX_NAME_BYTES)));
-}
-
-char *
-bst_tree_name_arg(FunctionCallInfo fcinfo, int i)
-{
-	bst_check_tree_name(PG_GETARG_TEXT_PP(i));
-	return text_to_cstring(PG_GETARG_TEXT_PP(i));
 }
 
 /*

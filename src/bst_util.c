@@ -2,19 +2,28 @@
  * bst_util.c
  *    BloomSampleTree glue: allocators over memory contexts for the core,
  *    error reports of the core's result codes, result vectors bounded by the
- *    memory limit, the extension's schema and the query filter check.
+ *    memory limit, the extension's schema, the query filter check and the
+ *    check of tree names.  It calls only the settings (bst_settings.c) and
+ *    the core: every other BloomSampleTree glue file may call it.
  */
 #include "postgres.h"
 
 #include <sys/mman.h>
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
-#include "utils/lsyscache.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "bst_acl.h"
-#include "bst_cache.h"
+#include "bst_settings.h"
+#include "bst_util.h"
 
 /* ---------------------------------------------------------------------------
  * allocators
@@ -115,6 +124,30 @@ bst_result_init(BstIdVec *out, const BstAlloc *scratch)
 	bst_vec_init_max(out, scratch, (size_t) (bst_memory_limit_bytes() / sizeof(int64)));
 }
 
+/* the extension's schema, from pg_extension (no SQL: no search_path) */
+Oid
+bst_extension_schema(void)
+{
+	Oid			ext = get_extension_oid("bloomsample", false);
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(nsp))
+		elog(ERROR, "extension bloomsample is not installed");
+	return nsp;
+}
+
 /* the extension's schema, looked up once per backend (no SQL: no search_path) */
 const char *
 bst_qualified(const char *relname)
@@ -139,3 +172,33 @@ bst_check_query(const BstTree *t, const char *name, const BloomView *q)
 				 errhint("Build the query filter with the tree's m, k, seed and hash family.")));
 }
 
+/* longest tree name, in bytes (README: BloomSampleTree limits) */
+#define BST_MAX_NAME_BYTES	1000
+
+/*
+ * the name of a tree: not empty, at most BST_MAX_NAME_BYTES bytes (checked
+ * before anything is inserted into the catalog, whose primary key could not
+ * index a name over ~2,700 bytes); every function taking a tree name checks it
+ */
+void
+bst_check_tree_name(text *name)
+{
+	if (VARSIZE_ANY_EXHDR(name) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("BloomSampleTree name must not be empty")));
+	if (VARSIZE_ANY_EXHDR(name) > BST_MAX_NAME_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("BloomSampleTree name is too long (%zu bytes)",
+						(size_t) VARSIZE_ANY_EXHDR(name)),
+				 errdetail("A name has at most %d bytes.", BST_MAX_NAME_BYTES)));
+}
+
+/* argument i of a call: a tree name, checked, as a C string */
+char *
+bst_tree_name_arg(FunctionCallInfo fcinfo, int i)
+{
+	bst_check_tree_name(PG_GETARG_TEXT_PP(i));
+	return text_to_cstring(PG_GETARG_TEXT_PP(i));
+}

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bs_kernels.h"
+
 /*
  * Optional hook the bulk operations below call between chunks of
  * BS_POLL_WORDS words (1 MiB, well under a millisecond of work), so that an
@@ -62,15 +64,6 @@ bs_words_for_bits(uint64_t m)
 	return (size_t) ((m + 63) / 64);
 }
 
-static inline uint64_t
-bs_load64(const uint8_t *p)
-{
-	uint64_t	w;
-
-	memcpy(&w, p, sizeof(w));
-	return w;
-}
-
 /*
  * Load a word so that bit j of the result is bit 64*w + j of the array, on any
  * byte order (needed where bit positions matter: ctz walks, tail checks).
@@ -84,12 +77,6 @@ bs_load64le(const uint8_t *p)
 	w = __builtin_bswap64(w);
 #endif
 	return w;
-}
-
-static inline void
-bs_store64(uint8_t *p, uint64_t w)
-{
-	memcpy(p, &w, sizeof(w));
 }
 
 static inline bool
@@ -112,15 +99,7 @@ extern void bs_and(uint8_t *dst, const uint8_t *src, size_t nwords);
 extern uint64_t bs_popcount(const uint8_t *a, size_t nwords);
 /* popcount(a & b) without materialising a & b */
 extern uint64_t bs_and_popcount(const uint8_t *a, const uint8_t *b, size_t nwords);
-/* the three popcounts the estimators need, in one pass over both arrays */
-typedef struct BsPairCounts
-{
-	uint64_t	a;				/* popcount(a) */
-	uint64_t	b;				/* popcount(b) */
-	uint64_t	and;			/* popcount(a & b); popcount(a | b) = a + b - and */
-} BsPairCounts;
-
-/* the popcounts of a, b and a & b, arrays of nwords words */
+/* the popcounts of a, b and a & b (BsPairCounts, bs_kernels.h), arrays of nwords words */
 extern BsPairCounts bs_pair_counts(const uint8_t *a, const uint8_t *b, size_t nwords);
 
 /* true when a & b has at least one bit set (stops at the first) */

@@ -21,6 +21,9 @@
  * variant computes exactly what the default one does (test/unit/test_kernels.c
  * compares them bit for bit).  Without GCC/Clang on x86-64, or with
  * BS_NO_SIMD defined, only the default variants exist.
+ *
+ * The kernels sit below bs_bits.h, which includes this header and calls them:
+ * the word loads and stores and the pair counts they work with are here.
  */
 #ifndef BS_KERNELS_H
 #define BS_KERNELS_H
@@ -28,8 +31,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "bs_bits.h"
+/* a 64-bit word of a bit array, loaded and stored at any alignment (memcpy) */
+static inline uint64_t
+bs_load64(const uint8_t *p)
+{
+	uint64_t	w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static inline void
+bs_store64(uint8_t *p, uint64_t w)
+{
+	memcpy(p, &w, sizeof(w));
+}
+
+/* the three popcounts the estimators need, in one pass over both arrays */
+typedef struct BsPairCounts
+{
+	uint64_t	a;				/* popcount(a) */
+	uint64_t	b;				/* popcount(b) */
+	uint64_t	and;			/* popcount(a & b); popcount(a | b) = a + b - and */
+} BsPairCounts;
 
 typedef enum
 {

@@ -95,13 +95,6 @@ bst_index_free(BstTree *t)
 	}
 }
 
-/* the id at position i of the tree's id space: lo + i (full) or ids[i] (pruned) */
-static inline int64_t
-index_id(const BstTree *t, uint64_t i)
-{
-	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) i : t->ids[i];
-}
-
 /*
  * Allocate the index of N ids with zeroed counts and entries: the caller
  * then counts every id's bucket in start[p + 1] and calls bst_index_fill.
@@ -256,7 +249,7 @@ bst_index_fill(BstTree *t)
 
 		if ((i & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
-		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
+		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, bst_index_id(t, i)), pos);
 		p = pos[0];
 		g = p >> f.gshift;
 		k = f.nbuf[g]++;
@@ -293,25 +286,4 @@ bst_index_max_bucket(const uint32_t *start, uint32_t m)
 		if (start[p + 1] - start[p] > mx)
 			mx = start[p + 1] - start[p];
 	return mx;
-}
-
-int
-bst_index_build(BstTree *t)
-{
-	uint64_t	N = bst_tree_nids(t);
-	uint32_t	pos[BS_MAX_K];
-	int			rc;
-
-	if (t->index)
-		return BST_OK;
-	if ((rc = bst_index_alloc(t, N)) != BST_OK)
-		return rc;
-	for (uint64_t i = 0; i < N; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			BST_CHECK_INTERRUPTS();
-		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, index_id(t, i)), pos);
-		t->index->start[pos[0] + 1]++;
-	}
-	return bst_index_fill(t);
 }

@@ -8,6 +8,13 @@
 
 #include "bst_tree.h"
 
+/* the id at position i of the tree's id space: lo + i (full) or ids[i] (pruned) */
+static inline int64_t
+bst_index_id(const BstTree *t, uint64_t i)
+{
+	return t->kind == BST_KIND_FULL ? t->lo + (int64_t) i : t->ids[i];
+}
+
 /*
  * Allocate the index of N ids with zeroed counts and entries: the caller
  * then counts every id's bucket in start[p + 1] and calls bst_index_fill.

@@ -1,9 +1,10 @@
 /*
  * bst_method.c
- *    Which way a BloomSampleTree call goes (the index, the tree walk or the
- *    scan of every id, by the cost model of bst_plan.h), and distinct
- *    samples (rejection of repeats, or reconstruction and a partial
- *    Fisher-Yates shuffle).  See bst_query.h; issue 37.
+ *    Which way a BloomSampleTree reconstruction goes (the index, the tree
+ *    walk or the scan of every id, by the cost model of bst_plan.h), and
+ *    distinct samples (rejection of repeats, or reconstruction and a partial
+ *    Fisher-Yates shuffle).  It calls down into bst_query.c (which follows
+ *    the way chosen), never the reverse.  See bst_query.h; issue 37.
  */
 #include <string.h>
 
@@ -20,22 +21,6 @@ bst_reconstruct_choose(const BstTree *t, uint64_t tq, bool allow_index)
 		bst_cost_scan(bst_tree_nids(t), t->p.m, t->p.k, tq))
 		return BST_WAY_SCAN;
 	return BST_WAY_INDEX;
-}
-
-int
-bst_reconstruct_way(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t nq,
-					BstWay way, BstIdVec *out, BstStats *st)
-{
-	switch (way)
-	{
-		case BST_WAY_INDEX:
-			return bst_reconstruct_index_pos(t, q, qpos, nq, out, st);
-		case BST_WAY_SCAN:
-			return bst_reconstruct_scan(t, q, out, st);
-		case BST_WAY_TREE:
-			break;
-	}
-	return bst_reconstruct_tree(t, q, out, st);
 }
 
 /*

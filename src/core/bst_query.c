@@ -1,13 +1,17 @@
 /*
  * bst_query.c
- *    Reconstruction and sampling with a BloomSampleTree.  See bst_query.h for
- *    the methods and why the samples are uniform.
+ *    Reconstruction and sampling with a BloomSampleTree, and the dispatch of
+ *    a reconstruction to the way chosen (bst_reconstruct_way: the index, the
+ *    tree walk, or bst_baseline.c's scan).  See bst_query.h for the methods
+ *    and why the samples are uniform.  Distinct samples and the choice of a
+ *    way are above it, in bst_method.c, which calls down into this file.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bs_estimate.h"
+#include "bst_baseline.h"
 #include "bst_plan.h"
 #include "bst_query.h"
 
@@ -754,6 +758,23 @@ sample_buckets(BstTree *t, const uint8_t *q, const uint32_t *qpos, int64_t n, ui
 	if (owned)
 		scratch->free(scratch->ctx, owned);
 	return rc;
+}
+
+/* q's members found the given way (bst_reconstruct_choose's choice, say) */
+int
+bst_reconstruct_way(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t nq,
+					BstWay way, BstIdVec *out, BstStats *st)
+{
+	switch (way)
+	{
+		case BST_WAY_INDEX:
+			return bst_reconstruct_index_pos(t, q, qpos, nq, out, st);
+		case BST_WAY_SCAN:
+			return bst_reconstruct_scan(t, q, out, st);
+		case BST_WAY_TREE:
+			break;
+	}
+	return bst_reconstruct_tree(t, q, out, st);
 }
 
 int

@@ -1,10 +1,15 @@
 /*
  * bst_sort.c
  *    Sorting and searching arrays of ids for BloomSampleTree: an
- *    interruptible introsort, sort-and-deduplicate, and lower bound.
+ *    interruptible introsort, sort-and-deduplicate, and lower bound; the
+ *    core's interrupt hook (bst_interrupt_hook).
  *    See bst_sort.h.
  */
-#include "bst_tree.h"
+#include <stdbool.h>
+
+#include "bst_sort.h"
+
+void		(*bst_interrupt_hook) (void) = NULL;
 
 /*
  * Sorting ids: an introsort (quicksort with median-of-three pivots, heapsort

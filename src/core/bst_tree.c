@@ -10,7 +10,6 @@
 #include "bst_index.h"
 #include "bst_sort.h"
 
-void		(*bst_interrupt_hook) (void) = NULL;
 
 /* the BstAlloc callbacks of bst_alloc_malloc (ctx unused; size 0 allocates 1 byte) */
 static void *
@@ -732,6 +731,31 @@ bst_extend_new_nodes(const BstTree *t, const int64_t *nw, size_t n)
 		}
 	}
 	return count;
+}
+
+/*
+ * build the inverted index of a tree without one: its buckets counted in one
+ * pass over the ids, then filled as the builds above fill theirs
+ */
+int
+bst_index_build(BstTree *t)
+{
+	uint64_t	N = bst_tree_nids(t);
+	uint32_t	pos[BS_MAX_K];
+	int			rc;
+
+	if (t->index)
+		return BST_OK;
+	if ((rc = bst_index_alloc(t, N)) != BST_OK)
+		return rc;
+	for (uint64_t i = 0; i < N; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			BST_CHECK_INTERRUPTS();
+		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, bst_index_id(t, i)), pos);
+		t->index->start[pos[0] + 1]++;
+	}
+	return bst_index_fill(t);
 }
 
 void

@@ -56,16 +56,6 @@ typedef struct BstAlloc
 /* malloc/realloc/free */
 extern const BstAlloc bst_alloc_malloc;
 
-/*
- * Interrupt hook: long loops of the core call it every few thousand
- * iterations (the glue points it at CHECK_FOR_INTERRUPTS, which may longjmp:
- * callers must own their memory through an allocator they can reset).
- */
-extern void (*bst_interrupt_hook) (void);
-
-#define BST_CHECK_INTERRUPTS() \
-	do { if (bst_interrupt_hook) bst_interrupt_hook(); } while (0)
-
 /* the work one call does (the paper's main metric) */
 typedef struct BstStats
 {
@@ -280,16 +270,5 @@ extern int	bst_pruned_leaf_bits(const int64_t *ids, size_t nids, int64_t leaf_si
 
 /* log2 of an explicit pruned leaf span: the smallest b <= 62 with 2^b >= span */
 extern int	bst_leaf_bits_for_span(int64_t span);
-
-/* number of bits needed to write x >= 0 (0 for 0) */
-static inline int
-bst_bit_length(int64_t x)
-{
-	int			b = 0;
-
-	while (b < 63 && (x >> b) != 0)
-		b++;
-	return b;
-}
 
 #endif							/* BST_TREE_H */

@@ -14,6 +14,10 @@
 #   150 lines, unless the table "Longer on purpose" of docs/architecture.md
 #   names it with a reason (and every row of that table names one).
 #
+#   Call graph: the C files of src/ and src/core/ call each other in no
+#   circle (a file and its header of the same name are one room), so each
+#   layer calls only down; the test names the files and calls of a circle.
+#
 #   README.md's "Reference" section names everything the extension installs,
 #   checked against the catalog of a fresh install (and the reverse):
 #    - every member of the extension (functions, aggregates, operators,
@@ -241,6 +245,164 @@ my @longer_stale = grep { !$longer_seen{$_} } sort keys %longer_ok;
 ok(!@longer_stale, 'every row of "Longer on purpose" names a file or function above the limit')
   or diag("these rows of \"Longer on purpose\" name nothing above the limit (split, renamed or removed?):\n"
 	  . join('', map { "  $_\n" } @longer_stale));
+
+# ---- the call graph of src/ ----------------------------------------------------
+# Calls between the C files of src/ and src/core/ only go down: no circle.
+# A file and its header of the same name (foo.c, foo.h) are one room.  A
+# function is defined where a line starts with its name (or with a return
+# type and its name) and its parameter list is followed by '{'; a call is an
+# identifier followed by '(' inside a function's body (comments, strings and
+# preprocessor lines left out; macros are not functions here).  A call names
+# the room that defines the function: the caller's own when it defines one
+# of that name, else the only room with a non-static definition of it in a
+# .c file or any definition in a header (a name several rooms define is
+# skipped).  The rooms' strongly connected components (Tarjan) must all be
+# single rooms.
+
+# the rooms' strongly connected components of more than one room, each sorted
+sub call_circles
+{
+	my ($edges) = @_;    # room => { room => 1 }
+	my (%index, %low, %on, @stack, @sccs);
+	my $n = 0;
+	my %nodes = map { $_ => 1 } keys %$edges, map { keys %$_ } values %$edges;
+	my $visit;
+	$visit = sub {
+		my ($v) = @_;
+		$index{$v} = $low{$v} = $n++;
+		push @stack, $v;
+		$on{$v} = 1;
+		for my $w (sort keys %{ $edges->{$v} || {} })
+		{
+			if (!exists $index{$w})
+			{
+				$visit->($w);
+				$low{$v} = $low{$w} if $low{$w} < $low{$v};
+			}
+			elsif ($on{$w})
+			{
+				$low{$v} = $index{$w} if $index{$w} < $low{$v};
+			}
+		}
+		if ($low{$v} == $index{$v})
+		{
+			my @scc;
+			while (1)
+			{
+				my $w = pop @stack;
+				$on{$w} = 0;
+				push @scc, $w;
+				last if $w eq $v;
+			}
+			push @sccs, [ sort @scc ] if @scc > 1;
+		}
+	};
+	for my $v (sort keys %nodes)
+	{
+		$visit->($v) unless exists $index{$v};
+	}
+	undef $visit;
+	return sort { $a->[0] cmp $b->[0] } @sccs;
+}
+
+# a C file's definitions (name => static?) and its calls (function => [names])
+sub c_functions
+{
+	my ($text) = @_;
+	# comments and literals out (newlines kept), then preprocessor lines
+	$text =~ s{(/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')}{
+		my $m = $1; $m =~ m{^/} ? "\n" x ($m =~ tr/\n//) : '""'}gse;
+	$text =~ s/^[ \t]*#(?:[^\n]*\\\n)*[^\n]*//mg;
+	my (%defs, %calls);
+	while ($text =~ /^((?:[A-Za-z_][\w \t\*]*[ \t\*])?)([A-Za-z_]\w*)[ \t]*\((?:[^;{}()]++|\((?:[^;{}()]++|\([^;{}()]*\))*\))*\)\s*\{/mg)
+	{
+		my ($prefix, $name, $open) = ($1, $2, $+[0] - 1);
+		my $before = substr($text, 0, $-[0]);
+		$before =~ s/.*[;}]//s;
+		$defs{$name} = ($before . $prefix) =~ /\bstatic\b/ ? 1 : 0;
+		# the body: to the matching brace
+		my ($depth, $i) = (0, $open);
+		for (; $i < length $text; $i++)
+		{
+			my $c = substr($text, $i, 1);
+			$depth++ if $c eq '{';
+			last if $c eq '}' && --$depth == 0;
+		}
+		my $body = substr($text, $open, $i - $open + 1);
+		push @{ $calls{$name} }, $body =~ /\b([A-Za-z_]\w*)\s*\(/g;
+		pos($text) = $i + 1;
+	}
+	return (\%defs, \%calls);
+}
+
+# the call edges between the rooms of these files: room => { room => ['caller -> callee', ...] }
+sub call_graph
+{
+	my (%files) = @_;    # path => text
+	my (%room_defs, %visible, %room_calls);
+	for my $f (sort keys %files)
+	{
+		(my $room = $f) =~ s/\.[ch]$//;
+		my ($defs, $calls) = c_functions($files{$f});
+		for my $name (keys %$defs)
+		{
+			$room_defs{$room}{$name} = 1;
+			$visible{$name}{$room} = 1 if $f =~ /\.h$/ || !$defs->{$name};
+		}
+		for my $fn (keys %$calls)
+		{
+			push @{ $room_calls{$room}{$fn} }, @{ $calls->{$fn} };
+		}
+	}
+	my %edges;
+	for my $room (keys %room_calls)
+	{
+		for my $fn (keys %{ $room_calls{$room} })
+		{
+			for my $name (@{ $room_calls{$room}{$fn} })
+			{
+				next if $room_defs{$room}{$name};
+				my @to = keys %{ $visible{$name} || {} };
+				next unless @to == 1;
+				push @{ $edges{$room}{ $to[0] } }, "$fn -> $name";
+			}
+		}
+	}
+	return \%edges;
+}
+
+# the checker itself can fail: a known loop, a definition and its calls
+is_deeply([ call_circles({ a => { b => 1 }, b => { c => 1 }, c => { a => 1, d => 1 }, d => {} }) ],
+	[ [ 'a', 'b', 'c' ] ], 'the call-circle finder finds a circle of three rooms');
+is_deeply([ call_circles({ a => { b => 1 }, b => { c => 1 }, c => {} }) ], [],
+	'the call-circle finder finds none in a chain');
+my ($tdefs, $tcalls) = c_functions("/* f(x) */\nstatic int\nf(int x)\n{\n\treturn g(x) + h(\"k(\");\n}\n"
+	  . "extern int g(int x);\nint g(int x) { return x; }\n");
+is_deeply([ $tdefs, [ sort @{ $tcalls->{f} } ] ], [ { f => 1, g => 0 }, [ 'g', 'h' ] ],
+	'definitions and calls are read from C text (prototypes, comments and strings left out)');
+
+my %c_files = map { $_ => slurp_file($_) } grep { m{^src/(?:core/)?[^/]+\.[ch]$} } @tree_files;
+my $call_edges = call_graph(%c_files);
+my $ncall_edges = 0;
+$ncall_edges += keys %$_ for values %$call_edges;
+ok($ncall_edges > 200, scalar(keys %c_files) . " C files of src/, $ncall_edges calls between rooms");
+my @circle_diag;
+for my $scc (call_circles($call_edges))
+{
+	my %in = map { $_ => 1 } @$scc;
+	push @circle_diag, "circle: @$scc\n";
+	for my $from (@$scc)
+	{
+		for my $to (grep { $in{$_} } sort keys %{ $call_edges->{$from} })
+		{
+			my %seen = map { $_ => 1 } @{ $call_edges->{$from}{$to} };
+			push @circle_diag, "  $from -> $to: " . join(', ', sort keys %seen) . "\n";
+		}
+	}
+}
+ok(!@circle_diag, 'no call circle between the files of src/ and src/core/: each layer calls only down')
+  or diag("these files call each other (caller -> callee); move the functions so that calls only go down:\n"
+	  . join('', @circle_diag));
 
 # ---- the reference section of README.md --------------------------------------
 my $readme = slurp_file('README.md');
