@@ -25,11 +25,14 @@ EXCEPTION WHEN others THEN
 END $$;
 
 -- the form follows the size: sparse while the positions take fewer bytes
--- than the bits (a fill under about a fifth), dense above
+-- than the bits (a fill under about a fifth), dense above; and from 64 kB of
+-- bits, dense once the sparse form would take over 0.527 of them (over about
+-- 10% full: pglz leaves such a dense value uncompressed, probed by slices)
 SELECT m, n, form(f), pg_column_size(f) AS bytes, 16 + 8 * ((m + 63) / 64) AS dense_bytes,
        round(bloom_fill_ratio(f)::numeric, 3) AS fill
 FROM (VALUES (64, 0), (64, 1), (64, 5), (1024, 0), (1024, 2), (1024, 50), (1024, 80),
-             (1024, 300), (132933, 1000), (132933, 12000), (132933, 40000)) v(m, n),
+             (1024, 300), (132933, 1000), (132933, 12000), (132933, 40000),
+             (1048576, 25000), (1048576, 36000), (1048576, 50000)) v(m, n),
      LATERAL (SELECT bloom_from_array(ARRAY(SELECT generate_series(1, n)::bigint), m, 3) AS f) s;
 
 -- ---- values written by bloomsample 1.1 ---------------------------------

@@ -173,6 +173,12 @@ extern void bf_init_gucs(void);
 extern BloomFilter *bf_alloc(const BsParams *p);
 extern BloomFilter *bf_alloc_typed(const BsParams *p);
 extern BloomFilter *bf_copy_view(const BloomView *v);
+/*
+ * An uncompressed out-of-line dense filter of at least this many bytes is
+ * probed by reading the TOAST slices of its k bits (bloomfilter_ops.c).
+ */
+#define BF_SLICE_MIN_BYTES		(64 * 1024)
+extern bool bf_sparse_pays(uint32 m, size_t sparse_bytes);
 extern BloomFilter *bf_make_datum(BloomFilter *dense);
 extern BloomFilter *bf_make_datum_positions(const BsParams *p, uint8 elemflags,
 											const uint32 *pos, uint32 n);

@@ -125,9 +125,36 @@ bf_copy_view(const BloomView *v)
 }
 
 /*
+ * bf_sparse_pays: whether a filter of m bits whose sparse form takes
+ * sparse_bytes is stored sparse.  The smaller form, except that a dense form
+ * of BF_SLICE_MIN_BYTES or more is kept when the sparse one would take more
+ * than 0.527 of it, i.e. above about 10.05% full (at l = 3 the sparse form
+ * takes 4 * fill + 1/8 of the dense one).  pglz (the default TOAST
+ * compression) needs a 25% saving, which random bits give up to 10.00% full
+ * and no longer from 10.06%: above, a dense value is stored out of line
+ * uncompressed and a row's probe fetches only the TOAST slices of its k bits
+ * (12-20 us at m = 2,000,000), where the sparse value (over half its size)
+ * is fetched whole (45-110 us).  Below, the dense value is compressed, every
+ * probe decompresses it whole (400-1300 us), and the sparse one wins by far.
+ * test/bench/16_form_probe.sh measures the curve (docs/hashing.md, "Probe
+ * speed of the stored forms").
+ */
+bool
+bf_sparse_pays(uint32 m, size_t sparse_bytes)
+{
+	size_t		dense = BF_NBYTES(m);
+
+	if (sparse_bytes >= dense)
+		return false;
+	if (dense >= BF_SLICE_MIN_BYTES && sparse_bytes * 1000 > dense * 527)
+		return false;
+	return true;
+}
+
+/*
  * bf_make_datum: the value to store for the dense filter f (a 4-byte-header
  * varlena of either form): f itself when the dense form is not larger, else
- * a new sparse value.  f is left untouched (an aggregate's final function may
+ * a new sparse value (bf_sparse_pays).  f is left untouched (an aggregate's final function may
  * return its state more than once).  Every function that returns a new
  * filter goes through here (PG_RETURN_BLOOMFILTER_P), so the form of a
  * stored value is always the smaller one for its contents (or dense, under
@@ -151,7 +178,7 @@ bf_make_datum(BloomFilter *f)
 	}
 	n = bs_popcount(f->bits, bs_words_for_bits(f->m));
 	size = bs_sparse_size(f->m, n);
-	if (size >= BF_NBYTES(f->m))
+	if (!bf_sparse_pays(f->m, size))
 		return f;
 	s = (BloomFilter *) palloc(offsetof(BloomFilter, bits) + size);
 	memcpy(s, f, offsetof(BloomFilter, bits));
@@ -174,7 +201,7 @@ bf_make_datum_positions(const BsParams *p, uint8 elemflags, const uint32 *pos, u
 	size_t		size = bs_sparse_size(p->m, n);
 	BloomFilter *f;
 
-	if (bf_storage == BF_STORAGE_DENSE || size >= BF_NBYTES(p->m))
+	if (bf_storage == BF_STORAGE_DENSE || !bf_sparse_pays(p->m, size))
 	{
 		f = alloc_filter(p, true);
 		f->flags = bf_storage == BF_STORAGE_DENSE ? BF_FLAGS_NONE : elemflags;
