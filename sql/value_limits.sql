@@ -41,6 +41,9 @@ SELECT what, state_of(q) FROM (VALUES
   -- 32768 distinct elements it converts to the sketch's 2^18 counters
   ('topk_agg, exact', $$SELECT topk_agg(x::bigint, 5, 262144, 1) FROM generate_series(1, 3) x$$),
   ('topk_agg', $$SELECT topk_agg(x::bigint, 5, 262144, 1) FROM generate_series(1, 40000) x$$),
+  -- exact mode of a sketch of 2^24 counters: its arrays double within the limit too
+  ('topk_agg, exact, 40000 distinct', $$SELECT topk_agg(x::bigint, 5, 16777216, 1) FROM generate_series(1, 40000) x$$),
+  ('topk_agg, exact, 1000 distinct', $$SELECT topk_is_exact(topk_agg(x::bigint, 5, 16777216, 1)) FROM generate_series(1, 1000) x$$),
   ('cms_union_agg', $$SELECT cms_union_agg(cm) FROM big$$),
   ('cbloom_union_agg', $$SELECT cbloom_union_agg(cb) FROM big$$),
   ('topk_union_agg', $$SELECT topk_union_agg(tk) FROM big$$),

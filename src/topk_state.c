@@ -28,9 +28,15 @@
 /* the exact mode's first capacity */
 #define TK_FIRST_CAP	4
 
+/*
+ * The heap's allocations (its arrays as they double, the items' copies), in
+ * the state's context, each within bloomsample.max_value_memory (54000 naming
+ * the bytes, as the sketch's counters are).
+ */
 static void *
 state_alloc(void *arg, size_t size)
 {
+	bf_value_memory_check(size, "a topk aggregate state");
 	return MemoryContextAlloc((MemoryContext) arg, size);
 }
 
