@@ -51,7 +51,7 @@ for n in $SIZES; do
 done
 
 csv=$(bench_csv 16_form_probe.csv)
-echo "elements,fill,stored_form,stored_bytes,dense_bytes,row_stored_us,row_dense_us,row_ratio,rep_stored_us,rep_dense_us,rep_ratio" > "$csv"
+echo "elements,fill,stored_sparse,stored_bytes,dense_bytes,row_stored_us,row_dense_us,row_ratio,rep_stored_us,rep_dense_us,rep_ratio" > "$csv"
 printf '%-9s %-7s %-6s %10s %10s | %9s %9s %6s | %9s %9s %6s\n' elements fill form bytes dense_bytes \
     "row µs" "dense" ratio "rep µs" "dense" ratio
 worst_row=0
@@ -73,7 +73,7 @@ for n in $SIZES; do
     pr=$(awk -v a="$ps" -v b="$pd" 'BEGIN { printf "%.2f", a / b }')
     printf '%-9s %-7s %-6s %10.0f %10.0f | %9s %9s %6s | %9s %9s %6s\n' "$n" "$fill" "$form" "$bytes" "$dbytes" \
         "$rs" "$rd" "${rr}x" "$ps" "$pd" "${pr}x"
-    echo "$n,$fill,$form,$bytes,$dbytes,$rs,$rd,$rr,$ps,$pd,$pr" >> "$csv"
+    echo "$n,$fill,$([ "$form" = sparse ] && echo 1 || echo 0),$bytes,$dbytes,$rs,$rd,$rr,$ps,$pd,$pr" >> "$csv"
     worst_row=$(awk -v a="$worst_row" -v b="$rr" 'BEGIN { print (b > a) ? b : a }')
     worst_rep=$(awk -v a="$worst_rep" -v b="$pr" 'BEGIN { print (b > a) ? b : a }')
 done

@@ -15,6 +15,8 @@
 #   bloofi_size.svg    index sizes of Bloofi and GIN, and the table's, over N
 #   fp_rate.svg        measured vs expected false-positive rate over the fill
 #                      ratio (10_type_fp_sweep.csv)
+#   form_probe.svg     probe time of the stored form and of the dense form over
+#                      the fill, per row and repeated (16_form_probe.csv)
 # Each chart's title names the run's date and machine.  Fails when a CSV file
 # is missing or malformed or gnuplot reports an error (CI renders the committed
 # CSVs: test/run_all.sh).  Needs gnuplot-nox.
@@ -138,4 +140,24 @@ plot "$csv" using 4:(\$1 == 3 ? \$7 : 1/0) skip 1 with lines ls 1 title "k = 3: 
      "$csv" using 4:(\$1 == 3 ? \$8 : 1/0) skip 1 with lines ls 5 dt 2 title "posterior (t/m)^k of each filter", \
      "$csv" using 4:(\$1 == 7 ? \$8 : 1/0) skip 1 with lines ls 5 dt 2 notitle
 EOF
+# ---- probe time of the stored forms over the fill ------------------------------
+d=$(newest 16_form_probe.csv)
+csv=$d/16_form_probe.csv
+check_csv "$csv" "elements,fill,stored_sparse,stored_bytes,dense_bytes,row_stored_us,row_dense_us,row_ratio,rep_stored_us,rep_dense_us,rep_ratio"
+run_gnuplot <<EOF
+$COMMON
+set output "$OUT/form_probe.svg"
+set title "f \\\\@> x: the stored form vs the dense form, m = 2,000,000, k = 3\n{/*0.8 medians, $(machine "$d") (test/bench/16\\\\_form\\\\_probe.sh); stored sparse left of the dashed line}"
+set xlabel "fill (bits set / m)"
+set ylabel "time (µs)"
+set format x "10^{%L}"
+set logscale y
+set format y "10^{%L}"
+set arrow from 0.1005, graph 0 to 0.1005, graph 1 nohead lc rgb "#888888" dt 2
+plot "$csv" using 2:7 skip 1 with linespoints ls 4 title "per row: dense form", \
+     "$csv" using 2:6 skip 1 with linespoints ls 1 title "per row: stored form", \
+     "$csv" using 2:10 skip 1 with linespoints ls 5 title "repeated: dense form", \
+     "$csv" using 2:9 skip 1 with linespoints ls 3 title "repeated: stored form"
+EOF
+
 ls -l "$OUT"/*.svg | awk '{ print "  " $NF " (" $5 " bytes)" }'
