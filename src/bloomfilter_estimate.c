@@ -8,6 +8,9 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "bloomfilter.h"
@@ -19,6 +22,7 @@ PG_FUNCTION_INFO_V1(bloom_seed);
 PG_FUNCTION_INFO_V1(bloom_hash);
 PG_FUNCTION_INFO_V1(bloom_popcount);
 PG_FUNCTION_INFO_V1(bloom_fill_ratio);
+PG_FUNCTION_INFO_V1(bloom_positions);
 PG_FUNCTION_INFO_V1(bloom_fp_rate);
 PG_FUNCTION_INFO_V1(bloom_cardinality);
 PG_FUNCTION_INFO_V1(bloom_intersection_cardinality);
@@ -87,6 +91,67 @@ bloom_fill_ratio(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8((double) bf_view_popcount(&v) / v.p.m);
 }
 
+/*
+ * bloom_positions(bloomfilter) -> integer[]: the positions of its set bits,
+ * ascending, from 0 (below m <= 2^31, so they fit an integer).  Indexed by
+ * GIN (`USING gin (bloom_positions(f))`), `bloom_positions(f) &&
+ * bloom_positions(q)` finds the filters sharing a bit with q: every filter
+ * whose estimated intersection with q, and so whose bloom_jaccard with it,
+ * is above 0 (bs_est_intersection is 0 without a common bit), which makes
+ * the top k by similarity an exact search over those candidates.  One array
+ * of popcount integers, within bloomsample.max_value_memory.
+ */
+Datum
+bloom_positions(PG_FUNCTION_ARGS)
+{
+	BloomView	v = arg_view(fcinfo, 0);
+	uint64		n = bf_view_popcount(&v);
+	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * sizeof(int32);
+	ArrayType  *arr;
+	int32	   *out;
+
+	if (n == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
+	arr = bf_palloc_value(nbytes, false, "the positions of a bloomfilter value");
+	memset(arr, 0, ARR_OVERHEAD_NONULLS(1));
+	SET_VARSIZE(arr, nbytes);
+	arr->ndim = 1;
+	arr->dataoffset = 0;
+	arr->elemtype = INT4OID;
+	ARR_DIMS(arr)[0] = (int) n;
+	ARR_LBOUND(arr)[0] = 1;
+	out = (int32 *) ARR_DATA_PTR(arr);
+	if (v.sparse)
+	{
+		uint32	   *pos = bf_sparse_positions(&v);
+
+		memcpy(out, pos, (Size) n * sizeof(int32));
+		pfree(pos);
+	}
+	else
+	{
+		uint64		i = 0;
+
+		for (size_t w = 0; w < v.nwords; w++)
+		{
+			uint64		x;
+
+			memcpy(&x, v.bits + w * 8, 8);
+			if ((w & 8191) == 0)
+				CHECK_FOR_INTERRUPTS();
+			for (; x; x &= x - 1)
+			{
+				uint64		j = w * 64 + (uint64) __builtin_ctzll(x);
+
+				if (j < v.p.m && i < n)
+					out[i++] = (int32) j;
+			}
+		}
+		Assert(i == n);
+	}
+	PG_RETURN_ARRAYTYPE_P(arr);
+}
+
 /* posterior false-positive rate: fill_ratio ^ k */
 Datum
 bloom_fp_rate(PG_FUNCTION_ARGS)
@@ -147,13 +212,28 @@ sparse_pair_counts(const BloomView *a, const BloomView *b)
 	return c;
 }
 
+/*
+ * The two arguments of a pair estimate, each through its own detoast cache
+ * in fn_extra: a query filter stored out of line that comes back row after
+ * row (ORDER BY bloom_jaccard(f, q) over a column) is fetched once.
+ */
+typedef struct PairCache
+{
+	BfDetoastCache arg[2];
+} PairCache;
+
 /* popcounts of two compatible filters, one pass */
 static BsPairCounts
 pair_counts(FunctionCallInfo fcinfo, const char *what, BloomView *a)
 {
-	BloomView	b = arg_view(fcinfo, 1);
+	PairCache  *pc = (PairCache *) fcinfo->flinfo->fn_extra;
+	BloomView	b;
 
-	*a = arg_view(fcinfo, 0);
+	if (pc == NULL)
+		fcinfo->flinfo->fn_extra = pc =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PairCache));
+	bf_view_datum_stored_cached(PG_GETARG_DATUM(1), &b, &pc->arg[1], fcinfo->flinfo->fn_mcxt);
+	bf_view_datum_stored_cached(PG_GETARG_DATUM(0), a, &pc->arg[0], fcinfo->flinfo->fn_mcxt);
 	bf_check_compatible(&a->p, &b.p, what);
 	if (a->sparse || b.sparse)
 		return sparse_pair_counts(a, &b);

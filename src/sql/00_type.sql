@@ -221,6 +221,8 @@ CREATE FUNCTION bloom_popcount(bloomfilter) RETURNS bigint
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_fill_ratio(bloomfilter) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_positions(bloomfilter) RETURNS integer[]
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_fp_rate(bloomfilter) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_cardinality(bloomfilter) RETURNS float8
@@ -323,6 +325,7 @@ COMMENT ON FUNCTION bloom_seed(bloomfilter) IS 'hash seed (int32)';
 COMMENT ON FUNCTION bloom_hash(bloomfilter) IS 'hash family: ''xxh3'' or ''linear''';
 COMMENT ON FUNCTION bloom_popcount(bloomfilter) IS 'bits set (t)';
 COMMENT ON FUNCTION bloom_fill_ratio(bloomfilter) IS 'fraction of bits set, t/m';
+COMMENT ON FUNCTION bloom_positions(bloomfilter) IS 'positions of the set bits, ascending: index them with GIN to find the filters sharing a bit (similarity search)';
 COMMENT ON FUNCTION bloom_fp_rate(bloomfilter) IS 'posterior false-positive rate (t/m)^k';
 COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS
     'estimated number of distinct elements, ln(1 - t/m) / (k ln(1 - 1/m)); a full filter: ln(1/(2m)) / (k ln(1 - 1/m)), above every other';

@@ -1138,3 +1138,8 @@ CREATE OR REPLACE FUNCTION bloomtree_contained(elem text, t bloomtree) RETURNS b
 -- ==== issue 34: cuckoo filters of any bucket count ====
 COMMENT ON FUNCTION cuckoo_empty(bigint, float8, integer) IS
     'empty cuckoo filter for capacity items: fp_bits = ceil(log2(8 / fp_rate)), buckets = ceil(capacity / (4 * 0.95)) + 1 + ceil(sqrt(capacity) / 2)';
+
+-- ==== issue 37: similarity search: the set positions, for a GIN index ====
+CREATE FUNCTION bloom_positions(bloomfilter) RETURNS integer[]
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_positions(bloomfilter) IS 'positions of the set bits, ascending: index them with GIN to find the filters sharing a bit (similarity search)';

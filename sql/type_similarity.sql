@@ -1,0 +1,81 @@
+-- Similarity search (issue 37): bloom_positions(f) gives the set bits; a GIN
+-- index on it finds, through &&, the filters sharing a bit with a query,
+-- which are all the filters of estimated similarity above 0.  Oracles: the
+-- bits of the text form, popcount(f & q) over a sequential scan, and the
+-- ranking of the whole table.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsample;
+RESET client_min_messages;
+SELECT setseed(0.42);
+CREATE TABLE sim (id int PRIMARY KEY, f bloomfilter);
+-- 400 sets in 40 groups: most ids from the group's 60, a few from anywhere
+INSERT INTO sim
+SELECT g, bloom_from_array(ARRAY(SELECT CASE WHEN random() < 0.8 THEN (g % 40) * 60 + floor(random() * 60)::bigint
+                                            ELSE floor(random() * 100000)::bigint END
+                                 FROM generate_series(1, 1 + (g * 7919) % 90)), 4096, 3)
+FROM generate_series(1, 400) g;
+-- an empty filter, a dense one, a full one
+INSERT INTO sim VALUES
+  (401, bloom_empty(4096, 3)),
+  (402, bloom_from_array(ARRAY(SELECT generate_series(1, 800)::bigint), 4096, 3)),
+  (403, bloom_from_array(ARRAY(SELECT generate_series(1, 20000)::bigint), 4096, 3));
+-- sparse filters (stored sparse) and dense ones
+SELECT count(*) FILTER (WHERE bloom_fill_ratio(f) < 0.1) AS sparse_ones,
+       count(*) FILTER (WHERE bloom_fill_ratio(f) > 0.3) AS dense_ones
+FROM sim;
+
+-- positions: ascending set bits, equal to the bits of the text form
+SELECT count(*) AS filters,
+       count(*) FILTER (WHERE bloom_positions(f) =
+                        ARRAY(SELECT p FROM generate_series(0, 4095) p
+                              WHERE get_bit(decode(split_part(f::text, ':', 2), 'hex'), p) = 1)) AS equal_to_text_bits,
+       count(*) FILTER (WHERE cardinality(bloom_positions(f)) = bloom_popcount(f)) AS popcount_many
+FROM sim;
+SELECT bloom_positions(bloom_empty(64, 3)) = '{}' AS empty, bloom_positions(NULL::bloomfilter) IS NULL AS null_in,
+       bloom_positions(bloom_from_array(ARRAY[1, 2, 3]::bigint[], 64, 3)) AS small;
+
+-- the property that makes the search exact: no common bit, similarity 0
+SELECT count(*) AS pairs,
+       count(*) FILTER (WHERE bloom_popcount(bloom_intersect(a.f, b.f)) = 0) AS disjoint,
+       count(*) FILTER (WHERE bloom_popcount(bloom_intersect(a.f, b.f)) = 0
+                        AND (bloom_jaccard(a.f, b.f) <> 0 OR bloom_intersection_cardinality(a.f, b.f) <> 0)) AS disjoint_but_similar
+FROM sim a, sim b WHERE a.id < b.id;
+
+-- through the index: the rows sharing a bit, for every query row
+CREATE INDEX sim_pos ON sim USING gin (bloom_positions(f));
+ANALYZE sim;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF)
+SELECT s.id FROM sim s, (SELECT f AS q FROM sim WHERE id = 7) q WHERE bloom_positions(s.f) && bloom_positions(q.q);
+CREATE TEMP TABLE by_index AS
+SELECT q.id AS qid, array_agg(s.id ORDER BY s.id) AS ids
+FROM sim q JOIN sim s ON bloom_positions(s.f) && bloom_positions(q.f) GROUP BY q.id;
+RESET enable_seqscan;
+SET enable_bitmapscan = off;
+SET enable_indexscan = off;
+CREATE TEMP TABLE by_scan AS
+SELECT q.id AS qid, array_agg(s.id ORDER BY s.id) AS ids
+FROM sim q JOIN sim s ON bloom_popcount(bloom_intersect(s.f, q.f)) > 0 GROUP BY q.id;
+RESET enable_bitmapscan;
+RESET enable_indexscan;
+SELECT (SELECT count(*) FROM by_scan) AS queries_with_candidates,
+       (SELECT count(*) FROM by_index i JOIN by_scan s USING (qid) WHERE i.ids = s.ids) AS same_rows,
+       (SELECT count(*) FROM by_index) AS index_queries;
+
+-- the 10 most similar by bloom_jaccard: through the index, as the whole ranking
+-- gives them (the rows of similarity above 0; ties by id)
+SET enable_seqscan = off;
+CREATE TEMP TABLE top_index AS
+SELECT q.id AS qid, ARRAY(SELECT s.id FROM sim s
+                          WHERE bloom_positions(s.f) && bloom_positions(q.f) AND s.id <> q.id
+                          ORDER BY bloom_jaccard(s.f, q.f) DESC, s.id LIMIT 10) AS ids
+FROM sim q;
+RESET enable_seqscan;
+CREATE TEMP TABLE top_all AS
+SELECT q.id AS qid, ARRAY(SELECT s.id FROM sim s WHERE s.id <> q.id AND bloom_jaccard(s.f, q.f) > 0
+                          ORDER BY bloom_jaccard(s.f, q.f) DESC, s.id LIMIT 10) AS ids
+FROM sim q;
+SELECT count(*) AS queries, count(*) FILTER (WHERE a.ids = i.ids[1:cardinality(a.ids)]) AS same_top,
+       count(*) FILTER (WHERE cardinality(a.ids) = 10) AS with_ten_similar
+FROM top_all a JOIN top_index i USING (qid);
+DROP TABLE sim;
