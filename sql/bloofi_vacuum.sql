@@ -37,7 +37,7 @@ SELECT count(*) AS moved_rows_found FROM generate_series(1, 900) x JOIN mg ON mg
 RESET enable_seqscan;
 SELECT count(*) AS via_seqscan FROM generate_series(1, 3000) x JOIN mg ON bloom_contains(mg.f, x::bigint);
 -- through the pending list this time (reuse of free pages by new nodes:
--- test/t/014_bloofi_churn.pl)
+-- test/t/034_bloofi_churn.pl)
 ALTER INDEX mg_f SET (fastupdate = on);
 INSERT INTO mg SELECT i, bloom_add(bloom_add(bloom_empty(1024, 4), i), -i) FROM generate_series(3001, 4500) i;
 DELETE FROM mg WHERE id BETWEEN 1000 AND 2400 AND id % 10 <> 0;

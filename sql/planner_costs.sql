@@ -1,5 +1,5 @@
 -- The charge of `f @> x` per row against its measured CPU (issue 21, constants from
--- test/bench/37_costs.sh): over 100,000 sets of 100 elements, a sequential scan of
+-- test/bench/18_costs.sh): over 100,000 sets of 100 elements, a sequential scan of
 -- filters of 959 bits (k = 7) measures about 3x faster per row than `x = ANY(arr)` over
 -- the same sets (and 18x per qual); at default settings it is costed below the ANY
 -- scan, and planned serial (a parallel plan measured slower than the serial one on the

@@ -158,7 +158,7 @@ BEGIN
            / current_setting('cpu_operator_cost')::float8 + 1;
 END $$;
 -- a TOASTed filter costs a TOAST fetch: over 20 times an in-line one (a call, hashing
--- the element, k bit tests: a few operators, as test/bench/37_costs.sh measures); the
+-- the element, k bit tests: a few operators, as test/bench/18_costs.sh measures); the
 -- functions that read a whole filter are costed likewise
 SELECT qual_cost('ps', 'f @> 1::bigint') BETWEEN 2 AND 50 AS inline_cost_sane,
        qual_cost('pt', 'f @> 1::bigint') / qual_cost('ps', 'f @> 1::bigint') > 20 AS toast_costs_more,

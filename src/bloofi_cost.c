@@ -302,7 +302,7 @@ bloofi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 
 	/*
 	 * an index that fits in effective_cache_size: the node headers are
-	 * cached pages, no seek (measured, test/bench/37_costs.sh: a lookup of
+	 * cached pages, no seek (measured, test/bench/18_costs.sh: a lookup of
 	 * 29 nodes on a 3,000-filter tree takes 1/6 of the sequential scan that
 	 * random_page_cost per header costed below it, once `f @> x` is charged
 	 * its measured CPU)

@@ -112,7 +112,7 @@ bloofi_wal_flush(BloofiWal *w)
  * (node, block, latestRemovedFullXid) and 16's to 18's (locator, block,
  * snapshotConflictHorizon, isCatalogRel); pg_compat.h names the renamed
  * fields.  A major that moves, widens or adds a field fails to compile here
- * rather than write a record its redo misreads (test/t/016_bloofi_standby.pl
+ * rather than write a record its redo misreads (test/t/036_bloofi_standby.pl
  * checks the conflict itself on every major the tests run on).
  */
 StaticAssertDecl(offsetof(xl_btree_reuse_page, BS_REUSE_PAGE_REL) == 0 &&

@@ -162,7 +162,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	{
 		if ((i & 0x3FFFF) == 0x3FFFF)
 			CHECK_FOR_INTERRUPTS();
-		bytes[i] = (uint8) (ft_hexval(p[2 * i]) << 4 | ft_hexval(p[2 * i + 1]));
+		bytes[i] = (uint8) (bs_hex_digit(p[2 * i]) << 4 | bs_hex_digit(p[2 * i + 1]));
 	}
 	f = bf_from_bytes(&params, bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	pfree(bytes);

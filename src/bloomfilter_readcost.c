@@ -13,7 +13,7 @@
  * an element fixed for the scan is hashed once, and its test in an in-line
  * uncompressed dense value takes the fast path (cheaper bit tests);
  * the other functions pass over the bytes.  The constants are measured
- * (test/bench/37_costs.sh, docs/planner.md).
+ * (test/bench/18_costs.sh, docs/planner.md).
  */
 #include "postgres.h"
 
@@ -31,7 +31,7 @@
 
 /*
  * Costs, in units of cpu_operator_cost (one call of a cheap built-in
- * operator), measured by test/bench/37_costs.sh and 35_planner.sh (c) as
+ * operator), measured by test/bench/18_costs.sh and 17_planner.sh (c) as
  * docs/planner.md describes.
  */
 #define COST_CALL				0.5 /* a call on an in-line filter */

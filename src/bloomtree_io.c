@@ -163,7 +163,7 @@ bloomtree_in(PG_FUNCTION_ARGS)
 	{
 		if ((i & 0x3FFFF) == 0x3FFFF)
 			CHECK_FOR_INTERRUPTS();
-		bits[i] = (uint8) (ft_hexval(p[2 * i]) << 4 | ft_hexval(p[2 * i + 1]));
+		bits[i] = (uint8) (bs_hex_digit(p[2 * i]) << 4 | bs_hex_digit(p[2 * i + 1]));
 	}
 	if (!bltree_tail_is_clear(&L, bits))
 		ereport(ERROR,

@@ -212,7 +212,7 @@ countingbloom_in(PG_FUNCTION_ARGS)
 	{
 		if ((i & 0xFFFFF) == 0xFFFFF)
 			CHECK_FOR_INTERRUPTS();
-		cb_put(cb->counters, i, (unsigned) ft_hexval(p[i]));
+		cb_put(cb->counters, i, (unsigned) bs_hex_digit(p[i]));
 	}
 	bf_enforce_typmod(&params, typmod, "countingbloom");
 	PG_RETURN_POINTER(cb);

@@ -334,7 +334,7 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 	{
 		if ((i & 0xFFFFF) == 0xFFFFF)
 			CHECK_FOR_INTERRUPTS();
-		bytes[i] = (uint8) (ft_hexval(p[2 * i]) << 4 | ft_hexval(p[2 * i + 1]));
+		bytes[i] = (uint8) (bs_hex_digit(p[2 * i]) << 4 | bs_hex_digit(p[2 * i + 1]));
 	}
 	PG_RETURN_POINTER(finish_payload(cf, &params, text_fail, &in));
 }

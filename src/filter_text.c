@@ -102,19 +102,6 @@ ft_parse_field(const FtInput *in, const char **pp, const char *name, char term,
 	return val;
 }
 
-/* ft_hexval: the value of a hex digit, -1 if c is none */
-int
-ft_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* ft_skip_space: p past spaces, tabs and newlines */
 const char *
 ft_skip_space(const char *p)

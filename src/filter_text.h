@@ -11,6 +11,7 @@
 
 #include "postgres.h"
 #include "pg_compat.h"
+#include "bs_elemtype.h"		/* bs_hex_digit: the hex fields */
 
 typedef struct FtInput
 {
@@ -27,7 +28,6 @@ extern int64 ft_parse_field(const FtInput *in, const char **pp, const char *name
 							char term, int64 lo, int64 hi);
 extern int64 ft_parse_int(const FtInput *in, const char **pp, const char *name,
 						  int64 lo, int64 hi);
-extern int	ft_hexval(char c);
 extern const char *ft_skip_space(const char *p);
 extern void ft_expect_end(const FtInput *in, const char *p);
 

@@ -46,8 +46,8 @@ fi
 # PostgreSQL::Test::Cluster's port locks, its own directories under
 # tmp_check/), the slowest first, except those whose assertions bound wall
 # time: they run alone afterwards, on an otherwise idle machine.
-ALONE="test/t/031_value_limits.pl"
-SLOWEST="test/t/013_bloofi_cancel.pl test/t/011_bloofi_replica.pl test/t/016_bloofi_standby.pl test/t/014_bloofi_churn.pl"
+ALONE="test/t/080_value_limits.pl"
+SLOWEST="test/t/033_bloofi_cancel.pl test/t/031_bloofi_replica.pl test/t/036_bloofi_standby.pl test/t/034_bloofi_churn.pl"
 PAIRED=$(for f in $SLOWEST $(ls test/t/*.pl); do
              case " $ALONE " in *" $f "*) continue ;; esac
              [ -f "$f" ] && echo "$f"

@@ -14,8 +14,9 @@ is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static int
-hex_value(char c)
+/* bs_hex_digit: see bs_elemtype.h */
+int
+bs_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -78,7 +79,7 @@ bs_text_as_uuid(const char *s, size_t len, uint8_t out[16])
 		int			hi,
 					lo;
 
-		if (i + 2 > len || (hi = hex_value(s[i])) < 0 || (lo = hex_value(s[i + 1])) < 0)
+		if (i + 2 > len || (hi = bs_hex_digit(s[i])) < 0 || (lo = bs_hex_digit(s[i + 1])) < 0)
 			return false;
 		out[b] = (uint8_t) (hi << 4 | lo);
 		i += 2;

@@ -57,6 +57,13 @@ extern bool bs_text_as_int64(const char *s, size_t len, int64_t *out);
  */
 extern bool bs_text_as_uuid(const char *s, size_t len, uint8_t out[16]);
 
+/*
+ * bs_hex_digit: the value (0 to 15) of the hex digit c, either case; -1 when
+ * c is none.  Used by the uuid reading here and by the text forms' hex fields
+ * (src/filter_text.h).
+ */
+extern int	bs_hex_digit(char c);
+
 /* bs_text_readings: the readings of the text s[0..len) into *r */
 extern void bs_text_readings(const char *s, size_t len, BsTextReadings *r);
 

@@ -1045,7 +1045,7 @@ CREATE OR REPLACE FUNCTION bloom_contains(bloomfilter, text) RETURNS boolean
     AS 'MODULE_PATHNAME', 'bloom_contains_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION bloom_contained(text, bloomfilter) RETURNS boolean
     AS 'MODULE_PATHNAME', 'bloom_contained_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- (CREATE OR REPLACE reset what 05_planner.sql set)
+-- (CREATE OR REPLACE reset what 15_planner.sql set)
 ALTER FUNCTION bloom_contains(bloomfilter, text) COST 20 SUPPORT bloomfilter_support;
 ALTER FUNCTION bloom_contained(text, bloomfilter) COST 20 SUPPORT bloomfilter_support;
 DO $$

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test/bench/bloofi_reliability.sh -- the long runs behind issue 14 (not part
-# of `make bench`; the CI versions are test/t/013_bloofi_cancel.pl and
-# test/t/014_bloofi_churn.pl).
+# of `make bench`; the CI versions are test/t/033_bloofi_cancel.pl and
+# test/t/034_bloofi_churn.pl).
 #
 #   1. The issue's reproducer: a 300-row table of m = 100,992-bit filters
 #      under a bloofi index of order 2; each iteration is one psql session

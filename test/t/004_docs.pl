@@ -246,6 +246,117 @@ ok(!@longer_stale, 'every row of "Longer on purpose" names a file or function ab
   or diag("these rows of \"Longer on purpose\" name nothing above the limit (split, renamed or removed?):\n"
 	  . join('', map { "  $_\n" } @longer_stale));
 
+# ---- "Repeated on purpose": names that exist, pairs that are named -------------
+# (issue 39; a block of its own.)  Each entry (a "- " item) of "### Repeated on
+# purpose" in docs/architecture.md names a family of look-alike places as
+# `src/path:name` (a function, or a struct, macro or static table).  Every such
+# name must be defined in its file.  Where the tool `duplicates` is on PATH
+# (not in CI), every pair it reports under src/ outside src/sql/ must have both
+# sides named in one entry: a side is named by any definition its line range
+# overlaps (the lines above a definition, e.g. PG_FUNCTION_INFO_V1, count as
+# its own).
+{
+	# the definitions of a C file, in order: [[names], first line, last line]
+	my $c_definitions = sub {
+		my ($file) = @_;
+		my @lines = split /\n/, slurp_file($file), -1;
+		my (@defs, $open);
+		for my $i (0 .. $#lines)
+		{
+			my $l = $lines[$i];
+			if (!$open && $l =~ /^#\s*define\s+(\w+)/)
+			{
+				my ($name, $j) = ($1, $i);
+				$j++ while $j < $#lines && $lines[$j] =~ /\\$/;
+				push @defs, [ [$name], $i + 1, $j + 1 ];
+				next;
+			}
+			if (!$open && $l =~ /^\{/)
+			{
+				my @names;
+				for (my $j = $i - 1; $j >= 0 && $j >= $i - 8; $j--)
+				{
+					my $t = $lines[$j];
+					last if $t =~ /^\}/ || $t =~ /;\s*$/;
+					if ($t =~ /^(?:[A-Za-z_][\w \*]*[\s\*])?([A-Za-z_]\w*)\(/
+						|| $t =~ /^(?:typedef\s+)?(?:struct|enum|union)\s+(\w+)/
+						|| $t =~ /(\w+)\s*(?:\[[^\]]*\]\s*)*=\s*$/)
+					{
+						@names = ($1);
+						last;
+					}
+				}
+				$open = [ \@names, $i + 1 ];
+				next;
+			}
+			$open = [ [$1], $i + 1 ]
+			  if !$open
+			  && $l =~ /^(?:static\s+)?(?:const\s+)?[A-Za-z_][\w \*]*?\b(\w+)\s*(?:\[[^\]]*\]\s*)*=\s*\{/;
+			if ($open && $l =~ /^\}\s*(\w+)?/)
+			{
+				push @{ $open->[0] }, $1 if defined $1;
+				push @defs, [ $open->[0], $open->[1], $i + 1 ];
+				undef $open;
+			}
+		}
+		my $prev = 0;
+		for my $d (@defs)
+		{
+			$d->[1] = $prev + 1;    # the lines above a definition are its own
+			$prev = $d->[2];
+		}
+		$defs[-1][2] = scalar(@lines) if @defs;
+		return @defs;
+	};
+
+	my ($section) = slurp_file('docs/architecture.md') =~ /^### Repeated on purpose\n(.*?)(?=^##|\z)/ms;
+	ok(defined $section, 'docs/architecture.md has a "### Repeated on purpose" list');
+	my @entries = map { [ /`(src\/[\w\/.-]+\.[ch]):(\w+)`/g ] } split /\n(?=- )/, $section // '';
+	my (@missing, %defs_of);
+	for my $e (@entries)
+	{
+		for (my $i = 0; $i < @$e; $i += 2)
+		{
+			my ($file, $name) = @$e[ $i, $i + 1 ];
+			$defs_of{$file} //= -f $file ? { map { map { $_ => 1 } @{ $_->[0] } } $c_definitions->($file) } : {};
+			push @missing, "$file:$name" unless $defs_of{$file}{$name};
+		}
+	}
+	ok(grep({ @$_ } @entries) >= 10, 'the entries of "Repeated on purpose" name their places as `src/path:function`');
+	ok(!@missing, 'every function named in "Repeated on purpose" exists in its file')
+	  or diag("these names of \"Repeated on purpose\" in docs/architecture.md are not defined in the file named "
+		  . "(renamed, moved or merged? name the places as they are now):\n" . join('', map { "  $_\n" } @missing));
+
+  SKIP:
+	{
+		my $tool = grep { -x "$_/duplicates" } split /:/, $ENV{PATH} // '';
+		skip 'duplicates is not on PATH: the pair check runs by hand (docs/testing.md)', 1 unless $tool;
+		my $out = `duplicates --repo src --most 200 --seconds 300 2>&1`;
+		my (@unnamed, $pairs);
+		for my $row (split /\n/, $out)
+		{
+			my @side = $row =~ /^D\d+ (\S+):(\d+)-(\d+) ~ (\S+):(\d+)-(\d+)/ or next;
+			next if $side[0] =~ m{^sql/} || $side[3] =~ m{^sql/};
+			$pairs++;
+			my @names = map {
+				my ($f, $from, $to) = @side[ 3 * $_ .. 3 * $_ + 2 ];
+				+{ map { map { ("src/$f:$_" => 1) } @{ $_->[0] } }
+					  grep { $_->[1] <= $to && $_->[2] >= $from } $c_definitions->("src/$f") };
+			} 0, 1;
+			my $named = grep {
+				my @t = @$_;
+				my @tokens = map { "$t[2 * $_]:$t[2 * $_ + 1]" } 0 .. $#t / 2;
+				(grep { $names[0]{$_} } @tokens) && (grep { $names[1]{$_} } @tokens);
+			} grep { @$_ } @entries;
+			push @unnamed, $row unless $named;
+		}
+		ok(!@unnamed, "every pair of src/ that duplicates reports (" . ($pairs // 0) . ", outside src/sql/) is named in \"Repeated on purpose\"")
+		  or diag("merge these, or name both sides (`src/path:function`) in one entry of \"Repeated on purpose\" "
+			  . "in docs/architecture.md, with the reason:\n" . join('', map { "  $_\n" } @unnamed)
+			  . ($out =~ /^(incomplete:.*)$/m ? "  ($1)\n" : ''));
+	}
+}
+
 # ---- the call graph of src/ ----------------------------------------------------
 # Calls between the C files of src/ and src/core/ only go down: no circle.
 # A file and its header of the same name (foo.c, foo.h) are one room.  A

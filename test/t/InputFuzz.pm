@@ -1,6 +1,6 @@
 # test/t/InputFuzz.pm
-#   The harness of the input-function fuzz tests (002_input_fuzz.pl,
-#   006_deletable_fuzz.pl, 023_frequency_fuzz.pl, 030_bloomtree_fuzz.pl):
+#   The harness of the input-function fuzz tests (011_input_fuzz.pl,
+#   060_deletable_fuzz.pl, 070_frequency_fuzz.pl, 040_bloomtree_fuzz.pl):
 #   mutation chains over seed inputs, the files the cases travel in (a COPY
 #   text file of (id, input) rows, a one-row COPY BINARY file per payload),
 #   the PL/pgSQL loops that feed every case to the server inside an exception

@@ -1,6 +1,6 @@
 /*
  * test/t/untyped_client.c
- *    A minimal libpq client for test/t/032_untyped_params.pl: runs one query
+ *    A minimal libpq client for test/t/012_untyped_params.pl: runs one query
  *    through the extended protocol the way drivers do, with its parameters
  *    sent as text and their types left to the server (paramTypes NULL: the
  *    parameters are `unknown`, as JDBC's stringtype=unspecified or a driver

@@ -50,7 +50,7 @@ need() {
 }
 
 # configure's options of 18, as Debian builds it where the tests need it (lz4:
-# test/t/031_value_limits.pl); the stamp records them, a change rebuilds
+# test/t/080_value_limits.pl); the stamp records them, a change rebuilds
 PG18_CONFIGURE="--enable-tap-tests --without-icu --with-openssl --with-lz4"
 
 provision_pg18() {

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# test/bench/37_costs.sh -- the per-row CPU of the functions that read a filter,
+# test/bench/18_costs.sh -- the per-row CPU of the functions that read a filter,
 # measured, next to what the planner charges for them (issue 21): the figures the
 # cost constants of src/bloomfilter_readcost.c are derived from.
 #
 # Run by test/bench/run.sh (`make bench`), or standalone (builds, installs and
 # starts its own throwaway cluster, removed on exit):
-#     PG_CONFIG=/path/to/pg_config PORT=55432 bash test/bench/37_costs.sh
+#     PG_CONFIG=/path/to/pg_config PORT=55432 bash test/bench/18_costs.sh
 #
 # N = BENCH_COSTS_N (default 100,000) sets of 100 random bigints, one table per
 # form: an array, filters of m = 959, k = 7 (fp 1e-2; dense, in line), m = 2,397,

@@ -1,4 +1,4 @@
-# test/t/010_bloofi_crash.pl
+# test/t/030_bloofi_crash.pl
 #   A bloofi index survives a crash in the middle of a write workload:
 #   pgbench clients insert (splitting nodes), delete and VACUUM while the
 #   server is stopped with 'immediate' (no shutdown checkpoint), on two

@@ -1,8 +1,8 @@
-# test/t/006_deletable_fuzz.pl
+# test/t/060_deletable_fuzz.pl
 #   Deterministic fuzzing of the countingbloom and cuckoofilter input functions
 #   (cuckoofilter in both formats: version 1, a power of two of buckets, and
 #   version 2, any count),
-#   in the manner of 002_input_fuzz.pl: several hundred mutated text forms and
+#   in the manner of 011_input_fuzz.pl: several hundred mutated text forms and
 #   binary payloads per type (the payloads loaded by a real COPY ... (FORMAT
 #   binary) of a one-row file), each inside a PL/pgSQL exception block, then
 #   every outcome checked against an oracle written here in Perl from the

@@ -1,6 +1,6 @@
-# test/t/023_frequency_fuzz.pl
+# test/t/070_frequency_fuzz.pl
 #   Deterministic fuzzing of the countmin and topk input functions, with the
-#   harness of 002_input_fuzz.pl: mutated text forms go through a PL/pgSQL
+#   harness of 011_input_fuzz.pl: mutated text forms go through a PL/pgSQL
 #   exception block each, mutated binary payloads through a real
 #   COPY ... (FORMAT binary) of a one-row file.
 #   countmin: every outcome is checked against an oracle written here from the
@@ -143,7 +143,7 @@ my @topk_seeds = split /\n/, $node->safe_psql('postgres', q{
 	UNION ALL SELECT topk_agg(decode('00ff', 'hex'), 4, 3, 2)::text});
 
 # ---------------------------------------------------------------------------
-# text mutations (as in 002_input_fuzz.pl, with this format's fields)
+# text mutations (as in 011_input_fuzz.pl, with this format's fields)
 # ---------------------------------------------------------------------------
 my @chars = split //, "0123456789abcdefxyz,:;|=- \t\n\\'\"";
 my @num_values = (0, 1, 2, 7, 31, 32, 33, -1, 4096, 16777216, 16777217, 2147483647,

@@ -1,4 +1,4 @@
-# test/t/031_value_limits.pl
+# test/t/080_value_limits.pl
 #   Calls on values of any size are bounded and cancellable (issue 26,
 #   item 3).  The work of a bloomfilter or bloomtree call grows with m, not
 #   with the stored size: a 36-byte bloomtree decodes to 256 MiB and prints as

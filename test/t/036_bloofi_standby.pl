@@ -1,4 +1,4 @@
-# test/t/016_bloofi_standby.pl
+# test/t/036_bloofi_standby.pl
 #   Bloofi lookups on a hot standby without hot_standby_feedback never miss
 #   a row (issue 26): a node retired on the primary is freed by VACUUM once
 #   the primary's snapshots are newer, but a standby query may still be

@@ -1,4 +1,4 @@
-# test/t/011_bloofi_replica.pl
+# test/t/031_bloofi_replica.pl
 #   A streaming standby replays a bloofi index (as contrib/bloom's
 #   t/001_wal.pl does): after each round of writes on the primary (build,
 #   inserts that split nodes, deletes, VACUUM recomputing values,

@@ -1,4 +1,4 @@
-# test/t/001_crash_recovery.pl
+# test/t/010_crash_recovery.pl
 #   Filters survive a crash: store bloomfilter values of many sizes (from the
 #   8-bit minimum to TOASTed multi-megabyte ones, sparse ones that TOAST
 #   compresses and dense ones it stores out of line uncompressed), in a plain

@@ -1,4 +1,4 @@
-# test/t/032_untyped_params.pl
+# test/t/012_untyped_params.pl
 #   Element typing through real clients (issue 32): a libpq program
 #   (untyped_client.c, compiled here) sends the element as an extended-protocol
 #   parameter whose type the server infers (paramTypes NULL, with PQexecParams

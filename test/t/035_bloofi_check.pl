@@ -1,6 +1,6 @@
-# test/t/015_bloofi_check.pl
+# test/t/035_bloofi_check.pl
 #   bloofi_check accepts the slack that interrupted writes may leave (test
-#   013) but still catches real damage: with the server stopped, pages of
+#   033) but still catches real damage: with the server stopped, pages of
 #   copies of one index are overwritten on disk (a node's value, an inner
 #   node's columns, a bottom node's leaves, the free-page map: blocks both
 #   free and in the tree, or owned by nothing), and bloofi_check must name

@@ -1,4 +1,4 @@
-# test/t/030_bloomtree_fuzz.pl
+# test/t/040_bloomtree_fuzz.pl
 #   Deterministic fuzzing of the bloomtree input functions.
 #
 #   Text: several hundred mutations (truncation, deletion, insertion, list

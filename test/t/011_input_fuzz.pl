@@ -1,4 +1,4 @@
-# test/t/002_input_fuzz.pl
+# test/t/011_input_fuzz.pl
 #   Deterministic fuzzing of the bloomfilter input functions.
 #
 #   Text: several hundred mutations (truncation, deletion, insertion, field

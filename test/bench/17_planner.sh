@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# test/bench/35_planner.sh -- the planner and the query shapes applications send
+# test/bench/17_planner.sh -- the planner and the query shapes applications send
 # (issue 10): for each shape, the plan the planner chooses, its planning and
 # execution times, next to the plans one can force; pgbench through prepared
 # statements and simple queries; what a filter costs to read.
 #
 # Run by test/bench/run.sh (`make bench`), or standalone (builds, installs and
 # starts its own throwaway cluster, removed on exit):
-#     PG_CONFIG=/path/to/pg_config PORT=55432 bash test/bench/35_planner.sh
+#     PG_CONFIG=/path/to/pg_config PORT=55432 bash test/bench/17_planner.sh
 #
 #   (a) the issue's table: N_T = 32,000 TOASTed filters (m = 19,171, k = 13:
 #       2.4 kB each, 300 elements: ((300 i + j) * 2654435761) mod 2^40), one

@@ -1,4 +1,4 @@
-# test/t/012_bloofi_pgbench.pl
+# test/t/032_bloofi_pgbench.pl
 #   Concurrency: pgbench clients insert, delete, look up and VACUUM at the
 #   same time on one bloofi-indexed table (a small tree so that writers
 #   collide on the same nodes and slice pages).  Then bloofi_check

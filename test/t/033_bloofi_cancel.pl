@@ -1,4 +1,4 @@
-# test/t/013_bloofi_cancel.pl
+# test/t/033_bloofi_cancel.pl
 #   Writes cancelled at random moments leave a bloofi index valid (issue
 #   14): an UPDATE whose index inserts (splits, pending-list flushes) are
 #   cut by statement_timeout, or by pg_cancel_backend from a second

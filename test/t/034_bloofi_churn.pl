@@ -1,4 +1,4 @@
-# test/t/014_bloofi_churn.pl
+# test/t/034_bloofi_churn.pl
 #   UPDATE churn keeps a bloofi index compact (issue 14): 10 rounds of
 #   updating every row, VACUUM between rounds, and the index stays within
 #   1.5 times the size of a fresh build (REINDEX) of the same table, lookups
