@@ -1,8 +1,9 @@
--- Similarity search (issue 37): bloom_positions(f) gives the set bits; a GIN
--- index on it finds, through &&, the filters sharing a bit with a query,
--- which are all the filters of estimated similarity above 0.  Oracles: the
--- bits of the text form, popcount(f & q) over a sequential scan, and the
--- ranking of the whole table.
+-- Similarity search (issue 37): f && q (filters sharing a set bit) and its
+-- GIN operator class (bloomfilter_bits_ops: the keys are the set positions,
+-- bloom_positions(f)) find the filters sharing a bit with a query, which
+-- are all the filters of estimated similarity above 0.  Oracles: the bits of
+-- the text form, popcount(f & q) over a sequential scan, and the ranking of
+-- the whole table.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
@@ -41,15 +42,21 @@ SELECT count(*) AS pairs,
                         AND (bloom_jaccard(a.f, b.f) <> 0 OR bloom_intersection_cardinality(a.f, b.f) <> 0)) AS disjoint_but_similar
 FROM sim a, sim b WHERE a.id < b.id;
 
--- through the index: the rows sharing a bit, for every query row
-CREATE INDEX sim_pos ON sim USING gin (bloom_positions(f));
+-- && without an index: the same rows as popcount(f & q) > 0, both ways round
+SELECT count(*) AS pairs,
+       count(*) FILTER (WHERE (a.f && b.f) = (bloom_popcount(bloom_intersect(a.f, b.f)) > 0)
+                        AND (a.f && b.f) = (b.f && a.f)) AS same_answer
+FROM sim a, sim b WHERE a.id % 7 = 0;
+
+-- through the GIN index: the rows sharing a bit, for every query row
+CREATE INDEX sim_bits ON sim USING gin (f);
 ANALYZE sim;
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF)
-SELECT s.id FROM sim s, (SELECT f AS q FROM sim WHERE id = 7) q WHERE bloom_positions(s.f) && bloom_positions(q.q);
+SELECT s.id FROM sim s, (SELECT f AS q FROM sim WHERE id = 7) q WHERE s.f && q.q;
 CREATE TEMP TABLE by_index AS
 SELECT q.id AS qid, array_agg(s.id ORDER BY s.id) AS ids
-FROM sim q JOIN sim s ON bloom_positions(s.f) && bloom_positions(q.f) GROUP BY q.id;
+FROM sim q JOIN sim s ON s.f && q.f GROUP BY q.id;
 RESET enable_seqscan;
 SET enable_bitmapscan = off;
 SET enable_indexscan = off;
@@ -67,7 +74,7 @@ SELECT (SELECT count(*) FROM by_scan) AS queries_with_candidates,
 SET enable_seqscan = off;
 CREATE TEMP TABLE top_index AS
 SELECT q.id AS qid, ARRAY(SELECT s.id FROM sim s
-                          WHERE bloom_positions(s.f) && bloom_positions(q.f) AND s.id <> q.id
+                          WHERE s.f && q.f AND s.id <> q.id
                           ORDER BY bloom_jaccard(s.f, q.f) DESC, s.id LIMIT 10) AS ids
 FROM sim q;
 RESET enable_seqscan;
@@ -78,4 +85,17 @@ FROM sim q;
 SELECT count(*) AS queries, count(*) FILTER (WHERE a.ids = i.ids[1:cardinality(a.ids)]) AS same_top,
        count(*) FILTER (WHERE cardinality(a.ids) = 10) AS with_ten_similar
 FROM top_all a JOIN top_index i USING (qid);
+-- the index after updates and deletes; an empty query matches nothing
+UPDATE sim SET f = bloom_add(f, 424242) WHERE id % 5 = 0;
+DELETE FROM sim WHERE id % 11 = 0;
+SET enable_seqscan = off;
+SELECT (SELECT array_agg(id ORDER BY id) FROM sim WHERE f && (SELECT f FROM sim WHERE id = 10))
+     = (SELECT array_agg(id ORDER BY id) FROM sim WHERE bloom_popcount(bloom_intersect(f, (SELECT f FROM sim WHERE id = 10))) > 0)
+       AS same_after_updates,
+       (SELECT count(*) FROM sim WHERE f && bloom_empty(4096, 3)) AS empty_query;
+-- a filter of other parameters: an error, through the index as in a scan
+INSERT INTO sim VALUES (500, bloom_from_array(ARRAY[1, 2, 3]::bigint[], 2048, 3));
+SELECT count(*) FROM sim WHERE f && (SELECT f FROM sim WHERE id = 10);
+RESET enable_seqscan;
+SELECT count(*) FROM sim WHERE f && (SELECT f FROM sim WHERE id = 10);
 DROP TABLE sim;

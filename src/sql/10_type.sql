@@ -206,6 +206,28 @@ CREATE OPERATOR CLASS bloomfilter_hash_ops DEFAULT FOR TYPE bloomfilter USING ha
     OPERATOR 1 = (bloomfilter, bloomfilter),
     FUNCTION 1 bloomfilter_hash(bloomfilter);
 
+-- similarity search: filters sharing a set bit, and a GIN operator class for it
+CREATE FUNCTION bloom_overlaps(bloomfilter, bloomfilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR && (LEFTARG = bloomfilter, RIGHTARG = bloomfilter, FUNCTION = bloom_overlaps,
+                    COMMUTATOR = &&, RESTRICT = areasel, JOIN = areajoinsel);
+CREATE FUNCTION bloom_gin_extract_value(bloomfilter, internal, internal) RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_gin_extract_query(bloomfilter, internal, int2, internal, internal, internal, internal)
+    RETURNS internal AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_gin_consistent(internal, int2, bloomfilter, int4, internal, internal, internal, internal)
+    RETURNS boolean AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_gin_triconsistent(internal, int2, bloomfilter, int4, internal, internal, internal)
+    RETURNS "char" AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR CLASS bloomfilter_bits_ops DEFAULT FOR TYPE bloomfilter USING gin AS
+    OPERATOR 1 && (bloomfilter, bloomfilter),
+    FUNCTION 1 btint4cmp(int4, int4),
+    FUNCTION 2 bloom_gin_extract_value(bloomfilter, internal, internal),
+    FUNCTION 3 bloom_gin_extract_query(bloomfilter, internal, int2, internal, internal, internal, internal),
+    FUNCTION 4 bloom_gin_consistent(internal, int2, bloomfilter, int4, internal, internal, internal, internal),
+    FUNCTION 6 bloom_gin_triconsistent(internal, int2, bloomfilter, int4, internal, internal, internal),
+    STORAGE int4;
+
 -- ---------------------------------------------------------------------------
 -- Introspection, estimates, sizing
 -- ---------------------------------------------------------------------------
@@ -318,6 +340,22 @@ COMMENT ON OPERATOR CLASS bloomfilter_hash_ops USING hash IS
     'hash operator class of bloomfilter: GROUP BY, DISTINCT and hash joins on filters';
 COMMENT ON OPERATOR FAMILY bloomfilter_hash_ops USING hash IS
     'hash operator family of bloomfilter: GROUP BY, DISTINCT and hash joins on filters';
+COMMENT ON FUNCTION bloom_overlaps(bloomfilter, bloomfilter) IS
+    'whether two filters share a set bit: estimated intersection above 0 (operator &&)';
+COMMENT ON OPERATOR && (bloomfilter, bloomfilter) IS
+    'share a set bit: every filter of estimated similarity above 0 (GIN: bloomfilter_bits_ops)';
+COMMENT ON FUNCTION bloom_gin_extract_value(bloomfilter, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: the set positions of an indexed filter';
+COMMENT ON FUNCTION bloom_gin_extract_query(bloomfilter, internal, int2, internal, internal, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: the set positions of a query filter';
+COMMENT ON FUNCTION bloom_gin_consistent(internal, int2, bloomfilter, int4, internal, internal, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: a row with a query position is a candidate, rechecked';
+COMMENT ON FUNCTION bloom_gin_triconsistent(internal, int2, bloomfilter, int4, internal, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: ternary form of the consistent function';
+COMMENT ON OPERATOR CLASS bloomfilter_bits_ops USING gin IS
+    'GIN operator class of bloomfilter: keys are the set positions; finds the filters sharing a bit with a query (&&)';
+COMMENT ON OPERATOR FAMILY bloomfilter_bits_ops USING gin IS
+    'GIN operator family of bloomfilter: keys are the set positions; finds the filters sharing a bit with a query (&&)';
 
 COMMENT ON FUNCTION bloom_m(bloomfilter) IS 'number of bits m';
 COMMENT ON FUNCTION bloom_k(bloomfilter) IS 'number of hash functions k';

@@ -1143,3 +1143,41 @@ COMMENT ON FUNCTION cuckoo_empty(bigint, float8, integer) IS
 CREATE FUNCTION bloom_positions(bloomfilter) RETURNS integer[]
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_positions(bloomfilter) IS 'positions of the set bits, ascending: index them with GIN to find the filters sharing a bit (similarity search)';
+
+-- ==== issue 37: similarity search: &&, filters sharing a set bit, and its GIN operator class ====
+CREATE FUNCTION bloom_overlaps(bloomfilter, bloomfilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR && (LEFTARG = bloomfilter, RIGHTARG = bloomfilter, FUNCTION = bloom_overlaps,
+                    COMMUTATOR = &&, RESTRICT = areasel, JOIN = areajoinsel);
+CREATE FUNCTION bloom_gin_extract_value(bloomfilter, internal, internal) RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_gin_extract_query(bloomfilter, internal, int2, internal, internal, internal, internal)
+    RETURNS internal AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_gin_consistent(internal, int2, bloomfilter, int4, internal, internal, internal, internal)
+    RETURNS boolean AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_gin_triconsistent(internal, int2, bloomfilter, int4, internal, internal, internal)
+    RETURNS "char" AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR CLASS bloomfilter_bits_ops DEFAULT FOR TYPE bloomfilter USING gin AS
+    OPERATOR 1 && (bloomfilter, bloomfilter),
+    FUNCTION 1 btint4cmp(int4, int4),
+    FUNCTION 2 bloom_gin_extract_value(bloomfilter, internal, internal),
+    FUNCTION 3 bloom_gin_extract_query(bloomfilter, internal, int2, internal, internal, internal, internal),
+    FUNCTION 4 bloom_gin_consistent(internal, int2, bloomfilter, int4, internal, internal, internal, internal),
+    FUNCTION 6 bloom_gin_triconsistent(internal, int2, bloomfilter, int4, internal, internal, internal),
+    STORAGE int4;
+COMMENT ON FUNCTION bloom_overlaps(bloomfilter, bloomfilter) IS
+    'whether two filters share a set bit: estimated intersection above 0 (operator &&)';
+COMMENT ON OPERATOR && (bloomfilter, bloomfilter) IS
+    'share a set bit: every filter of estimated similarity above 0 (GIN: bloomfilter_bits_ops)';
+COMMENT ON FUNCTION bloom_gin_extract_value(bloomfilter, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: the set positions of an indexed filter';
+COMMENT ON FUNCTION bloom_gin_extract_query(bloomfilter, internal, int2, internal, internal, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: the set positions of a query filter';
+COMMENT ON FUNCTION bloom_gin_consistent(internal, int2, bloomfilter, int4, internal, internal, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: a row with a query position is a candidate, rechecked';
+COMMENT ON FUNCTION bloom_gin_triconsistent(internal, int2, bloomfilter, int4, internal, internal, internal) IS
+    'GIN support of bloomfilter_bits_ops: ternary form of the consistent function';
+COMMENT ON OPERATOR CLASS bloomfilter_bits_ops USING gin IS
+    'GIN operator class of bloomfilter: keys are the set positions; finds the filters sharing a bit with a query (&&)';
+COMMENT ON OPERATOR FAMILY bloomfilter_bits_ops USING gin IS
+    'GIN operator family of bloomfilter: keys are the set positions; finds the filters sharing a bit with a query (&&)';
