@@ -188,6 +188,7 @@ extern void bf_view_stored(struct varlena *value, BloomView *v);
 extern void bf_view_release(BloomView *v);
 extern void bf_view_datum_positions(Datum d, BloomView *v, uint32 **pos);
 extern uint64 bf_view_popcount(const BloomView *v);
+extern uint64 bf_dense_positions(const BloomView *v, uint32 *out, uint64 most);
 extern bool bf_sparse_next(BsSparseIter *it, const BloomView *v, uint32 *pos);
 extern void bf_or_into(uint8 *dst, const BloomView *v);
 extern void bf_and_into(uint8 *dst, const BloomView *v);

@@ -128,27 +128,8 @@ bloom_positions(PG_FUNCTION_ARGS)
 		memcpy(out, pos, (Size) n * sizeof(int32));
 		pfree(pos);
 	}
-	else
-	{
-		uint64		i = 0;
-
-		for (size_t w = 0; w < v.nwords; w++)
-		{
-			uint64		x;
-
-			memcpy(&x, v.bits + w * 8, 8);
-			if ((w & 8191) == 0)
-				CHECK_FOR_INTERRUPTS();
-			for (; x; x &= x - 1)
-			{
-				uint64		j = w * 64 + (uint64) __builtin_ctzll(x);
-
-				if (j < v.p.m && i < n)
-					out[i++] = (int32) j;
-			}
-		}
-		Assert(i == n);
-	}
+	else if (bf_dense_positions(&v, (uint32 *) out, n) != n)
+		elog(ERROR, "bloom_positions: the bits changed while read");
 	PG_RETURN_ARRAYTYPE_P(arr);
 }
 

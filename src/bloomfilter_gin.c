@@ -129,43 +129,26 @@ position_keys(Datum d, int32 *n)
 {
 	BloomView	v;
 	uint64		count;
+	uint32	   *pos;
 	Datum	   *keys;
-	uint32		i = 0;
 
 	bf_view_datum_stored(d, &v);
 	count = bf_view_popcount(&v);
 	*n = 0;
 	if (count == 0)
 		return NULL;
-	keys = bf_palloc_value(count * sizeof(Datum), false, "the GIN keys of a bloomfilter value");
 	if (v.sparse)
-	{
-		BsSparseIter it;
-		uint32		p;
-
-		bs_sparse_iter_init(&it, &v.sp);
-		while (i < count && bf_sparse_next(&it, &v, &p))
-			keys[i++] = Int32GetDatum((int32) p);
-	}
+		pos = bf_sparse_positions(&v);
 	else
 	{
-		for (size_t w = 0; w < v.nwords && i < count; w++)
-		{
-			uint64		x;
-
-			memcpy(&x, v.bits + w * 8, 8);
-			if ((w & 65535) == 65535)
-				CHECK_FOR_INTERRUPTS();
-			for (; x; x &= x - 1)
-			{
-				uint64		j = w * 64 + (uint64) __builtin_ctzll(x);
-
-				if (j < v.p.m && i < count)
-					keys[i++] = Int32GetDatum((int32) j);
-			}
-		}
+		pos = bf_palloc_value(count * sizeof(uint32), false, "the GIN keys of a bloomfilter value");
+		count = bf_dense_positions(&v, pos, count);
 	}
-	*n = (int32) i;
+	keys = bf_palloc_value(count * sizeof(Datum), false, "the GIN keys of a bloomfilter value");
+	for (uint64 i = 0; i < count; i++)
+		keys[i] = Int32GetDatum((int32) pos[i]);
+	pfree(pos);
+	*n = (int32) count;
 	return keys;
 }
 

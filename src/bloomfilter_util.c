@@ -399,6 +399,35 @@ bf_and_into(uint8 *dst, const BloomView *v)
 	}
 }
 
+/*
+ * bf_dense_positions: the set positions of the dense view v (below its m),
+ * ascending, into out (room for at most `most`); returns how many, checking
+ * for interrupts every 64 kB of bits.
+ */
+uint64
+bf_dense_positions(const BloomView *v, uint32 *out, uint64 most)
+{
+	uint64		i = 0;
+
+	Assert(!v->sparse);
+	for (size_t w = 0; w < v->nwords && i < most; w++)
+	{
+		uint64		x;
+
+		memcpy(&x, v->bits + w * 8, 8);
+		if ((w & 8191) == 8191)
+			CHECK_FOR_INTERRUPTS();
+		for (; x && i < most; x &= x - 1)
+		{
+			uint64		j = w * 64 + (uint64) __builtin_ctzll(x);
+
+			if (j < v->p.m)
+				out[i++] = (uint32) j;
+		}
+	}
+	return i;
+}
+
 /* bf_view_popcount: the number of set bits, from either form without decoding */
 uint64
 bf_view_popcount(const BloomView *v)

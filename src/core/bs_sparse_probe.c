@@ -12,6 +12,25 @@
 #include "bs_bits.h"
 #include "bs_sparse_read.h"
 
+/* the zeros of the high bits' word at byte (a multiple of 8), as set bits */
+static inline uint64_t
+high_zeros(const BsSparse *s, size_t byte)
+{
+	uint64_t	valid = s->high_bits - (uint64_t) byte * 8;
+	uint64_t	zeros = ~load_le(s->high + byte, s->high_bytes - byte);
+
+	return valid < 64 ? zeros & ((UINT64_C(1) << valid) - 1) : zeros;
+}
+
+/* the bit index of the need-th (>= 1) set bit of x, which has at least need */
+static inline uint64_t
+nth_set(uint64_t x, uint64_t need)
+{
+	for (uint64_t r = 1; r < need; r++)
+		x &= x - 1;
+	return (uint64_t) __builtin_ctzll(x);
+}
+
 /*
  * The index of the need-th zero (need >= 1) of the high bits at or after
  * bit `from`, or UINT64_MAX when there are fewer: one word at a time, a
@@ -24,21 +43,14 @@ select0_from(const BsSparse *s, uint64_t from, uint64_t need)
 	for (size_t byte = (size_t) (from >> 6) * 8; byte < s->high_bytes; byte += 8)
 	{
 		uint64_t	base = (uint64_t) byte * 8;
-		uint64_t	valid = s->high_bits - base;
-		uint64_t	zeros = ~load_le(s->high + byte, s->high_bytes - byte);
+		uint64_t	zeros = high_zeros(s, byte);
 		uint64_t	z;
 
-		if (valid < 64)
-			zeros &= (UINT64_C(1) << valid) - 1;
 		if (from > base)
 			zeros &= ~UINT64_C(0) << (from - base);
 		z = (uint64_t) __builtin_popcountll(zeros);
 		if (z >= need)
-		{
-			for (uint64_t r = 1; r < need; r++)
-				zeros &= zeros - 1;
-			return base + (uint64_t) __builtin_ctzll(zeros);
-		}
+			return base + nth_set(zeros, need);
 		need -= z;
 	}
 	return UINT64_MAX;
@@ -150,22 +162,14 @@ bs_sparse_index_build(const BsSparse *s, uint64_t *samples)
 	for (size_t byte = 0; byte < s->high_bytes && t < nsamples; byte += 8)
 	{
 		uint64_t	base = (uint64_t) byte * 8;
-		uint64_t	valid = s->high_bits - base;
-		uint64_t	zeros = ~load_le(s->high + byte, s->high_bytes - byte);
-		uint64_t	z;
+		uint64_t	zeros = high_zeros(s, byte);
+		uint64_t	z = (uint64_t) __builtin_popcountll(zeros);
 
-		if (valid < 64)
-			zeros &= (UINT64_C(1) << valid) - 1;
-		z = (uint64_t) __builtin_popcountll(zeros);
 		/* every zero numbered a multiple of the step in this word */
 		while (t < nsamples && count + z >= (t + 1) * BS_SPARSE_INDEX_STEP)
 		{
-			uint64_t	need = (t + 1) * BS_SPARSE_INDEX_STEP - count;
-			uint64_t	x = zeros;
-
-			for (uint64_t r = 1; r < need; r++)
-				x &= x - 1;
-			samples[t++] = base + (uint64_t) __builtin_ctzll(x);
+			samples[t] = base + nth_set(zeros, (t + 1) * BS_SPARSE_INDEX_STEP - count);
+			t++;
 		}
 		count += z;
 	}
