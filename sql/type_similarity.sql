@@ -99,3 +99,20 @@ SELECT count(*) FROM sim WHERE f && (SELECT f FROM sim WHERE id = 10);
 RESET enable_seqscan;
 SELECT count(*) FROM sim WHERE f && (SELECT f FROM sim WHERE id = 10);
 DROP TABLE sim;
+
+-- a query of more than 16,384 set bits: the index returns every row, each
+-- rechecked (the same rows as a scan)
+CREATE TABLE wide (id int PRIMARY KEY, f bloomfilter);
+INSERT INTO wide SELECT g, bloom_from_array(ARRAY(SELECT g * 1000 + generate_series(1, 1 + g % 40)::bigint), 65536, 3)
+FROM generate_series(1, 200) g;
+INSERT INTO wide VALUES (0, bloom_from_array(ARRAY(SELECT generate_series(1, 7000)::bigint * 7), 65536, 3));
+CREATE INDEX wide_bits ON wide USING gin (f);
+SELECT bloom_popcount(f) > 16384 AS many_bits FROM wide WHERE id = 0;
+SET enable_seqscan = off;
+CREATE TEMP TABLE wide_index AS SELECT id FROM wide WHERE f && (SELECT f FROM wide WHERE id = 0);
+RESET enable_seqscan;
+SELECT count(*) AS rows_found,
+       count(*) = (SELECT count(*) FROM wide WHERE bloom_popcount(bloom_intersect(f, (SELECT f FROM wide WHERE id = 0))) > 0) AS same_count,
+       bool_and(id IN (SELECT id FROM wide WHERE bloom_popcount(bloom_intersect(f, (SELECT f FROM wide WHERE id = 0))) > 0)) AS same_rows
+FROM wide_index;
+DROP TABLE wide;
