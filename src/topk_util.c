@@ -187,7 +187,7 @@ tk_exact_budget(const CmsParams *p, uint32 k)
 
 /*
  * tk_threshold: the guarantee's threshold of a value: every element with a
- * count above it is among the candidates (README "Heavy hitters"):
+ * count above it is among the candidates (docs/hashing.md, "The heavy-hitter guarantee"):
  * floor((N + k*eps*N) / (k + 1)) with eps = e/w, or floor(N / (k + 1)) in
  * exact mode (eps = 0: the k largest exact counts are kept).
  */

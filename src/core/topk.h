@@ -13,7 +13,7 @@
  *
  * Merging two values (parallel aggregation, topk_union_agg): merge the
  * sketches, re-estimate the union of both candidate sets against the merged
- * sketch, keep the k largest.  README "Heavy hitters" derives the guarantee:
+ * sketch, keep the k largest.  docs/hashing.md "The heavy-hitter guarantee" derives it:
  * every element with frequency f > (N + k*eps*N) / (k + 1) (< N/k + eps*N)
  * is kept, through any number of merges, whenever the kept candidates'
  * estimates are within eps*N of their frequencies.

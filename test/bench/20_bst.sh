@@ -141,11 +141,14 @@ DECLARE ts float8[]; t0 timestamptz; res float8[] := '{}'; ns int := cardinality
 BEGIN
   ts := array_fill(0::float8, ARRAY[reps * ns]);
   FOR r IN 0..reps LOOP
-    -- the order rotates each round, so that no setting always runs right
-    -- after the slow scan (whose pass over N ids evicts the index from the caches)
+    -- the order rotates each round; each timed call follows an untimed call
+    -- of the same setting, so that none pays for the caches the slow scan
+    -- (a pass over N ids) evicted: with three settings, a rotation alone
+    -- puts one of them right after the scan in 5 rounds of 7, another in 3
     FOR jj IN 0..ns - 1 LOOP
       i := (r + jj) % ns + 1;
       PERFORM set_config(guc, settings[i], true);
+      EXECUTE q;
       t0 := clock_timestamp(); EXECUTE q;
       IF r > 0 THEN ts[(r - 1) * ns + i] := extract(epoch FROM clock_timestamp() - t0) * 1000; END IF;
     END LOOP;
