@@ -116,3 +116,20 @@ SELECT count(*) AS rows_found,
        bool_and(id IN (SELECT id FROM wide WHERE bloom_popcount(bloom_intersect(f, (SELECT f FROM wide WHERE id = 0))) > 0)) AS same_rows
 FROM wide_index;
 DROP TABLE wide;
+
+-- a sparse query stored out of line (decoded once for the scan) against
+-- sparse rows, by the operator alone and through the index
+CREATE TABLE tall (id int PRIMARY KEY, f bloomfilter);
+INSERT INTO tall SELECT g, bloom_from_array(ARRAY(SELECT (g * 37 + i * 1009) % 5000::bigint FROM generate_series(1, 1 + g % 9) i), 433039, 3)
+FROM generate_series(1, 300) g;
+INSERT INTO tall VALUES (0, bloom_from_array(ARRAY(SELECT generate_series(1, 2000)::bigint), 433039, 3));
+SELECT pg_column_size(f) > 2000 AS out_of_line, bloom_fill_ratio(f) < 0.05 AS sparse FROM tall WHERE id = 0;
+SELECT count(*) FILTER (WHERE f && (SELECT f FROM tall WHERE id = 0)) AS sharing,
+       count(*) FILTER (WHERE (f && (SELECT f FROM tall WHERE id = 0))
+                        = (bloom_popcount(bloom_intersect(f, (SELECT f FROM tall WHERE id = 0))) > 0)) AS same_answer
+FROM tall;
+CREATE INDEX tall_bits ON tall USING gin (f);
+SET enable_seqscan = off;
+SELECT count(*) AS sharing_through_index FROM tall WHERE f && (SELECT f FROM tall WHERE id = 0);
+RESET enable_seqscan;
+DROP TABLE tall;
