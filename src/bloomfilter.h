@@ -205,6 +205,19 @@ extern void bf_agg_check_filter_args(const BsParams *p, int32 m, int32 k, int32 
 									 text *hash, const char *agg);
 extern void bf_view_datum_stored(Datum d, BloomView *v);
 extern struct varlena *bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt);
+/*
+ * A filter argument that may come back row after row (the query side of a
+ * scan): its detoast cache and, for a sparse value held there, its bits
+ * decoded once (bf_view_arg_cached)
+ */
+typedef struct BfArgCache
+{
+	BfDetoastCache cache;
+	bool		have_bits;
+	struct varatt_external bits_of; /* the cached value the bits are of */
+	uint8	   *bits;
+} BfArgCache;
+extern void bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
 								 MemoryContext cxt);
 extern void bf_view_datum_stored_cached(Datum d, BloomView *v, BfDetoastCache *cache,

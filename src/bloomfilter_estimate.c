@@ -194,13 +194,14 @@ sparse_pair_counts(const BloomView *a, const BloomView *b)
 }
 
 /*
- * The two arguments of a pair estimate, each through its own detoast cache
- * in fn_extra: a query filter stored out of line that comes back row after
- * row (ORDER BY bloom_jaccard(f, q) over a column) is fetched once.
+ * The two arguments of a pair estimate, each through its own cache in
+ * fn_extra: a query filter stored out of line that comes back row after row
+ * (ORDER BY bloom_jaccard(f, q) over a column) is fetched once, and decoded
+ * once when sparse (bf_view_arg_cached).
  */
 typedef struct PairCache
 {
-	BfDetoastCache arg[2];
+	BfArgCache	arg[2];
 } PairCache;
 
 /* popcounts of two compatible filters, one pass */
@@ -213,8 +214,8 @@ pair_counts(FunctionCallInfo fcinfo, const char *what, BloomView *a)
 	if (pc == NULL)
 		fcinfo->flinfo->fn_extra = pc =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PairCache));
-	bf_view_datum_stored_cached(PG_GETARG_DATUM(1), &b, &pc->arg[1], fcinfo->flinfo->fn_mcxt);
-	bf_view_datum_stored_cached(PG_GETARG_DATUM(0), a, &pc->arg[0], fcinfo->flinfo->fn_mcxt);
+	bf_view_arg_cached(fcinfo, 1, &pc->arg[1], &b);
+	bf_view_arg_cached(fcinfo, 0, &pc->arg[0], a);
 	bf_check_compatible(&a->p, &b.p, what);
 	if (a->sparse || b.sparse)
 		return sparse_pair_counts(a, &b);

@@ -522,6 +522,45 @@ bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt)
 	return cache->value;
 }
 
+/*
+ * bf_view_arg_cached: argument n viewed into *v through ac's detoast cache;
+ * a sparse value held in the cache (stored out of line, so the same value
+ * row after row) is decoded to its bits once and viewed dense: pair counts
+ * and && then test each row's positions in them instead of merging the
+ * row's with the query's (a query of 55,293 set bits against 49,549 rows:
+ * minutes merged).  The bits, in fn_mcxt, count against max_value_memory.
+ */
+void
+bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v)
+{
+	MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
+	struct varlena *value = bf_detoast_cached(PG_GETARG_DATUM(n), &ac->cache, cxt);
+
+	bf_view_stored(value, v);
+	if (!v->sparse || !ac->cache.valid || value != ac->cache.value)
+		return;
+	if (!ac->have_bits || memcmp(&ac->bits_of, &ac->cache.ptr, sizeof(ac->bits_of)) != 0)
+	{
+		uint32	   *pos = bf_sparse_positions(v);
+
+		if (ac->bits)
+			pfree(ac->bits);
+		ac->bits = NULL;
+		ac->have_bits = false;
+		bf_value_memory_check(BF_NBYTES(v->p.m), "the bits of a bloomfilter value");
+		ac->bits = MemoryContextAllocExtended(cxt, BF_NBYTES(v->p.m),
+											  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		for (uint32 i = 0; i < v->sp.n; i++)
+			bs_bit_set(ac->bits, pos[i]);
+		pfree(pos);
+		ac->bits_of = ac->cache.ptr;
+		ac->have_bits = true;
+	}
+	v->sparse = false;
+	v->bits = ac->bits;
+	v->nwords = bs_words_for_bits(v->p.m);
+}
+
 /* bf_view_datum_cached: bf_view_datum through bf_detoast_cached */
 void
 bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache, MemoryContext cxt)
