@@ -22,7 +22,7 @@
  *                    map's directory and the writer's intents
  *
  * Other pages are pending pages and bitmap pages of the free-page map
- * (bloofi_space.c).  Design notes, with the locking protocol, the
+ * (bloofi_freespace.c).  Design notes, with the locking protocol, the
  * invariants and space management: docs/bloofi.md.  Version 2 of the format is that of extension 1.0 with
  * the free-page map added: a 1.0 index reads as one without a map (its
  * chain of FREE nodes moves into the map at its next VACUUM).
@@ -109,7 +109,7 @@ typedef BloofiPageOpaqueData *BloofiPageOpaque;
  * than the dense slices, never changed in place: an insert into one
  * rewrites it dense first (bloofi_insert.c); VACUUM clears its dead TIDs
  * only, whose bits stay in the lists behind the invalid TID until the node
- * is rewritten (bloofi_sparse.c in the glue).
+ * is rewritten (bloofi_sparse_pages.c in the glue).
  */
 #define BLOOFI_NODE_SPARSE		0x08
 
@@ -180,7 +180,7 @@ typedef struct BloofiMetaData
 #define BloofiPageGetMeta(page) ((BloofiMetaData *) PageGetContents(page))
 
 /*
- * Space management (bloofi_space.c): the metapage also holds, at a fixed
+ * Space management (bloofi_freespace.c): the metapage also holds, at a fixed
  * offset after BloofiMetaData, the directory of the free-page map's bitmap
  * pages and the intents of the tree writer in progress.  An index written
  * before these existed reads them as zeros: no bitmap page, no intent.
@@ -436,7 +436,7 @@ extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
 							  BloofiNodeVisitor visit, void *arg);
 extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
 
-/* bloofi_sparse.c: the pages of SPARSE bottom nodes (src/core/bloofi_sparse.h) */
+/* bloofi_sparse_pages.c: the pages of SPARSE bottom nodes (core/bloofi_sparse.h) */
 extern uint32 bloofi_sparse_pages_for(uint32 m, uint32 n, const ItemPointerData *tids,
 									  const uint8 *const *filters, uint64 *nentries);
 extern void bloofi_sparse_fill_page(const uint8 *stream, uint64 len, uint32 p, BlockNumber start,
@@ -451,7 +451,7 @@ extern bool bloofi_sparse_match(Relation index, const BloofiNode *node, const ui
 extern void bloofi_sparse_slice_page(const BloofiNode *node, const uint8 *stream, uint32 sp,
 									 uint8 *page);
 
-/* bloofi_space.c: free-page map, allocation, recycling, truncation */
+/* bloofi_freespace.c: free-page map, allocation, recycling, truncation */
 extern void bloofi_lock_tree(Relation index);
 extern bool bloofi_trylock_tree(Relation index);
 extern void bloofi_unlock_tree(Relation index);

@@ -13,8 +13,8 @@
  * (bloofi_node_switch, bloofi_set_root).  A node that a copy replaces is
  * RETIRED, pushed on the metapage's retired chain with the next XID, and
  * left unchanged, so that a lookup that read the old parent still finds
- * every leaf that was there; VACUUM frees it later (bloofi_space.c).
- * Writers hold the tree lock (bloofi_space.c); the metapage also changes
+ * every leaf that was there; VACUUM frees it later (bloofi_freespace.c).
+ * Writers hold the tree lock (bloofi_freespace.c); the metapage also changes
  * under its exclusive buffer lock, as pending-list appends change it
  * concurrently, and is locked before any node page of the same record.
  *

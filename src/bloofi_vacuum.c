@@ -34,7 +34,7 @@
  * of the parent (the locking protocol's order 3.2 in docs/bloofi.md) and the
  * old ones are retired.
  * A root left with a single child is replaced by that child.  Around the
- * merges, space (bloofi_space.c): retired nodes that no snapshot can still
+ * merges, space (bloofi_freespace.c): retired nodes that no snapshot can still
  * read, and the pending list's free pages, become free pages first, so that
  * the merges reuse them; when the index's AccessExclusiveLock is free at
  * once (no scan or writer holds any lock on it) and free and retired pages

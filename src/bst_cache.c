@@ -8,9 +8,10 @@
  * bst_tree_ids (a pruned tree's occupied ids, in chunks).  A tree is a
  * deterministic function of its definition: the first backend of the
  * cluster that needs a (tree, generation) builds it and writes its flat
- * image (bst_images.h), under a per-tree build lock so that concurrent first
- * users build it once; every backend and parallel worker then maps that
- * file read-only, so the page cache holds one copy for the whole cluster.
+ * image (bst_image_files.h), under a per-tree build lock so that
+ * concurrent first users build it once; every backend and parallel worker
+ * then maps that file read-only, so the page cache holds one copy for the
+ * whole cluster.
  *
  * Which generation a call uses is decided by the catalog row that the
  * call's snapshot sees, never by a newer or older one: each cached tree
@@ -40,7 +41,7 @@
 
 #include "bst_acl.h"
 #include "bst_cache.h"
-#include "bst_images.h"
+#include "bst_image_files.h"
 #include "bst_snapkey.h"
 
 /* ---------------------------------------------------------------------------

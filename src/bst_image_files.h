@@ -1,5 +1,5 @@
 /*
- * bst_images.h
+ * bst_image_files.h
  *    BloomSampleTree glue: the shared image files of trees (where they live,
  *    mapping, writing within the disk reserve, build locks, removal, the
  *    sweep of files no tree needs and the cluster-wide space limit).
@@ -11,8 +11,8 @@
  * build lock of a tree.  docs/bloomsampletree.md ("Storage, cache and
  * concurrency") describes the protocol.
  */
-#ifndef BST_IMAGES_H
-#define BST_IMAGES_H
+#ifndef BST_IMAGE_FILES_H
+#define BST_IMAGE_FILES_H
 
 #include "postgres.h"
 
@@ -85,4 +85,4 @@ extern void bst_image_sweep(const BstImageLive *live, int nlive, const char *kee
 /* the path of the image of (name, generation) */
 extern char *bst_image_path(const char *name, int64 generation);
 
-#endif							/* BST_IMAGES_H */
+#endif							/* BST_IMAGE_FILES_H */

@@ -1,5 +1,5 @@
 /*
- * bloofi_sparse.c
+ * bloofi_sparse_pages.c
  *    The pages of SPARSE Bloofi bottom nodes: the glue between the sparse
  *    form of a node's slices (src/core/bloofi_sparse.c: lists position ->
  *    slots, one byte stream) and the node's sparse pages, which hold that

@@ -1,5 +1,5 @@
 /*
- * bloofi_space.c
+ * bloofi_freespace.c
  *    Space management of a Bloofi index: the tree lock, the free-page map,
  *    allocation of page runs for new nodes, intents, retiring replaced
  *    nodes, recycling retired nodes and pending pages, truncation of the

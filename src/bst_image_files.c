@@ -1,5 +1,5 @@
 /*
- * bst_images.c
+ * bst_image_files.c
  *    BloomSampleTree glue: the shared image files of trees.
  *
  * Where images live: bloomsample.bst_image_directory, by default
@@ -38,7 +38,7 @@
 #include "utils/syscache.h"
 
 #include "bst_image.h"
-#include "bst_images.h"
+#include "bst_image_files.h"
 
 char	   *bst_image_directory = NULL;
 int			bst_shared_limit_mb = 4096;
