@@ -204,7 +204,7 @@ typedef struct BloofiMetaData
  *            off the file.
  * A writer that stops half-way (cancel, ERROR, crash) leaves its intents
  * behind, and the next one to take the tree lock settles them first
- * (bloofi_space_recover): NEW runs and what TRUNCATE did not cut are freed,
+ * (bloofi_freespace_recover): NEW runs and what TRUNCATE did not cut are freed,
  * OLD nodes retired, FREEING bits set.  So no page is ever lost or owned
  * twice, whatever prefix of a writer's records reached the disk.
  */
@@ -455,19 +455,19 @@ extern void bloofi_sparse_slice_page(const BloofiNode *node, const uint8 *stream
 extern void bloofi_lock_tree(Relation index);
 extern bool bloofi_trylock_tree(Relation index);
 extern void bloofi_unlock_tree(Relation index);
-extern BlockNumber bloofi_space_alloc(Relation index, uint32 npages);
-extern BlockNumber bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit);
-extern void bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire);
-extern void bloofi_space_retire(Relation index, BlockNumber start);
-extern void bloofi_space_recover(Relation index);
-extern BlockNumber bloofi_space_recycle(Relation index, bool all);
-extern BlockNumber bloofi_space_reclaim_pending(Relation index);
-extern BlockNumber bloofi_space_truncate(Relation index);
-extern void bloofi_space_move_bitmaps(Relation index);
-extern void bloofi_space_counts(Relation index, int64 *free_pages, int64 *free_runs,
+extern BlockNumber bloofi_freespace_alloc(Relation index, uint32 npages);
+extern BlockNumber bloofi_freespace_alloc_below(Relation index, uint32 npages, BlockNumber limit);
+extern void bloofi_freespace_link(Page metapage, int nretire, const BlockNumber *retire);
+extern void bloofi_freespace_retire(Relation index, BlockNumber start);
+extern void bloofi_freespace_recover(Relation index);
+extern BlockNumber bloofi_freespace_recycle(Relation index, bool all);
+extern BlockNumber bloofi_freespace_reclaim_pending(Relation index);
+extern BlockNumber bloofi_freespace_truncate(Relation index);
+extern void bloofi_freespace_move_bitmaps(Relation index);
+extern void bloofi_freespace_counts(Relation index, int64 *free_pages, int64 *free_runs,
 								int64 *retired_nodes, int64 *retired_pages);
 
-/* what bloofi_space_visit reports a run of blocks to be (bloofi_check) */
+/* what bloofi_freespace_visit reports a run of blocks to be (bloofi_check) */
 typedef enum BloofiSpaceOwner
 {
 	BLOOFI_OWNER_NONE = 0,
@@ -486,7 +486,7 @@ typedef enum BloofiSpaceOwner
 } BloofiSpaceOwner;
 typedef void (*BloofiSpaceVisitor) (BloofiSpaceOwner owner, BlockNumber start, BlockNumber n,
 									void *arg);
-extern void bloofi_space_visit(Relation index, BloofiSpaceVisitor visit, void *arg);
+extern void bloofi_freespace_visit(Relation index, BloofiSpaceVisitor visit, void *arg);
 
 /* bloofi_insert_batch.c: leaves into the tree (caller holds the tree lock) */
 extern void bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,
