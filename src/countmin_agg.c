@@ -53,7 +53,7 @@ state_new(MemoryContext ctx, CountMin *value)
 	CmsAggState *s = MemoryContextAlloc(ctx, sizeof(CmsAggState));
 
 	s->value = value;
-	s->sketch = cm_sketch(value);
+	s->sketch = countmin_sketch(value);
 	cms_hasher_init(&s->hasher, value->seed);
 	return s;
 }
@@ -81,10 +81,10 @@ agg_state(FunctionCallInfo fcinfo, int first)
 	if (s == NULL)
 	{
 		MemoryContext ctx = bf_agg_context(fcinfo, "cms_agg");
-		CmsParams	p = cm_make_params(w, d, seed);
+		CmsParams	p = countmin_make_params(w, d, seed);
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 
-		s = state_new(ctx, cm_alloc_typed(&p));
+		s = state_new(ctx, countmin_alloc_typed(&p));
 		MemoryContextSwitchTo(old);
 	}
 	else if ((uint32) w != s->sketch.p.w || (uint32) d != s->sketch.p.d || seed != s->sketch.p.seed)
@@ -92,7 +92,7 @@ agg_state(FunctionCallInfo fcinfo, int first)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cms_agg parameters changed within a group"),
 				 errdetail("The group started with %s and a row has (w=%d, d=%d, seed=%d).",
-						   cm_params_string(&s->sketch.p), w, d, seed),
+						   countmin_params_string(&s->sketch.p), w, d, seed),
 				 errhint("Pass constant w, d and seed to cms_agg.")));
 	return s;
 }
@@ -113,7 +113,7 @@ agg_trans(FunctionCallInfo fcinfo, Oid typid, bool has_count)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cms_agg: count " INT64_FORMAT " is negative", count),
 				 errhint("Counts are added; cms_remove subtracts.")));
-	cm_report(cms_add(&s->sketch, cm_elem_key(&s->hasher, PG_GETARG_DATUM(1), typid), count),
+	countmin_report(cms_add(&s->sketch, countmin_elem_key(&s->hasher, PG_GETARG_DATUM(1), typid), count),
 			  "cms_agg");
 	/* a new sketch holds no integers: a text is a string */
 	s->value->flags = bf_flags_add_elems(s->value->flags,
@@ -168,10 +168,10 @@ fold(FunctionCallInfo fcinfo, CmsAggState *s, CountMin *c, const char *what)
 			s = state_copy(bf_agg_context(fcinfo, what), c);
 		else
 		{
-			CmsSketch	other = cm_sketch(c);
+			CmsSketch	other = countmin_sketch(c);
 
-			cm_check_compatible(&s->sketch.p, &other.p, what);
-			cm_report(cms_merge(&s->sketch, &other), what);
+			countmin_check_compatible(&s->sketch.p, &other.p, what);
+			countmin_report(cms_merge(&s->sketch, &other), what);
 			s->value->flags = bf_flags_merge_elems(s->value->flags, c->flags);
 		}
 	}
@@ -185,7 +185,7 @@ Datum
 countmin_union_trans(PG_FUNCTION_ARGS)
 {
 	return fold(fcinfo, arg_state(fcinfo, 0),
-				PG_ARGISNULL(1) ? NULL : cm_detoast(PG_GETARG_DATUM(1)), "cms_union_agg");
+				PG_ARGISNULL(1) ? NULL : countmin_detoast(PG_GETARG_DATUM(1)), "cms_union_agg");
 }
 
 /* the state's value with its total brought up to date */
@@ -216,7 +216,7 @@ countmin_agg_serial(PG_FUNCTION_ARGS)
 Datum
 countmin_agg_deserial(PG_FUNCTION_ARGS)
 {
-	CountMin   *c = cm_detoast(PG_GETARG_DATUM(0));
+	CountMin   *c = countmin_detoast(PG_GETARG_DATUM(0));
 
 	PG_RETURN_POINTER(state_copy(bf_agg_context(fcinfo, "cms_agg_deserial"), c));
 }
