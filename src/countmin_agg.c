@@ -33,24 +33,24 @@ PG_FUNCTION_INFO_V1(countmin_agg_serial);
 PG_FUNCTION_INFO_V1(countmin_agg_deserial);
 PG_FUNCTION_INFO_V1(countmin_agg_final);
 
-typedef struct CmsAggState
+typedef struct CountMinAggState
 {
 	BsHasher	hasher;			/* of the sketch's seed */
 	CountMin   *value;			/* in the aggregate context; total kept in sketch */
 	CmsSketch	sketch;			/* counters point into value */
-} CmsAggState;
+} CountMinAggState;
 
-static CmsAggState *
+static CountMinAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
 {
-	return PG_ARGISNULL(argno) ? NULL : (CmsAggState *) PG_GETARG_POINTER(argno);
+	return PG_ARGISNULL(argno) ? NULL : (CountMinAggState *) PG_GETARG_POINTER(argno);
 }
 
 /* a state owning value (already in ctx) */
-static CmsAggState *
+static CountMinAggState *
 state_new(MemoryContext ctx, CountMin *value)
 {
-	CmsAggState *s = MemoryContextAlloc(ctx, sizeof(CmsAggState));
+	CountMinAggState *s = MemoryContextAlloc(ctx, sizeof(CountMinAggState));
 
 	s->value = value;
 	s->sketch = countmin_sketch(value);
@@ -59,7 +59,7 @@ state_new(MemoryContext ctx, CountMin *value)
 }
 
 /* a state owning a copy of the sketch c */
-static CmsAggState *
+static CountMinAggState *
 state_copy(MemoryContext ctx, const CountMin *c)
 {
 	return state_new(ctx, bf_copy_value(ctx, c, VARSIZE(c), "a countmin aggregate state"));
@@ -70,10 +70,10 @@ state_copy(MemoryContext ctx, const CountMin *c)
  * first, first + 1 and first + 2 when present) on the first row; on later
  * rows they must not change.
  */
-static CmsAggState *
+static CountMinAggState *
 agg_state(FunctionCallInfo fcinfo, int first)
 {
-	CmsAggState *s = arg_state(fcinfo, 0);
+	CountMinAggState *s = arg_state(fcinfo, 0);
 	int32		w = bf_agg_int_arg(fcinfo, first, "cms_agg", "w");
 	int32		d = bf_agg_int_arg(fcinfo, first + 1, "cms_agg", "d");
 	int32		seed = PG_NARGS() > first + 2 ? bf_agg_int_arg(fcinfo, first + 2, "cms_agg", "seed") : 0;
@@ -101,7 +101,7 @@ agg_state(FunctionCallInfo fcinfo, int first)
 static Datum
 agg_trans(FunctionCallInfo fcinfo, Oid typid, bool has_count)
 {
-	CmsAggState *s = agg_state(fcinfo, has_count ? 3 : 2);
+	CountMinAggState *s = agg_state(fcinfo, has_count ? 3 : 2);
 	int64		count = 1;
 
 	if (PG_ARGISNULL(1) || (has_count && PG_ARGISNULL(2)))
@@ -160,7 +160,7 @@ countmin_agg_count_trans_uuid(PG_FUNCTION_ARGS)
 
 /* fold sketch c (NULL: nothing) into state s (NULL: a new state) */
 static Datum
-fold(FunctionCallInfo fcinfo, CmsAggState *s, CountMin *c, const char *what)
+fold(FunctionCallInfo fcinfo, CountMinAggState *s, CountMin *c, const char *what)
 {
 	if (c != NULL)
 	{
@@ -190,7 +190,7 @@ countmin_union_trans(PG_FUNCTION_ARGS)
 
 /* the state's value with its total brought up to date */
 static CountMin *
-state_value(CmsAggState *s)
+state_value(CountMinAggState *s)
 {
 	s->value->total = s->sketch.total;
 	return s->value;
@@ -200,7 +200,7 @@ state_value(CmsAggState *s)
 Datum
 countmin_agg_combine(PG_FUNCTION_ARGS)
 {
-	CmsAggState *s2 = arg_state(fcinfo, 1);
+	CountMinAggState *s2 = arg_state(fcinfo, 1);
 
 	return fold(fcinfo, arg_state(fcinfo, 0), s2 ? state_value(s2) : NULL, "cms_agg");
 }
@@ -209,7 +209,7 @@ countmin_agg_combine(PG_FUNCTION_ARGS)
 Datum
 countmin_agg_serial(PG_FUNCTION_ARGS)
 {
-	CountMin   *c = state_value((CmsAggState *) PG_GETARG_POINTER(0));
+	CountMin   *c = state_value((CountMinAggState *) PG_GETARG_POINTER(0));
 	PG_RETURN_BYTEA_P(bf_copy_value(CurrentMemoryContext, c, VARSIZE(c), "cms_agg_serial"));
 }
 
@@ -224,7 +224,7 @@ countmin_agg_deserial(PG_FUNCTION_ARGS)
 Datum
 countmin_agg_final(PG_FUNCTION_ARGS)
 {
-	CmsAggState *s = arg_state(fcinfo, 0);
+	CountMinAggState *s = arg_state(fcinfo, 0);
 
 	if (s == NULL)
 		PG_RETURN_NULL();
