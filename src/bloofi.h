@@ -102,8 +102,9 @@ typedef BloofiPageOpaqueData *BloofiPageOpaque;
  */
 #define BLOOFI_NODE_SATURATED	0x04
 /*
- * A bottom node whose slices are stored in the sparse form
- * (src/core/bloofi_sparse.h): [tid pages][value pages][sparse pages], the
+ * A SPARSE node: a bottom node whose slices are stored as lists
+ * (src/core/bloofi_sparse.h; not a filter's sparse form, the position list
+ * of src/core/bs_sparse.h): [tid pages][value pages][sparse pages], the
  * sparse pages holding the lists position -> slots as one byte stream whose
  * header gives their number.  Written whole by the bulk build when smaller
  * than the dense slices, never changed in place: an insert into one

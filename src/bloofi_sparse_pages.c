@@ -23,7 +23,7 @@
 #include "bloofi_sparse.h"
 
 /*
- * Pages the sparse form of the n children (tids[i], filters[i]; an invalid
+ * Pages the SPARSE node of the n children (tids[i], filters[i]; an invalid
  * tid is an empty slot) takes, with its set bits in *nentries.
  */
 uint32
