@@ -149,7 +149,7 @@ fold(FunctionCallInfo fcinfo, CbloomAggState *s, const CbloomView *v, const char
 Datum
 cbloom_union_trans(PG_FUNCTION_ARGS)
 {
-	CbloomView		v;
+	CbloomView	v;
 
 	if (!PG_ARGISNULL(1))
 		cbloom_view_datum(PG_GETARG_DATUM(1), &v);
@@ -161,7 +161,7 @@ Datum
 cbloom_agg_combine(PG_FUNCTION_ARGS)
 {
 	CbloomAggState *s2 = arg_state(fcinfo, 1);
-	CbloomView		v;
+	CbloomView	v;
 
 	if (s2 != NULL)
 		cbloom_view((struct varlena *) s2->cb, &v);
@@ -181,7 +181,7 @@ Datum
 cbloom_agg_deserial(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_P(0);
-	CbloomView		v;
+	CbloomView	v;
 
 	cbloom_view((struct varlena *) in, &v);
 	PG_RETURN_POINTER(state_from_view(bf_agg_context(fcinfo, "cbloom_agg_deserial"), &v));

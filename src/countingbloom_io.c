@@ -222,7 +222,7 @@ Datum
 countingbloom_out(PG_FUNCTION_ARGS)
 {
 	static const char hex[] = "0123456789abcdef";
-	CbloomView		v;
+	CbloomView	v;
 	char		head[96];
 	int			hlen;
 	char	   *out;
@@ -275,7 +275,7 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 Datum
 countingbloom_send(PG_FUNCTION_ARGS)
 {
-	CbloomView		v;
+	CbloomView	v;
 	StringInfoData buf;
 
 	size_t		nbytes;
@@ -313,7 +313,7 @@ Datum
 countingbloom_enforce_typmod(PG_FUNCTION_ARGS)
 {
 	Datum		d = PG_GETARG_DATUM(0);
-	CbloomView		v;
+	CbloomView	v;
 
 	cbloom_view_datum(d, &v);
 	bf_enforce_typmod(&v.p, PG_GETARG_INT32(1), "countingbloom");

@@ -92,7 +92,7 @@ update_elem(const CbloomView *v, BsElem e, unsigned *elem, BsTextReadings *rd, b
 static Datum
 update_common(FunctionCallInfo fcinfo, BsElem e, bool add, unsigned elem)
 {
-	CbloomView		v;
+	CbloomView	v;
 	CountingBloom *cb;
 	BsHasher	h;
 	BsKey		key;
@@ -182,7 +182,7 @@ static unsigned
 lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e, bool is_text, const char *what)
 {
 	CbloomLookupCache *c = (CbloomLookupCache *) fcinfo->flinfo->fn_extra;
-	CbloomView		v;
+	CbloomView	v;
 	BsTextReadings rd;
 	BsElem		r[BS_ELEM_READINGS_MAX];
 	int			n = 1;
@@ -308,7 +308,7 @@ cbloom_count_uuid(PG_FUNCTION_ARGS)
 Datum
 cbloom_to_bloom(PG_FUNCTION_ARGS)
 {
-	CbloomView		v;
+	CbloomView	v;
 	BloomFilter *f;
 
 	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
@@ -321,7 +321,7 @@ cbloom_to_bloom(PG_FUNCTION_ARGS)
 Datum
 cbloom_saturated(PG_FUNCTION_ARGS)
 {
-	CbloomView		v;
+	CbloomView	v;
 
 	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_INT64((int64) cb_saturated(v.counters, v.p.m));
@@ -330,7 +330,7 @@ cbloom_saturated(PG_FUNCTION_ARGS)
 static bool
 counting_equal(FunctionCallInfo fcinfo)
 {
-	CbloomView		a,
+	CbloomView	a,
 				b;
 
 	cbloom_view_datum(PG_GETARG_DATUM(0), &a);
@@ -355,7 +355,7 @@ cbloom_ne(PG_FUNCTION_ARGS)
 Datum
 countingbloom_hash(PG_FUNCTION_ARGS)
 {
-	CbloomView		v;
+	CbloomView	v;
 	uint32		h;
 
 	cbloom_view_datum(PG_GETARG_DATUM(0), &v);

@@ -199,7 +199,7 @@ cuckoo_agg_deserial(PG_FUNCTION_ARGS)
 	Size		len = VARSIZE(in) - VARHDRSZ;
 	int64		capacity;
 	double		fp_rate;
-	CuckooView		v;
+	CuckooView	v;
 	CuckooFilter *cf;
 
 	if (len < sizeof(int64) + sizeof(double) + VARHDRSZ)

@@ -343,7 +343,7 @@ Datum
 cuckoofilter_out(PG_FUNCTION_ARGS)
 {
 	static const char hex[] = "0123456789abcdef";
-	CuckooView		v;
+	CuckooView	v;
 	char		head[128];
 	int			hlen;
 	size_t		nbytes;
@@ -436,7 +436,7 @@ cuckoofilter_recv(PG_FUNCTION_ARGS)
 Datum
 cuckoofilter_send(PG_FUNCTION_ARGS)
 {
-	CuckooView		v;
+	CuckooView	v;
 	StringInfoData buf;
 	size_t		nbytes;
 	bool		anyn;

@@ -62,7 +62,7 @@ cuckoo_empty(PG_FUNCTION_ARGS)
 static Datum
 update_common(FunctionCallInfo fcinfo, BsElem e, bool add)
 {
-	CuckooView		v;
+	CuckooView	v;
 	CuckooFilter *cf;
 	CkTable		t;
 	BsHasher	h;
@@ -165,7 +165,7 @@ static bool
 contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 {
 	CuckooLookupCache *c = (CuckooLookupCache *) fcinfo->flinfo->fn_extra;
-	CuckooView		v;
+	CuckooView	v;
 	CkTable		t;
 
 	if (c == NULL)
@@ -261,7 +261,7 @@ cuckoo_contained_text(PG_FUNCTION_ARGS)
 Datum
 cuckoo_count(PG_FUNCTION_ARGS)
 {
-	CuckooView		v;
+	CuckooView	v;
 
 	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_INT64((int64) v.count);
@@ -270,7 +270,7 @@ cuckoo_count(PG_FUNCTION_ARGS)
 Datum
 cuckoo_load(PG_FUNCTION_ARGS)
 {
-	CuckooView		v;
+	CuckooView	v;
 
 	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_FLOAT8((double) v.count / (double) (ck_buckets(&v.p) * CK_SLOTS));
@@ -280,7 +280,7 @@ cuckoo_load(PG_FUNCTION_ARGS)
 Datum
 cuckoo_fp_rate(PG_FUNCTION_ARGS)
 {
-	CuckooView		v;
+	CuckooView	v;
 
 	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_FLOAT8(ck_expected_fp(&v.p, (double) v.count /
@@ -291,7 +291,7 @@ cuckoo_fp_rate(PG_FUNCTION_ARGS)
 Datum
 cuckoo_capacity(PG_FUNCTION_ARGS)
 {
-	CuckooView		v;
+	CuckooView	v;
 
 	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_INT64((int64) (ck_buckets(&v.p) * CK_SLOTS));
@@ -302,7 +302,7 @@ cuckoo_capacity(PG_FUNCTION_ARGS)
 static bool
 cuckoo_equal(FunctionCallInfo fcinfo)
 {
-	CuckooView		a,
+	CuckooView	a,
 				b;
 
 	cuckoo_view_datum(PG_GETARG_DATUM(0), &a);
@@ -326,7 +326,7 @@ cuckoo_ne(PG_FUNCTION_ARGS)
 Datum
 cuckoofilter_hash(PG_FUNCTION_ARGS)
 {
-	CuckooView		v;
+	CuckooView	v;
 	uint32		h;
 
 	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
