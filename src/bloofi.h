@@ -22,7 +22,7 @@
  *                    map's directory and the writer's intents
  *
  * Other pages are pending pages and bitmap pages of the free-page map
- * (bloofi_space.c).  Design notes, with the locking protocol, the
+ * (bloofi_freespace.c).  Design notes, with the locking protocol, the
  * invariants and space management: docs/bloofi.md.  Version 2 of the format is that of extension 1.0 with
  * the free-page map added: a 1.0 index reads as one without a map (its
  * chain of FREE nodes moves into the map at its next VACUUM).
@@ -102,14 +102,15 @@ typedef BloofiPageOpaqueData *BloofiPageOpaque;
  */
 #define BLOOFI_NODE_SATURATED	0x04
 /*
- * A bottom node whose slices are stored in the sparse form
- * (src/core/bloofi_sparse.h): [tid pages][value pages][sparse pages], the
+ * A SPARSE node: a bottom node whose slices are stored as lists
+ * (src/core/bloofi_sparse.h; not a filter's sparse form, the position list
+ * of src/core/bs_sparse.h): [tid pages][value pages][sparse pages], the
  * sparse pages holding the lists position -> slots as one byte stream whose
  * header gives their number.  Written whole by the bulk build when smaller
  * than the dense slices, never changed in place: an insert into one
  * rewrites it dense first (bloofi_insert.c); VACUUM clears its dead TIDs
  * only, whose bits stay in the lists behind the invalid TID until the node
- * is rewritten (bloofi_sparse.c in the glue).
+ * is rewritten (bloofi_sparse_pages.c in the glue).
  */
 #define BLOOFI_NODE_SPARSE		0x08
 
@@ -180,7 +181,7 @@ typedef struct BloofiMetaData
 #define BloofiPageGetMeta(page) ((BloofiMetaData *) PageGetContents(page))
 
 /*
- * Space management (bloofi_space.c): the metapage also holds, at a fixed
+ * Space management (bloofi_freespace.c): the metapage also holds, at a fixed
  * offset after BloofiMetaData, the directory of the free-page map's bitmap
  * pages and the intents of the tree writer in progress.  An index written
  * before these existed reads them as zeros: no bitmap page, no intent.
@@ -204,7 +205,7 @@ typedef struct BloofiMetaData
  *            off the file.
  * A writer that stops half-way (cancel, ERROR, crash) leaves its intents
  * behind, and the next one to take the tree lock settles them first
- * (bloofi_space_recover): NEW runs and what TRUNCATE did not cut are freed,
+ * (bloofi_freespace_recover): NEW runs and what TRUNCATE did not cut are freed,
  * OLD nodes retired, FREEING bits set.  So no page is ever lost or owned
  * twice, whatever prefix of a writer's records reached the disk.
  */
@@ -436,7 +437,7 @@ extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
 							  BloofiNodeVisitor visit, void *arg);
 extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
 
-/* bloofi_sparse.c: the pages of SPARSE bottom nodes (src/core/bloofi_sparse.h) */
+/* bloofi_sparse_pages.c: the pages of SPARSE bottom nodes (core/bloofi_sparse.h) */
 extern uint32 bloofi_sparse_pages_for(uint32 m, uint32 n, const ItemPointerData *tids,
 									  const uint8 *const *filters, uint64 *nentries);
 extern void bloofi_sparse_fill_page(const uint8 *stream, uint64 len, uint32 p, BlockNumber start,
@@ -451,23 +452,23 @@ extern bool bloofi_sparse_match(Relation index, const BloofiNode *node, const ui
 extern void bloofi_sparse_slice_page(const BloofiNode *node, const uint8 *stream, uint32 sp,
 									 uint8 *page);
 
-/* bloofi_space.c: free-page map, allocation, recycling, truncation */
+/* bloofi_freespace.c: free-page map, allocation, recycling, truncation */
 extern void bloofi_lock_tree(Relation index);
 extern bool bloofi_trylock_tree(Relation index);
 extern void bloofi_unlock_tree(Relation index);
-extern BlockNumber bloofi_space_alloc(Relation index, uint32 npages);
-extern BlockNumber bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit);
-extern void bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire);
-extern void bloofi_space_retire(Relation index, BlockNumber start);
-extern void bloofi_space_recover(Relation index);
-extern BlockNumber bloofi_space_recycle(Relation index, bool all);
-extern BlockNumber bloofi_space_reclaim_pending(Relation index);
-extern BlockNumber bloofi_space_truncate(Relation index);
-extern void bloofi_space_move_bitmaps(Relation index);
-extern void bloofi_space_counts(Relation index, int64 *free_pages, int64 *free_runs,
+extern BlockNumber bloofi_freespace_alloc(Relation index, uint32 npages);
+extern BlockNumber bloofi_freespace_alloc_below(Relation index, uint32 npages, BlockNumber limit);
+extern void bloofi_freespace_link(Page metapage, int nretire, const BlockNumber *retire);
+extern void bloofi_freespace_retire(Relation index, BlockNumber start);
+extern void bloofi_freespace_recover(Relation index);
+extern BlockNumber bloofi_freespace_recycle(Relation index, bool all);
+extern BlockNumber bloofi_freespace_reclaim_pending(Relation index);
+extern BlockNumber bloofi_freespace_truncate(Relation index);
+extern void bloofi_freespace_move_bitmaps(Relation index);
+extern void bloofi_freespace_counts(Relation index, int64 *free_pages, int64 *free_runs,
 								int64 *retired_nodes, int64 *retired_pages);
 
-/* what bloofi_space_visit reports a run of blocks to be (bloofi_check) */
+/* what bloofi_freespace_visit reports a run of blocks to be (bloofi_check) */
 typedef enum BloofiSpaceOwner
 {
 	BLOOFI_OWNER_NONE = 0,
@@ -486,7 +487,7 @@ typedef enum BloofiSpaceOwner
 } BloofiSpaceOwner;
 typedef void (*BloofiSpaceVisitor) (BloofiSpaceOwner owner, BlockNumber start, BlockNumber n,
 									void *arg);
-extern void bloofi_space_visit(Relation index, BloofiSpaceVisitor visit, void *arg);
+extern void bloofi_freespace_visit(Relation index, BloofiSpaceVisitor visit, void *arg);
 
 /* bloofi_insert_batch.c: leaves into the tree (caller holds the tree lock) */
 extern void bloofi_insert_leaves(Relation index, int n, const ItemPointerData *tids,

@@ -31,7 +31,7 @@
  * the bottom node's value, the leaves' own columns last), and a structural
  * change (split, growth) writes new nodes whole from the old ones' columns
  * before one record switches them in, never together with the leaf that
- * needed it; the old node is retired (bloofi_space_retire).
+ * needed it; the old node is retired (bloofi_freespace_retire).
  *
  * Batches (a pending-list flush, bloofi_insert_leaves) go in by rounds of
  * these steps: bloofi_insert_batch.c.
@@ -350,7 +350,7 @@ bloofi_replace(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode 
 	}
 	for (int i = 0; i < nunlinked; i++)
 	{
-		bloofi_space_retire(index, unlinked[i]);
+		bloofi_freespace_retire(index, unlinked[i]);
 		if (ic->nretired == ic->retcap)
 		{
 			ic->retcap = Max(16, 2 * ic->retcap);

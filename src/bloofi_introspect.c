@@ -153,7 +153,7 @@ bloofi_stats(PG_FUNCTION_ARGS)
 		nulls[13] = true;
 	values[14] = Int64GetDatum(pending);
 	values[15] = Int64GetDatum(pend[1]);
-	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
+	bloofi_freespace_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
 
 	/*
 	 * (an index of version 1.0 may still have a chain of free nodes until its
@@ -202,7 +202,7 @@ static const char *const bloofi_owner_names[] = {
 /*
  * Blocks [start, start + n) belong to owner: an error when one belongs to
  * something else already, unless the two are an unsettled intent (a writer
- * stopped half-way; bloofi_space_recover settles it) and the free pages it
+ * stopped half-way; bloofi_freespace_recover settles it) and the free pages it
  * covers.
  */
 static void
@@ -269,7 +269,7 @@ bloofi_check_space(CheckState *cs)
 	bloofi_check_pending_pages(cs, cs->meta->pending_head);
 	bloofi_check_pending_pages(cs, cs->meta->flushing_head);
 	bloofi_check_pending_pages(cs, cs->meta->free_head);
-	bloofi_space_visit(cs->index, bloofi_check_claim, cs);
+	bloofi_freespace_visit(cs->index, bloofi_check_claim, cs);
 	for (BlockNumber b = 0; b < cs->nblocks; b++)
 		if (cs->owner[b] == BLOOFI_OWNER_NONE)
 		{

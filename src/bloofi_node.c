@@ -8,13 +8,13 @@
  * A node is a contiguous run of pages (layout in bloofi.h and
  * src/core/bloofi_layout.h).  New nodes (splits, growth, merges, repacks,
  * compaction, the build) are written whole, in pages that
- * bloofi_space_alloc gives (free pages of the map or the end of the file),
+ * bloofi_freespace_alloc gives (free pages of the map or the end of the file),
  * before anything points to them; one record then switches them in
  * (bloofi_node_switch, bloofi_set_root).  A node that a copy replaces is
  * RETIRED, pushed on the metapage's retired chain with the next XID, and
  * left unchanged, so that a lookup that read the old parent still finds
- * every leaf that was there; VACUUM frees it later (bloofi_space.c).
- * Writers hold the tree lock (bloofi_space.c); the metapage also changes
+ * every leaf that was there; VACUUM frees it later (bloofi_freespace.c).
+ * Writers hold the tree lock (bloofi_freespace.c); the metapage also changes
  * under its exclusive buffer lock, as pending-list appends change it
  * concurrently, and is locked before any node page of the same record.
  *
@@ -289,7 +289,7 @@ bloofi_node_fill_page(const BloofiMetaData *meta, const NodeImage *img, uint32 p
  * with values filters[i] (slots 0..n-1; an invalid tid leaves its slot
  * free), and return its first block; its value (OR of the filters) is left
  * in value_out when not NULL.  With wal, the pages come from the free-page
- * map or the end of the file (bloofi_space_alloc: under a NEW intent until
+ * map or the end of the file (bloofi_freespace_alloc: under a NEW intent until
  * the record that links the node), and every page is logged as a full
  * image; without (CREATE INDEX), they are appended and the caller logs the
  * whole relation at the end.
@@ -365,7 +365,7 @@ bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level,
 
 	if (wal)
 	{
-		img.start = bloofi_space_alloc(index, img.geom.total_pages);
+		img.start = bloofi_freespace_alloc(index, img.geom.total_pages);
 		bloofi_wal_begin(&w, index);
 	}
 	for (uint32 p = 0; p < img.geom.total_pages; p++)
@@ -633,7 +633,7 @@ bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 leve
 BlockNumber
 bloofi_node_copy_below(Relation index, const BloofiNode *X)
 {
-	BlockNumber to = bloofi_space_alloc_below(index, X->geom.total_pages, X->start);
+	BlockNumber to = bloofi_freespace_alloc_below(index, X->geom.total_pages, X->start);
 	BloofiWal	w;
 
 	if (to == InvalidBlockNumber)
@@ -692,8 +692,8 @@ bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated
 
 /*
  * Point the metapage at a new root (one record), which links the new nodes
- * written for it and unlinks the nretire nodes retire[] (bloofi_space_link);
- * the caller retires them next.
+ * written for it and unlinks the nretire nodes retire[]
+ * (bloofi_freespace_link); the caller retires them next.
  */
 void
 bloofi_set_root(Relation index, BlockNumber root, uint32 height, int nretire,
@@ -703,7 +703,7 @@ bloofi_set_root(Relation index, BlockNumber root, uint32 height, int nretire,
 	Page		mp = bloofi_wal_begin_meta(&w, index);
 	BloofiPageGetMeta(mp)->root = root;
 	BloofiPageGetMeta(mp)->height = height;
-	bloofi_space_link(mp, nretire, retire);
+	bloofi_freespace_link(mp, nretire, retire);
 	bloofi_wal_flush(&w);
 }
 
@@ -791,7 +791,7 @@ bloofi_node_wal_tid_pages(Relation index, BloofiWal *w, BlockNumber start,
  * The switch of a structural change, in one record: slots oldslots[] of X
  * are cleared, newslots[] (from bloofi_node_switch_slots) get the child
  * references news[], X's counts follow, and the metapage links the new
- * nodes and unlinks the nretire nodes retire[] (bloofi_space_link; the
+ * nodes and unlinks the nretire nodes retire[] (bloofi_freespace_link; the
  * caller retires them next).  A reader sees X before or after, never half
  * of it.  The new columns must be in place before.
  */
@@ -833,7 +833,7 @@ bloofi_node_switch(Relation index, BloofiNode *X, int nold, const uint32 *oldslo
 		}
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	bloofi_wal_begin(&w, index);
-	bloofi_space_link(bloofi_wal_page(&w, metabuf, false, 0), nretire, retire);
+	bloofi_freespace_link(bloofi_wal_page(&w, metabuf, false, 0), nretire, retire);
 	bloofi_node_wal_tid_pages(index, &w, X->start, pages, 0, npages, wpages);
 	op = BloofiPageGetOpaque(wpages[0]);
 	for (int i = 0; i < nold + nnew; i++)

@@ -14,7 +14,7 @@
  * under the metapage's exclusive lock), flushing_head (a chain being moved
  * into the tree) and free_head (recycled pending pages).
  *
- * Flush protocol (one flusher at a time: the tree lock of bloofi_space.c,
+ * Flush protocol (one flusher at a time: the tree lock of bloofi_freespace.c,
  * taken conditionally by inserters and unconditionally by VACUUM):
  *   1. metapage X: the active chain becomes the flushing chain, the active
  *      chain restarts empty;                                    (one record)

@@ -197,7 +197,7 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	uint32		nidx = 0;
 	BloofiSlicePages sp;
 
-	if (bloofi_node_is_sparse(node))	/* the sparse form: lists, not slices */
+	if (bloofi_node_is_sparse(node))	/* a SPARSE node: lists, not slices */
 	{
 		uint64		entries = 0;
 		bool		r = bloofi_sparse_match(index, node, pos, npos, acc, &entries);

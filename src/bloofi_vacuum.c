@@ -34,7 +34,7 @@
  * of the parent (the locking protocol's order 3.2 in docs/bloofi.md) and the
  * old ones are retired.
  * A root left with a single child is replaced by that child.  Around the
- * merges, space (bloofi_space.c): retired nodes that no snapshot can still
+ * merges, space (bloofi_freespace.c): retired nodes that no snapshot can still
  * read, and the pending list's free pages, become free pages first, so that
  * the merges reuse them; when the index's AccessExclusiveLock is free at
  * once (no scan or writer holds any lock on it) and free and retired pages
@@ -432,7 +432,7 @@ bloofi_compact_cmp(const void *a, const void *b)
  * end of the file, last first, are copied into the lowest free runs before
  * them (bloofi_node_copy_below), switched in their parent's slot (or the
  * metapage) and retired, so that the free pages gather at the end, where
- * bloofi_space_truncate cuts them.  Stops as soon as another backend waits
+ * bloofi_freespace_truncate cuts them.  Stops as soon as another backend waits
  * for a lock on the index (as heap VACUUM's truncation does).  Work: one
  * walk of the tree's node headers, then the pages of the nodes moved.
  */
@@ -444,7 +444,7 @@ bloofi_vac_compact(Relation index, BloofiSpaceReport *rep)
 	HASHCTL		ctl;
 	HTAB	   *moved;
 
-	bloofi_space_move_bitmaps(index);
+	bloofi_freespace_move_bitmaps(index);
 	if (meta->root == InvalidBlockNumber)
 		return;
 	memset(&ctl, 0, sizeof(ctl));
@@ -486,7 +486,7 @@ bloofi_vac_compact(Relation index, BloofiSpaceReport *rep)
 			bloofi_node_read(index, meta, pm ? pm->parent : e->parent, &P);
 			bloofi_node_switch(index, &P, 1, &e->slot, 1, &e->slot, &to, 1, &N.start);
 		}
-		bloofi_space_retire(index, N.start);
+		bloofi_freespace_retire(index, N.start);
 		m = hash_search(moved, &N.start, HASH_ENTER, NULL);
 		m->parent = to;
 		rep->moved += N.geom.total_pages;
@@ -506,7 +506,7 @@ bloofi_vac_worth_lock(Relation index)
 				retired_nodes,
 				retired_pages;
 
-	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
+	bloofi_freespace_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
 	return (retired_pages + free_pages) * BLOOFI_VACUUM_GAIN_FRACTION >=
 		RelationGetNumberOfBlocks(index) &&
 		retired_pages + free_pages >= BLOOFI_VACUUM_GAIN_MIN;
@@ -548,11 +548,11 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	 * retired nodes older than every snapshot, pending pages; with the
 	 * index's AccessExclusiveLock (only if free at once), every retired node.
 	 */
-	rep.freed += bloofi_space_recycle(index, false);
-	rep.freed += bloofi_space_reclaim_pending(index);
+	rep.freed += bloofi_freespace_recycle(index, false);
+	rep.freed += bloofi_freespace_reclaim_pending(index);
 	if (bloofi_vac_worth_lock(index) && ConditionalLockRelation(index, AccessExclusiveLock))
 	{
-		rep.freed += bloofi_space_recycle(index, true);
+		rep.freed += bloofi_freespace_recycle(index, true);
 		UnlockRelation(index, AccessExclusiveLock);
 	}
 	rep.retired = bloofi_vac_merge(index);
@@ -565,17 +565,17 @@ bloofi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	 */
 	if (bloofi_vac_worth_lock(index) && ConditionalLockRelation(index, AccessExclusiveLock))
 	{
-		rep.freed += bloofi_space_recycle(index, true);
+		rep.freed += bloofi_freespace_recycle(index, true);
 		bloofi_vac_compact(index, &rep);
-		rep.freed += bloofi_space_recycle(index, true);
-		rep.truncated += bloofi_space_truncate(index);
+		rep.freed += bloofi_freespace_recycle(index, true);
+		rep.truncated += bloofi_freespace_truncate(index);
 		UnlockRelation(index, AccessExclusiveLock);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
 	bloofi_unlock_tree(index);
 
-	bloofi_space_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
+	bloofi_freespace_counts(index, &free_pages, &free_runs, &retired_nodes, &retired_pages);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->pages_newly_deleted = rep.retired;
 	stats->pages_deleted = (BlockNumber) (free_pages + retired_pages);

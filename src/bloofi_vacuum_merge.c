@@ -7,7 +7,7 @@
  *    nodes much wider than their children need are repacked; a root with one
  *    child gives way to it.  Each change writes the new nodes whole, then
  *    one record switches them in, then the old ones are retired
- *    (bloofi_space_retire), as inserts do (docs/bloofi.md, "VACUUM").
+ *    (bloofi_freespace_retire), as inserts do (docs/bloofi.md, "VACUUM").
  */
 #include "postgres.h"
 
@@ -43,7 +43,7 @@ bloofi_merge_switch(MergeCtx *mc, BloofiNode *X, int nold, const uint32 *olds,
 	bloofi_node_put_columns(mc->index, X, nnew, freeslots, (const uint8 *const *) newvals);
 	bloofi_node_switch(mc->index, X, nold, olds, nnew, freeslots, news, nold, oldstart);
 	for (int i = 0; i < nold; i++)
-		bloofi_space_retire(mc->index, oldstart[i]);
+		bloofi_freespace_retire(mc->index, oldstart[i]);
 	for (int i = 0; i < nold; i++)
 		mc->retired_pages += mc->oldpages[i];
 }
@@ -86,7 +86,7 @@ bloofi_repack(MergeCtx *mc, BloofiNode *X, uint32 slot, const BloofiNode *C)
 		bloofi_set_root(mc->index, copy, mc->meta->height, 1, &C->start);
 	else
 		bloofi_node_switch(mc->index, X, 1, &slot, 1, &slot, &copy, 1, &C->start);
-	bloofi_space_retire(mc->index, C->start);
+	bloofi_freespace_retire(mc->index, C->start);
 	mc->retired_pages += C->geom.total_pages;
 	pfree(tids);
 	pfree(slots);
@@ -350,7 +350,7 @@ bloofi_vac_merge(Relation index)
 			bloofi_node_children(index, &R, tids, NULL, slots);
 			bloofi_set_root(index, ItemPointerGetBlockNumber(&tids[0]), mc.meta->height - 1,
 							1, &R.start);
-			bloofi_space_retire(index, R.start);
+			bloofi_freespace_retire(index, R.start);
 			mc.retired_pages += R.geom.total_pages;
 		}
 		/* the root too may be much wider than its children need */

@@ -38,11 +38,11 @@
 #include "bltree_code.h"
 #include "bloomfilter.h"
 
-#define BT_FLAGS_NONE		0
-#define BT_FIXED_BYTES		16	/* version .. seed */
-#define BT_DIGEST_FROM		12	/* the digest covers the bytes from the seed on */
-#define BT_LEVEL_BYTES		16
-#define BT_HEADER_BYTES(d)	(BT_FIXED_BYTES + BT_LEVEL_BYTES * (d))
+#define BLOOMTREE_FLAGS_NONE		0
+#define BLOOMTREE_FIXED_BYTES		16	/* version .. seed */
+#define BLOOMTREE_DIGEST_FROM		12	/* the digest covers the bytes from the seed on */
+#define BLOOMTREE_LEVEL_BYTES		16
+#define BLOOMTREE_HEADER_BYTES(d)	(BLOOMTREE_FIXED_BYTES + BLOOMTREE_LEVEL_BYTES * (d))
 
 /* the parsed header of a stored value; stream pointers point into it */
 typedef struct BloomTreeView

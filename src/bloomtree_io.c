@@ -39,18 +39,18 @@ PG_FUNCTION_INFO_V1(bloomtree_out);
 PG_FUNCTION_INFO_V1(bloomtree_recv);
 PG_FUNCTION_INFO_V1(bloomtree_send);
 
-#define BT_SEND_FIXED	8
-#define BT_SEND_LEVEL	12
+#define BLOOMTREE_SEND_FIXED	8
+#define BLOOMTREE_SEND_LEVEL	12
 
 /* ---- text form -------------------------------------------------------- */
 
-#define BT_TEXT_FORMAT "m={<m1>,...},k={<k1>,...},seed=<int>,v=1:<hex of ceil(M/8) bytes>, M = m1 + m1*m2 + ..."
+#define BLOOMTREE_TEXT_FORMAT "m={<m1>,...},k={<k1>,...},seed=<int>,v=1:<hex of ceil(M/8) bytes>, M = m1 + m1*m2 + ..."
 
 /* the text form str as filter_text.c parses it (values out of range: no HINT) */
 static FtInput
 text_input(const char *str)
 {
-	FtInput		in = {str, "bloomtree", BT_TEXT_FORMAT, true};
+	FtInput		in = {str, "bloomtree", BLOOMTREE_TEXT_FORMAT, true};
 
 	return in;
 }
@@ -240,9 +240,9 @@ bloomtree_recv(PG_FUNCTION_ARGS)
 	uint64		total = 0;
 	const uint8 *s;
 
-	if (buf->len - buf->cursor < BT_SEND_FIXED)
+	if (buf->len - buf->cursor < BLOOMTREE_SEND_FIXED)
 		bf_binary_error("bloomtree", psprintf("The value has %d bytes, a header needs %d.",
-							  buf->len - buf->cursor, BT_SEND_FIXED));
+							  buf->len - buf->cursor, BLOOMTREE_SEND_FIXED));
 	version = pq_getmsgbyte(buf);
 	d = pq_getmsgbyte(buf);
 	flags = pq_getmsgbyte(buf);
@@ -252,11 +252,11 @@ bloomtree_recv(PG_FUNCTION_ARGS)
 	if (version != BLTREE_SCHEME_VERSION)
 		bf_binary_error("bloomtree", psprintf("Scheme version %d is not supported (expected %d).",
 							  version, BLTREE_SCHEME_VERSION));
-	if (flags != BT_FLAGS_NONE || reserved != 0)
+	if (flags != BLOOMTREE_FLAGS_NONE || reserved != 0)
 		bf_binary_error("bloomtree", psprintf("Flags and reserved bytes are %d and %d, expected 0.", flags, reserved));
 	if (d < 1 || d > BLTREE_MAX_D)
 		bf_binary_error("bloomtree", psprintf("d = %d is out of range [1, %d].", d, BLTREE_MAX_D));
-	if (buf->len - buf->cursor < BT_SEND_LEVEL * d)
+	if (buf->len - buf->cursor < BLOOMTREE_SEND_LEVEL * d)
 		bf_binary_error("bloomtree", psprintf("The value ends within the headers of its %d levels.", d));
 	memset(&v, 0, sizeof(v));
 	params.d = d;
@@ -307,7 +307,7 @@ bloomtree_send(PG_FUNCTION_ARGS)
 	pq_begintypsend(&buf);
 	pq_sendbyte(&buf, BLTREE_SCHEME_VERSION);
 	pq_sendbyte(&buf, (uint8) v.L.p.d);
-	pq_sendbyte(&buf, BT_FLAGS_NONE);
+	pq_sendbyte(&buf, BLOOMTREE_FLAGS_NONE);
 	pq_sendbyte(&buf, 0);
 	pq_sendint32(&buf, (uint32) v.L.p.seed);
 	for (int a = 0; a < v.L.p.d; a++)

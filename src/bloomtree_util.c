@@ -256,16 +256,16 @@ bloomtree_view(struct varlena *value, BloomTreeView *v)
 	const uint8 *s;
 
 	bloomtree_set_interrupt_hook();
-	if (len < BT_FIXED_BYTES)
-		corrupted(psprintf("The value has %zu bytes, a header needs %d.", len, BT_FIXED_BYTES));
+	if (len < BLOOMTREE_FIXED_BYTES)
+		corrupted(psprintf("The value has %zu bytes, a header needs %d.", len, BLOOMTREE_FIXED_BYTES));
 	if (d[0] != BLTREE_SCHEME_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("bloomtree scheme version %d is not supported", d[0]),
 				 errdetail("This build of bloomsample reads scheme version %d.",
 						   BLTREE_SCHEME_VERSION)));
-	if (d[1] < 1 || d[1] > BLTREE_MAX_D || d[2] != BT_FLAGS_NONE || d[3] != 0 ||
-		len < (Size) BT_HEADER_BYTES(d[1]))
+	if (d[1] < 1 || d[1] > BLTREE_MAX_D || d[2] != BLOOMTREE_FLAGS_NONE || d[3] != 0 ||
+		len < (Size) BLOOMTREE_HEADER_BYTES(d[1]))
 		corrupted(psprintf("Header says d=%d, flags=%d for a %zu-byte value.", d[1], d[2], len));
 	memset(&p, 0, sizeof(p));
 	p.d = d[1];
@@ -273,7 +273,7 @@ bloomtree_view(struct varlena *value, BloomTreeView *v)
 	memcpy(&p.seed, d + 12, sizeof(int32));
 	for (int a = 0; a < p.d; a++)
 	{
-		const uint8 *h = d + BT_FIXED_BYTES + BT_LEVEL_BYTES * a;
+		const uint8 *h = d + BLOOMTREE_FIXED_BYTES + BLOOMTREE_LEVEL_BYTES * a;
 		uint32		nbytes,
 					ones;
 
@@ -290,10 +290,10 @@ bloomtree_view(struct varlena *value, BloomTreeView *v)
 	}
 	if (bltree_layout_init(&v->L, &p) != BLTREE_OK)
 		corrupted(psprintf("Header parameters %s are invalid.", bloomtree_params_string(&p)));
-	if (total != len - BT_HEADER_BYTES(p.d))
+	if (total != len - BLOOMTREE_HEADER_BYTES(p.d))
 		corrupted(psprintf("Level streams add up to %llu bytes, the value holds %zu.",
-						   (unsigned long long) total, len - BT_HEADER_BYTES(p.d)));
-	s = d + BT_HEADER_BYTES(p.d);
+						   (unsigned long long) total, len - BLOOMTREE_HEADER_BYTES(p.d)));
+	s = d + BLOOMTREE_HEADER_BYTES(p.d);
 	for (int a = 0; a < p.d; a++)
 	{
 		if (v->lc[a].mode >= BLTREE_NUM_MODES || v->lc[a].ones > v->L.level_bits[a])
@@ -325,7 +325,7 @@ bloomtree_same_value(struct varlena *value, BloomTreeView *v)
 	memcpy(&digest, d + 4, sizeof(uint64));
 	if (digest != v->digest || d[0] != BLTREE_SCHEME_VERSION || d[1] != v->L.p.d)
 		return false;
-	s = d + BT_HEADER_BYTES(v->L.p.d);
+	s = d + BLOOMTREE_HEADER_BYTES(v->L.p.d);
 	for (int a = 0; a < v->L.p.d; a++)
 	{
 		v->stream[a] = s;
@@ -354,7 +354,7 @@ bloomtree_memory_check(const BlTreeLayout *L, int arrays, bool codes, const char
 	uint64		need = (uint64) arrays * BLTREE_ARRAY_BYTES(L->storage_bits);
 
 	if (codes)
-		need += VARHDRSZ + BT_HEADER_BYTES(L->p.d) + bltree_max_coded_bytes(L);
+		need += VARHDRSZ + BLOOMTREE_HEADER_BYTES(L->p.d) + bltree_max_coded_bytes(L);
 	bf_value_memory_check(need, what);
 }
 
@@ -468,12 +468,12 @@ write_header(uint8 *payload, const BlTreeLayout *L, const BlTreeLevelCode *lc, S
 
 	payload[0] = BLTREE_SCHEME_VERSION;
 	payload[1] = (uint8) L->p.d;
-	payload[2] = BT_FLAGS_NONE;
+	payload[2] = BLOOMTREE_FLAGS_NONE;
 	payload[3] = 0;
 	memcpy(payload + 12, &L->p.seed, sizeof(int32));
 	for (int a = 0; a < L->p.d; a++)
 	{
-		uint8	   *h = payload + BT_FIXED_BYTES + BT_LEVEL_BYTES * a;
+		uint8	   *h = payload + BLOOMTREE_FIXED_BYTES + BLOOMTREE_LEVEL_BYTES * a;
 		uint32		ones = (uint32) lc[a].ones,
 					nbytes = (uint32) lc[a].nbytes;
 
@@ -484,8 +484,8 @@ write_header(uint8 *payload, const BlTreeLayout *L, const BlTreeLevelCode *lc, S
 		memcpy(h + 8, &ones, sizeof(uint32));
 		memcpy(h + 12, &nbytes, sizeof(uint32));
 	}
-	digest = bltree_digest(payload + BT_DIGEST_FROM,
-						   BT_HEADER_BYTES(L->p.d) - BT_DIGEST_FROM + streams);
+	digest = bltree_digest(payload + BLOOMTREE_DIGEST_FROM,
+						   BLOOMTREE_HEADER_BYTES(L->p.d) - BLOOMTREE_DIGEST_FROM + streams);
 	memcpy(payload + 4, &digest, sizeof(uint64));
 }
 
@@ -496,14 +496,14 @@ write_header(uint8 *payload, const BlTreeLayout *L, const BlTreeLevelCode *lc, S
 struct varlena *
 bloomtree_encode_value(const BlTreeLayout *L, const uint8 *bits)
 {
-	Size		head = VARHDRSZ + BT_HEADER_BYTES(L->p.d),
+	Size		head = VARHDRSZ + BLOOMTREE_HEADER_BYTES(L->p.d),
 				max = head + bltree_max_coded_bytes(L),
 				n;
 	struct varlena *v = bf_palloc_value(max, false, "coding a bloomtree");
 	BlTreeLevelCode lc[BLTREE_MAX_D];
 	uint8	   *payload = (uint8 *) VARDATA(v);
 
-	n = bltree_encode(L, bits, lc, payload + BT_HEADER_BYTES(L->p.d));
+	n = bltree_encode(L, bits, lc, payload + BLOOMTREE_HEADER_BYTES(L->p.d));
 	write_header(payload, L, lc, n);
 	SET_VARSIZE(v, head + n);
 	if (head + n < max / 2 && max > 8192)
@@ -515,7 +515,7 @@ bloomtree_encode_value(const BlTreeLayout *L, const uint8 *bits)
 struct varlena *
 bloomtree_empty_value(const BlTreeLayout *L)
 {
-	Size		size = VARHDRSZ + BT_HEADER_BYTES(L->p.d);
+	Size		size = VARHDRSZ + BLOOMTREE_HEADER_BYTES(L->p.d);
 	struct varlena *v = palloc0(size);
 	BlTreeLevelCode lc[BLTREE_MAX_D];
 

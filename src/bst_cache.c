@@ -8,9 +8,10 @@
  * bst_tree_ids (a pruned tree's occupied ids, in chunks).  A tree is a
  * deterministic function of its definition: the first backend of the
  * cluster that needs a (tree, generation) builds it and writes its flat
- * image (bst_images.h), under a per-tree build lock so that concurrent first
- * users build it once; every backend and parallel worker then maps that
- * file read-only, so the page cache holds one copy for the whole cluster.
+ * image (bst_image_files.h), under a per-tree build lock so that
+ * concurrent first users build it once; every backend and parallel worker
+ * then maps that file read-only, so the page cache holds one copy for the
+ * whole cluster.
  *
  * Which generation a call uses is decided by the catalog row that the
  * call's snapshot sees, never by a newer or older one: each cached tree
@@ -40,7 +41,7 @@
 
 #include "bst_acl.h"
 #include "bst_cache.h"
-#include "bst_images.h"
+#include "bst_image_files.h"
 #include "bst_snapkey.h"
 
 /* ---------------------------------------------------------------------------
@@ -93,7 +94,7 @@ forget_own(bool top_level)
 		}
 		*l = e->next;
 		if (top_level)
-			(void) unlink(bst_image_path(e->name, e->generation));
+			(void) unlink(bst_image_file_path(e->name, e->generation));
 		entry_free(e);
 	}
 }
@@ -184,7 +185,7 @@ static void
 entry_free(BstCacheEntry *e)
 {
 	cache_epoch++;
-	bst_image_unmap(&e->map);
+	bst_image_file_unmap(&e->map);
 	MemoryContextDelete(e->cxt);
 }
 
@@ -443,7 +444,7 @@ map_entry(const char *name, int64 generation)
 	BstCacheEntry *e;
 	BstAlloc	alloc;
 
-	if (!bst_image_map(name, generation, &map))
+	if (!bst_image_file_map(name, generation, &map))
 		return NULL;
 	cxt = AllocSetContextCreate(TopMemoryContext, "BloomSampleTree", ALLOCSET_SMALL_SIZES);
 	e = MemoryContextAllocZero(cxt, sizeof(BstCacheEntry));
@@ -457,7 +458,7 @@ map_entry(const char *name, int64 generation)
 	if (bst_image_open(map.base, map.len, name, generation, &alloc, e->mt) != BST_OK)
 	{
 		elog(LOG, "BloomSampleTree image \"%s\" does not match its tree: rebuilding it",
-			 bst_image_path(name, generation));
+			 bst_image_file_path(name, generation));
 		entry_free(e);
 		return NULL;
 	}
@@ -483,7 +484,7 @@ live_trees(int *n)
 	{
 		bool		isnull;
 
-		live[i].name_hash = bst_image_name_hash(SPI_getvalue(SPI_tuptable->vals[i],
+		live[i].name_hash = bst_image_file_name_hash(SPI_getvalue(SPI_tuptable->vals[i],
 															 SPI_tuptable->tupdesc, 1));
 		live[i].generation = get_int8(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull);
 	}
@@ -507,7 +508,7 @@ build_and_store(const char *name, const BstDef *def)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	local = build_entry(name, def);
-	if (!bst_image_store(local->tree, name, def->generation))
+	if (!bst_image_file_store(local->tree, name, def->generation))
 		return local;
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
@@ -521,9 +522,9 @@ build_and_store(const char *name, const BstDef *def)
 		entry_free(local);
 	else
 		e = local;
-	bst_image_remove(name, def->generation);
+	bst_image_file_remove(name, def->generation);
 	live = live_trees(&nlive);
-	bst_image_sweep(live, nlive, bst_image_path(name, def->generation));
+	bst_image_file_sweep(live, nlive, bst_image_file_path(name, def->generation));
 	return e;
 }
 
@@ -543,7 +544,7 @@ load_entry(const char *name, const BstDef *def)
 		return build_entry(name, def);
 	if ((e = map_entry(name, def->generation)) != NULL)
 		return e;
-	if ((lockfd = bst_image_lock(name)) < 0)
+	if ((lockfd = bst_image_file_lock(name)) < 0)
 	{
 		ereport(NOTICE,
 				(errmsg("BloomSampleTree \"%s\" is built in this backend only: its image directory is not writable",
@@ -559,7 +560,7 @@ load_entry(const char *name, const BstDef *def)
 	}
 	PG_FINALLY();
 	{
-		bst_image_unlock(lockfd);
+		bst_image_file_unlock(lockfd);
 	}
 	PG_END_TRY();
 	return e;
@@ -680,7 +681,7 @@ bst_tree_changed(const char *name, bool dropped)
 {
 	bst_cache_forget(name);
 	if (dropped)
-		bst_image_remove(name, PG_INT64_MIN);
+		bst_image_file_remove(name, PG_INT64_MIN);
 }
 
 bool

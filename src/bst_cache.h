@@ -4,8 +4,8 @@
  *    (bst_cache.c) and the pieces the SQL functions share (bst_sql.c).  It
  *    includes the layers below, whose headers are their own: settings
  *    (bst_settings.h), utilities (bst_util.h); ownership is bst_acl.h, the
- *    image files bst_images.h.  From the bottom up, settings < util < acl <
- *    cache < sql < manage: each file calls only files below it.
+ *    image files bst_image_files.h.  From the bottom up, settings < util <
+ *    acl < cache < sql < manage: each file calls only files below it.
  */
 #ifndef BST_CACHE_H
 #define BST_CACHE_H

@@ -5,7 +5,7 @@
  *
  * Settings that bound what the server spends (memory, disk) are superuser
  * settings; docs/security.md says which and why.  The image files' settings
- * are read by bst_images.c.
+ * are read by bst_image_files.c.
  */
 #include "postgres.h"
 
@@ -15,7 +15,7 @@
 #include "utils/guc.h"
 
 #include "bst_settings.h"
-#include "bst_images.h"
+#include "bst_image_files.h"
 
 int			bst_memory_limit_mb = 2048;
 int			bst_sample_method = BST_SAMPLE_AUTO;

@@ -2,7 +2,8 @@
  * bst_settings.h
  *    The BloomSampleTree settings (bst_settings.c): bloomsample.bst_*, the
  *    memory limit they imply and the session's random generator.  The bottom
- *    of the part's glue: it calls only the core (and bst_images.c's settings).
+ *    of the part's glue: it calls only the core (and bst_image_files.c's
+ *    settings).
  */
 #ifndef BST_SETTINGS_H
 #define BST_SETTINGS_H

@@ -24,7 +24,7 @@
 #include "bs_hash.h"
 #include "cbloom.h"
 
-#define CBF_HEADER_BYTES	12
+#define CBLOOM_HEADER_BYTES	12
 
 typedef struct CountingBloom
 {
@@ -38,26 +38,26 @@ typedef struct CountingBloom
 	uint8		counters[FLEXIBLE_ARRAY_MEMBER];
 } CountingBloom;
 
-StaticAssertDecl(offsetof(CountingBloom, counters) == VARHDRSZ + CBF_HEADER_BYTES,
+StaticAssertDecl(offsetof(CountingBloom, counters) == VARHDRSZ + CBLOOM_HEADER_BYTES,
 				 "CountingBloom header layout");
 
-#define CBF_VARSIZE(m)	(offsetof(CountingBloom, counters) + CB_NBYTES(m))
+#define CBLOOM_VARSIZE(m)	(offsetof(CountingBloom, counters) + CB_NBYTES(m))
 
 /* read-only view of a (possibly short-header) countingbloom datum */
-typedef struct CbfView
+typedef struct CbloomView
 {
 	BsParams	p;
 	const uint8 *counters;
 	uint8		elemflags;		/* the flags byte: element types (BF_FLAGS_ELEMS) */
 	unsigned	elems;			/* the types it may hold: bf_flags_elems */
-} CbfView;
+} CbloomView;
 
 /* countingbloom_io.c */
-extern CountingBloom *cbf_alloc(const BsParams *p);
-extern CountingBloom *cbf_copy_view(const CbfView *v);
-extern void cbf_view(struct varlena *value, CbfView *v);
-extern void cbf_view_datum(Datum d, CbfView *v);
-extern BsParams cbf_make_params(int64 m, int64 k, int64 seed, const char *hash);
-extern void cbf_check_compatible(const BsParams *a, const BsParams *b, const char *what);
+extern CountingBloom *cbloom_alloc(const BsParams *p);
+extern CountingBloom *cbloom_copy_view(const CbloomView *v);
+extern void cbloom_view(struct varlena *value, CbloomView *v);
+extern void cbloom_view_datum(Datum d, CbloomView *v);
+extern BsParams cbloom_make_params(int64 m, int64 k, int64 seed, const char *hash);
+extern void cbloom_check_compatible(const BsParams *a, const BsParams *b, const char *what);
 
 #endif							/* COUNTINGBLOOM_H */

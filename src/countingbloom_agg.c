@@ -29,36 +29,36 @@ PG_FUNCTION_INFO_V1(cbloom_agg_serial);
 PG_FUNCTION_INFO_V1(cbloom_agg_deserial);
 PG_FUNCTION_INFO_V1(cbloom_agg_final);
 
-typedef struct CbfAggState
+typedef struct CbloomAggState
 {
 	BsHasher	hasher;			/* of cb's parameters */
 	CountingBloom *cb;			/* in the aggregate context */
-} CbfAggState;
+} CbloomAggState;
 
-static CbfAggState *
+static CbloomAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
 {
-	return PG_ARGISNULL(argno) ? NULL : (CbfAggState *) PG_GETARG_POINTER(argno);
+	return PG_ARGISNULL(argno) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(argno);
 }
 
 /* a state owning a copy of the viewed counting filter, in ctx */
-static CbfAggState *
-state_from_view(MemoryContext ctx, const CbfView *v)
+static CbloomAggState *
+state_from_view(MemoryContext ctx, const CbloomView *v)
 {
 	MemoryContext old = MemoryContextSwitchTo(ctx);
-	CbfAggState *s = palloc(sizeof(CbfAggState));
+	CbloomAggState *s = palloc(sizeof(CbloomAggState));
 
-	s->cb = cbf_copy_view(v);
+	s->cb = cbloom_copy_view(v);
 	bs_hasher_init(&s->hasher, &v->p);
 	MemoryContextSwitchTo(old);
 	return s;
 }
 
 /* the state for this row of cbloom_agg(elem, m, k [, seed [, hash]]) */
-static CbfAggState *
+static CbloomAggState *
 agg_state(FunctionCallInfo fcinfo)
 {
-	CbfAggState *s = arg_state(fcinfo, 0);
+	CbloomAggState *s = arg_state(fcinfo, 0);
 	int32		m,
 				k,
 				seed;
@@ -66,11 +66,11 @@ agg_state(FunctionCallInfo fcinfo)
 	if (s == NULL)
 	{
 		MemoryContext ctx = bf_agg_context(fcinfo, "cbloom_agg");
-		BsParams	p = cbf_make_params(m, k, seed, hash ? text_to_cstring(hash) : "xxh3");
+		BsParams	p = cbloom_make_params(m, k, seed, hash ? text_to_cstring(hash) : "xxh3");
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 
-		s = palloc(sizeof(CbfAggState));
-		s->cb = cbf_alloc(&p);
+		s = palloc(sizeof(CbloomAggState));
+		s->cb = cbloom_alloc(&p);
 		s->cb->flags = BF_FLAG_TYPED;
 		bs_hasher_init(&s->hasher, &p);
 		MemoryContextSwitchTo(old);
@@ -87,7 +87,7 @@ agg_state(FunctionCallInfo fcinfo)
 static Datum
 agg_trans(FunctionCallInfo fcinfo, Oid elemtype)
 {
-	CbfAggState *s = agg_state(fcinfo);
+	CbloomAggState *s = agg_state(fcinfo);
 
 	if (!PG_ARGISNULL(1))
 	{
@@ -119,12 +119,12 @@ cbloom_agg_trans_uuid(PG_FUNCTION_ARGS)
 }
 
 /* fold counting filter v into state s (NULL: a new state) */
-static CbfAggState *
-merge(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *what)
+static CbloomAggState *
+merge(FunctionCallInfo fcinfo, CbloomAggState *s, const CbloomView *v, const char *what)
 {
 	if (s == NULL)
 		return state_from_view(bf_agg_context(fcinfo, what), v);
-	cbf_check_compatible(&s->hasher.p, &v->p, what);
+	cbloom_check_compatible(&s->hasher.p, &v->p, what);
 	cb_merge(s->cb->counters, v->counters, v->p.m);
 	s->cb->flags = bf_flags_merge_elems(s->cb->flags, v->elemflags);
 	return s;
@@ -136,7 +136,7 @@ merge(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *wha
  * NULL.
  */
 static Datum
-fold(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *what)
+fold(FunctionCallInfo fcinfo, CbloomAggState *s, const CbloomView *v, const char *what)
 {
 	if (v != NULL)
 		s = merge(fcinfo, s, v, what);
@@ -149,10 +149,10 @@ fold(FunctionCallInfo fcinfo, CbfAggState *s, const CbfView *v, const char *what
 Datum
 cbloom_union_trans(PG_FUNCTION_ARGS)
 {
-	CbfView		v;
+	CbloomView	v;
 
 	if (!PG_ARGISNULL(1))
-		cbf_view_datum(PG_GETARG_DATUM(1), &v);
+		cbloom_view_datum(PG_GETARG_DATUM(1), &v);
 	return fold(fcinfo, arg_state(fcinfo, 0), PG_ARGISNULL(1) ? NULL : &v, "cbloom_union_agg");
 }
 
@@ -160,11 +160,11 @@ cbloom_union_trans(PG_FUNCTION_ARGS)
 Datum
 cbloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	CbfAggState *s2 = arg_state(fcinfo, 1);
-	CbfView		v;
+	CbloomAggState *s2 = arg_state(fcinfo, 1);
+	CbloomView	v;
 
 	if (s2 != NULL)
-		cbf_view((struct varlena *) s2->cb, &v);
+		cbloom_view((struct varlena *) s2->cb, &v);
 	return fold(fcinfo, arg_state(fcinfo, 0), s2 != NULL ? &v : NULL, "cbloom_agg");
 }
 
@@ -172,7 +172,7 @@ cbloom_agg_combine(PG_FUNCTION_ARGS)
 Datum
 cbloom_agg_serial(PG_FUNCTION_ARGS)
 {
-	CbfAggState *s = (CbfAggState *) PG_GETARG_POINTER(0);
+	CbloomAggState *s = (CbloomAggState *) PG_GETARG_POINTER(0);
 	PG_RETURN_BYTEA_P(bf_copy_value(CurrentMemoryContext, s->cb, VARSIZE(s->cb),
 									"cbloom_agg_serial"));
 }
@@ -181,16 +181,16 @@ Datum
 cbloom_agg_deserial(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_P(0);
-	CbfView		v;
+	CbloomView	v;
 
-	cbf_view((struct varlena *) in, &v);
+	cbloom_view((struct varlena *) in, &v);
 	PG_RETURN_POINTER(state_from_view(bf_agg_context(fcinfo, "cbloom_agg_deserial"), &v));
 }
 
 Datum
 cbloom_agg_final(PG_FUNCTION_ARGS)
 {
-	CbfAggState *s = arg_state(fcinfo, 0);
+	CbloomAggState *s = arg_state(fcinfo, 0);
 
 	if (s == NULL)
 		PG_RETURN_NULL();

@@ -34,7 +34,7 @@ PG_FUNCTION_INFO_V1(countingbloom_typmod_in);
 PG_FUNCTION_INFO_V1(countingbloom_typmod_out);
 PG_FUNCTION_INFO_V1(countingbloom_enforce_typmod);
 
-#define CBF_TEXT_FORMAT "m=<counters>,k=<hashes>,seed=<int>,hash=<xxh3|linear>,v=1:<one hex digit per counter>."
+#define CBLOOM_TEXT_FORMAT "m=<counters>,k=<hashes>,seed=<int>,hash=<xxh3|linear>,v=1:<one hex digit per counter>."
 
 /* ---- the datum -------------------------------------------------------- */
 
@@ -45,7 +45,7 @@ PG_FUNCTION_INFO_V1(countingbloom_enforce_typmod);
 static CountingBloom *
 alloc_counting(const BsParams *p, bool zero)
 {
-	Size		size = CBF_VARSIZE(p->m);
+	Size		size = CBLOOM_VARSIZE(p->m);
 	CountingBloom *cb = (CountingBloom *) bf_palloc_value(size, zero, "a countingbloom value");
 
 	SET_VARSIZE(cb, size);
@@ -58,16 +58,16 @@ alloc_counting(const BsParams *p, bool zero)
 	return cb;
 }
 
-/* cbf_alloc: a zeroed counting filter with validated parameters p */
+/* cbloom_alloc: a zeroed counting filter with validated parameters p */
 CountingBloom *
-cbf_alloc(const BsParams *p)
+cbloom_alloc(const BsParams *p)
 {
 	return alloc_counting(p, true);
 }
 
-/* cbf_copy_view: a freshly allocated counting filter equal to the viewed one */
+/* cbloom_copy_view: a freshly allocated counting filter equal to the viewed one */
 CountingBloom *
-cbf_copy_view(const CbfView *v)
+cbloom_copy_view(const CbloomView *v)
 {
 	CountingBloom *cb = alloc_counting(&v->p, false);
 
@@ -77,18 +77,18 @@ cbf_copy_view(const CbfView *v)
 }
 
 /*
- * cbf_view: parse the header of a countingbloom varlena (any header form),
+ * cbloom_view: parse the header of a countingbloom varlena (any header form),
  * checking it is consistent (a failure means corruption or a newer scheme).
  */
 void
-cbf_view(struct varlena *value, CbfView *v)
+cbloom_view(struct varlena *value, CbloomView *v)
 {
 	const uint8 *d = (const uint8 *) VARDATA_ANY(value);
 	Size		len = VARSIZE_ANY_EXHDR(value);
 	uint32		m;
 	int32		seed;
 
-	if (len < CBF_HEADER_BYTES)
+	if (len < CBLOOM_HEADER_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("countingbloom value is too short (%zu bytes)", len)));
@@ -101,7 +101,7 @@ cbf_view(struct varlena *value, CbfView *v)
 	memcpy(&seed, d + 4, sizeof(seed));
 	memcpy(&m, d + 8, sizeof(m));
 	if (d[1] >= BS_NUM_HASH_FAMILIES || d[2] < BS_MIN_K || d[2] > BS_MAX_K ||
-		m < BS_MIN_M || m > CB_MAX_M || len != CBF_HEADER_BYTES + CB_NBYTES(m))
+		m < BS_MIN_M || m > CB_MAX_M || len != CBLOOM_HEADER_BYTES + CB_NBYTES(m))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("countingbloom value is corrupted"),
@@ -119,22 +119,22 @@ cbf_view(struct varlena *value, CbfView *v)
 	v->p.k = d[2];
 	v->p.hash = d[1];
 	v->p.seed = seed;
-	v->counters = d + CBF_HEADER_BYTES;
+	v->counters = d + CBLOOM_HEADER_BYTES;
 }
 
-/* cbf_view_datum: detoast (without copying short-header values) and view */
+/* cbloom_view_datum: detoast (without copying short-header values) and view */
 void
-cbf_view_datum(Datum d, CbfView *v)
+cbloom_view_datum(Datum d, CbloomView *v)
 {
-	cbf_view(PG_DETOAST_DATUM_PACKED(d), v);
+	cbloom_view(PG_DETOAST_DATUM_PACKED(d), v);
 }
 
 /*
- * cbf_make_params: bloomfilter's parameter validation (bf_make_params) and
+ * cbloom_make_params: bloomfilter's parameter validation (bf_make_params) and
  * m <= CB_MAX_M counters
  */
 BsParams
-cbf_make_params(int64 m, int64 k, int64 seed, const char *hash)
+cbloom_make_params(int64 m, int64 k, int64 seed, const char *hash)
 {
 	if (m > (int64) CB_MAX_M)
 		ereport(ERROR,
@@ -144,9 +144,9 @@ cbf_make_params(int64 m, int64 k, int64 seed, const char *hash)
 	return bf_make_params(m, k, seed, hash);
 }
 
-/* cbf_check_compatible: error unless a and b have equal m, k, seed and family */
+/* cbloom_check_compatible: error unless a and b have equal m, k, seed and family */
 void
-cbf_check_compatible(const BsParams *a, const BsParams *b, const char *what)
+cbloom_check_compatible(const BsParams *a, const BsParams *b, const char *what)
 {
 	if (!bs_params_equal(a, b))
 		ereport(ERROR,
@@ -164,7 +164,7 @@ countingbloom_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	int32		typmod = PG_NARGS() > 2 ? PG_GETARG_INT32(2) : -1;
-	FtInput		in = {str, "countingbloom", CBF_TEXT_FORMAT};
+	FtInput		in = {str, "countingbloom", CBLOOM_TEXT_FORMAT};
 	const char *p = ft_skip_space(str);
 	const char *hname;
 	BsParams	params;
@@ -204,10 +204,10 @@ countingbloom_in(PG_FUNCTION_ARGS)
 		ft_syntax_error(&in, psprintf("Expected %u hex digits (one per counter), found %zu.",
 									  params.m, hexlen));
 	ft_expect_end(&in, p + hexlen);
-	bf_input_check("countingbloom input", params.m, hexlen, true, CBF_VARSIZE(params.m),
+	bf_input_check("countingbloom input", params.m, hexlen, true, CBLOOM_VARSIZE(params.m),
 				   ERRCODE_INVALID_TEXT_REPRESENTATION);
 
-	cb = cbf_alloc(&params);
+	cb = cbloom_alloc(&params);
 	for (uint32 i = 0; i < params.m; i++)
 	{
 		if ((i & 0xFFFFF) == 0xFFFFF)
@@ -222,12 +222,12 @@ Datum
 countingbloom_out(PG_FUNCTION_ARGS)
 {
 	static const char hex[] = "0123456789abcdef";
-	CbfView		v;
+	CbloomView	v;
 	char		head[96];
 	int			hlen;
 	char	   *out;
 
-	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
 	hlen = snprintf(head, sizeof(head), "m=%u,k=%d,seed=%d,hash=%s,v=%d:", v.p.m, v.p.k,
 					v.p.seed, bs_hash_family_name(v.p.hash), BS_SCHEME_VERSION);
 	out = bf_palloc_value(hlen + (uint64) v.p.m + 1, false, "countingbloom output");
@@ -254,7 +254,7 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 	CountingBloom *cb;
 	uint32		m;
 
-	bf_recv_header(buf, "countingbloom", CBF_HEADER_BYTES, &params);
+	bf_recv_header(buf, "countingbloom", CBLOOM_HEADER_BYTES, &params);
 	m = params.m;
 	if (m < BS_MIN_M || m > CB_MAX_M)
 		bf_binary_error("countingbloom", psprintf("m = %u is out of range [%d, %u].", m, BS_MIN_M, CB_MAX_M));
@@ -263,8 +263,8 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 		bf_binary_error("countingbloom", psprintf("Expected %zu payload bytes for m = %u counters, found %d.",
 							  nbytes, m, buf->len - buf->cursor));
 	bf_input_check("countingbloom binary input", nbytes, (uint64) (buf->len - buf->cursor), true,
-				   CBF_VARSIZE(m), ERRCODE_INVALID_BINARY_REPRESENTATION);
-	cb = cbf_alloc(&params);
+				   CBLOOM_VARSIZE(m), ERRCODE_INVALID_BINARY_REPRESENTATION);
+	cb = cbloom_alloc(&params);
 	bf_copy_interruptible(cb->counters, pq_getmsgbytes(buf, (int) nbytes), nbytes);
 	if (!cb_tail_is_clear(cb->counters, m))
 		bf_binary_error("countingbloom", psprintf("The counter after the last one (m = %u) is not zero.", m));
@@ -275,14 +275,14 @@ countingbloom_recv(PG_FUNCTION_ARGS)
 Datum
 countingbloom_send(PG_FUNCTION_ARGS)
 {
-	CbfView		v;
+	CbloomView	v;
 	StringInfoData buf;
 
 	size_t		nbytes;
 
-	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
 	nbytes = ((size_t) v.p.m + 1) / 2;
-	bf_begintypsend_exact(&buf, CBF_HEADER_BYTES + nbytes, "countingbloom binary output");
+	bf_begintypsend_exact(&buf, CBLOOM_HEADER_BYTES + nbytes, "countingbloom binary output");
 	pq_sendbyte(&buf, BS_SCHEME_VERSION);
 	pq_sendbyte(&buf, v.p.hash);
 	pq_sendbyte(&buf, v.p.k);
@@ -313,9 +313,9 @@ Datum
 countingbloom_enforce_typmod(PG_FUNCTION_ARGS)
 {
 	Datum		d = PG_GETARG_DATUM(0);
-	CbfView		v;
+	CbloomView	v;
 
-	cbf_view_datum(d, &v);
+	cbloom_view_datum(d, &v);
 	bf_enforce_typmod(&v.p, PG_GETARG_INT32(1), "countingbloom");
 	PG_RETURN_DATUM(d);
 }

@@ -44,22 +44,22 @@ PG_FUNCTION_INFO_V1(cbloom_eq);
 PG_FUNCTION_INFO_V1(cbloom_ne);
 PG_FUNCTION_INFO_V1(countingbloom_hash);
 
-typedef struct CbfLookupCache
+typedef struct CbloomLookupCache
 {
 	bool		have_hasher;
 	BsHasher	hasher;
 	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
 	BsElemKeyCache key;
-} CbfLookupCache;
+} CbloomLookupCache;
 
 Datum
 cbloom_empty(PG_FUNCTION_ARGS)
 {
-	BsParams	p = cbf_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1),
+	BsParams	p = cbloom_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1),
 									PG_GETARG_INT32(2),
 									text_to_cstring(PG_GETARG_TEXT_PP(3)));
 
-	CountingBloom *cb = cbf_alloc(&p);
+	CountingBloom *cb = cbloom_alloc(&p);
 
 	cb->flags = BF_FLAG_TYPED;
 	PG_RETURN_POINTER(cb);
@@ -72,7 +72,7 @@ cbloom_empty(PG_FUNCTION_ARGS)
  * count of one of them would change)
  */
 static BsElem
-update_elem(const CbfView *v, BsElem e, unsigned *elem, BsTextReadings *rd, bool add)
+update_elem(const CbloomView *v, BsElem e, unsigned *elem, BsTextReadings *rd, bool add)
 {
 	BsElem		r[BS_ELEM_READINGS_MAX];
 	int			n;
@@ -92,15 +92,15 @@ update_elem(const CbfView *v, BsElem e, unsigned *elem, BsTextReadings *rd, bool
 static Datum
 update_common(FunctionCallInfo fcinfo, BsElem e, bool add, unsigned elem)
 {
-	CbfView		v;
+	CbloomView	v;
 	CountingBloom *cb;
 	BsHasher	h;
 	BsKey		key;
 	BsTextReadings rd;
 
-	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
 	e = update_elem(&v, e, &elem, &rd, add);
-	cb = cbf_copy_view(&v);
+	cb = cbloom_copy_view(&v);
 	cb->flags = bf_flags_add_elems(cb->flags, elem);
 	bs_hasher_init(&h, &v.p);
 	key = bs_elem_key(&h, &e);
@@ -181,8 +181,8 @@ cbloom_remove_uuid(PG_FUNCTION_ARGS)
 static unsigned
 lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e, bool is_text, const char *what)
 {
-	CbfLookupCache *c = (CbfLookupCache *) fcinfo->flinfo->fn_extra;
-	CbfView		v;
+	CbloomLookupCache *c = (CbloomLookupCache *) fcinfo->flinfo->fn_extra;
+	CbloomView	v;
 	BsTextReadings rd;
 	BsElem		r[BS_ELEM_READINGS_MAX];
 	int			n = 1;
@@ -191,8 +191,8 @@ lookup_common(FunctionCallInfo fcinfo, Datum filter, BsElem e, bool is_text, con
 
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbfLookupCache));
-	cbf_view(bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt), &v);
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbloomLookupCache));
+	cbloom_view(bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt), &v);
 	if (!c->have_hasher || !bs_params_equal(&c->hasher.p, &v.p))
 	{
 		bs_hasher_init(&c->hasher, &v.p);
@@ -308,10 +308,10 @@ cbloom_count_uuid(PG_FUNCTION_ARGS)
 Datum
 cbloom_to_bloom(PG_FUNCTION_ARGS)
 {
-	CbfView		v;
+	CbloomView	v;
 	BloomFilter *f;
 
-	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
 	f = bf_alloc(&v.p);
 	f->flags = v.elemflags;		/* the same element types */
 	cb_to_bits(v.counters, v.p.m, f->bits);
@@ -321,20 +321,20 @@ cbloom_to_bloom(PG_FUNCTION_ARGS)
 Datum
 cbloom_saturated(PG_FUNCTION_ARGS)
 {
-	CbfView		v;
+	CbloomView	v;
 
-	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_INT64((int64) cb_saturated(v.counters, v.p.m));
 }
 
 static bool
 counting_equal(FunctionCallInfo fcinfo)
 {
-	CbfView		a,
+	CbloomView	a,
 				b;
 
-	cbf_view_datum(PG_GETARG_DATUM(0), &a);
-	cbf_view_datum(PG_GETARG_DATUM(1), &b);
+	cbloom_view_datum(PG_GETARG_DATUM(0), &a);
+	cbloom_view_datum(PG_GETARG_DATUM(1), &b);
 	return bs_params_equal(&a.p, &b.p) &&
 		bf_equal_interruptible(a.counters, b.counters, CB_NBYTES(a.p.m));
 }
@@ -355,10 +355,10 @@ cbloom_ne(PG_FUNCTION_ARGS)
 Datum
 countingbloom_hash(PG_FUNCTION_ARGS)
 {
-	CbfView		v;
+	CbloomView	v;
 	uint32		h;
 
-	cbf_view_datum(PG_GETARG_DATUM(0), &v);
+	cbloom_view_datum(PG_GETARG_DATUM(0), &v);
 	h = bf_hash_bytes_interruptible(v.counters, CB_NBYTES(v.p.m));
 	h ^= DatumGetUInt32(hash_uint32(v.p.m ^ ((uint32) v.p.k << 24) ^
 									((uint32) v.p.hash << 30)));

@@ -40,7 +40,7 @@
 #include "cms.h"
 #include "topk.h"
 
-#define CM_FLAGS_NONE	0
+#define COUNTMIN_FLAGS_NONE	0
 
 typedef struct CountMin
 {
@@ -58,7 +58,7 @@ typedef struct CountMin
 
 StaticAssertDecl(offsetof(CountMin, counters) == 32, "CountMin header layout");
 
-#define CM_VARSIZE(w, d)	(offsetof(CountMin, counters) + (Size) (w) * (d) * sizeof(int64))
+#define COUNTMIN_VARSIZE(w, d)	(offsetof(CountMin, counters) + (Size) (w) * (d) * sizeof(int64))
 
 typedef struct TopkValue
 {
@@ -106,7 +106,7 @@ typedef char *(*TkTextFn) (const void *arg, uint32 *len);
 
 /* the core's view of a sketch from a stored header's fields (counters in place) */
 static inline CmsSketch
-cm_sketch_of(uint32 w, uint32 d, int32 seed, int64 total, int64 *counters)
+countmin_sketch_of(uint32 w, uint32 d, int32 seed, int64 total, int64 *counters)
 {
 	CmsSketch	s;
 
@@ -119,32 +119,32 @@ cm_sketch_of(uint32 w, uint32 d, int32 seed, int64 total, int64 *counters)
 }
 
 /* countmin_util.c */
-extern CmsParams cm_make_params(int64 w, int64 d, int64 seed);
-extern char *cm_params_string(const CmsParams *p);
-extern void cm_check_compatible(const CmsParams *a, const CmsParams *b, const char *what);
-extern void cm_report(CmsStatus st, const char *what);
-extern CountMin *cm_alloc(const CmsParams *p);
-extern CountMin *cm_alloc_typed(const CmsParams *p);
-extern CountMin *cm_detoast(Datum d);
-extern CmsSketch cm_sketch(CountMin *c);
-extern BsKey cm_elem_key(const BsHasher *h, Datum value, Oid typid);
+extern CmsParams countmin_make_params(int64 w, int64 d, int64 seed);
+extern char *countmin_params_string(const CmsParams *p);
+extern void countmin_check_compatible(const CmsParams *a, const CmsParams *b, const char *what);
+extern void countmin_report(CmsStatus st, const char *what);
+extern CountMin *countmin_alloc(const CmsParams *p);
+extern CountMin *countmin_alloc_typed(const CmsParams *p);
+extern CountMin *countmin_detoast(Datum d);
+extern CmsSketch countmin_sketch(CountMin *c);
+extern BsKey countmin_elem_key(const BsHasher *h, Datum value, Oid typid);
 
 /* countmin_io.c: the text and binary forms' parts shared with topk */
-extern CmsParams cm_parse_params(const char **pp, const char *type, const char *input);
-extern void cm_check_text_length(const char *p, const CmsParams *params, uint64 alloc,
+extern CmsParams countmin_parse_params(const char **pp, const char *type, const char *input);
+extern void countmin_check_text_length(const char *p, const CmsParams *params, uint64 alloc,
 								 const char *what);
-extern int64 cm_parse_counters(const char **pp, const CmsParams *p, int64 *counters,
+extern int64 countmin_parse_counters(const char **pp, const CmsParams *p, int64 *counters,
 							   const char *type, const char *input);
-extern void cm_text_init(StringInfo buf, const CmsSketch *s, uint64 extra, const char *what);
-extern void cm_append_counters(StringInfo buf, const CmsSketch *s);
-extern CmsParams cm_recv_params(StringInfo buf, const char *type, Size header_extra,
+extern void countmin_text_init(StringInfo buf, const CmsSketch *s, uint64 extra, const char *what);
+extern void countmin_append_counters(StringInfo buf, const CmsSketch *s);
+extern CmsParams countmin_recv_params(StringInfo buf, const char *type, Size header_extra,
 								uint8 *flags);
-extern int64 cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters,
+extern int64 countmin_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters,
 							  const char *type);
-extern void cm_send_header(StringInfo buf, const CmsParams *p, uint8 flags);
-extern void cm_send_counters(StringInfo buf, const CmsSketch *s);
-extern void cm_send_sketch(StringInfo buf, const CmsSketch *s);
-extern void cm_binary_error(const char *type, const char *detail) pg_attribute_noreturn();
+extern void countmin_send_header(StringInfo buf, const CmsParams *p, uint8 flags);
+extern void countmin_send_counters(StringInfo buf, const CmsSketch *s);
+extern void countmin_send_sketch(StringInfo buf, const CmsSketch *s);
+extern void countmin_binary_error(const char *type, const char *detail) pg_attribute_noreturn();
 
 /* topk_util.c */
 extern TopkValue *tk_detoast(Datum d);

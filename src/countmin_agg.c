@@ -33,33 +33,33 @@ PG_FUNCTION_INFO_V1(countmin_agg_serial);
 PG_FUNCTION_INFO_V1(countmin_agg_deserial);
 PG_FUNCTION_INFO_V1(countmin_agg_final);
 
-typedef struct CmsAggState
+typedef struct CountMinAggState
 {
 	BsHasher	hasher;			/* of the sketch's seed */
 	CountMin   *value;			/* in the aggregate context; total kept in sketch */
 	CmsSketch	sketch;			/* counters point into value */
-} CmsAggState;
+} CountMinAggState;
 
-static CmsAggState *
+static CountMinAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
 {
-	return PG_ARGISNULL(argno) ? NULL : (CmsAggState *) PG_GETARG_POINTER(argno);
+	return PG_ARGISNULL(argno) ? NULL : (CountMinAggState *) PG_GETARG_POINTER(argno);
 }
 
 /* a state owning value (already in ctx) */
-static CmsAggState *
+static CountMinAggState *
 state_new(MemoryContext ctx, CountMin *value)
 {
-	CmsAggState *s = MemoryContextAlloc(ctx, sizeof(CmsAggState));
+	CountMinAggState *s = MemoryContextAlloc(ctx, sizeof(CountMinAggState));
 
 	s->value = value;
-	s->sketch = cm_sketch(value);
+	s->sketch = countmin_sketch(value);
 	cms_hasher_init(&s->hasher, value->seed);
 	return s;
 }
 
 /* a state owning a copy of the sketch c */
-static CmsAggState *
+static CountMinAggState *
 state_copy(MemoryContext ctx, const CountMin *c)
 {
 	return state_new(ctx, bf_copy_value(ctx, c, VARSIZE(c), "a countmin aggregate state"));
@@ -70,10 +70,10 @@ state_copy(MemoryContext ctx, const CountMin *c)
  * first, first + 1 and first + 2 when present) on the first row; on later
  * rows they must not change.
  */
-static CmsAggState *
+static CountMinAggState *
 agg_state(FunctionCallInfo fcinfo, int first)
 {
-	CmsAggState *s = arg_state(fcinfo, 0);
+	CountMinAggState *s = arg_state(fcinfo, 0);
 	int32		w = bf_agg_int_arg(fcinfo, first, "cms_agg", "w");
 	int32		d = bf_agg_int_arg(fcinfo, first + 1, "cms_agg", "d");
 	int32		seed = PG_NARGS() > first + 2 ? bf_agg_int_arg(fcinfo, first + 2, "cms_agg", "seed") : 0;
@@ -81,10 +81,10 @@ agg_state(FunctionCallInfo fcinfo, int first)
 	if (s == NULL)
 	{
 		MemoryContext ctx = bf_agg_context(fcinfo, "cms_agg");
-		CmsParams	p = cm_make_params(w, d, seed);
+		CmsParams	p = countmin_make_params(w, d, seed);
 		MemoryContext old = MemoryContextSwitchTo(ctx);
 
-		s = state_new(ctx, cm_alloc_typed(&p));
+		s = state_new(ctx, countmin_alloc_typed(&p));
 		MemoryContextSwitchTo(old);
 	}
 	else if ((uint32) w != s->sketch.p.w || (uint32) d != s->sketch.p.d || seed != s->sketch.p.seed)
@@ -92,7 +92,7 @@ agg_state(FunctionCallInfo fcinfo, int first)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cms_agg parameters changed within a group"),
 				 errdetail("The group started with %s and a row has (w=%d, d=%d, seed=%d).",
-						   cm_params_string(&s->sketch.p), w, d, seed),
+						   countmin_params_string(&s->sketch.p), w, d, seed),
 				 errhint("Pass constant w, d and seed to cms_agg.")));
 	return s;
 }
@@ -101,7 +101,7 @@ agg_state(FunctionCallInfo fcinfo, int first)
 static Datum
 agg_trans(FunctionCallInfo fcinfo, Oid typid, bool has_count)
 {
-	CmsAggState *s = agg_state(fcinfo, has_count ? 3 : 2);
+	CountMinAggState *s = agg_state(fcinfo, has_count ? 3 : 2);
 	int64		count = 1;
 
 	if (PG_ARGISNULL(1) || (has_count && PG_ARGISNULL(2)))
@@ -113,7 +113,7 @@ agg_trans(FunctionCallInfo fcinfo, Oid typid, bool has_count)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cms_agg: count " INT64_FORMAT " is negative", count),
 				 errhint("Counts are added; cms_remove subtracts.")));
-	cm_report(cms_add(&s->sketch, cm_elem_key(&s->hasher, PG_GETARG_DATUM(1), typid), count),
+	countmin_report(cms_add(&s->sketch, countmin_elem_key(&s->hasher, PG_GETARG_DATUM(1), typid), count),
 			  "cms_agg");
 	/* a new sketch holds no integers: a text is a string */
 	s->value->flags = bf_flags_add_elems(s->value->flags,
@@ -160,7 +160,7 @@ countmin_agg_count_trans_uuid(PG_FUNCTION_ARGS)
 
 /* fold sketch c (NULL: nothing) into state s (NULL: a new state) */
 static Datum
-fold(FunctionCallInfo fcinfo, CmsAggState *s, CountMin *c, const char *what)
+fold(FunctionCallInfo fcinfo, CountMinAggState *s, CountMin *c, const char *what)
 {
 	if (c != NULL)
 	{
@@ -168,10 +168,10 @@ fold(FunctionCallInfo fcinfo, CmsAggState *s, CountMin *c, const char *what)
 			s = state_copy(bf_agg_context(fcinfo, what), c);
 		else
 		{
-			CmsSketch	other = cm_sketch(c);
+			CmsSketch	other = countmin_sketch(c);
 
-			cm_check_compatible(&s->sketch.p, &other.p, what);
-			cm_report(cms_merge(&s->sketch, &other), what);
+			countmin_check_compatible(&s->sketch.p, &other.p, what);
+			countmin_report(cms_merge(&s->sketch, &other), what);
 			s->value->flags = bf_flags_merge_elems(s->value->flags, c->flags);
 		}
 	}
@@ -185,12 +185,12 @@ Datum
 countmin_union_trans(PG_FUNCTION_ARGS)
 {
 	return fold(fcinfo, arg_state(fcinfo, 0),
-				PG_ARGISNULL(1) ? NULL : cm_detoast(PG_GETARG_DATUM(1)), "cms_union_agg");
+				PG_ARGISNULL(1) ? NULL : countmin_detoast(PG_GETARG_DATUM(1)), "cms_union_agg");
 }
 
 /* the state's value with its total brought up to date */
 static CountMin *
-state_value(CmsAggState *s)
+state_value(CountMinAggState *s)
 {
 	s->value->total = s->sketch.total;
 	return s->value;
@@ -200,7 +200,7 @@ state_value(CmsAggState *s)
 Datum
 countmin_agg_combine(PG_FUNCTION_ARGS)
 {
-	CmsAggState *s2 = arg_state(fcinfo, 1);
+	CountMinAggState *s2 = arg_state(fcinfo, 1);
 
 	return fold(fcinfo, arg_state(fcinfo, 0), s2 ? state_value(s2) : NULL, "cms_agg");
 }
@@ -209,14 +209,14 @@ countmin_agg_combine(PG_FUNCTION_ARGS)
 Datum
 countmin_agg_serial(PG_FUNCTION_ARGS)
 {
-	CountMin   *c = state_value((CmsAggState *) PG_GETARG_POINTER(0));
+	CountMin   *c = state_value((CountMinAggState *) PG_GETARG_POINTER(0));
 	PG_RETURN_BYTEA_P(bf_copy_value(CurrentMemoryContext, c, VARSIZE(c), "cms_agg_serial"));
 }
 
 Datum
 countmin_agg_deserial(PG_FUNCTION_ARGS)
 {
-	CountMin   *c = cm_detoast(PG_GETARG_DATUM(0));
+	CountMin   *c = countmin_detoast(PG_GETARG_DATUM(0));
 
 	PG_RETURN_POINTER(state_copy(bf_agg_context(fcinfo, "cms_agg_deserial"), c));
 }
@@ -224,7 +224,7 @@ countmin_agg_deserial(PG_FUNCTION_ARGS)
 Datum
 countmin_agg_final(PG_FUNCTION_ARGS)
 {
-	CmsAggState *s = arg_state(fcinfo, 0);
+	CountMinAggState *s = arg_state(fcinfo, 0);
 
 	if (s == NULL)
 		PG_RETURN_NULL();

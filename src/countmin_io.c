@@ -86,11 +86,11 @@ expect(const char **pp, const char *lit, const char *type, const char *input)
 }
 
 /*
- * cm_parse_params: "w=<w>,d=<d>,seed=<seed>,v=<v>:" at *pp, validated;
+ * countmin_parse_params: "w=<w>,d=<d>,seed=<seed>,v=<v>:" at *pp, validated;
  * advances past the ':'.
  */
 CmsParams
-cm_parse_params(const char **pp, const char *type, const char *input)
+countmin_parse_params(const char **pp, const char *type, const char *input)
 {
 	int64		w,
 				d,
@@ -111,29 +111,29 @@ cm_parse_params(const char **pp, const char *type, const char *input)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s hashing scheme version " INT64_FORMAT " is not supported", type, v),
 				 errdetail("This build of bloomsample reads scheme version %d.", BS_SCHEME_VERSION)));
-	return cm_make_params(w, d, seed);
+	return countmin_make_params(w, d, seed);
 }
 
 /*
- * cm_check_text_length: the rule of bf_input_check for the counters' text:
- * each of the d*w counters takes at least one digit and each but the last a
- * separator, so the text left at p must have 2*d*w - 1 bytes; and the
- * call's allocation `alloc` must be within the limit.  Before allocating.
+ * countmin_check_text_length: the rule of bf_input_check for the counters'
+ * text: each of the d*w counters takes at least one digit and each but the last
+ * a separator, so the text left at p must have 2*d*w - 1 bytes; and the call's
+ * allocation `alloc` must be within the limit.  Before allocating.
  */
 void
-cm_check_text_length(const char *p, const CmsParams *params, uint64 alloc, const char *what)
+countmin_check_text_length(const char *p, const CmsParams *params, uint64 alloc, const char *what)
 {
 	bf_input_check(what, 2 * (uint64) cms_cells(params) - 1, strlen(p), false, alloc,
 				   ERRCODE_INVALID_TEXT_REPRESENTATION);
 }
 
 /*
- * cm_parse_counters: d rows of w counters at *pp into counters (d*w; NULL:
- * parse and validate only); the rows are validated as they are read (no
+ * countmin_parse_counters: d rows of w counters at *pp into counters (d*w;
+ * NULL: parse and validate only); the rows are validated as they are read (no
  * negative counter, equal sums); returns the total.
  */
 int64
-cm_parse_counters(const char **pp, const CmsParams *p, int64 *counters, const char *type,
+countmin_parse_counters(const char **pp, const CmsParams *p, int64 *counters, const char *type,
 				  const char *input)
 {
 	int64		total = 0;
@@ -167,12 +167,12 @@ cm_parse_counters(const char **pp, const CmsParams *p, int64 *counters, const ch
 }
 
 /*
- * cm_text_init: buf allocated once for the text form of s (its exact length,
- * computed in a first pass) plus `extra` bytes, within the limit; s without
- * counters (a topk value in exact mode): the header and `extra` only
+ * countmin_text_init: buf allocated once for the text form of s (its exact
+ * length, computed in a first pass) plus `extra` bytes, within the limit; s
+ * without counters (a topk value in exact mode): the header and `extra` only
  */
 void
-cm_text_init(StringInfo buf, const CmsSketch *s, uint64 extra, const char *what)
+countmin_text_init(StringInfo buf, const CmsSketch *s, uint64 extra, const char *what)
 {
 	Size		n = s->counters != NULL ? cms_cells(&s->p) : 0;
 	uint64		len = 96 + extra + n;	/* the header, the separators, the terminator */
@@ -189,9 +189,9 @@ cm_text_init(StringInfo buf, const CmsSketch *s, uint64 extra, const char *what)
 	resetStringInfo(buf);
 }
 
-/* cm_append_counters: the rows in the text form */
+/* countmin_append_counters: the rows in the text form */
 void
-cm_append_counters(StringInfo buf, const CmsSketch *s)
+countmin_append_counters(StringInfo buf, const CmsSketch *s)
 {
 	char		num[MAXINT8LEN + 1];
 
@@ -218,51 +218,51 @@ countmin_in(PG_FUNCTION_ARGS)
 {
 	const char *input = PG_GETARG_CSTRING(0);
 	const char *p = input;
-	CmsParams	params = cm_parse_params(&p, "countmin", input);
+	CmsParams	params = countmin_parse_params(&p, "countmin", input);
 	const char *counters = p;
 	CountMin   *c;
 
-	cm_check_text_length(p, &params, CM_VARSIZE(params.w, params.d), "countmin input");
+	countmin_check_text_length(p, &params, COUNTMIN_VARSIZE(params.w, params.d), "countmin input");
 	/* validate everything before allocating, then store */
-	(void) cm_parse_counters(&p, &params, NULL, "countmin", input);
+	(void) countmin_parse_counters(&p, &params, NULL, "countmin", input);
 	if (*p != '\0')
 		syntax_error("countmin", input, "Unexpected characters after the last counter.");
-	c = cm_alloc(&params);
-	c->total = cm_parse_counters(&counters, &params, c->counters, "countmin", input);
+	c = countmin_alloc(&params);
+	c->total = countmin_parse_counters(&counters, &params, c->counters, "countmin", input);
 	PG_RETURN_POINTER(c);
 }
 
 Datum
 countmin_out(PG_FUNCTION_ARGS)
 {
-	CountMin   *c = cm_detoast(PG_GETARG_DATUM(0));
-	CmsSketch	s = cm_sketch(c);
+	CountMin   *c = countmin_detoast(PG_GETARG_DATUM(0));
+	CmsSketch	s = countmin_sketch(c);
 	StringInfoData buf;
 
-	cm_text_init(&buf, &s, 0, "countmin output");
+	countmin_text_init(&buf, &s, 0, "countmin output");
 	appendStringInfo(&buf, "w=%u,d=%u,seed=%d,v=%d:", c->w, c->d, c->seed, c->version);
-	cm_append_counters(&buf, &s);
+	countmin_append_counters(&buf, &s);
 	PG_RETURN_CSTRING(buf.data);
 }
 
 /*
- * cm_binary_error: the error for an invalid binary form of type (countmin,
- * topk), detail saying what is wrong
+ * countmin_binary_error: the error for an invalid binary form of type
+ * (countmin, topk), detail saying what is wrong
  */
 void
-cm_binary_error(const char *type, const char *detail)
+countmin_binary_error(const char *type, const char *detail)
 {
 	bf_binary_error_message(psprintf("invalid binary %s value", type), detail);
 }
 
 /*
- * cm_recv_params: the binary header (16 bytes); the payload left must be
+ * countmin_recv_params: the binary header (16 bytes); the payload left must be
  * exactly d*w counters plus `extra` bytes at least, checked before any
  * allocation.  The flags byte is returned in *flags_out (the caller checks
  * it), or must be zero when flags_out is NULL.
  */
 CmsParams
-cm_recv_params(StringInfo buf, const char *type, Size header_extra, uint8 *flags_out)
+countmin_recv_params(StringInfo buf, const char *type, Size header_extra, uint8 *flags_out)
 {
 	int			version,
 				flags,
@@ -273,7 +273,7 @@ cm_recv_params(StringInfo buf, const char *type, Size header_extra, uint8 *flags
 	CmsParams	p;
 
 	if (buf->len - buf->cursor < 16 + (int) header_extra)
-		cm_binary_error(type, "The header is truncated.");
+		countmin_binary_error(type, "The header is truncated.");
 	version = pq_getmsgbyte(buf);
 	flags = pq_getmsgbyte(buf);
 	reserved = pq_getmsgint(buf, 2);
@@ -281,28 +281,28 @@ cm_recv_params(StringInfo buf, const char *type, Size header_extra, uint8 *flags
 	w = (uint32) pq_getmsgint(buf, 4);
 	d = (uint32) pq_getmsgint(buf, 4);
 	if (version != BS_SCHEME_VERSION)
-		cm_binary_error(type, psprintf("Unsupported scheme version %d.", version));
-	if ((flags_out == NULL && flags != CM_FLAGS_NONE) || reserved != 0)
-		cm_binary_error(type, "The flags and reserved fields must be zero.");
+		countmin_binary_error(type, psprintf("Unsupported scheme version %d.", version));
+	if ((flags_out == NULL && flags != COUNTMIN_FLAGS_NONE) || reserved != 0)
+		countmin_binary_error(type, "The flags and reserved fields must be zero.");
 	if (flags_out != NULL)
 		*flags_out = (uint8) flags;
 	if (cms_check_params(w, d) != CMS_OK)
-		cm_binary_error(type, psprintf("w=%u, d=%u is out of range.", w, d));
+		countmin_binary_error(type, psprintf("w=%u, d=%u is out of range.", w, d));
 	p.w = w;
 	p.d = d;
 	p.seed = seed;
 	return p;
 }
 
-/* cm_recv_counters: d*w counters (the length checked first), validated */
+/* countmin_recv_counters: d*w counters (the length checked first), validated */
 int64
-cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters, const char *type)
+countmin_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters, const char *type)
 {
 	Size		n = cms_cells(p);
 	int64		total;
 
 	if ((Size) (buf->len - buf->cursor) < n * sizeof(int64))
-		cm_binary_error(type, "The counters are truncated.");
+		countmin_binary_error(type, "The counters are truncated.");
 	for (Size i = 0; i < n; i++)
 	{
 		if ((i & 0xFFFF) == 0xFFFF)
@@ -310,7 +310,7 @@ cm_recv_counters(StringInfo buf, const CmsParams *p, int64 *counters, const char
 		counters[i] = (int64) pq_getmsgint64(buf);
 	}
 	if (cms_validate(p, counters, &total) != CMS_OK)
-		cm_binary_error(type, "Counters must be non-negative, and every row must sum to the same total.");
+		countmin_binary_error(type, "Counters must be non-negative, and every row must sum to the same total.");
 	return total;
 }
 
@@ -318,24 +318,24 @@ Datum
 countmin_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	CmsParams	p = cm_recv_params(buf, "countmin", 0, NULL);
+	CmsParams	p = countmin_recv_params(buf, "countmin", 0, NULL);
 	CountMin   *c;
 
 	if ((Size) (buf->len - buf->cursor) != cms_cells(&p) * sizeof(int64))
-		cm_binary_error("countmin", psprintf("Expected %zu bytes of counters for w=%u, d=%u, got %d.",
+		countmin_binary_error("countmin", psprintf("Expected %zu bytes of counters for w=%u, d=%u, got %d.",
 										  cms_cells(&p) * sizeof(int64), p.w, p.d,
 										  buf->len - buf->cursor));
 	bf_input_check("countmin binary input", cms_cells(&p) * sizeof(int64),
-				   (uint64) (buf->len - buf->cursor), true, CM_VARSIZE(p.w, p.d),
+				   (uint64) (buf->len - buf->cursor), true, COUNTMIN_VARSIZE(p.w, p.d),
 				   ERRCODE_INVALID_BINARY_REPRESENTATION);
-	c = cm_alloc(&p);
-	c->total = cm_recv_counters(buf, &p, c->counters, "countmin");
+	c = countmin_alloc(&p);
+	c->total = countmin_recv_counters(buf, &p, c->counters, "countmin");
 	PG_RETURN_POINTER(c);
 }
 
-/* cm_send_header: the binary header (version, flags, reserved, seed, w, d) */
+/* countmin_send_header: the binary header (version, flags, reserved, seed, w, d) */
 void
-cm_send_header(StringInfo buf, const CmsParams *p, uint8 flags)
+countmin_send_header(StringInfo buf, const CmsParams *p, uint8 flags)
 {
 	pq_sendbyte(buf, BS_SCHEME_VERSION);
 	pq_sendbyte(buf, flags);
@@ -345,9 +345,9 @@ cm_send_header(StringInfo buf, const CmsParams *p, uint8 flags)
 	pq_sendint32(buf, p->d);
 }
 
-/* cm_send_counters: the d*w counters of s (binary, network order) */
+/* countmin_send_counters: the d*w counters of s (binary, network order) */
 void
-cm_send_counters(StringInfo buf, const CmsSketch *s)
+countmin_send_counters(StringInfo buf, const CmsSketch *s)
 {
 	Size		n = cms_cells(&s->p);
 
@@ -359,22 +359,22 @@ cm_send_counters(StringInfo buf, const CmsSketch *s)
 	}
 }
 
-/* cm_send_sketch: the binary form of a sketch (header, then counters) */
+/* countmin_send_sketch: the binary form of a sketch (header, then counters) */
 void
-cm_send_sketch(StringInfo buf, const CmsSketch *s)
+countmin_send_sketch(StringInfo buf, const CmsSketch *s)
 {
-	cm_send_header(buf, &s->p, CM_FLAGS_NONE);
-	cm_send_counters(buf, s);
+	countmin_send_header(buf, &s->p, COUNTMIN_FLAGS_NONE);
+	countmin_send_counters(buf, s);
 }
 
 Datum
 countmin_send(PG_FUNCTION_ARGS)
 {
-	CountMin   *c = cm_detoast(PG_GETARG_DATUM(0));
-	CmsSketch	s = cm_sketch(c);
+	CountMin   *c = countmin_detoast(PG_GETARG_DATUM(0));
+	CmsSketch	s = countmin_sketch(c);
 	StringInfoData buf;
 
 	bf_begintypsend_exact(&buf, 16 + cms_cells(&s.p) * sizeof(int64), "countmin binary output");
-	cm_send_sketch(&buf, &s);
+	countmin_send_sketch(&buf, &s);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }

@@ -42,9 +42,9 @@ PG_FUNCTION_INFO_V1(countmin_ne);
 Datum
 countmin_empty(PG_FUNCTION_ARGS)
 {
-	CmsParams	p = cm_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1), PG_GETARG_INT32(2));
+	CmsParams	p = countmin_make_params(PG_GETARG_INT32(0), PG_GETARG_INT32(1), PG_GETARG_INT32(2));
 
-	PG_RETURN_POINTER(cm_alloc_typed(&p));
+	PG_RETURN_POINTER(countmin_alloc_typed(&p));
 }
 
 Datum
@@ -74,8 +74,8 @@ countmin_for_error(PG_FUNCTION_ARGS)
 						   "w must be at most %d, d at most %d, w * d at most " UINT64_FORMAT ".",
 						   ceil(2.718281828459045 / eps), ceil(log(1 / delta)),
 						   CMS_MAX_W, CMS_MAX_D, (uint64) CMS_MAX_CELLS)));
-	p = cm_make_params(w, d, PG_GETARG_INT32(2));
-	PG_RETURN_POINTER(cm_alloc_typed(&p));
+	p = countmin_make_params(w, d, PG_GETARG_INT32(2));
+	PG_RETURN_POINTER(countmin_alloc_typed(&p));
 }
 
 /*
@@ -96,7 +96,7 @@ elem_key(FunctionCallInfo fcinfo, const BsHasher *h, const CountMin *c, Oid typi
 	if (typid != TEXTOID)
 	{
 		*elem = typid == INT8OID ? BS_ELEM_INT : typid == UUIDOID ? BS_ELEM_UUID : BS_ELEM_BYTES;
-		return cm_elem_key(h, PG_GETARG_DATUM(1), typid);
+		return countmin_elem_key(h, PG_GETARG_DATUM(1), typid);
 	}
 	t = bs_elem_varlena(PG_GETARG_DATUM(1));
 	*elem = bs_elem_text_used(&t, bf_flags_elems(c->flags), &rd, r, &n);
@@ -109,7 +109,7 @@ elem_key(FunctionCallInfo fcinfo, const BsHasher *h, const CountMin *c, Oid typi
 static Datum
 add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 {
-	CountMin   *in = cm_detoast(PG_GETARG_DATUM(0));
+	CountMin   *in = countmin_detoast(PG_GETARG_DATUM(0));
 	CountMin   *c = bf_copy_value(CurrentMemoryContext, in, VARSIZE(in), "copying a countmin value");
 	int64		count = PG_GETARG_INT64(2);
 	CmsSketch	s;
@@ -117,7 +117,7 @@ add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 	BsKey		key;
 	unsigned	elem;
 
-	s = cm_sketch(c);
+	s = countmin_sketch(c);
 	cms_hasher_init(&h, c->seed);
 	key = elem_key(fcinfo, &h, c, typid, &elem, remove ? "cms_remove" : "cms_add");
 	c->flags = bf_flags_add_elems(c->flags, elem);
@@ -126,7 +126,7 @@ add_or_remove(FunctionCallInfo fcinfo, Oid typid, bool remove)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: count " INT64_FORMAT " is negative", remove ? "cms_remove" : "cms_add", count),
 				 errhint("%s", remove ? "Use cms_add to add." : "Use cms_remove to subtract.")));
-	cm_report(remove ? cms_remove(&s, key, count) : cms_add(&s, key, count),
+	countmin_report(remove ? cms_remove(&s, key, count) : cms_add(&s, key, count),
 			  remove ? "cms_remove" : "cms_add");
 	c->total = s.total;
 	PG_RETURN_POINTER(c);
@@ -205,9 +205,9 @@ estimate(FunctionCallInfo fcinfo, Oid typid)
 	if (cache == NULL)
 		cache = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfDetoastCache));
-	c = cm_detoast(PointerGetDatum(bf_detoast_cached(PG_GETARG_DATUM(0), cache,
+	c = countmin_detoast(PointerGetDatum(bf_detoast_cached(PG_GETARG_DATUM(0), cache,
 													 fcinfo->flinfo->fn_mcxt)));
-	s = cm_sketch(c);
+	s = countmin_sketch(c);
 	cms_hasher_init(&h, c->seed);
 	PG_RETURN_INT64(cms_estimate(&s, elem_key(fcinfo, &h, c, typid, &elem, "cms_estimate")));
 }
@@ -239,7 +239,7 @@ countmin_estimate_uuid(PG_FUNCTION_ARGS)
 Datum
 countmin_total(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(cm_detoast(PG_GETARG_DATUM(0))->total);
+	PG_RETURN_INT64(countmin_detoast(PG_GETARG_DATUM(0))->total);
 }
 
 /* the parameters are in the first bytes: only those are fetched (a 4-byte-header copy) */
@@ -277,13 +277,13 @@ countmin_seed(PG_FUNCTION_ARGS)
 Datum
 countmin_inner_product(PG_FUNCTION_ARGS)
 {
-	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
-	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
-	CmsSketch	sa = cm_sketch(a),
-				sb = cm_sketch(b);
+	CountMin   *a = countmin_detoast(PG_GETARG_DATUM(0));
+	CountMin   *b = countmin_detoast(PG_GETARG_DATUM(1));
+	CmsSketch	sa = countmin_sketch(a),
+				sb = countmin_sketch(b);
 	int64		out;
 
-	cm_check_compatible(&sa.p, &sb.p, "cms_inner_product");
+	countmin_check_compatible(&sa.p, &sb.p, "cms_inner_product");
 	if (cms_inner_product(&sa, &sb, &out) == CMS_OVERFLOW)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -298,15 +298,15 @@ countmin_inner_product(PG_FUNCTION_ARGS)
 Datum
 countmin_merge(PG_FUNCTION_ARGS)
 {
-	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
-	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
+	CountMin   *a = countmin_detoast(PG_GETARG_DATUM(0));
+	CountMin   *b = countmin_detoast(PG_GETARG_DATUM(1));
 	CountMin   *c = bf_copy_value(CurrentMemoryContext, a, VARSIZE(a), "copying a countmin value");
 	CmsSketch	sc,
-				sb = cm_sketch(b);
+				sb = countmin_sketch(b);
 
-	sc = cm_sketch(c);
-	cm_check_compatible(&sc.p, &sb.p, "cms_merge");
-	cm_report(cms_merge(&sc, &sb), "cms_merge");
+	sc = countmin_sketch(c);
+	countmin_check_compatible(&sc.p, &sb.p, "cms_merge");
+	countmin_report(cms_merge(&sc, &sb), "cms_merge");
 	c->total = sc.total;
 	PG_RETURN_POINTER(c);
 }
@@ -329,10 +329,10 @@ countmin_error(PG_FUNCTION_ARGS)
 static bool
 values_equal(FunctionCallInfo fcinfo)
 {
-	CountMin   *a = cm_detoast(PG_GETARG_DATUM(0));
-	CountMin   *b = cm_detoast(PG_GETARG_DATUM(1));
-	CmsSketch	sa = cm_sketch(a),
-				sb = cm_sketch(b);
+	CountMin   *a = countmin_detoast(PG_GETARG_DATUM(0));
+	CountMin   *b = countmin_detoast(PG_GETARG_DATUM(1));
+	CmsSketch	sa = countmin_sketch(a),
+				sb = countmin_sketch(b);
 
 	return cms_equal(&sa, &sb);
 }

@@ -12,11 +12,11 @@
 #include "countmin.h"
 
 /*
- * cm_make_params: validate user-supplied w, d and seed; every violation is
- * 22023 naming the value and the accepted range.
+ * countmin_make_params: validate user-supplied w, d and seed; every violation
+ * is 22023 naming the value and the accepted range.
  */
 CmsParams
-cm_make_params(int64 w, int64 d, int64 seed)
+countmin_make_params(int64 w, int64 d, int64 seed)
 {
 	CmsParams	p;
 
@@ -47,28 +47,28 @@ cm_make_params(int64 w, int64 d, int64 seed)
 	return p;
 }
 
-/* cm_params_string: "(w=.., d=.., seed=..)" for messages */
+/* countmin_params_string: "(w=.., d=.., seed=..)" for messages */
 char *
-cm_params_string(const CmsParams *p)
+countmin_params_string(const CmsParams *p)
 {
 	return psprintf("(w=%u, d=%u, seed=%d)", p->w, p->d, p->seed);
 }
 
-/* cm_check_compatible: error (22023) naming both parameter sets unless equal */
+/* countmin_check_compatible: error (22023) naming both parameter sets unless equal */
 void
-cm_check_compatible(const CmsParams *a, const CmsParams *b, const char *what)
+countmin_check_compatible(const CmsParams *a, const CmsParams *b, const char *what)
 {
 	if (!cms_params_equal(a, b))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: countmin sketches are incompatible", what),
-				 errdetail("Left is %s, right is %s.", cm_params_string(a), cm_params_string(b)),
+				 errdetail("Left is %s, right is %s.", countmin_params_string(a), countmin_params_string(b)),
 				 errhint("Sketches combine only when w, d and seed are all equal.")));
 }
 
-/* cm_report: the error of a failed core operation (no-op for CMS_OK) */
+/* countmin_report: the error of a failed core operation (no-op for CMS_OK) */
 void
-cm_report(CmsStatus st, const char *what)
+countmin_report(CmsStatus st, const char *what)
 {
 	switch (st)
 	{
@@ -99,42 +99,42 @@ cm_report(CmsStatus st, const char *what)
 }
 
 /*
- * cm_alloc: a zeroed sketch of valid parameters, in the current context
+ * countmin_alloc: a zeroed sketch of valid parameters, in the current context
  * (zeroed interruptibly, within bloomsample.max_value_memory)
  */
 CountMin *
-cm_alloc(const CmsParams *p)
+countmin_alloc(const CmsParams *p)
 {
-	Size		size = CM_VARSIZE(p->w, p->d);
+	Size		size = COUNTMIN_VARSIZE(p->w, p->d);
 	CountMin   *c = (CountMin *) bf_palloc_value(size, true, "a countmin value");
 
 	SET_VARSIZE(c, size);
 	c->version = BS_SCHEME_VERSION;
-	c->flags = CM_FLAGS_NONE;
+	c->flags = COUNTMIN_FLAGS_NONE;
 	c->seed = p->seed;
 	c->w = p->w;
 	c->d = p->d;
 	return c;
 }
 
-/* cm_alloc_typed: cm_alloc for a new sketch that records its element types */
+/* countmin_alloc_typed: countmin_alloc for a new sketch that records its element types */
 CountMin *
-cm_alloc_typed(const CmsParams *p)
+countmin_alloc_typed(const CmsParams *p)
 {
-	CountMin   *c = cm_alloc(p);
+	CountMin   *c = countmin_alloc(p);
 
 	c->flags = BF_FLAG_TYPED;
 	return c;
 }
 
 /*
- * cm_detoast: the datum as an aligned, 4-byte-header CountMin whose header is
- * consistent (values enter only through the validating inputs, so a failure
- * means corruption or a newer format).  Not a copy when already in that form:
- * callers that modify it copy first.
+ * countmin_detoast: the datum as an aligned, 4-byte-header CountMin whose
+ * header is consistent (values enter only through the validating inputs, so a
+ * failure means corruption or a newer format).  Not a copy when already in that
+ * form: callers that modify it copy first.
  */
 CountMin *
-cm_detoast(Datum d)
+countmin_detoast(Datum d)
 {
 	CountMin   *c = (CountMin *) PG_DETOAST_DATUM(d);
 
@@ -150,7 +150,7 @@ cm_detoast(Datum d)
 				 errmsg("countmin hashing scheme version %d is not supported", c->version)));
 	if (cms_check_params(c->w, c->d) != CMS_OK || !bf_flags_valid(c->flags) ||
 		(c->flags & BF_FLAG_SPARSE) ||
-		VARSIZE(c) != CM_VARSIZE(c->w, c->d) || c->total < 0)
+		VARSIZE(c) != COUNTMIN_VARSIZE(c->w, c->d) || c->total < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("countmin value is corrupted"),
@@ -158,20 +158,20 @@ cm_detoast(Datum d)
 	return c;
 }
 
-/* cm_sketch: the core's view of a CountMin (counters in place) */
+/* countmin_sketch: the core's view of a CountMin (counters in place) */
 CmsSketch
-cm_sketch(CountMin *c)
+countmin_sketch(CountMin *c)
 {
-	return cm_sketch_of(c->w, c->d, c->seed, c->total, c->counters);
+	return countmin_sketch_of(c->w, c->d, c->seed, c->total, c->counters);
 }
 
 /*
- * cm_elem_key: the element's key under the sketch's hasher (bf_datum_key:
+ * countmin_elem_key: the element's key under the sketch's hasher (bf_datum_key:
  * the bloomfilter scheme's element encoding, so 42::int4 and 42::int8 are
  * one element).
  */
 BsKey
-cm_elem_key(const BsHasher *h, Datum value, Oid typid)
+countmin_elem_key(const BsHasher *h, Datum value, Oid typid)
 {
 	return bf_datum_key(h, value, typid);
 }

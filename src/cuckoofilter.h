@@ -27,11 +27,11 @@
 #include "bs_hash.h"
 #include "cuckoo.h"
 
-#define CKF_HEADER_BYTES	12		/* version 1; version 2 adds buckets u32 */
-#define CKF_VERSION_POW2	1
-#define CKF_VERSION_ANYN	2
+#define CUCKOO_HEADER_BYTES	12		/* version 1; version 2 adds buckets u32 */
+#define CUCKOO_VERSION_POW2	1
+#define CUCKOO_VERSION_ANYN	2
 /* buckets handled between two CHECK_FOR_INTERRUPTS() in long loops */
-#define CKF_CHUNK_BUCKETS	UINT64CONST(65536)
+#define CUCKOO_CHUNK_BUCKETS	UINT64CONST(65536)
 
 typedef struct CuckooFilter
 {
@@ -45,41 +45,41 @@ typedef struct CuckooFilter
 	uint8		table[FLEXIBLE_ARRAY_MEMBER];	/* version 2: buckets u32, then the table */
 } CuckooFilter;
 
-StaticAssertDecl(offsetof(CuckooFilter, table) == VARHDRSZ + CKF_HEADER_BYTES,
+StaticAssertDecl(offsetof(CuckooFilter, table) == VARHDRSZ + CUCKOO_HEADER_BYTES,
 				 "CuckooFilter header layout");
 
 /* the stored header's bytes after the varlena header: 12, or 16 for version 2 */
 static inline Size
-ckf_header_bytes(const CkParams *p)
+cuckoo_header_bytes(const CkParams *p)
 {
-	return CKF_HEADER_BYTES + (ck_pow2_layout(p) ? 0 : sizeof(uint32));
+	return CUCKOO_HEADER_BYTES + (ck_pow2_layout(p) ? 0 : sizeof(uint32));
 }
 
-#define CKF_VARSIZE(p)	(VARHDRSZ + ckf_header_bytes(p) + ck_table_bytes(p))
+#define CUCKOO_VARSIZE(p)	(VARHDRSZ + cuckoo_header_bytes(p) + ck_table_bytes(p))
 
 /* the fingerprint table of a filter (after the buckets field in version 2) */
 static inline uint8 *
-ckf_table_ptr(CuckooFilter *cf)
+cuckoo_table_ptr(CuckooFilter *cf)
 {
-	return cf->table + (cf->version == CKF_VERSION_ANYN ? sizeof(uint32) : 0);
+	return cf->table + (cf->version == CUCKOO_VERSION_ANYN ? sizeof(uint32) : 0);
 }
 
 /* read-only view of a (possibly short-header) cuckoofilter datum */
-typedef struct CkfView
+typedef struct CuckooView
 {
 	CkParams	p;
 	uint32		count;
 	const uint8 *table;
-} CkfView;
+} CuckooView;
 
 /* cuckoofilter_io.c */
-extern CuckooFilter *ckf_alloc(const CkParams *p);
-extern CuckooFilter *ckf_copy_view(const CkfView *v);
-extern void ckf_view(struct varlena *value, CkfView *v);
-extern void ckf_view_datum(Datum d, CkfView *v);
-extern CkParams ckf_make_params(int64 capacity, double fp_rate, int64 seed);
-extern char *ckf_params_string(const CkParams *p);
-extern void ckf_table(CuckooFilter *cf, CkTable *t);
-extern void ckf_report_full(const CkTable *t, const char *what) pg_attribute_noreturn();
+extern CuckooFilter *cuckoo_alloc(const CkParams *p);
+extern CuckooFilter *cuckoo_copy_view(const CuckooView *v);
+extern void cuckoo_view(struct varlena *value, CuckooView *v);
+extern void cuckoo_view_datum(Datum d, CuckooView *v);
+extern CkParams cuckoo_make_params(int64 capacity, double fp_rate, int64 seed);
+extern char *cuckoo_params_string(const CkParams *p);
+extern void cuckoo_table(CuckooFilter *cf, CkTable *t);
+extern void cuckoo_report_full(const CkTable *t, const char *what) pg_attribute_noreturn();
 
 #endif							/* CUCKOOFILTER_H */

@@ -33,29 +33,29 @@ PG_FUNCTION_INFO_V1(cuckoo_agg_serial);
 PG_FUNCTION_INFO_V1(cuckoo_agg_deserial);
 PG_FUNCTION_INFO_V1(cuckoo_agg_final);
 
-typedef struct CkfAggState
+typedef struct CuckooAggState
 {
 	BsHasher	hasher;			/* of the filter's seed */
 	CuckooFilter *cf;			/* in the aggregate context */
 	CkTable		table;			/* over cf->table; its count is the truth */
 	int64		capacity;		/* as passed, to check later rows */
 	double		fp_rate;
-} CkfAggState;
+} CuckooAggState;
 
-static CkfAggState *
+static CuckooAggState *
 arg_state(FunctionCallInfo fcinfo, int argno)
 {
-	return PG_ARGISNULL(argno) ? NULL : (CkfAggState *) PG_GETARG_POINTER(argno);
+	return PG_ARGISNULL(argno) ? NULL : (CuckooAggState *) PG_GETARG_POINTER(argno);
 }
 
 /* a state owning filter cf (already in ctx) */
-static CkfAggState *
+static CuckooAggState *
 new_state(MemoryContext ctx, CuckooFilter *cf, int64 capacity, double fp_rate)
 {
-	CkfAggState *s = MemoryContextAlloc(ctx, sizeof(CkfAggState));
+	CuckooAggState *s = MemoryContextAlloc(ctx, sizeof(CuckooAggState));
 
 	s->cf = cf;
-	ckf_table(cf, &s->table);
+	cuckoo_table(cf, &s->table);
 	ck_hasher_init(&s->hasher, cf->seed);
 	s->capacity = capacity;
 	s->fp_rate = fp_rate;
@@ -63,10 +63,10 @@ new_state(MemoryContext ctx, CuckooFilter *cf, int64 capacity, double fp_rate)
 }
 
 /* the state for this row of cuckoo_agg(elem, capacity [, fp_rate [, seed]]) */
-static CkfAggState *
+static CuckooAggState *
 agg_state(FunctionCallInfo fcinfo)
 {
-	CkfAggState *s = arg_state(fcinfo, 0);
+	CuckooAggState *s = arg_state(fcinfo, 0);
 	int64		capacity;
 	double		fp_rate = 0.01;
 	int32		seed = 0;
@@ -85,9 +85,9 @@ agg_state(FunctionCallInfo fcinfo)
 	if (s == NULL)
 	{
 		MemoryContext ctx = bf_agg_context(fcinfo, "cuckoo_agg");
-		CkParams	p = ckf_make_params(capacity, fp_rate, seed);
+		CkParams	p = cuckoo_make_params(capacity, fp_rate, seed);
 		MemoryContext old = MemoryContextSwitchTo(ctx);
-		CuckooFilter *cf = ckf_alloc(&p);
+		CuckooFilter *cf = cuckoo_alloc(&p);
 
 		MemoryContextSwitchTo(old);
 		s = new_state(ctx, cf, capacity, fp_rate);
@@ -105,14 +105,14 @@ agg_state(FunctionCallInfo fcinfo)
 static Datum
 agg_trans(FunctionCallInfo fcinfo, Oid elemtype)
 {
-	CkfAggState *s = agg_state(fcinfo);
+	CuckooAggState *s = agg_state(fcinfo);
 
 	if (!PG_ARGISNULL(1))
 	{
 		BsKey		key = bf_datum_key(&s->hasher, PG_GETARG_DATUM(1), elemtype);
 
 		if (!ck_insert(&s->table, ck_key(&s->table.p, key)))
-			ckf_report_full(&s->table, "cuckoo_agg");
+			cuckoo_report_full(&s->table, "cuckoo_agg");
 	}
 	PG_RETURN_POINTER(s);
 }
@@ -139,8 +139,8 @@ cuckoo_agg_trans_uuid(PG_FUNCTION_ARGS)
 Datum
 cuckoo_agg_combine(PG_FUNCTION_ARGS)
 {
-	CkfAggState *s1 = arg_state(fcinfo, 0);
-	CkfAggState *s2 = arg_state(fcinfo, 1);
+	CuckooAggState *s1 = arg_state(fcinfo, 0);
+	CuckooAggState *s2 = arg_state(fcinfo, 1);
 
 	if (s2 == NULL)
 	{
@@ -160,14 +160,14 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cuckoo_agg: partial filters are incompatible"),
-				 errdetail("Left is %s, right is %s.", ckf_params_string(&s1->table.p),
-						   ckf_params_string(&s2->table.p))));
+				 errdetail("Left is %s, right is %s.", cuckoo_params_string(&s1->table.p),
+						   cuckoo_params_string(&s2->table.p))));
 	/* in chunks of buckets, so that a large merge can be cancelled */
-	for (uint64 b = 0; b <= s2->table.mask; b += CKF_CHUNK_BUCKETS)
+	for (uint64 b = 0; b <= s2->table.mask; b += CUCKOO_CHUNK_BUCKETS)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (!ck_merge_buckets(&s1->table, &s2->table, b, CKF_CHUNK_BUCKETS))
-			ckf_report_full(&s1->table, "cuckoo_agg (combining partial results)");
+		if (!ck_merge_buckets(&s1->table, &s2->table, b, CUCKOO_CHUNK_BUCKETS))
+			cuckoo_report_full(&s1->table, "cuckoo_agg (combining partial results)");
 	}
 	PG_RETURN_POINTER(s1);
 }
@@ -176,7 +176,7 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 Datum
 cuckoo_agg_serial(PG_FUNCTION_ARGS)
 {
-	CkfAggState *s = (CkfAggState *) PG_GETARG_POINTER(0);
+	CuckooAggState *s = (CuckooAggState *) PG_GETARG_POINTER(0);
 	Size		size = VARSIZE(s->cf);
 	bytea	   *out = bf_palloc_value(VARHDRSZ + sizeof(int64) + sizeof(double) + size, false,
 									  "cuckoo_agg_serial");
@@ -199,7 +199,7 @@ cuckoo_agg_deserial(PG_FUNCTION_ARGS)
 	Size		len = VARSIZE(in) - VARHDRSZ;
 	int64		capacity;
 	double		fp_rate;
-	CkfView		v;
+	CuckooView	v;
 	CuckooFilter *cf;
 
 	if (len < sizeof(int64) + sizeof(double) + VARHDRSZ)
@@ -214,14 +214,14 @@ cuckoo_agg_deserial(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cuckoo_agg state is corrupted")));
-	ckf_view((struct varlena *) cf, &v);
+	cuckoo_view((struct varlena *) cf, &v);
 	PG_RETURN_POINTER(new_state(ctx, cf, capacity, fp_rate));
 }
 
 Datum
 cuckoo_agg_final(PG_FUNCTION_ARGS)
 {
-	CkfAggState *s = arg_state(fcinfo, 0);
+	CuckooAggState *s = arg_state(fcinfo, 0);
 
 	if (s == NULL)
 		PG_RETURN_NULL();

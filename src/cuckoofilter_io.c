@@ -34,7 +34,7 @@ PG_FUNCTION_INFO_V1(cuckoofilter_out);
 PG_FUNCTION_INFO_V1(cuckoofilter_recv);
 PG_FUNCTION_INFO_V1(cuckoofilter_send);
 
-#define CKF_TEXT_FORMAT "buckets=<n>,fp_bits=<4..32>,seed=<int>,v=2:<hex of ceil(buckets*4*fp_bits/8) bytes> (v=1: buckets a power of two)."
+#define CUCKOO_TEXT_FORMAT "buckets=<n>,fp_bits=<4..32>,seed=<int>,v=2:<hex of ceil(buckets*4*fp_bits/8) bytes> (v=1: buckets a power of two)."
 
 /* ---- the datum -------------------------------------------------------- */
 
@@ -45,12 +45,12 @@ PG_FUNCTION_INFO_V1(cuckoofilter_send);
 static CuckooFilter *
 alloc_filter(const CkParams *p, bool zero)
 {
-	Size		size = CKF_VARSIZE(p);
+	Size		size = CUCKOO_VARSIZE(p);
 	CuckooFilter *cf = (CuckooFilter *) bf_palloc_value(size, zero, "a cuckoofilter value");
 
-	memset(cf, 0, VARHDRSZ + ckf_header_bytes(p));
+	memset(cf, 0, VARHDRSZ + cuckoo_header_bytes(p));
 	SET_VARSIZE(cf, size);
-	cf->version = ck_pow2_layout(p) ? CKF_VERSION_POW2 : CKF_VERSION_ANYN;
+	cf->version = ck_pow2_layout(p) ? CUCKOO_VERSION_POW2 : CUCKOO_VERSION_ANYN;
 	cf->fp_bits = p->fp_bits;
 	cf->bucket_slots = CK_SLOTS;
 	cf->log2_buckets = p->log2_buckets;
@@ -61,27 +61,27 @@ alloc_filter(const CkParams *p, bool zero)
 	return cf;
 }
 
-/* ckf_alloc: an empty cuckoo filter with validated parameters */
+/* cuckoo_alloc: an empty cuckoo filter with validated parameters */
 CuckooFilter *
-ckf_alloc(const CkParams *p)
+cuckoo_alloc(const CkParams *p)
 {
 	return alloc_filter(p, true);
 }
 
-/* ckf_copy_view: a freshly allocated cuckoo filter equal to the viewed one */
+/* cuckoo_copy_view: a freshly allocated cuckoo filter equal to the viewed one */
 CuckooFilter *
-ckf_copy_view(const CkfView *v)
+cuckoo_copy_view(const CuckooView *v)
 {
 	CuckooFilter *cf = alloc_filter(&v->p, false);
 
-	bf_copy_interruptible(ckf_table_ptr(cf), v->table, ck_table_bytes(&v->p));
+	bf_copy_interruptible(cuckoo_table_ptr(cf), v->table, ck_table_bytes(&v->p));
 	cf->count = v->count;
 	return cf;
 }
 
-/* ckf_table: a CkTable over the filter's own table (updates go in place) */
+/* cuckoo_table: a CkTable over the filter's own table (updates go in place) */
 void
-ckf_table(CuckooFilter *cf, CkTable *t)
+cuckoo_table(CuckooFilter *cf, CkTable *t)
 {
 	CkParams	p;
 
@@ -89,17 +89,17 @@ ckf_table(CuckooFilter *cf, CkTable *t)
 	p.log2_buckets = cf->log2_buckets;
 	p.seed = cf->seed;
 	p.buckets = 0;
-	if (cf->version == CKF_VERSION_ANYN)
+	if (cf->version == CUCKOO_VERSION_ANYN)
 		memcpy(&p.buckets, cf->table, sizeof(uint32));
-	ck_table_init(t, &p, ckf_table_ptr(cf), cf->count);
+	ck_table_init(t, &p, cuckoo_table_ptr(cf), cf->count);
 }
 
 /*
- * ckf_view: parse the header of a cuckoofilter varlena (any header form),
+ * cuckoo_view: parse the header of a cuckoofilter varlena (any header form),
  * checking it is consistent (a failure means corruption or a newer format).
  */
 void
-ckf_view(struct varlena *value, CkfView *v)
+cuckoo_view(struct varlena *value, CuckooView *v)
 {
 	const uint8 *d = (const uint8 *) VARDATA_ANY(value);
 	Size		len = VARSIZE_ANY_EXHDR(value);
@@ -107,23 +107,23 @@ ckf_view(struct varlena *value, CkfView *v)
 	int32		seed;
 	uint32		buckets = 0;
 
-	if (len < CKF_HEADER_BYTES)
+	if (len < CUCKOO_HEADER_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cuckoofilter value is too short (%zu bytes)", len)));
-	if (d[0] != CKF_VERSION_POW2 && d[0] != CKF_VERSION_ANYN)
+	if (d[0] != CUCKOO_VERSION_POW2 && d[0] != CUCKOO_VERSION_ANYN)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoofilter format version %d is not supported", d[0]),
 				 errdetail("This build of bloomsample reads versions %d and %d.",
-						   CKF_VERSION_POW2, CKF_VERSION_ANYN)));
-	if (d[0] == CKF_VERSION_ANYN)
+						   CUCKOO_VERSION_POW2, CUCKOO_VERSION_ANYN)));
+	if (d[0] == CUCKOO_VERSION_ANYN)
 	{
-		if (len < CKF_HEADER_BYTES + sizeof(uint32))
+		if (len < CUCKOO_HEADER_BYTES + sizeof(uint32))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("cuckoofilter value is too short (%zu bytes)", len)));
-		memcpy(&buckets, d + CKF_HEADER_BYTES, sizeof(buckets));
+		memcpy(&buckets, d + CUCKOO_HEADER_BYTES, sizeof(buckets));
 	}
 	memcpy(&seed, d + 4, sizeof(seed));
 	memcpy(&count, d + 8, sizeof(count));
@@ -132,9 +132,9 @@ ckf_view(struct varlena *value, CkfView *v)
 	v->p.seed = seed;
 	v->p.buckets = buckets;
 	/* a version 2 value with buckets 0 would read as version 1: refused */
-	if (d[2] != CK_SLOTS || (d[0] == CKF_VERSION_ANYN) != !ck_pow2_layout(&v->p) ||
+	if (d[2] != CK_SLOTS || (d[0] == CUCKOO_VERSION_ANYN) != !ck_pow2_layout(&v->p) ||
 		!ck_params_valid(&v->p) ||
-		len != ckf_header_bytes(&v->p) + ck_table_bytes(&v->p) ||
+		len != cuckoo_header_bytes(&v->p) + ck_table_bytes(&v->p) ||
 		count > ck_buckets(&v->p) * CK_SLOTS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -142,23 +142,23 @@ ckf_view(struct varlena *value, CkfView *v)
 				 errdetail("Header says version %d, fp_bits=%d, %d slots, 2^%d or %u buckets, %u items for a %zu-byte payload.",
 						   d[0], d[1], d[2], d[3], buckets, count, len)));
 	v->count = count;
-	v->table = d + ckf_header_bytes(&v->p);
+	v->table = d + cuckoo_header_bytes(&v->p);
 }
 
-/* ckf_view_datum: detoast (without copying short-header values) and view */
+/* cuckoo_view_datum: detoast (without copying short-header values) and view */
 void
-ckf_view_datum(Datum d, CkfView *v)
+cuckoo_view_datum(Datum d, CuckooView *v)
 {
-	ckf_view(PG_DETOAST_DATUM_PACKED(d), v);
+	cuckoo_view(PG_DETOAST_DATUM_PACKED(d), v);
 }
 
 /*
- * ckf_make_params: the parameters for capacity items at fp_rate (cuckoo.h's
+ * cuckoo_make_params: the parameters for capacity items at fp_rate (cuckoo.h's
  * formulas); every invalid argument is ERRCODE_INVALID_PARAMETER_VALUE (a
  * table too large: ERRCODE_PROGRAM_LIMIT_EXCEEDED)
  */
 CkParams
-ckf_make_params(int64 capacity, double fp_rate, int64 seed)
+cuckoo_make_params(int64 capacity, double fp_rate, int64 seed)
 {
 	CkParams	p;
 
@@ -195,20 +195,20 @@ ckf_make_params(int64 capacity, double fp_rate, int64 seed)
 	return p;
 }
 
-/* ckf_params_string: "(buckets=.., fp_bits=.., seed=..)" for messages */
+/* cuckoo_params_string: "(buckets=.., fp_bits=.., seed=..)" for messages */
 char *
-ckf_params_string(const CkParams *p)
+cuckoo_params_string(const CkParams *p)
 {
 	return psprintf("(buckets=" UINT64_FORMAT ", fp_bits=%d, seed=%d)",
 					(uint64) ck_buckets(p), p->fp_bits, p->seed);
 }
 
 /*
- * ckf_report_full: the error of an insertion that found no slot after
+ * cuckoo_report_full: the error of an insertion that found no slot after
  * CK_MAX_KICKS evictions (54000, with the way out)
  */
 void
-ckf_report_full(const CkTable *t, const char *what)
+cuckoo_report_full(const CkTable *t, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -237,15 +237,15 @@ params_from_fields(int version, uint64 buckets, int fp_bits, int32 seed,
 					  buckets, (int) CK_MIN_BUCKETS, CK_MAX_LOG2_BUCKETS), arg);
 	while ((UINT64_C(1) << lb) < buckets)
 		lb++;
-	if (version == CKF_VERSION_POW2 && (UINT64_C(1) << lb) != buckets)
+	if (version == CUCKOO_VERSION_POW2 && (UINT64_C(1) << lb) != buckets)
 		fail(psprintf("buckets = " UINT64_FORMAT " is not a power of two (version 1).",
 					  buckets), arg);
 	if (fp_bits < CK_MIN_FP_BITS || fp_bits > CK_MAX_FP_BITS)
 		fail(psprintf("fp_bits = %d is out of range [%d, %d].", fp_bits, CK_MIN_FP_BITS,
 					  CK_MAX_FP_BITS), arg);
 	p.fp_bits = (uint8) fp_bits;
-	p.log2_buckets = version == CKF_VERSION_POW2 ? (uint8) lb : 0;
-	p.buckets = version == CKF_VERSION_POW2 ? 0 : (uint32) buckets;
+	p.log2_buckets = version == CUCKOO_VERSION_POW2 ? (uint8) lb : 0;
+	p.buckets = version == CUCKOO_VERSION_POW2 ? 0 : (uint32) buckets;
 	p.seed = seed;
 	if (!ck_params_valid(&p))
 		fail("The fingerprint table would exceed 2^31 bits.", arg);
@@ -266,7 +266,7 @@ static CuckooFilter *
 new_from_payload(const CkParams *p)
 {
 	CuckooFilter *cf = alloc_filter(p, false);
-	uint8	   *table = ckf_table_ptr(cf);
+	uint8	   *table = cuckoo_table_ptr(cf);
 	size_t		payload = ck_payload_bytes(p);
 
 	/* the padding (at most 15 bytes), which the payload does not cover */
@@ -279,15 +279,15 @@ static CuckooFilter *
 finish_payload(CuckooFilter *cf, const CkParams *p, void (*fail) (const char *, const void *),
 			   const void *arg)
 {
-	uint8	   *table = ckf_table_ptr(cf);
+	uint8	   *table = cuckoo_table_ptr(cf);
 
 	if (!ck_tail_is_clear(p, table))
 		fail("Bits beyond the fingerprint table are set.", arg);
 	cf->count = 0;
-	for (uint64 b = 0; b < ck_buckets(p); b += CKF_CHUNK_BUCKETS)
+	for (uint64 b = 0; b < ck_buckets(p); b += CUCKOO_CHUNK_BUCKETS)
 	{
 		CHECK_FOR_INTERRUPTS();
-		cf->count += (uint32) ck_count_items_buckets(p, table, b, CKF_CHUNK_BUCKETS);
+		cf->count += (uint32) ck_count_items_buckets(p, table, b, CUCKOO_CHUNK_BUCKETS);
 	}
 	return cf;
 }
@@ -296,7 +296,7 @@ Datum
 cuckoofilter_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	FtInput		in = {str, "cuckoofilter", CKF_TEXT_FORMAT};
+	FtInput		in = {str, "cuckoofilter", CUCKOO_TEXT_FORMAT};
 	const char *p = ft_skip_space(str);
 	int64		buckets;
 	int			fp_bits;
@@ -312,12 +312,12 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 	fp_bits = (int) ft_parse_field(&in, &p, "fp_bits", ',', 0, 255);
 	seed = (int32) ft_parse_field(&in, &p, "seed", ',', PG_INT32_MIN, PG_INT32_MAX);
 	version = ft_parse_field(&in, &p, "v", ':', 0, 255);
-	if (version != CKF_VERSION_POW2 && version != CKF_VERSION_ANYN)
+	if (version != CUCKOO_VERSION_POW2 && version != CUCKOO_VERSION_ANYN)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoofilter format version in \"%s\" is not supported", ft_shown(str)),
 				 errdetail("This build of bloomsample reads versions %d and %d.",
-						   CKF_VERSION_POW2, CKF_VERSION_ANYN)));
+						   CUCKOO_VERSION_POW2, CUCKOO_VERSION_ANYN)));
 	params = params_from_fields((int) version, (uint64) buckets, fp_bits, seed, text_fail, &in);
 	nbytes = ck_payload_bytes(&params);
 	hexlen = bf_hex_span(p);
@@ -326,10 +326,10 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 									  2 * nbytes, buckets, fp_bits, hexlen));
 	ft_expect_end(&in, p + hexlen);
 	bf_input_check("cuckoofilter input", 2 * (uint64) nbytes, hexlen, true,
-				   CKF_VARSIZE(&params), ERRCODE_INVALID_TEXT_REPRESENTATION);
+				   CUCKOO_VARSIZE(&params), ERRCODE_INVALID_TEXT_REPRESENTATION);
 	/* decoded straight into the value: no second copy */
 	cf = new_from_payload(&params);
-	bytes = ckf_table_ptr(cf);
+	bytes = cuckoo_table_ptr(cf);
 	for (size_t i = 0; i < nbytes; i++)
 	{
 		if ((i & 0xFFFFF) == 0xFFFFF)
@@ -343,18 +343,18 @@ Datum
 cuckoofilter_out(PG_FUNCTION_ARGS)
 {
 	static const char hex[] = "0123456789abcdef";
-	CkfView		v;
+	CuckooView	v;
 	char		head[128];
 	int			hlen;
 	size_t		nbytes;
 	char	   *out,
 			   *o;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	nbytes = ck_payload_bytes(&v.p);
 	hlen = snprintf(head, sizeof(head), "buckets=" UINT64_FORMAT ",fp_bits=%d,seed=%d,v=%d:",
 					(uint64) ck_buckets(&v.p), v.p.fp_bits, v.p.seed,
-					ck_pow2_layout(&v.p) ? CKF_VERSION_POW2 : CKF_VERSION_ANYN);
+					ck_pow2_layout(&v.p) ? CUCKOO_VERSION_POW2 : CUCKOO_VERSION_ANYN);
 	out = bf_palloc_value(hlen + 2 * (uint64) nbytes + 1, false, "cuckoofilter output");
 	memcpy(out, head, hlen);
 	o = out + hlen;
@@ -400,13 +400,13 @@ cuckoofilter_recv(PG_FUNCTION_ARGS)
 	slots = pq_getmsgbyte(buf);
 	log2_buckets = pq_getmsgbyte(buf);
 	seed = (int32) pq_getmsgint(buf, 4);
-	if (version != CKF_VERSION_POW2 && version != CKF_VERSION_ANYN)
+	if (version != CUCKOO_VERSION_POW2 && version != CUCKOO_VERSION_ANYN)
 		binary_fail(psprintf("Format version %d is not supported (expected %d or %d).",
-							 version, CKF_VERSION_POW2, CKF_VERSION_ANYN), NULL);
+							 version, CUCKOO_VERSION_POW2, CUCKOO_VERSION_ANYN), NULL);
 	if (slots != CK_SLOTS)
 		binary_fail(psprintf("Buckets of %d slots are not supported (expected %d).",
 							 slots, CK_SLOTS), NULL);
-	if (version == CKF_VERSION_POW2)
+	if (version == CUCKOO_VERSION_POW2)
 	{
 		if (log2_buckets > CK_MAX_LOG2_BUCKETS)
 			binary_fail(psprintf("log2 of the bucket count %d is out of range [%d, %d].",
@@ -427,25 +427,25 @@ cuckoofilter_recv(PG_FUNCTION_ARGS)
 		binary_fail(psprintf("Expected %zu payload bytes, found %d.",
 							 nbytes, buf->len - buf->cursor), NULL);
 	bf_input_check("cuckoofilter binary input", nbytes, (uint64) (buf->len - buf->cursor), true,
-				   CKF_VARSIZE(&params), ERRCODE_INVALID_BINARY_REPRESENTATION);
+				   CUCKOO_VARSIZE(&params), ERRCODE_INVALID_BINARY_REPRESENTATION);
 	cf = new_from_payload(&params);
-	bf_copy_interruptible(ckf_table_ptr(cf), pq_getmsgbytes(buf, (int) nbytes), nbytes);
+	bf_copy_interruptible(cuckoo_table_ptr(cf), pq_getmsgbytes(buf, (int) nbytes), nbytes);
 	PG_RETURN_POINTER(finish_payload(cf, &params, binary_fail, NULL));
 }
 
 Datum
 cuckoofilter_send(PG_FUNCTION_ARGS)
 {
-	CkfView		v;
+	CuckooView	v;
 	StringInfoData buf;
 	size_t		nbytes;
 	bool		anyn;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	nbytes = ck_payload_bytes(&v.p);
 	anyn = !ck_pow2_layout(&v.p);
 	bf_begintypsend_exact(&buf, 8 + (anyn ? 4 : 0) + nbytes, "cuckoofilter binary output");
-	pq_sendbyte(&buf, anyn ? CKF_VERSION_ANYN : CKF_VERSION_POW2);
+	pq_sendbyte(&buf, anyn ? CUCKOO_VERSION_ANYN : CUCKOO_VERSION_POW2);
 	pq_sendbyte(&buf, v.p.fp_bits);
 	pq_sendbyte(&buf, CK_SLOTS);
 	pq_sendbyte(&buf, v.p.log2_buckets);

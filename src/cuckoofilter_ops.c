@@ -41,42 +41,42 @@ PG_FUNCTION_INFO_V1(cuckoo_eq);
 PG_FUNCTION_INFO_V1(cuckoo_ne);
 PG_FUNCTION_INFO_V1(cuckoofilter_hash);
 
-typedef struct CkfLookupCache
+typedef struct CuckooLookupCache
 {
 	bool		have_hasher;
 	BsHasher	hasher;
 	BfDetoastCache filter;		/* last TOASTed filter, detoasted once */
 	BsElemKeyCache key;
-} CkfLookupCache;
+} CuckooLookupCache;
 
 Datum
 cuckoo_empty(PG_FUNCTION_ARGS)
 {
-	CkParams	p = ckf_make_params(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
+	CkParams	p = cuckoo_make_params(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
 									PG_GETARG_INT32(2));
 
-	PG_RETURN_POINTER(ckf_alloc(&p));
+	PG_RETURN_POINTER(cuckoo_alloc(&p));
 }
 
 /* a copy of filter argument 0 with element e added or removed */
 static Datum
 update_common(FunctionCallInfo fcinfo, BsElem e, bool add)
 {
-	CkfView		v;
+	CuckooView	v;
 	CuckooFilter *cf;
 	CkTable		t;
 	BsHasher	h;
 	CkKey		key;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
-	cf = ckf_copy_view(&v);
-	ckf_table(cf, &t);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
+	cf = cuckoo_copy_view(&v);
+	cuckoo_table(cf, &t);
 	ck_hasher_init(&h, v.p.seed);
 	key = ck_key(&v.p, bs_elem_key(&h, &e));
 	if (add)
 	{
 		if (!ck_insert(&t, key))
-			ckf_report_full(&t, "cuckoo_add");
+			cuckoo_report_full(&t, "cuckoo_add");
 	}
 	else if (!ck_remove(&t, key))
 		ereport(ERROR,
@@ -164,14 +164,14 @@ cuckoo_remove_uuid(PG_FUNCTION_ARGS)
 static bool
 contains_common(FunctionCallInfo fcinfo, Datum filter, BsElem e)
 {
-	CkfLookupCache *c = (CkfLookupCache *) fcinfo->flinfo->fn_extra;
-	CkfView		v;
+	CuckooLookupCache *c = (CuckooLookupCache *) fcinfo->flinfo->fn_extra;
+	CuckooView	v;
 	CkTable		t;
 
 	if (c == NULL)
 		c = fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CkfLookupCache));
-	ckf_view(bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt), &v);
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CuckooLookupCache));
+	cuckoo_view(bf_detoast_cached(filter, &c->filter, fcinfo->flinfo->fn_mcxt), &v);
 	if (!c->have_hasher || c->hasher.p.seed != v.p.seed)
 	{
 		ck_hasher_init(&c->hasher, v.p.seed);
@@ -261,18 +261,18 @@ cuckoo_contained_text(PG_FUNCTION_ARGS)
 Datum
 cuckoo_count(PG_FUNCTION_ARGS)
 {
-	CkfView		v;
+	CuckooView	v;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_INT64((int64) v.count);
 }
 
 Datum
 cuckoo_load(PG_FUNCTION_ARGS)
 {
-	CkfView		v;
+	CuckooView	v;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_FLOAT8((double) v.count / (double) (ck_buckets(&v.p) * CK_SLOTS));
 }
 
@@ -280,9 +280,9 @@ cuckoo_load(PG_FUNCTION_ARGS)
 Datum
 cuckoo_fp_rate(PG_FUNCTION_ARGS)
 {
-	CkfView		v;
+	CuckooView	v;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_FLOAT8(ck_expected_fp(&v.p, (double) v.count /
 									(double) (ck_buckets(&v.p) * CK_SLOTS)));
 }
@@ -291,9 +291,9 @@ cuckoo_fp_rate(PG_FUNCTION_ARGS)
 Datum
 cuckoo_capacity(PG_FUNCTION_ARGS)
 {
-	CkfView		v;
+	CuckooView	v;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	PG_RETURN_INT64((int64) (ck_buckets(&v.p) * CK_SLOTS));
 }
 
@@ -302,11 +302,11 @@ cuckoo_capacity(PG_FUNCTION_ARGS)
 static bool
 cuckoo_equal(FunctionCallInfo fcinfo)
 {
-	CkfView		a,
+	CuckooView	a,
 				b;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &a);
-	ckf_view_datum(PG_GETARG_DATUM(1), &b);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &a);
+	cuckoo_view_datum(PG_GETARG_DATUM(1), &b);
 	return ck_params_equal(&a.p, &b.p) && a.count == b.count &&
 		bf_equal_interruptible(a.table, b.table, ck_table_bytes(&a.p));
 }
@@ -326,10 +326,10 @@ cuckoo_ne(PG_FUNCTION_ARGS)
 Datum
 cuckoofilter_hash(PG_FUNCTION_ARGS)
 {
-	CkfView		v;
+	CuckooView	v;
 	uint32		h;
 
-	ckf_view_datum(PG_GETARG_DATUM(0), &v);
+	cuckoo_view_datum(PG_GETARG_DATUM(0), &v);
 	h = bf_hash_bytes_interruptible(v.table, ck_table_bytes(&v.p));
 	h ^= DatumGetUInt32(hash_uint32(((uint32) v.p.fp_bits << 8) | v.p.log2_buckets));
 	if (!ck_pow2_layout(&v.p))	/* version 1 values keep their hash */

@@ -111,7 +111,7 @@ agg_state(FunctionCallInfo fcinfo)
 		CmsParams	p;
 
 		tk_check_k(k, "topk_agg");
-		p = cm_make_params(w, d, seed);
+		p = countmin_make_params(w, d, seed);
 		s = tk_state_new(bf_agg_context(fcinfo, "topk_agg"), &p, (uint32) k);
 	}
 	else if ((uint32) k != s->k || (uint32) w != s->p.w || (uint32) d != s->p.d ||

@@ -174,7 +174,7 @@ topk_value_in(PG_FUNCTION_ARGS)
 	const char *input = PG_GETARG_CSTRING(0);
 	const char *p = input;
 	uint32		k = parse_k(&p, input);
-	CmsParams	params = cm_parse_params(&p, "topk", input);
+	CmsParams	params = countmin_parse_params(&p, "topk", input);
 	bool		exact = strncmp(p, "exact|", 6) == 0;
 	uint32		most = exact ? topk_exact_cap(&params, k) : k;
 	const char *counters = p;
@@ -191,9 +191,9 @@ topk_value_in(PG_FUNCTION_ARGS)
 		p += 5;
 	else
 	{
-		cm_check_text_length(p, &params, 2 * CM_VARSIZE(params.w, params.d), "topk input");
+		countmin_check_text_length(p, &params, 2 * COUNTMIN_VARSIZE(params.w, params.d), "topk input");
 		/* validate the counters before allocating them; stored below */
-		(void) cm_parse_counters(&p, &params, NULL, "topk", input);
+		(void) countmin_parse_counters(&p, &params, NULL, "topk", input);
 	}
 	if (*p++ != '|')
 		syntax_error(input, "Expected '|' after the counters.");
@@ -222,11 +222,11 @@ topk_value_in(PG_FUNCTION_ARGS)
 	{
 		/* the whole text is well-formed: now the counters */
 		cms.counters = palloc(cms_cells(&params) * sizeof(int64));
-		cms.total = cm_parse_counters(&counters, &params, cms.counters, "topk", input);
+		cms.total = countmin_parse_counters(&counters, &params, cms.counters, "topk", input);
 	}
 	tk_validate_items(&cms, k, exact, items, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	/* items without lower bounds: the form before them, kept as it is */
-	PG_RETURN_POINTER(tk_build(&cms, k, (n > 0 && nlower == 0) ? CM_FLAGS_NONE :
+	PG_RETURN_POINTER(tk_build(&cms, k, (n > 0 && nlower == 0) ? COUNTMIN_FLAGS_NONE :
 							   TK_FLAG_BOUNDS | (exact ? TK_FLAG_EXACT : 0), items, n));
 }
 
@@ -242,12 +242,12 @@ topk_value_out(PG_FUNCTION_ARGS)
 	/* per item ',' <est> '/' <lower> ':' <32 hex digits> ':' <2 len hex digits> */
 	for (uint32 i = 0; i < t->nitems; i++)
 		items_text += 4 + 2 * MAXINT8LEN + 32 + 2 * (uint64) items[i].len;
-	cm_text_init(&buf, &cms, 16 + items_text, "topk output");
+	countmin_text_init(&buf, &cms, 16 + items_text, "topk output");
 	appendStringInfo(&buf, "k=%u,w=%u,d=%u,seed=%d,v=%d:", t->k, t->w, t->d, t->seed, t->version);
 	if (cms.counters == NULL)
 		appendStringInfoString(&buf, "exact");
 	else
-		cm_append_counters(&buf, &cms);
+		countmin_append_counters(&buf, &cms);
 	appendStringInfoChar(&buf, '|');
 	for (uint32 i = 0; i < t->nitems; i++)
 	{
@@ -268,7 +268,7 @@ topk_value_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	uint8		flags;
-	CmsParams	params = cm_recv_params(buf, "topk", 0, &flags);
+	CmsParams	params = countmin_recv_params(buf, "topk", 0, &flags);
 	bool		exact = (flags & TK_FLAG_EXACT) != 0;
 	bool		bounds = (flags & TK_FLAG_BOUNDS) != 0;
 	int			item_header = bounds ? 36 : 28;
@@ -277,54 +277,54 @@ topk_value_recv(PG_FUNCTION_ARGS)
 				n;
 	TopkItem   *items;
 
-	if (flags != CM_FLAGS_NONE && flags != TK_FLAG_BOUNDS && flags != (TK_FLAG_BOUNDS | TK_FLAG_EXACT))
-		cm_binary_error("topk", psprintf("Unknown flags %u.", flags));
+	if (flags != COUNTMIN_FLAGS_NONE && flags != TK_FLAG_BOUNDS && flags != (TK_FLAG_BOUNDS | TK_FLAG_EXACT))
+		countmin_binary_error("topk", psprintf("Unknown flags %u.", flags));
 	cms.p = params;
 	cms.counters = NULL;
 	cms.total = 0;
 	if (!exact && (Size) (buf->len - buf->cursor) < cms_cells(&params) * sizeof(int64) + 8)
-		cm_binary_error("topk", "The counters are truncated.");
+		countmin_binary_error("topk", "The counters are truncated.");
 	if (buf->len - buf->cursor < 8)
-		cm_binary_error("topk", "The item count is truncated.");
+		countmin_binary_error("topk", "The item count is truncated.");
 	/* the counters (none when exact), their copy in the value and the items' bytes at most */
 	bf_input_check("topk binary input", (exact ? 0 : cms_cells(&params) * sizeof(int64)) + 8,
 				   (uint64) (buf->len - buf->cursor), false,
-				   (exact ? offsetof(TopkValue, counters) : 2 * CM_VARSIZE(params.w, params.d)) +
+				   (exact ? offsetof(TopkValue, counters) : 2 * COUNTMIN_VARSIZE(params.w, params.d)) +
 				   2 * (uint64) (buf->len - buf->cursor),
 				   ERRCODE_INVALID_BINARY_REPRESENTATION);
 	if (!exact)
 	{
 		cms.counters = palloc(cms_cells(&params) * sizeof(int64));
-		cms.total = cm_recv_counters(buf, &params, cms.counters, "topk");
+		cms.total = countmin_recv_counters(buf, &params, cms.counters, "topk");
 	}
 	k = (uint32) pq_getmsgint(buf, 4);
 	n = (uint32) pq_getmsgint(buf, 4);
 	if (k < TOPK_MIN_K || k > TOPK_MAX_K ||
 		n > (exact ? topk_exact_cap(&params, k) : k) ||
 		(Size) n * item_header > (Size) (buf->len - buf->cursor))
-		cm_binary_error("topk", psprintf("k = %u, %u items: k must be between %d and %d, items at most k (exact: the exact capacity), and present.",
+		countmin_binary_error("topk", psprintf("k = %u, %u items: k must be between %d and %d, items at most k (exact: the exact capacity), and present.",
 							  k, n, TOPK_MIN_K, TOPK_MAX_K));
 	items = palloc(Max(n, 1) * sizeof(TopkItem));
 	for (uint32 i = 0; i < n; i++)
 	{
 		if (buf->len - buf->cursor < item_header)
-			cm_binary_error("topk", "An item is truncated.");
+			countmin_binary_error("topk", "An item is truncated.");
 		items[i].key.h1 = pq_getmsgint64(buf);
 		items[i].key.h2 = pq_getmsgint64(buf);
 		items[i].est = (int64) pq_getmsgint64(buf);
 		items[i].lower = bounds ? (int64) pq_getmsgint64(buf) : 0;
 		items[i].len = (uint32) pq_getmsgint(buf, 4);
 		if (items[i].len > TOPK_MAX_ITEM_BYTES || (uint32) (buf->len - buf->cursor) < items[i].len)
-			cm_binary_error("topk", psprintf("An item's text of %u bytes is truncated or over the %d-byte limit.",
+			countmin_binary_error("topk", psprintf("An item's text of %u bytes is truncated or over the %d-byte limit.",
 								  items[i].len, TOPK_MAX_ITEM_BYTES));
 		items[i].text = (char *) pq_getmsgbytes(buf, (int) items[i].len);
 	}
 	if (buf->cursor != buf->len)
-		cm_binary_error("topk", "Bytes follow the last item.");
+		countmin_binary_error("topk", "Bytes follow the last item.");
 	if (exact)
 		for (uint32 i = 0; i < n; i++)
 			if (pg_add_s64_overflow(cms.total, items[i].est, &cms.total))
-				cm_binary_error("topk", "The exact counts sum beyond bigint.");
+				countmin_binary_error("topk", "The exact counts sum beyond bigint.");
 	tk_validate_items(&cms, k, exact, items, n, ERRCODE_INVALID_BINARY_REPRESENTATION);
 	/* flags 0: the form before bounds, kept as it is */
 	PG_RETURN_POINTER(tk_build(&cms, k, flags, items, n));
@@ -344,9 +344,9 @@ topk_value_send(PG_FUNCTION_ARGS)
 		size += 36 + items[i].len;
 	bf_begintypsend_exact(&buf, size, "topk binary output");
 	/* always with bounds: a value stored before them is sent with lower 0 */
-	cm_send_header(&buf, &cms.p, TK_FLAG_BOUNDS | (cms.counters == NULL ? TK_FLAG_EXACT : 0));
+	countmin_send_header(&buf, &cms.p, TK_FLAG_BOUNDS | (cms.counters == NULL ? TK_FLAG_EXACT : 0));
 	if (cms.counters != NULL)
-		cm_send_counters(&buf, &cms);
+		countmin_send_counters(&buf, &cms);
 	pq_sendint32(&buf, t->k);
 	pq_sendint32(&buf, t->nitems);
 	for (uint32 i = 0; i < t->nitems; i++)

@@ -168,7 +168,7 @@ topk_value_empty(PG_FUNCTION_ARGS)
 
 	tk_check_k(k, "topk_empty");
 	w = PG_NARGS() > 1 ? PG_GETARG_INT32(1) : tk_default_w(k);
-	p = cm_make_params(w, PG_NARGS() > 2 ? PG_GETARG_INT32(2) : 5,
+	p = countmin_make_params(w, PG_NARGS() > 2 ? PG_GETARG_INT32(2) : 5,
 					   PG_NARGS() > 3 ? PG_GETARG_INT32(3) : 0);
 	PG_RETURN_POINTER(tk_state_value(tk_state_new(CurrentMemoryContext, &p, (uint32) k)));
 }

@@ -105,7 +105,7 @@ static void
 add_total(TopkState *s, int64 count, const char *what)
 {
 	if (pg_add_s64_overflow(s->cms.total, count, &s->cms.total))
-		cm_report(CMS_OVERFLOW, what);
+		countmin_report(CMS_OVERFLOW, what);
 }
 
 /*
@@ -164,7 +164,7 @@ tk_state_add(TopkState *s, BsKey key, int64 count, TkTextFn to_text, const void 
 		int64		total;
 
 		if (pg_add_s64_overflow(s->cms.total, count, &total))
-			cm_report(CMS_OVERFLOW, what);
+			countmin_report(CMS_OVERFLOW, what);
 		o = topk_exact_offer(&s->heap, key, count, s->cap);
 		if (o == TOPK_UPDATED)
 		{
@@ -189,7 +189,7 @@ tk_state_add(TopkState *s, BsKey key, int64 count, TkTextFn to_text, const void 
 		}
 		to_sketch(s);
 	}
-	cm_report(cms_add(&s->cms, key, count), what);
+	countmin_report(cms_add(&s->cms, key, count), what);
 	est = cms_estimate(&s->cms, key);
 	if (topk_offer(&s->heap, key, est, count) == TOPK_ADMIT)
 	{
@@ -256,10 +256,10 @@ tk_state_merge(TopkState *s, TopkValue *t, const char *what)
 	if (other.counters == NULL)
 	{
 		for (uint32 i = start; i < t->nitems; i++)
-			cm_report(cms_add(&s->cms, items[i].key, items[i].est), what);
+			countmin_report(cms_add(&s->cms, items[i].key, items[i].est), what);
 	}
 	else
-		cm_report(cms_merge(&s->cms, &other), what);
+		countmin_report(cms_merge(&s->cms, &other), what);
 	if (!topk_merge(&s->heap, &s->cms, items + start, t->nitems - start))
 		elog(ERROR, "topk: out of memory merging candidates");
 	pfree(items);

@@ -65,7 +65,7 @@ tk_detoast(Datum d)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("topk hashing scheme version %d is not supported", t->version)));
-	if ((t->flags != CM_FLAGS_NONE && t->flags != TK_FLAG_BOUNDS &&
+	if ((t->flags != COUNTMIN_FLAGS_NONE && t->flags != TK_FLAG_BOUNDS &&
 		 t->flags != (TK_FLAG_BOUNDS | TK_FLAG_EXACT)) ||
 		cms_check_params(t->w, t->d) != CMS_OK ||
 		t->k < TOPK_MIN_K || t->k > TOPK_MAX_K || t->nitems > max_items(t) ||
@@ -96,7 +96,7 @@ tk_detoast(Datum d)
 CmsSketch
 tk_sketch(TopkValue *t)
 {
-	return cm_sketch_of(t->w, t->d, t->seed, t->total,
+	return countmin_sketch_of(t->w, t->d, t->seed, t->total,
 						(t->flags & TK_FLAG_EXACT) ? NULL : t->counters);
 }
 
@@ -130,7 +130,7 @@ tk_items(TopkValue *t)
  * tk_build: a topk value of the sketch and the n items, which must be in
  * topk_item_cmp order (the stored order), in the layout of flags:
  * TK_FLAG_BOUNDS (what every operation builds), with TK_FLAG_EXACT no
- * counters (cms->counters is not read, only cms->total), or CM_FLAGS_NONE
+ * counters (cms->counters is not read, only cms->total), or COUNTMIN_FLAGS_NONE
  * (the layout before bounds, for a value read in that form: its items' lower
  * bounds, all 0, are not stored).
  */

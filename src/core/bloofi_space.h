@@ -3,7 +3,7 @@
  *    PostgreSQL-independent bit work of the Bloofi index's free-page map.
  *
  * The index keeps one bit per block of its file in bitmap pages (the glue is
- * src/bloofi_space.c): bit i set means block i is free for reuse.  A bitmap
+ * src/bloofi_freespace.c): bit i set means block i is free for reuse.  A bitmap
  * is a byte buffer, bit i in byte i / 8 at bit position i % 8 (bs_bits.h's
  * order), read in 64-bit words where whole words of ones or zeros can be
  * skipped.  These functions look for room (a run of free blocks for a new

@@ -1,8 +1,8 @@
 /*
  * bloofi_sparse.c
- *    The sparse form of a Bloofi bottom node's slices: encoding, checks,
- *    intersection and decoding (see bloofi_sparse.h).  No allocation, no
- *    PostgreSQL.
+ *    SPARSE nodes: a Bloofi bottom node's slices as lists position ->
+ *    slots: encoding, checks, intersection and decoding (see
+ *    bloofi_sparse.h).  No allocation, no PostgreSQL.
  */
 #include "bloofi_sparse.h"
 

@@ -1,8 +1,9 @@
 /*
  * bloofi_sparse.h
- *    PostgreSQL-independent encoding of a Bloofi bottom node's slices in the
- *    sparse form: for every bit position j, the sorted list of the slots
- *    whose filter has bit j set (an inverted list position -> slots).
+ *    PostgreSQL-independent encoding of a SPARSE node, a Bloofi bottom
+ *    node's slices as lists: for every bit position j, the sorted list of
+ *    the slots whose filter has bit j set (an inverted list position ->
+ *    slots).  Not a filter value's sparse form (bs_sparse.h's position list).
  *
  * A node whose slices are almost all zero (small sparse filters) stores
  * this instead of m dense slices of cap bits.  The encoding is one byte

@@ -1,7 +1,9 @@
 /*
  * bs_sparse.h
- *    The sparse form of a filter's bits (PostgreSQL-independent): the sorted
- *    set positions in Elias-Fano coding, small to store and probed in place.
+ *    The sparse form of a filter's bits (PostgreSQL-independent): its
+ *    position list, the sorted set positions in Elias-Fano coding, small to
+ *    store and probed in place.  (A Bloofi SPARSE node is another thing:
+ *    src/core/bloofi_sparse.h.)
  *
  * n positions p_0 < p_1 < ... < p_{n-1} < m, with l low bits each, are
  *

@@ -14,6 +14,9 @@
 #   150 lines, unless the table "Longer on purpose" of docs/architecture.md
 #   names it with a reason (and every row of that table names one).
 #
+#   One name per room: no two files under src/ share a base name (a plural
+#   's' aside).
+#
 #   Call graph: the C files of src/ and src/core/ call each other in no
 #   circle (a file and its header of the same name are one room), so each
 #   layer calls only down; the test names the files and calls of a circle.
@@ -185,6 +188,27 @@ my @stale = grep {
 ok(!@stale, 'every src/ and test/ path of the code map names a file')
   or diag("these paths of docs/architecture.md's code map name no file (renamed or removed?):\n"
 	  . join('', map { "  $_\n" } @stale));
+
+# ---- one name per room --------------------------------------------------------
+# No two files under src/ (src/core/ and src/sql/ included) share a base name,
+# nor one that differs only by a plural 's' (bst_images.c beside
+# core/bst_image.c): a glue file named like a core file reads as the same room.
+# The base name is the file's name without its folder and extension, so a .c
+# and its .h of the same folder are one file here (issue 39).
+{
+	my %by_base;    # base name, a trailing 's' dropped => { path without extension => 1 }
+	for my $f (grep { m{^src/} } @tree_files)
+	{
+		my ($stem, $base) = $f =~ m{^((?:.*/)?([^/]+?))(?:\.[^./]*)?$};
+		(my $key = $base) =~ s/s$//;
+		$by_base{$key}{$stem} = 1;
+	}
+	my @twins = map { join(' ~ ', sort keys %{ $by_base{$_} }) }
+	  grep { keys %{ $by_base{$_} } > 1 } sort keys %by_base;
+	ok(!@twins, 'no two files under src/ share a base name')
+	  or diag("these files under src/ share a base name (rename one; the glue's after what it does with the core's):\n"
+		  . join('', map { "  $_\n" } @twins));
+}
 
 # ---- size limits ---------------------------------------------------------------
 # No file under src/ above 900 lines and no C function above 150 lines (from

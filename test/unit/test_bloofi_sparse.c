@@ -1,6 +1,6 @@
 /*
  * test_bloofi_sparse.c
- *    Unit tests of the sparse form of Bloofi bottom nodes
+ *    Unit tests of SPARSE nodes, Bloofi bottom nodes stored as lists
  *    (src/core/bloofi_sparse.c) against a naive bit model: encoding and
  *    decoding back to filters and to dense slices, the intersection of the
  *    lists of an element's positions against testing every filter, and the

@@ -1,5 +1,5 @@
 /*
- * bst_images.h
+ * bst_image_files.h
  *    BloomSampleTree glue: the shared image files of trees (where they live,
  *    mapping, writing within the disk reserve, build locks, removal, the
  *    sweep of files no tree needs and the cluster-wide space limit).
@@ -11,8 +11,8 @@
  * build lock of a tree.  docs/bloomsampletree.md ("Storage, cache and
  * concurrency") describes the protocol.
  */
-#ifndef BST_IMAGES_H
-#define BST_IMAGES_H
+#ifndef BST_IMAGE_FILES_H
+#define BST_IMAGE_FILES_H
 
 #include "postgres.h"
 
@@ -39,38 +39,38 @@ typedef struct BstImageLive
 } BstImageLive;
 
 /* the hash of a tree's name that its files carry */
-extern uint64 bst_image_name_hash(const char *name);
+extern uint64 bst_image_file_name_hash(const char *name);
 
 /*
  * Map the image of (name, generation) into *m; false when it is missing or
  * being removed.  The caller checks the header (bst_image_open) and calls
- * bst_image_unmap when done.
+ * bst_image_file_unmap when done.
  */
-extern bool bst_image_map(const char *name, int64 generation, BstImageMap *m);
-/* undo bst_image_map (also releases the share lock) */
-extern void bst_image_unmap(BstImageMap *m);
+extern bool bst_image_file_map(const char *name, int64 generation, BstImageMap *m);
+/* undo bst_image_file_map (also releases the share lock) */
+extern void bst_image_file_unmap(BstImageMap *m);
 
 /*
  * Take the build lock of tree name, waiting interruptibly; returns its
- * descriptor (bst_image_unlock releases it), or -1 when the image directory
- * cannot be created (then nothing is shared).
+ * descriptor (bst_image_file_unlock releases it), or -1 when the image
+ * directory cannot be created (then nothing is shared).
  */
-extern int	bst_image_lock(const char *name);
-extern void bst_image_unlock(int fd);
+extern int	bst_image_file_lock(const char *name);
+extern void bst_image_file_unlock(int fd);
 
 /*
  * Write the image of t for (name, generation) unless that would leave less
  * than the disk reserve free on the image directory's volume; false, with a
  * NOTICE or WARNING saying why, when it is not written.
  */
-extern bool bst_image_store(const BstTree *t, const char *name, int64 generation);
+extern bool bst_image_file_store(const BstTree *t, const char *name, int64 generation);
 
 /*
  * Remove the image files of tree name but the one of generation keep
  * (PG_INT64_MIN: all of them).  Backends mapping a removed file keep their
  * mapping.
  */
-extern void bst_image_remove(const char *name, int64 keep);
+extern void bst_image_file_remove(const char *name, int64 keep);
 
 /*
  * Remove the files no one will use again: images and build locks of
@@ -80,9 +80,9 @@ extern void bst_image_remove(const char *name, int64 keep);
  * 1.1 used.  Then keep the images within bloomsample.bst_shared_limit,
  * never removing the image at keep_path.
  */
-extern void bst_image_sweep(const BstImageLive *live, int nlive, const char *keep_path);
+extern void bst_image_file_sweep(const BstImageLive *live, int nlive, const char *keep_path);
 
 /* the path of the image of (name, generation) */
-extern char *bst_image_path(const char *name, int64 generation);
+extern char *bst_image_file_path(const char *name, int64 generation);
 
-#endif							/* BST_IMAGES_H */
+#endif							/* BST_IMAGE_FILES_H */

@@ -1,5 +1,5 @@
 /*
- * bst_images.c
+ * bst_image_files.c
  *    BloomSampleTree glue: the shared image files of trees.
  *
  * Where images live: bloomsample.bst_image_directory, by default
@@ -38,7 +38,7 @@
 #include "utils/syscache.h"
 
 #include "bst_image.h"
-#include "bst_images.h"
+#include "bst_image_files.h"
 
 char	   *bst_image_directory = NULL;
 int			bst_shared_limit_mb = 4096;
@@ -59,7 +59,7 @@ image_dir(void)
 }
 
 uint64
-bst_image_name_hash(const char *name)
+bst_image_file_name_hash(const char *name)
 {
 	return hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
 }
@@ -68,11 +68,11 @@ bst_image_name_hash(const char *name)
 static char *
 image_prefix(const char *name)
 {
-	return psprintf("%u_%016" PRIx64 "_", MyDatabaseId, bst_image_name_hash(name));
+	return psprintf("%u_%016" PRIx64 "_", MyDatabaseId, bst_image_file_name_hash(name));
 }
 
 char *
-bst_image_path(const char *name, int64 generation)
+bst_image_file_path(const char *name, int64 generation)
 {
 	return psprintf("%s/%s%016" PRIx64 ".bst", image_dir(), image_prefix(name),
 					(uint64) generation);
@@ -114,7 +114,7 @@ remove_unlocked(const char *path)
 }
 
 void
-bst_image_remove(const char *name, int64 keep)
+bst_image_file_remove(const char *name, int64 keep)
 {
 	const char *dirname = image_dir();
 	char	   *prefix = image_prefix(name);
@@ -139,9 +139,9 @@ bst_image_remove(const char *name, int64 keep)
 }
 
 bool
-bst_image_map(const char *name, int64 generation, BstImageMap *m)
+bst_image_file_map(const char *name, int64 generation, BstImageMap *m)
 {
-	char	   *path = bst_image_path(name, generation);
+	char	   *path = bst_image_file_path(name, generation);
 	int			fd;
 	struct stat st;
 	void	   *base;
@@ -185,7 +185,7 @@ bst_image_map(const char *name, int64 generation, BstImageMap *m)
 }
 
 void
-bst_image_unmap(BstImageMap *m)
+bst_image_file_unmap(BstImageMap *m)
 {
 	if (m->base)
 		munmap(m->base, m->len);
@@ -199,7 +199,7 @@ bst_image_unmap(BstImageMap *m)
 }
 
 int
-bst_image_lock(const char *name)
+bst_image_file_lock(const char *name)
 {
 	char	   *path;
 	int			fd;
@@ -227,7 +227,7 @@ bst_image_lock(const char *name)
 }
 
 void
-bst_image_unlock(int fd)
+bst_image_file_unlock(int fd)
 {
 	CloseTransientFile(fd);
 }
@@ -296,9 +296,9 @@ fits_disk_reserve(const char *name, uint64 bytes)
 }
 
 bool
-bst_image_store(const BstTree *t, const char *name, int64 generation)
+bst_image_file_store(const BstTree *t, const char *name, int64 generation)
 {
-	char	   *path = bst_image_path(name, generation);
+	char	   *path = bst_image_file_path(name, generation);
 	char	   *tmp = psprintf("%s.%d.tmp", path, MyProcPid);
 	ImageWriter w;
 	int			rc;
@@ -393,7 +393,7 @@ database_exists(Oid db)
 
 /*
  * One directory entry of the sweep: remove it when no one will use it again
- * (see bst_image_sweep); an image that stays is added to *files.
+ * (see bst_image_file_sweep); an image that stays is added to *files.
  */
 static void
 sweep_one(const char *dirname, const char *fname, const BstImageLive *live, int nlive,
@@ -477,7 +477,7 @@ sweep_legacy_dir(void)
 }
 
 void
-bst_image_sweep(const BstImageLive *live, int nlive, const char *keep_path)
+bst_image_file_sweep(const BstImageLive *live, int nlive, const char *keep_path)
 {
 	const char *dirname = image_dir();
 	DIR		   *dir = AllocateDir(dirname);

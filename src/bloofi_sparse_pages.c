@@ -1,5 +1,5 @@
 /*
- * bloofi_sparse.c
+ * bloofi_sparse_pages.c
  *    The pages of SPARSE Bloofi bottom nodes: the glue between the sparse
  *    form of a node's slices (src/core/bloofi_sparse.c: lists position ->
  *    slots, one byte stream) and the node's sparse pages, which hold that
@@ -23,7 +23,7 @@
 #include "bloofi_sparse.h"
 
 /*
- * Pages the sparse form of the n children (tids[i], filters[i]; an invalid
+ * Pages the SPARSE node of the n children (tids[i], filters[i]; an invalid
  * tid is an empty slot) takes, with its set bits in *nentries.
  */
 uint32

@@ -1,12 +1,12 @@
 /*
- * bloofi_space.c
+ * bloofi_freespace.c
  *    Space management of a Bloofi index: the tree lock, the free-page map,
  *    allocation of page runs for new nodes, intents, retiring replaced
  *    nodes, recycling retired nodes and pending pages, truncation of the
  *    file's free tail.
  *
  * Allocation.  A new node is a run of contiguous pages of any length (its
- * geometry: cap and m).  bloofi_space_alloc takes the lowest run of free
+ * geometry: cap and m).  bloofi_freespace_alloc takes the lowest run of free
  * blocks long enough in the free-page map (first fit, within one bitmap
  * page's region; a larger free run is split, its rest stays free), else
  * extends the file.  Free runs are not kept by size: the map is one bit per
@@ -18,13 +18,13 @@
  * Lifecycle of a node's pages:
  *
  *   free --alloc--> NEW (intent) --linked--> in the tree --unlinked--> OLD
- *   (intent) --bloofi_space_retire--> retired chain --VACUUM, once no scan
+ *   (intent) --bloofi_freespace_retire--> retired chain --VACUUM, once no scan
  *   can read it--> FREEING (intent) --> free
  *
  * and of a pending page: the pending free chain (recycled by later pending
  * appends) until VACUUM moves it into the map.  Each arrow is one WAL
  * record, and the intents (bloofi.h) make a writer that stops between two
- * arrows harmless: the next tree writer settles them (bloofi_space_recover,
+ * arrows harmless: the next tree writer settles them (bloofi_freespace_recover,
  * run when the tree lock is taken).  Pending appends do not take the tree
  * lock, so they never use the map: their pages come from the pending free
  * chain or the end of the file.
@@ -32,7 +32,7 @@
  * When a retired node becomes free.  A lookup that read a parent before a
  * switch may still read the old child: retired nodes are stamped with the
  * next XID when retired and freed by VACUUM once every snapshot is newer
- * (bloofi_space_recycle(false)).  That horizon passes only after another
+ * (bloofi_freespace_recycle(false)).  That horizon passes only after another
  * transaction has taken an XID, so under bursts of writes each VACUUM frees
  * what the previous one left.  A hot standby's snapshots are not part of the
  * horizon (without hot_standby_feedback): before freeing, VACUUM WAL-logs a
@@ -41,10 +41,10 @@
  * btree's deleted pages.  When VACUUM gets the index's
  * AccessExclusiveLock without waiting (no scan or writer holds any lock on
  * it), no scan can be inside the index, and it frees every retired node
- * (bloofi_space_recycle(true)), moves the bitmap pages and then the nodes
+ * (bloofi_freespace_recycle(true)), moves the bitmap pages and then the nodes
  * nearest the end of the file into free runs before them (compaction,
  * bloofi_vacuum.c) and truncates the free tail of the file
- * (bloofi_space_truncate), as heap VACUUM truncates a table: no scan can
+ * (bloofi_freespace_truncate), as heap VACUUM truncates a table: no scan can
  * hold a pointer into the blocks cut.  The lock is WAL-logged, so queries
  * on a hot standby that use the index wait for it or are cancelled, as for
  * a table's truncation.  Without the lock (the index in constant use) the
@@ -125,22 +125,22 @@ space_bitmap(Relation index, BlockNumber blk, int mode)
  * lock): the lowest free run of the map that is long enough, else new pages
  * at the end of the file.  Its first block is returned, and a NEW intent
  * covers the run until the record that links the node into the tree
- * (bloofi_space_link).  Pages taken from the map hold whatever they held
+ * (bloofi_freespace_link).  Pages taken from the map hold whatever they held
  * (the caller writes them as full images); new ones are zeroed.
  */
 BlockNumber
-bloofi_space_alloc(Relation index, uint32 npages)
+bloofi_freespace_alloc(Relation index, uint32 npages)
 {
-	return bloofi_space_alloc_below(index, npages, InvalidBlockNumber);
+	return bloofi_freespace_alloc_below(index, npages, InvalidBlockNumber);
 }
 
 /*
- * bloofi_space_alloc, for a run that ends at or before block limit
+ * bloofi_freespace_alloc, for a run that ends at or before block limit
  * (InvalidBlockNumber: anywhere, the file extended if need be): returns
  * InvalidBlockNumber, allocating nothing, when the map has no such run.
  */
 BlockNumber
-bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit)
+bloofi_freespace_alloc_below(Relation index, uint32 npages, BlockNumber limit)
 {
 	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	BloofiSpaceData *sp;
@@ -224,7 +224,7 @@ bloofi_space_alloc_below(Relation index, uint32 npages, BlockNumber limit)
  * and the nretire unlinked nodes get OLD intents until they are retired.
  */
 void
-bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire)
+bloofi_freespace_link(Page metapage, int nretire, const BlockNumber *retire)
 {
 	BloofiSpaceData *sp = BloofiPageGetSpace(metapage);
 
@@ -250,7 +250,7 @@ bloofi_space_link(Page metapage, int nretire, const BlockNumber *retire)
  * intent.
  */
 void
-bloofi_space_retire(Relation index, BlockNumber start)
+bloofi_freespace_retire(Relation index, BlockNumber start)
 {
 	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	Buffer		buf = ReadBuffer(index, start);
@@ -361,7 +361,7 @@ space_set_free(Relation index, BlockNumber start, uint32 npages, uint32 kind)
  * already holds it): every intent then belongs to a writer that stopped.
  */
 void
-bloofi_space_recover(Relation index)
+bloofi_freespace_recover(Relation index)
 {
 	for (;;)
 	{
@@ -396,7 +396,7 @@ bloofi_space_recover(Relation index)
 				}
 				break;
 			case BLOOFI_INTENT_OLD:
-				bloofi_space_retire(index, it.start);
+				bloofi_freespace_retire(index, it.start);
 				break;
 			default:
 				SPACE_CORRUPT(index, BLOOFI_METAPAGE_BLKNO, "An intent has kind %u.", it.kind);
@@ -410,7 +410,7 @@ bloofi_space_recover(Relation index)
  * pending-list flushes, direct inserts and VACUUM.  Readers never take it.
  * A backend that takes it (rather than taking it again while holding it)
  * first settles what a writer that stopped half-way left behind
- * (bloofi_space_recover): every intent found then is such a writer's.
+ * (bloofi_freespace_recover): every intent found then is such a writer's.
  */
 static bool
 bloofi_holds_tree_lock(Relation index)
@@ -429,7 +429,7 @@ bloofi_lock_tree(Relation index)
 
 	LockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock);
 	if (!again)
-		bloofi_space_recover(index);
+		bloofi_freespace_recover(index);
 }
 
 bool
@@ -440,7 +440,7 @@ bloofi_trylock_tree(Relation index)
 	if (!ConditionalLockPage(index, BLOOFI_METAPAGE_BLKNO, ExclusiveLock))
 		return false;
 	if (!again)
-		bloofi_space_recover(index);
+		bloofi_freespace_recover(index);
 	return true;
 }
 
@@ -488,7 +488,7 @@ space_free_chained(Relation index, BlockNumber prev, BlockNumber start, BlockNum
  * Returns the pages freed.
  */
 BlockNumber
-bloofi_space_recycle(Relation index, bool all)
+bloofi_freespace_recycle(Relation index, bool all)
 {
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	TransactionId horizon = GetOldestNonRemovableTransactionId(NULL);
@@ -555,7 +555,7 @@ bloofi_space_recycle(Relation index, bool all)
  * truncation can cut them.  Returns how many.
  */
 BlockNumber
-bloofi_space_reclaim_pending(Relation index)
+bloofi_freespace_reclaim_pending(Relation index)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	BlockNumber freed = 0;
@@ -597,7 +597,7 @@ bloofi_space_reclaim_pending(Relation index)
  * metapage's directory and the copy, in which the old block is free.
  */
 void
-bloofi_space_move_bitmaps(Relation index)
+bloofi_freespace_move_bitmaps(Relation index)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 
@@ -651,7 +651,7 @@ bloofi_space_move_bitmaps(Relation index)
  * WAL-logged), then the intent.  Returns the blocks cut.
  */
 BlockNumber
-bloofi_space_truncate(Relation index)
+bloofi_freespace_truncate(Relation index)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	BlockNumber trailing = 0;
@@ -724,7 +724,7 @@ bloofi_space_truncate(Relation index)
  * and their pages.  Share locks, one page at a time.
  */
 void
-bloofi_space_counts(Relation index, int64 *free_pages, int64 *free_runs,
+bloofi_freespace_counts(Relation index, int64 *free_pages, int64 *free_runs,
 					int64 *retired_nodes, int64 *retired_pages)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -777,7 +777,7 @@ bloofi_space_counts(Relation index, int64 *free_pages, int64 *free_runs,
  * when no writer runs.
  */
 void
-bloofi_space_visit(Relation index, BloofiSpaceVisitor visit, void *arg)
+bloofi_freespace_visit(Relation index, BloofiSpaceVisitor visit, void *arg)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	BloofiMetaData *meta = bloofi_read_meta(index);
