@@ -36,7 +36,10 @@
 # and the load average at each pass.
 # Settings: PORT, BENCH_N (dense filters, 100000), BENCH_T (seconds per
 # pgbench run, 2), BENCH_ROUNDS (alternating pgbench rounds, 3), BENCH_RUNS
-# (bench_times runs, 7), BENCH_PASSES (3), BENCH_DEBIAN (1; 0 skips the graph).
+# (bench_times runs, 7), BENCH_PASSES (3), BENCH_DEBIAN (1; 0 skips the graph),
+# BENCH_LABELS (the table's name of each server, space separated, in the order
+# of the arguments; default its major).  A pass that fails on a server (e.g. its
+# cluster stopped from outside) is reported and left out of the table.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 N=${BENCH_N:-100000}
@@ -186,7 +189,7 @@ SQL
         # one pass: a result line "major pass load1 name=value..." to WORKDIR/results
         major=$(bs_psql -Atc "SHOW server_version_num")
         major=$((major / 10000))
-        out="$major $4 $(cut -d' ' -f1 /proc/loadavg)"
+        out="${VB_LABEL:-$major} $4 $(cut -d' ' -f1 /proc/loadavg)"
         for mode in prepared simple; do
             : >"$W/$PORT.lb"; : >"$W/$PORT.lg"
             for ((i = 0; i < ROUNDS; i++)); do
@@ -229,6 +232,7 @@ PORT0=${PORT:-55180}
 W=$(mktemp -d /tmp/bs-vbench.XXXXXX)
 chmod a+rx "$W"
 pcs=("$@")
+read -r -a labels <<<"${BENCH_LABELS:-}"
 cleanup() {
     local i
     for i in "${!pcs[@]}"; do
@@ -259,16 +263,18 @@ done
 for ((p = 1; p <= ${BENCH_PASSES:-3}; p++)); do
     for i in "${!pcs[@]}"; do
         echo "== pass $p, $("${pcs[i]}" --version) ($(date -u +%H:%M) UTC, load $(cut -d' ' -f1-3 /proc/loadavg))"
-        PG_CONFIG=${pcs[i]} PORT=$((PORT0 + i)) bash "$0" --step measure "$W" "$p"
+        PG_CONFIG=${pcs[i]} PORT=$((PORT0 + i)) VB_LABEL=${labels[i]:-} bash "$0" --step measure "$W" "$p" ||
+            echo "!! pass $p on ${pcs[i]} failed: left out of the table"
+        [ -s "$W/results" ] && echo "   $(tail -1 "$W/results")"
     done
 done
 
 # the table: a row per pass and major; each figure "a / b = a/b" (ms)
 echo
 echo "== $(date -u '+%F %H:%M') UTC, $(nproc) cores, load average now $(cut -d' ' -f1-3 /proc/loadavg); ms, medians"
-echo "| major | pass | load (1 min) | dense Bloofi / GIN, -M prepared | -M simple | Debian graph Bloofi / GIN, -M prepared | bst_sample / DA sample | f @> x / x = ANY(arr) |"
+echo "| server | pass | load (1 min) | dense Bloofi / GIN, -M prepared | -M simple | Debian graph Bloofi / GIN, -M prepared | bst_sample / DA sample | f @> x / x = ANY(arr) |"
 echo "|---|---|---|---|---|---|---|---|"
-sort -k1,1n -k2,2n "$W/results" | awk '{
+sort -s -k1,1 -k2,2n "$W/results" | awk '{
     delete v
     for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
     r = "| " $1 " | " $2 " | " $3
