@@ -82,7 +82,12 @@ sub run
 run($a, q{SELECT bst_create('s', 0, 1000, 1024, 3)});
 is(run($a, "SELECT probe('s', $q)"), 'ok {5}', 'A: s over [0, 1000) answers {5}');
 # A's statement takes its snapshot, then sleeps while B drops and re-creates s
-$a->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(0.5), probe('s', $q);\n");
+$a->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(3), probe('s', $q);\n");
+# "started" is printed before the statement runs: wait until it sleeps, its
+# snapshot taken, so that B's commit comes after it on a loaded machine too
+ok($node->poll_query_until('postgres',
+        q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+    'A\'s statement is running (its snapshot taken) before B commits');
 run($b, q{BEGIN; SELECT bst_drop('s'); SELECT bst_create('s', 5000, 6000, 1024, 3); COMMIT});
 my $out = run($a, q{SELECT 'next'});
 like($out, qr/\|ok \{5\}\nnext$/, 'the statement that started before the commit answers from the old tree');
