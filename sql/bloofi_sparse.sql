@@ -98,5 +98,50 @@ SELECT (SELECT count(*) FROM lc_seq) > 100 AS found,
        (SELECT count(*) FROM ((SELECT * FROM lc_idx EXCEPT SELECT * FROM lc_seq)
                               UNION ALL (SELECT * FROM lc_seq EXCEPT SELECT * FROM lc_idx)) d) AS differences;
 
-DROP TABLE sp, sp_el, lc, lc_idx, lc_seq;
+-- wide filters at large m (issue 33): a skewed column sized for its largest
+-- set (m = 433,039, k = 3), so every node's lists are few against m: SPARSE
+-- nodes in the LISTED form, wide; inserts rebuild their lists as lists;
+-- deletes, VACUUM and reinserts; every step against a sequential scan
+SELECT setseed(0.25) IS NULL AS seeded;
+CREATE TABLE wd (id int, f bloomfilter);
+INSERT INTO wd SELECT i, bloom_from_array(ARRAY(SELECT floor(20000 * random())::bigint
+                 FROM generate_series(1, least(3000, floor(3 / random()))::int + 0 * i)), 433039, 3)
+  FROM generate_series(1, 1500) i;
+CREATE TEMP TABLE wd_el AS SELECT DISTINCT x AS e FROM wd, generate_series(0, 19999, 41) x;
+CREATE FUNCTION wd_diff() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE d bigint;
+BEGIN
+  SET LOCAL enable_seqscan = off;
+  CREATE TEMP TABLE wd_idx ON COMMIT DROP AS SELECT e, s.id FROM wd_el, LATERAL (SELECT id FROM wd WHERE f @> e) s;
+  SET LOCAL enable_seqscan = on;
+  SET LOCAL enable_bitmapscan = off;
+  SET LOCAL enable_indexscan = off;
+  CREATE TEMP TABLE wd_seq ON COMMIT DROP AS SELECT e, s.id FROM wd_el, LATERAL (SELECT id FROM wd WHERE f @> e) s;
+  SELECT count(*) INTO d FROM ((SELECT * FROM wd_idx EXCEPT SELECT * FROM wd_seq)
+                               UNION ALL (SELECT * FROM wd_seq EXCEPT SELECT * FROM wd_idx)) x;
+  IF (SELECT count(*) FROM wd_seq) < 100 THEN RETURN -1; END IF;
+  DROP TABLE wd_idx, wd_seq;
+  RETURN d;
+END $$;
+-- (room for one bottom node of all the rows as dense rows: 1,500 x 54 kB)
+SET maintenance_work_mem = '256MB';
+CREATE INDEX wd_f ON wd USING bloofi (f);
+-- one node, far below the 4 (m + 1) bytes of offsets of the direct form
+SELECT bottom_nodes, height, pg_relation_size('wd_f') < 4 * 433040 AS compact FROM bloofi_stats('wd_f');
+SELECT bloofi_check('wd_f');
+SELECT wd_diff() AS differences;
+INSERT INTO wd SELECT i, bloom_from_array(ARRAY[i, i + 1, i * 7]::bigint[], 433039, 3) FROM generate_series(1501, 1800) i;
+SELECT bloofi_check('wd_f');
+SELECT wd_diff() AS differences;
+UPDATE wd SET f = bloom_add(f, 77777::bigint) WHERE id % 50 = 0;
+DELETE FROM wd WHERE id % 7 = 0;
+VACUUM wd;
+INSERT INTO wd SELECT i, bloom_from_array(ARRAY[i, 77777]::bigint[], 433039, 3) FROM generate_series(2001, 2100) i;
+SELECT bloofi_check('wd_f');
+SELECT wd_diff() AS differences;
+SELECT count(*) FROM wd WHERE f @> 77777::bigint;
+RESET maintenance_work_mem;
+
+DROP TABLE sp, sp_el, lc, lc_idx, lc_seq, wd, wd_el;
 DROP FUNCTION sp_diff();
+DROP FUNCTION wd_diff();

@@ -403,6 +403,9 @@ extern BlockNumber bloofi_node_write_form(Relation index, const BloofiMetaData *
 										  const ItemPointerData *tids,
 										  const uint8 *const *filters, uint8 *value_out,
 										  bool wal, int form);
+extern BlockNumber bloofi_node_write_lists(Relation index, const BloofiMetaData *meta,
+										   uint32 cap, uint32 n, const ItemPointerData *tids,
+										   const uint8 *v1, uint8 *value_out);
 extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
 									 const uint8 *value, bool exact);
 extern void bloofi_node_wal_tid_pages(Relation index, BloofiWal *w, BlockNumber start,
@@ -438,14 +441,18 @@ extern void bloofi_walk_nodes(Relation index, const BloofiMetaData *meta,
 extern HTAB *bloofi_leaf_slots(Relation index, const BloofiMetaData *meta, const char *name);
 
 /* bloofi_sparse_pages.c: the pages of SPARSE bottom nodes (core/bloofi_sparse.h) */
-extern uint32 bloofi_sparse_pages_for(uint32 m, uint32 n, const ItemPointerData *tids,
-									  const uint8 *const *filters, uint64 *nentries);
 extern void bloofi_sparse_fill_page(const uint8 *stream, uint64 len, uint32 p, BlockNumber start,
 									Page page);
+extern uint8 *bloofi_sparse_pack(const uint8 *v1, uint64 *len, uint32 *npages,
+								 uint32 *direct_pages);
+extern void bloofi_sparse_value(const uint8 *v1, uint8 *value);
+extern uint8 *bloofi_sparse_relist(const uint8 *v1, const BloofiNode *B,
+								   const ItemPointerData *tids, int n, const uint32 *slots,
+								   const uint8 *const *filters, uint32 nwords);
 extern uint8 *bloofi_sparse_encode_node(uint32 m, uint32 cap, uint32 n,
 										const ItemPointerData *tids,
-										const uint8 *const *filters, uint64 nentries,
-										uint32 npages, uint64 *len);
+										const uint8 *const *filters, uint64 *len,
+										uint32 *npages, uint32 *direct_pages);
 extern uint8 *bloofi_sparse_load(Relation index, const BloofiNode *node);
 extern bool bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos,
 								uint32 npos, uint64 *acc, uint64 *entries);
@@ -461,6 +468,7 @@ extern BlockNumber bloofi_freespace_alloc_below(Relation index, uint32 npages, B
 extern void bloofi_freespace_link(Page metapage, int nretire, const BlockNumber *retire);
 extern void bloofi_freespace_retire(Relation index, BlockNumber start);
 extern void bloofi_freespace_recover(Relation index);
+extern BlockNumber bloofi_freespace_recycle_settled(Relation index);
 extern BlockNumber bloofi_freespace_recycle(Relation index, bool all);
 extern BlockNumber bloofi_freespace_reclaim_pending(Relation index);
 extern BlockNumber bloofi_freespace_truncate(Relation index);

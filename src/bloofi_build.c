@@ -140,42 +140,106 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 /*
  * Whether the leaves buffered (2d + 1 of them) are small enough to go into
  * one wide SPARSE bottom node: at most BLOOFI_WIDE_SPARSE_BITS set bits each
- * on average, and a node of build_cap leaves like them taking at most a
- * quarter of the bytes of dense slices (2 bytes per set bit against cap / 8
- * bytes per position).  Then the node grows as a saturated one does: a few
- * wide nodes, each lookup k short lists, rather than many nodes of at least
+ * on average, or so few against m that a node of build_cap of them has
+ * lists of at most BLOOFI_WIDE_SPARSE_LIST slots on average (filters sized
+ * for a larger set: at m = 433,039, 600 leaves of 100 bits give lists of
+ * 0.14), and a node of build_cap leaves like them taking at most a quarter
+ * of the bytes of dense slices (its smaller sparse form: the direct one, or
+ * the LISTED one at ~4 bytes per set bit, against cap / 8 bytes per
+ * position).  Then the node grows as a saturated one does: a few wide
+ * nodes, each lookup k short lists, rather than many nodes of at least
  * three pages each holding a few hundred bytes of leaves.  Larger filters
- * (the paper's configuration: 700 bits) keep the paper's tree.
+ * (the paper's configuration: 700 bits of 100,992, lists of ~450 at 65,000
+ * leaves) keep the paper's tree.
  */
 #define BLOOFI_WIDE_SPARSE_BITS	32
+#define BLOOFI_WIDE_SPARSE_LIST	16
 
 static bool
 bloofi_build_sparse_pays(const BloofiBuildState *bs)
 {
 	uint64		bits = 0;
 	uint64		cap = Min((uint64) bs->build_cap + 2, (uint64) BLOOFI_SPARSE_MAX_CAP);
+	uint64		entries;
 	uint64		sparse,
 				dense;
 
 	for (uint32 i = 0; i < bs->n; i++)
 		bits += bs_popcount(bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
-	if (bits > (uint64) BLOOFI_WIDE_SPARSE_BITS * bs->n || !bloofi_get_fastupdate(bs->index))
+	entries = bits * cap / Max(bs->n, 1);
+	if ((bits > (uint64) BLOOFI_WIDE_SPARSE_BITS * bs->n &&
+		 entries > (uint64) BLOOFI_WIDE_SPARSE_LIST * bs->params.m) ||
+		!bloofi_get_fastupdate(bs->index))
 		return false;
-	sparse = bloofi_sparse_bytes(bs->params.m, bits * cap / Max(bs->n, 1));
+	sparse = Min(bloofi_sparse_bytes(bs->params.m, entries), 4 * entries + 64);
 	dense = (uint64) bs->params.m * (cap / 8);
 	return sparse * 4 <= dense;
 }
 
-/* append one sorted filter to the bottom-node buffer, writing nodes as they close */
+/*
+ * A filter's bits as the sort carries them: its set positions (uint32 each)
+ * when they take fewer bytes than the dense bits, else the dense bits; the
+ * length tells which (dense: exactly nwords * 8 bytes).  At m = 433,039 a
+ * filter of 15 set bits is sorted as 60 bytes instead of 54 kB.
+ */
+static bytea *
+bloofi_build_payload(const uint8 *bits, uint32 nwords)
+{
+	uint64		count = bs_popcount(bits, nwords);
+	bytea	   *out;
+
+	if (count * 4 < (uint64) nwords * 8)
+	{
+		uint32	   *pos;
+		uint32		n = 0;
+
+		out = palloc(VARHDRSZ + count * 4);
+		SET_VARSIZE(out, VARHDRSZ + count * 4);
+		pos = (uint32 *) VARDATA(out);
+		for (uint32 w = 0; w < nwords; w++)
+		{
+			uint64		x;
+
+			memcpy(&x, bits + (size_t) w * 8, 8);
+			for (; x; x &= x - 1)
+				pos[n++] = w * 64 + (uint32) __builtin_ctzll(x);
+		}
+		Assert(n == count);
+		return out;
+	}
+	out = palloc(VARHDRSZ + nwords * 8);
+	SET_VARSIZE(out, VARHDRSZ + nwords * 8);
+	memcpy(VARDATA(out), bits, nwords * 8);
+	return out;
+}
+
+/* append one sorted filter (as bloofi_build_payload made it) to the bottom-node buffer, writing nodes as they close */
 static void
-bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const uint8 *bits, size_t nbytes)
+bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const bytea *payload)
 {
 	uint32		d = bs->meta->order;
+	uint8	   *row = bs->arena + (size_t) bs->n * bs->fbytes;
+	size_t		len = VARSIZE_ANY_EXHDR(payload);
+	const uint8 *data = (const uint8 *) VARDATA_ANY(payload);
 
-	memcpy(bs->arena + (size_t) bs->n * nbytes, bits, nbytes);
+	if (len == bs->fbytes)
+		memcpy(row, data, len);
+	else
+	{
+		memset(row, 0, bs->fbytes);
+		for (size_t i = 0; i < len / 4; i++)
+		{
+			uint32		j;
+
+			memcpy(&j, data + 4 * i, 4);
+			if (j >= bs->params.m)
+				elog(ERROR, "bloofi: build payload position %u past m = %u", j, bs->params.m);
+			row[j / 8] |= (uint8) (1u << (j % 8));
+		}
+	}
 	bs->tids[bs->n] = *tid;
 	bs->n++;
-	bs_or(bs->value, bits, nbytes / 8);
+	bs_or(bs->value, row, bs->fbytes / 8);
 	if (bs->n == bs->build_cap)
 		bloofi_emit_bottom(bs, bs->n);
 	else if (!bs->growing && bs->n == 2 * d + 1)
@@ -297,11 +361,9 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bloofi_require_params(index, bs->meta, &v.p);
 
 	{
-		bytea	   *bits = palloc(VARHDRSZ + v.nwords * 8);
+		bytea	   *bits = bloofi_build_payload(v.bits, v.nwords);
 		ItemPointerData t = *tid;
 
-		SET_VARSIZE(bits, VARHDRSZ + v.nwords * 8);
-		memcpy(VARDATA(bits), v.bits, v.nwords * 8);
 		ExecClearTuple(bs->inslot);
 		bs->inslot->tts_values[0] = Int64GetDatum((int64) bloofi_similarity_key(v.bits, v.p.m));
 		bs->inslot->tts_values[1] = PointerGetDatum(&t);
@@ -341,16 +403,17 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.tmpctx = AllocSetContextCreate(CurrentMemoryContext, "bloofi build temporary context",
 									  ALLOCSET_DEFAULT_SIZES);
 	{
-		AttrNumber	attno = 1;
-		Oid			op = Int8LessOperator;
-		Oid			coll = InvalidOid;
-		bool		nf = false;
+		/* ties of the key broken by TID: the order does not depend on the sort's memory */
+		AttrNumber	attno[2] = {1, 2};
+		Oid			op[2] = {Int8LessOperator, TIDLessOperator};
+		Oid			coll[2] = {InvalidOid, InvalidOid};
+		bool		nf[2] = {false, false};
 
 		bs.sortdesc = CreateTemplateTupleDesc(3);
 		TupleDescInitEntry(bs.sortdesc, 1, "key", INT8OID, -1, 0);
 		TupleDescInitEntry(bs.sortdesc, 2, "tid", TIDOID, -1, 0);
 		TupleDescInitEntry(bs.sortdesc, 3, "bits", BYTEAOID, -1, 0);
-		bs.sort = tuplesort_begin_heap(bs.sortdesc, 1, &attno, &op, &coll, &nf,
+		bs.sort = tuplesort_begin_heap(bs.sortdesc, 2, attno, op, coll, nf,
 									   Max(maintenance_work_mem / 2, 64), NULL, TUPLESORT_NONE);
 		bs.inslot = MakeSingleTupleTableSlot(bs.sortdesc, &TTSOpsVirtual);
 	}
@@ -382,8 +445,7 @@ bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 			CHECK_FOR_INTERRUPTS();
 			tid = (ItemPointer) DatumGetPointer(slot_getattr(outslot, 2, &isnull));
 			bits = DatumGetByteaPP(slot_getattr(outslot, 3, &isnull));
-			bloofi_buffer_leaf(&bs, tid, (const uint8 *) VARDATA_ANY(bits),
-							   VARSIZE_ANY_EXHDR(bits));
+			bloofi_buffer_leaf(&bs, tid, bits);
 		}
 		ExecDropSingleTupleTableSlot(outslot);
 	}

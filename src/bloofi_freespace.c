@@ -131,7 +131,20 @@ space_bitmap(Relation index, BlockNumber blk, int mode)
 BlockNumber
 bloofi_freespace_alloc(Relation index, uint32 npages)
 {
-	return bloofi_freespace_alloc_below(index, npages, InvalidBlockNumber);
+	BlockNumber start = bloofi_freespace_alloc_below(index, npages,
+													 RelationGetNumberOfBlocks(index));
+
+	/*
+	 * Before the file grows: the retired nodes that no lookup can read any
+	 * more, if there are any, are freed now rather than at the next VACUUM,
+	 * so that a writer that rewrites nodes (a SPARSE node's inserts, a
+	 * flush) reuses the copies it retired in earlier transactions.
+	 */
+	if (start == InvalidBlockNumber && bloofi_freespace_recycle_settled(index) > 0)
+		start = bloofi_freespace_alloc_below(index, npages, RelationGetNumberOfBlocks(index));
+	if (start == InvalidBlockNumber)
+		start = bloofi_freespace_alloc_below(index, npages, InvalidBlockNumber);
+	return start;
 }
 
 /*
@@ -547,6 +560,40 @@ bloofi_freespace_recycle(Relation index, bool all)
 		cur = n.next;
 	}
 	return freed;
+}
+
+/*
+ * A tree writer about to extend the file: when a retired node was retired
+ * before the oldest snapshot, the retired nodes that no lookup can read any
+ * more are freed as VACUUM frees them (bloofi_freespace_recycle(false):
+ * with the recovery conflict for a hot standby).  The stamps decrease along
+ * the chain (newest first), so the freeable nodes are its tail; the search
+ * for the first of them reads at most BLOOFI_RECYCLE_LOOK nodes, so a long
+ * chain held back by an old snapshot costs a writer little, and VACUUM
+ * frees what is left.  Returns the pages freed.
+ */
+#define BLOOFI_RECYCLE_LOOK		256
+
+BlockNumber
+bloofi_freespace_recycle_settled(Relation index)
+{
+	BloofiMetaData *meta = bloofi_read_meta(index);
+	TransactionId horizon = GetOldestNonRemovableTransactionId(NULL);
+	BlockNumber cur = meta->retired_head;
+
+	Assert(bloofi_holds_tree_lock(index));
+	for (int steps = 0; cur != InvalidBlockNumber && steps < BLOOFI_RECYCLE_LOOK; steps++)
+	{
+		BloofiNode	n;
+
+		bloofi_node_read(index, meta, cur, &n);
+		if (!(n.flags & BLOOFI_NODE_RETIRED))
+			return 0;			/* (VACUUM reports a damaged chain) */
+		if (TransactionIdIsValid(n.xid) && TransactionIdPrecedes(n.xid, horizon))
+			return bloofi_freespace_recycle(index, false);
+		cur = n.next;
+	}
+	return 0;
 }
 
 /*

@@ -457,8 +457,9 @@ bloofi_descend(InsertCtx *ic, const uint8 *f, BloofiPathStep *path, int *depth,
  * with the leaves' columns (and without its dead leaves' bits), and the copy
  * replaces it in its parent (bloofi_replace); the copy's value is B0's with
  * the leaves, a subset of B0's column in the parent, so nothing above
- * changes.  The path is found again: an earlier group of the round may
- * have replaced B0's parent.
+ * changes.  The lists are rebuilt as lists (bloofi_sparse_rebuild): memory
+ * and work follow the node's set bits, not its slots times m.  The path is
+ * found again: an earlier group of the round may have replaced B0's parent.
  */
 static void
 bloofi_sparse_put_leaves(InsertCtx *ic, const BloofiNode *B0, int n, const uint32 *slots,
@@ -468,8 +469,8 @@ bloofi_sparse_put_leaves(InsertCtx *ic, const BloofiNode *B0, int n, const uint3
 	int			depth;
 	BloofiNode	B;
 	ItemPointerData *tids;
-	uint8	   *cols;
-	const uint8 **fp;
+	uint8	   *v1;
+	uint8	   *out;
 	BlockNumber news[1];
 	uint8	   *newvals[1];
 
@@ -479,23 +480,16 @@ bloofi_sparse_put_leaves(InsertCtx *ic, const BloofiNode *B0, int n, const uint3
 			 B0->start, RelationGetRelationName(ic->index));
 	bloofi_node_read(ic->index, ic->meta, B0->start, &B);
 	tids = palloc(sizeof(ItemPointerData) * Max(B.nused, 1));
-	cols = palloc_extended((Size) Max(B.nused, 1) * ic->fbytes, MCXT_ALLOC_HUGE);
-	fp = palloc(sizeof(uint8 *) * Max(B.nused, 1));
 	bloofi_node_read_tids(ic->index, &B, B.nused, tids);
-	bloofi_node_read_columns(ic->index, &B, B.nused, NULL, cols);
-	/* (a reused slot's lists may still hold the bits of its dead leaf) */
-	for (int i = 0; i < n; i++)
-		if (slots[i] < B.nused)
-			memcpy(cols + (size_t) slots[i] * ic->fbytes, filters[i], ic->fbytes);
-	for (uint32 s = 0; s < B.nused; s++)
-		fp[s] = cols + (size_t) s * ic->fbytes;
-	newvals[0] = palloc(ic->fbytes);
-	news[0] = bloofi_node_write_form(ic->index, ic->meta, 0, B.cap, B.nused, tids, fp,
-									 newvals[0], true, BLOOFI_FORM_SPARSE);
+	v1 = bloofi_sparse_load(ic->index, &B);
+	out = bloofi_sparse_relist(v1, &B, tids, n, slots, filters, ic->nwords);
+	newvals[0] = palloc0(ic->fbytes);
+	news[0] = bloofi_node_write_lists(ic->index, ic->meta, B.cap, B.nused, tids, out,
+									  newvals[0]);
 	bloofi_replace(ic, path, depth, &B, 1, news, newvals, 0, NULL);
+	pfree(v1);
+	pfree(out);
 	pfree(tids);
-	pfree(cols);
-	pfree(fp);
 	pfree(newvals[0]);
 }
 

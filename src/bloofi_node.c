@@ -229,6 +229,9 @@ typedef struct NodeImage
 	uint64		sparse_len;
 } NodeImage;
 
+static void node_image_write(Relation index, const BloofiMetaData *meta, NodeImage *img,
+							 bool wal);
+
 /* fill page p (relative to the node's first block) of the node img */
 static void
 bloofi_node_fill_page(const BloofiMetaData *meta, const NodeImage *img, uint32 p, Page page)
@@ -292,7 +295,10 @@ bloofi_node_fill_page(const BloofiMetaData *meta, const NodeImage *img, uint32 p
  * map or the end of the file (bloofi_freespace_alloc: under a NEW intent until
  * the record that links the node), and every page is logged as a full
  * image; without (CREATE INDEX), they are appended and the caller logs the
- * whole relation at the end.
+ * whole relation at the end.  A bottom node of an index of version 3 takes
+ * the smaller form (BLOOFI_FORM_CHOOSE), as the bulk build writes it: the
+ * copies that inserts and VACUUM make (growths, halves of splits, merges)
+ * stay as compact as a fresh build.
  */
 BlockNumber
 bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint32 cap,
@@ -300,7 +306,8 @@ bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level, uint
 				  uint8 *value_out, bool wal)
 {
 	return bloofi_node_write_form(index, meta, level, cap, n, tids, filters, value_out, wal,
-								  BLOOFI_FORM_DENSE);
+								  level == 0 && meta->version >= 3 ?
+								  BLOOFI_FORM_CHOOSE : BLOOFI_FORM_DENSE);
 }
 
 /*
@@ -315,7 +322,6 @@ bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level,
 {
 	NodeImage	img;
 	uint8	   *value;
-	BloofiWal	w;
 
 	if (!bloofi_geometry(&img.geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap)
 		elog(ERROR, "bloofi: invalid node geometry m=%u cap=%u n=%u", meta->m, cap, n);
@@ -352,23 +358,46 @@ bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level,
 	}
 	if (form != BLOOFI_FORM_DENSE && level == 0 && cap <= BLOOFI_SPARSE_MAX_CAP)
 	{
-		uint64		nentries;
-		uint32		npages = bloofi_sparse_pages_for(meta->m, n, tids, filters, &nentries);
+		uint32		npages,
+					direct_pages;
+		uint64		len;
+		uint8	   *stream = bloofi_sparse_encode_node(meta->m, cap, n, tids, filters, &len,
+													   &npages, &direct_pages);
 
-		if (form == BLOOFI_FORM_SPARSE || npages < img.geom.slice_pages)
+		if (form == BLOOFI_FORM_SPARSE || direct_pages < img.geom.slice_pages)
 		{
-			img.sparse = bloofi_sparse_encode_node(meta->m, cap, n, tids, filters, nentries,
-												   npages, &img.sparse_len);
+			img.sparse = stream;
+			img.sparse_len = len;
 			img.geom.total_pages = img.geom.tid_pages + img.geom.value_pages + npages;
 		}
+		else
+			pfree(stream);
 	}
+
+	node_image_write(index, meta, &img, wal);
+	if (value_out)
+		memcpy(value_out, value, img.geom.filter_bytes);
+	pfree(value);
+	if (img.sparse)
+		pfree((uint8 *) img.sparse);
+	return img.start;
+}
+
+/*
+ * Write the pages of node image img: at pages from the free-page map or the
+ * end of the file with wal (full images), else appended; sets img->start.
+ */
+static void
+node_image_write(Relation index, const BloofiMetaData *meta, NodeImage *img, bool wal)
+{
+	BloofiWal	w;
 
 	if (wal)
 	{
-		img.start = bloofi_freespace_alloc(index, img.geom.total_pages);
+		img->start = bloofi_freespace_alloc(index, img->geom.total_pages);
 		bloofi_wal_begin(&w, index);
 	}
-	for (uint32 p = 0; p < img.geom.total_pages; p++)
+	for (uint32 p = 0; p < img->geom.total_pages; p++)
 	{
 		Buffer		buf;
 
@@ -376,19 +405,19 @@ bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level,
 			CHECK_FOR_INTERRUPTS();
 		if (wal)
 		{
-			buf = ReadBuffer(index, img.start + p);
+			buf = ReadBuffer(index, img->start + p);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		}
 		else
 		{
 			buf = bloofi_new_buffer(index);
 			if (p == 0)
-				img.start = BufferGetBlockNumber(buf);
-			else if (BufferGetBlockNumber(buf) != img.start + p)
+				img->start = BufferGetBlockNumber(buf);
+			else if (BufferGetBlockNumber(buf) != img->start + p)
 				elog(ERROR, "bloofi: index \"%s\" was extended concurrently",
 					 RelationGetRelationName(index));
 		}
-		bloofi_node_fill_page(meta, &img, p,
+		bloofi_node_fill_page(meta, img, p,
 							  wal ? bloofi_wal_page(&w, buf, false, GENERIC_XLOG_FULL_IMAGE) :
 							  BufferGetPage(buf));
 		if (!wal)
@@ -399,11 +428,48 @@ bloofi_node_write_form(Relation index, const BloofiMetaData *meta, uint16 level,
 	}
 	if (wal)
 		bloofi_wal_flush(&w);
+}
+
+/*
+ * Write a new SPARSE bottom node of cap slots from its lists: the direct
+ * stream v1 (validated or built here; its slots below n), with the TIDs of
+ * slots 0..n-1 (an invalid one: a free slot, whose lists must be empty).
+ * Its value is the set of positions whose list is not empty, left in
+ * value_out when not NULL; written in the smaller of the stream's two
+ * forms, always WAL-logged.  Memory: the stream's, not one row per slot.
+ */
+BlockNumber
+bloofi_node_write_lists(Relation index, const BloofiMetaData *meta, uint32 cap, uint32 n,
+						const ItemPointerData *tids, const uint8 *v1, uint8 *value_out)
+{
+	NodeImage	img;
+	uint8	   *value;
+	uint32		npages,
+				direct_pages;
+
+	if (!bloofi_geometry(&img.geom, meta->m, cap, BLOOFI_PAGE_BYTES) || n > cap ||
+		cap > BLOOFI_SPARSE_MAX_CAP)
+		elog(ERROR, "bloofi: invalid node geometry m=%u cap=%u n=%u", meta->m, cap, n);
+	img.start = InvalidBlockNumber;
+	img.level = 0;
+	img.cap = cap;
+	img.n = n;
+	img.nlive = 0;
+	img.tids = tids;
+	img.filters = NULL;
+	for (uint32 i = 0; i < n; i++)
+		if (ItemPointerIsValid(&tids[i]))
+			img.nlive++;
+	value = palloc0(img.geom.filter_bytes);
+	bloofi_sparse_value(v1, value);
+	img.value = value;
+	img.sparse = bloofi_sparse_pack(v1, &img.sparse_len, &npages, &direct_pages);
+	img.geom.total_pages = img.geom.tid_pages + img.geom.value_pages + npages;
+	node_image_write(index, meta, &img, true);
 	if (value_out)
 		memcpy(value_out, value, img.geom.filter_bytes);
 	pfree(value);
-	if (img.sparse)
-		pfree((uint8 *) img.sparse);
+	pfree((uint8 *) img.sparse);
 	return img.start;
 }
 

@@ -21,48 +21,171 @@
 
 #include "bloofi.h"
 #include "bloofi_sparse.h"
+#include "bloofi_sparse_listed.h"
 
 /*
- * Pages the SPARSE node of the n children (tids[i], filters[i]; an invalid
- * tid is an empty slot) takes, with its set bits in *nentries.
+ * The direct stream v1 (valid, complete) in its smaller form, direct or
+ * LISTED (core/bloofi_sparse_listed.h), as the node's sparse pages hold it:
+ * npages * BLOOFI_PAGE_BYTES bytes, zero-padded, npages in its header; its
+ * length in *len and its page count in *npages, and in *direct_pages the
+ * pages of the direct form (what decides whether a node is SPARSE at all:
+ * the LISTED form only makes SPARSE nodes smaller, it does not turn the
+ * paper's dense nodes into SPARSE ones, whose inserts rewrite them).
  */
-uint32
-bloofi_sparse_pages_for(uint32 m, uint32 n, const ItemPointerData *tids,
-						const uint8 *const *filters, uint64 *nentries)
+uint8 *
+bloofi_sparse_pack(const uint8 *v1, uint64 *len, uint32 *npages, uint32 *direct_pages)
 {
-	uint64		count = 0;
-	uint64		bytes;
+	BloofiSparseHeader h;
+	uint64		direct,
+				listed;
+	uint8	   *stream;
 
-	for (uint32 i = 0; i < n; i++)
-		if (ItemPointerIsValid(&tids[i]))
-			count += bloofi_sparse_count(m, 1, &filters[i]);
-	*nentries = count;
-	bytes = bloofi_sparse_bytes(m, count);
-	return (uint32) Min((bytes + BLOOFI_PAGE_BYTES - 1) / BLOOFI_PAGE_BYTES, (uint64) PG_UINT32_MAX);
+	memcpy(&h, v1, sizeof(h));
+	direct = bloofi_sparse_bytes(h.m, h.nentries);
+	listed = bloofi_listed_bytes(v1);
+	*direct_pages = (uint32) Min((direct + BLOOFI_PAGE_BYTES - 1) / BLOOFI_PAGE_BYTES,
+								 (uint64) PG_UINT32_MAX);
+	*len = Min(direct, listed);
+	if (*len > PG_UINT32_MAX)
+		elog(ERROR, "bloofi: a sparse node of %llu bytes", (unsigned long long) *len);
+	*npages = (uint32) ((*len + BLOOFI_PAGE_BYTES - 1) / BLOOFI_PAGE_BYTES);
+	stream = palloc_extended((Size) *npages * BLOOFI_PAGE_BYTES,
+							 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	if (listed < direct)
+		bloofi_listed_encode(v1, stream, *npages);
+	else
+	{
+		memcpy(stream, v1, direct);
+		h.npages = *npages;
+		memcpy(stream, &h, sizeof(h));
+	}
+	return stream;
 }
 
 /*
- * The stream of the n children (as bloofi_sparse_pages_for counted them),
- * npages * BLOOFI_PAGE_BYTES bytes, zero-padded; its length in *len.
+ * The stream of the SPARSE node of the n children (tids[i], filters[i]; an
+ * invalid tid is an empty slot), as bloofi_sparse_pack returns it.
  */
 uint8 *
 bloofi_sparse_encode_node(uint32 m, uint32 cap, uint32 n, const ItemPointerData *tids,
-						  const uint8 *const *filters, uint64 nentries, uint32 npages,
-						  uint64 *len)
+						  const uint8 *const *filters, uint64 *len, uint32 *npages,
+						  uint32 *direct_pages)
 {
 	const uint8 **fp = palloc(sizeof(uint8 *) * Max(n, 1));
 	uint32	   *counts = palloc_extended(sizeof(uint32) * ((Size) m + 1), MCXT_ALLOC_HUGE);
-	uint8	   *stream = palloc_extended((Size) npages * BLOOFI_PAGE_BYTES,
-										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	uint64		nentries;
+	uint8	   *v1;
+	uint8	   *stream;
 
 	Assert(cap <= BLOOFI_SPARSE_MAX_CAP);
 	for (uint32 i = 0; i < n; i++)
 		fp[i] = ItemPointerIsValid(&tids[i]) ? filters[i] : NULL;
-	bloofi_sparse_encode(stream, m, cap, npages, n, fp, counts);
-	*len = bloofi_sparse_bytes(m, nentries);
+	nentries = bloofi_sparse_count(m, n, fp);
+	if (nentries > PG_UINT32_MAX)
+		elog(ERROR, "bloofi: a sparse node of %llu set bits", (unsigned long long) nentries);
+	v1 = palloc_extended(bloofi_sparse_bytes(m, nentries), MCXT_ALLOC_HUGE);
+	bloofi_sparse_encode(v1, m, cap, 0, n, fp, counts);
 	pfree(fp);
 	pfree(counts);
+	stream = bloofi_sparse_pack(v1, len, npages, direct_pages);
+	pfree(v1);
 	return stream;
+}
+
+/* the value of the node of the valid direct stream v1: its non-empty lists' positions, ORed into value */
+void
+bloofi_sparse_value(const uint8 *v1, uint8 *value)
+{
+	BloofiSparseHeader h;
+	uint32		prev;
+
+	memcpy(&h, v1, sizeof(h));
+	memcpy(&prev, v1 + bloofi_sparse_offset_pos(0), 4);
+	for (uint32 j = 0; j < h.m; j++)
+	{
+		uint32		next;
+
+		memcpy(&next, v1 + bloofi_sparse_offset_pos(j + 1), 4);
+		if (next > prev)
+			value[j / 8] |= (uint8) (1u << (j % 8));
+		prev = next;
+	}
+}
+
+/*
+ * The direct stream of SPARSE bottom node B (v1, loaded; tids its slots'
+ * TIDs, the new leaves' already in their slots) with the n new leaves
+ * filters[i] (nwords words) in slots[i]: its live leaves' lists but in the
+ * slots the new leaves take (a reused slot's lists may still hold the bits
+ * of its dead leaf), a dead leaf's bits dropped, the new leaves' positions
+ * added (bloofi_sparse_rebuild).  Memory and work follow the set bits.
+ */
+uint8 *
+bloofi_sparse_relist(const uint8 *v1, const BloofiNode *B, const ItemPointerData *tids, int n,
+					 const uint32 *slots, const uint8 *const *filters, uint32 nwords)
+{
+	uint64	   *keep = palloc0(sizeof(uint64) * B->geom.slice_words);
+	uint32	   *order = palloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *nslots = palloc(sizeof(uint32) * Max(n, 1));
+	uint32	  **pos = palloc(sizeof(uint32 *) * Max(n, 1));
+	uint32	   *npos = palloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *counts;
+	uint16	   *scratch;
+	uint64		nentries;
+	uint8	   *out;
+	int			nput = 0;
+
+	for (uint32 s = 0; s < B->nused; s++)
+		if (ItemPointerIsValid(&tids[s]))
+			keep[s / 64] |= UINT64CONST(1) << (s % 64);
+	for (int i = 0; i < n; i++)
+	{
+		if (slots[i] >= B->nused)
+			continue;
+		keep[slots[i] / 64] &= ~(UINT64CONST(1) << (slots[i] % 64));
+		nslots[nput] = slots[i];
+		pos[nput] = palloc(sizeof(uint32) * Max(bs_popcount(filters[i], nwords), 1));
+		npos[nput] = 0;
+		for (uint32 w = 0; w < nwords; w++)
+		{
+			uint64		x;
+
+			memcpy(&x, filters[i] + (size_t) w * 8, 8);
+			for (; x; x &= x - 1)
+				pos[nput][npos[nput]++] = w * 64 + (uint32) __builtin_ctzll(x);
+		}
+		nput++;
+	}
+	/* the new leaves by increasing slot (insertion sort: a batch is small) */
+	for (int i = 0; i < nput; i++)
+	{
+		int			j = i;
+
+		while (j > 0 && nslots[order[j - 1]] > nslots[i])
+		{
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	nentries = bloofi_sparse_rebuild_count(v1, keep, nput, npos);
+	if (nentries > PG_UINT32_MAX)
+		elog(ERROR, "bloofi: a sparse node of %llu set bits", (unsigned long long) nentries);
+	out = palloc_extended(bloofi_sparse_bytes(B->geom.m, nentries), MCXT_ALLOC_HUGE);
+	counts = palloc_extended(sizeof(uint32) * ((Size) B->geom.m + 1), MCXT_ALLOC_HUGE);
+	scratch = palloc(sizeof(uint16) * Max(B->cap, 1));
+	bloofi_sparse_rebuild(v1, keep, nput, order, nslots, (const uint32 *const *) pos, npos, 0,
+						  out, counts, scratch);
+	for (int i = 0; i < nput; i++)
+		pfree(pos[i]);
+	pfree(pos);
+	pfree(npos);
+	pfree(nslots);
+	pfree(order);
+	pfree(keep);
+	pfree(counts);
+	pfree(scratch);
+	return out;
 }
 
 /* page p of a node's sparse pages, from the stream (len bytes) */
@@ -79,13 +202,19 @@ bloofi_sparse_fill_page(const uint8 *stream, uint64 len, uint32 p, BlockNumber s
 		memcpy(data, stream + off, cnt);
 }
 
-/* the whole stream of SPARSE node, checked (index_corrupted when damaged) */
+/*
+ * The whole stream of SPARSE node, checked (index_corrupted when damaged),
+ * in the direct form: a LISTED one is decoded (its direct form takes
+ * 4 (m + 1) + 2 per set bit bytes of memory: the code that needs the whole
+ * node works on dense slices or rows anyway).
+ */
 uint8 *
 bloofi_sparse_load(Relation index, const BloofiNode *node)
 {
 	uint64		len = (uint64) node->sparse_pages * BLOOFI_PAGE_BYTES;
 	uint8	   *stream = palloc_extended(len, MCXT_ALLOC_HUGE);
 	const char *err;
+	BloofiSparseHeader h;
 
 	for (uint32 p = 0; p < node->sparse_pages; p++)
 	{
@@ -99,6 +228,19 @@ bloofi_sparse_load(Relation index, const BloofiNode *node)
 		memcpy(stream + (uint64) p * BLOOFI_PAGE_BYTES, PageGetContents(BufferGetPage(buf)),
 			   BLOOFI_PAGE_BYTES);
 		UnlockReleaseBuffer(buf);
+	}
+	memcpy(&h, stream, sizeof(h));
+	if (h.magic == BLOOFI_LISTED_MAGIC)
+	{
+		uint8	   *v1;
+
+		err = bloofi_listed_validate(stream, len, node->geom.m, node->cap);
+		if (err)
+			BLOOFI_NODE_CORRUPT(index, node->start, "%s.", err);
+		v1 = palloc_extended(bloofi_sparse_bytes(h.m, h.nentries), MCXT_ALLOC_HUGE);
+		bloofi_listed_decode(stream, v1);
+		pfree(stream);
+		return v1;
 	}
 	err = bloofi_sparse_validate(stream, len, node->geom.m, node->cap);
 	if (err)
@@ -157,52 +299,134 @@ sparse_read(SparseReader *r, uint64 off, uint64 len, uint8 *out)
 	}
 }
 
+/* the header of a node's stream as a lookup reads it, either form */
+typedef struct SparseHead
+{
+	BloofiListedHeader h;		/* (h.base only, for the direct form) */
+	bool		listed;
+	uint8	   *block;			/* LISTED: a block's data, read here */
+	uint32		block_cap;
+} SparseHead;
+
+/*
+ * The list of position pos of the stream read by r, in either form, into
+ * out (room for cap slots); its length.  Checked as it is read.
+ */
+static uint32
+sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint16 *out)
+{
+	const BloofiNode *node = r->node;
+	uint32		n = 0;
+
+	if (!sh->listed)
+	{
+		uint32		off[2];
+
+		sparse_read(r, bloofi_sparse_offset_pos(pos), sizeof(off), (uint8 *) off);
+		if (off[1] < off[0] || off[1] > sh->h.base.nentries || off[1] - off[0] > node->cap)
+			BLOOFI_NODE_CORRUPT(r->index, node->start,
+								"The list of position %u of its sparse slices is [%u, %u) of %u entries.",
+								pos, off[0], off[1], sh->h.base.nentries);
+		n = off[1] - off[0];
+		sparse_read(r, bloofi_sparse_entry_pos(sh->h.base.m, off[0]), (uint64) n * 2,
+					(uint8 *) out);
+	}
+	else
+	{
+		/* the last block whose first position is <= pos: binary search of the fences */
+		uint32		lo = 0,
+					hi = sh->h.nblocks;
+		uint32		fence[2],
+					next[2];
+		int			r2;
+
+		while (hi - lo > 1)
+		{
+			uint32		mid = lo + (hi - lo) / 2;
+
+			sparse_read(r, bloofi_listed_fence_pos(mid), 4, (uint8 *) fence);
+			if (fence[0] <= pos)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		if (sh->h.nblocks == 0)
+			return 0;
+		sparse_read(r, bloofi_listed_fence_pos(lo), 8, (uint8 *) fence);
+		if (lo + 1 < sh->h.nblocks)
+			sparse_read(r, bloofi_listed_fence_pos(lo + 1), 8, (uint8 *) next);
+		else
+			next[1] = sh->h.datalen;
+		if (fence[0] > pos)
+			return 0;
+		if (next[1] <= fence[1] || next[1] > sh->h.datalen)
+			BLOOFI_NODE_CORRUPT(r->index, node->start,
+								"Block %u of its sparse slices is [%u, %u) of %u bytes.",
+								lo, fence[1], next[1], sh->h.datalen);
+		if (next[1] - fence[1] > sh->block_cap)
+		{
+			sh->block_cap = Max(next[1] - fence[1], 2 * sh->block_cap);
+			sh->block = sh->block ? repalloc_huge(sh->block, sh->block_cap) :
+				palloc_extended(sh->block_cap, MCXT_ALLOC_HUGE);
+		}
+		sparse_read(r, bloofi_listed_data_pos(sh->h.nblocks) + fence[1], next[1] - fence[1],
+					sh->block);
+		r2 = bloofi_listed_block_find(sh->block, next[1] - fence[1], fence[0], pos,
+									  sh->h.base.m, node->cap, out, &n);
+		if (r2 < 0)
+			BLOOFI_NODE_CORRUPT(r->index, node->start,
+								"Block %u of its sparse slices is damaged.", lo);
+		if (r2 == 0)
+			n = 0;
+	}
+	if (!bloofi_sparse_list_ok(out, n, node->cap))
+		BLOOFI_NODE_CORRUPT(r->index, node->start,
+							"The list of position %u of its sparse slices is not increasing.",
+							pos);
+	return n;
+}
+
 /*
  * The lookup in SPARSE node: acc (geom.slice_words words) gets the slots
  * among the first nused whose lists hold every position; false when none.
- * Reads the header, two offsets and one list per position (stopping when
- * the intersection is empty); *entries (when not NULL) is increased by the
- * list entries read: the filters this lookup examined (a filter in no list
- * read is never looked at).
+ * Reads the header and one list per position (two offsets in the direct
+ * form, a binary search of the fences and one block in the LISTED form),
+ * stopping when the intersection is empty; *entries (when not NULL) is
+ * increased by the list entries read: the filters this lookup examined (a
+ * filter in no list read is never looked at).
  */
 bool
 bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
 					uint64 *acc, uint64 *entries)
 {
 	SparseReader r = {index, node, InvalidBuffer, PG_UINT32_MAX};
-	BloofiSparseHeader h;
+	SparseHead	sh;
 	uint16	   *res = NULL;
 	uint16	   *list = NULL;
 	uint32		nres = 0;
 
 	memset(acc, 0, sizeof(uint64) * node->geom.slice_words);
-	sparse_read(&r, 0, sizeof(h), (uint8 *) &h);
-	if (h.m != node->geom.m || h.nentries > (uint64) node->cap * h.m)
+	memset(&sh, 0, sizeof(sh));
+	sparse_read(&r, 0, sizeof(BloofiSparseHeader), (uint8 *) &sh.h.base);
+	sh.listed = sh.h.base.magic == BLOOFI_LISTED_MAGIC;
+	if (sh.listed)
+		sparse_read(&r, 0, sizeof(sh.h), (uint8 *) &sh.h);
+	if (sh.h.base.m != node->geom.m || sh.h.base.nentries > (uint64) node->cap * sh.h.base.m ||
+		(sh.listed && bloofi_listed_total(&sh.h) >
+		 (uint64) node->sparse_pages * BLOOFI_PAGE_BYTES))
 		BLOOFI_NODE_CORRUPT(index, node->start, "Its sparse slices' header is damaged.");
 	for (uint32 i = 0; i < npos && (i == 0 || nres > 0); i++)
 	{
-		uint32		off[2];
 		uint32		n;
 
-		sparse_read(&r, bloofi_sparse_offset_pos(pos[i]), sizeof(off), (uint8 *) off);
-		if (off[1] < off[0] || off[1] > h.nentries || off[1] - off[0] > node->cap)
-			BLOOFI_NODE_CORRUPT(index, node->start,
-								"The list of position %u of its sparse slices is [%u, %u) of %u entries.",
-								pos[i], off[0], off[1], h.nentries);
-		n = off[1] - off[0];
-		if (entries)
-			*entries += n;
 		if (res == NULL)
 		{
 			res = palloc(sizeof(uint16) * Max(node->cap, 1));
 			list = palloc(sizeof(uint16) * Max(node->cap, 1));
 		}
-		sparse_read(&r, bloofi_sparse_entry_pos(h.m, off[0]), (uint64) n * 2,
-					(uint8 *) (i == 0 ? res : list));
-		if (!bloofi_sparse_list_ok(i == 0 ? res : list, n, node->cap))
-			BLOOFI_NODE_CORRUPT(index, node->start,
-								"The list of position %u of its sparse slices is not increasing.",
-								pos[i]);
+		n = sparse_list(&r, &sh, pos[i], i == 0 ? res : list);
+		if (entries)
+			*entries += n;
 		nres = i == 0 ? n : bloofi_sparse_intersect(res, nres, list, n);
 	}
 	if (BufferIsValid(r.buf))
@@ -217,6 +441,8 @@ bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, u
 		pfree(res);
 		pfree(list);
 	}
+	if (sh.block)
+		pfree(sh.block);
 	for (uint32 w = 0; w < node->geom.slice_words; w++)
 		if (acc[w])
 			return true;

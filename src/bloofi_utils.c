@@ -27,6 +27,7 @@
 
 #include "bloofi.h"
 #include "bloofi_sparse.h"
+#include "bloofi_sparse_listed.h"
 #include "bloofi_tree.h"
 
 /* the order reloption (d) of an open index */
@@ -293,7 +294,9 @@ bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta, const Bloof
 {
 	BlockNumber blk = bloofi_sparse_block(node, 0);
 	Buffer		buf;
+	BloofiListedHeader lh;
 	BloofiSparseHeader h;
+	uint64		len;
 
 	if (node->level != 0 || node->cap > BLOOFI_SPARSE_MAX_CAP)
 		BLOOFI_NODE_CORRUPT(index, node->start, "A sparse node at level %u with %u slots.",
@@ -301,12 +304,16 @@ bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta, const Bloof
 	buf = ReadBuffer(index, blk);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SPARSE, node->start);
-	memcpy(&h, PageGetContents(BufferGetPage(buf)), sizeof(h));
+	memcpy(&lh, PageGetContents(BufferGetPage(buf)), sizeof(lh));
 	UnlockReleaseBuffer(buf);
-	if (h.magic != BLOOFI_SPARSE_MAGIC || h.m != meta->m || h.cap != node->cap ||
-		h.npages == 0 ||
-		bloofi_sparse_bytes(h.m, h.nentries) > (uint64) h.npages * BLOOFI_PAGE_BYTES ||
-		bloofi_sparse_bytes(h.m, h.nentries) + BLOOFI_PAGE_BYTES <= (uint64) h.npages * BLOOFI_PAGE_BYTES)
+	h = lh.base;
+	/* the stream's length in either form, then its pages: no fewer, no page more */
+	len = h.magic == BLOOFI_LISTED_MAGIC ? bloofi_listed_total(&lh) :
+		bloofi_sparse_bytes(h.m, h.nentries);
+	if ((h.magic != BLOOFI_SPARSE_MAGIC && h.magic != BLOOFI_LISTED_MAGIC) ||
+		h.m != meta->m || h.cap != node->cap || h.npages == 0 ||
+		len > (uint64) h.npages * BLOOFI_PAGE_BYTES ||
+		len + BLOOFI_PAGE_BYTES <= (uint64) h.npages * BLOOFI_PAGE_BYTES)
 		BLOOFI_NODE_CORRUPT(index, node->start,
 							"Its sparse slices' header is damaged (magic %08x, m %u, capacity %u, %u entries on %u pages).",
 							h.magic, h.m, h.cap, h.nentries, h.npages);

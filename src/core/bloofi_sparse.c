@@ -237,3 +237,138 @@ bloofi_sparse_columns(const uint8_t *buf, const uint64_t *mask, uint32_t nrows,
 		}
 	}
 }
+
+/*
+ * The two passes of bloofi_sparse_rebuild: with out NULL count, into
+ * counts[j], the kept entries of list j and the new leaves' positions j;
+ * else write them (kept entries first, then the new slots in increasing
+ * order: slots of the new leaves are visited in order[]'s order) at the
+ * cursors counts[j].
+ */
+static void
+rebuild_visit(const uint8_t *v1, const uint64_t *keep, uint32_t n, const uint32_t *order,
+			  const uint32_t *slots, const uint32_t *const *pos, const uint32_t *npos,
+			  uint8_t *out, uint32_t *counts)
+{
+	BloofiSparseHeader h;
+
+	memcpy(&h, v1, sizeof(h));
+	for (uint32_t j = 0; j < h.m; j++)
+	{
+		uint32_t	lo = rd32(v1, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = rd32(v1, bloofi_sparse_offset_pos(j + 1));
+
+		for (uint32_t e = lo; e < hi; e++)
+		{
+			uint16_t	s = rd16(v1, bloofi_sparse_entry_pos(h.m, e));
+
+			if (!((keep[s / 64] >> (s % 64)) & 1))
+				continue;
+			if (out == NULL)
+				counts[j]++;
+			else
+				wr16(out, bloofi_sparse_entry_pos(h.m, counts[j]++), s);
+		}
+	}
+	for (uint32_t o = 0; o < n; o++)
+	{
+		uint32_t	i = order[o];
+
+		for (uint32_t p = 0; p < npos[i]; p++)
+		{
+			if (out == NULL)
+				counts[pos[i][p]]++;
+			else
+				wr16(out, bloofi_sparse_entry_pos(h.m, counts[pos[i][p]]++), (uint16_t) slots[i]);
+		}
+	}
+}
+
+uint64_t
+bloofi_sparse_rebuild_count(const uint8_t *v1, const uint64_t *keep, uint32_t n,
+							const uint32_t *npos)
+{
+	BloofiSparseHeader h;
+	uint64_t	total = 0;
+
+	memcpy(&h, v1, sizeof(h));
+	for (uint32_t e = 0; e < h.nentries; e++)
+	{
+		uint16_t	s = rd16(v1, bloofi_sparse_entry_pos(h.m, e));
+
+		total += (keep[s / 64] >> (s % 64)) & 1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		total += npos[i];
+	return total;
+}
+
+void
+bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint32_t n,
+					  const uint32_t *order, const uint32_t *slots,
+					  const uint32_t *const *pos, const uint32_t *npos, uint32_t npages,
+					  uint8_t *out, uint32_t *counts, uint16_t *scratch)
+{
+	BloofiSparseHeader h;
+	uint32_t	sum = 0;
+
+	memcpy(&h, v1, sizeof(h));
+	memset(counts, 0, sizeof(uint32_t) * ((size_t) h.m + 1));
+	rebuild_visit(v1, keep, n, order, slots, pos, npos, NULL, counts);
+	for (uint32_t j = 0; j < h.m; j++)
+	{
+		uint32_t	c = counts[j];
+
+		counts[j] = sum;
+		wr32(out, bloofi_sparse_offset_pos(j), sum);
+		sum += c;
+	}
+	wr32(out, bloofi_sparse_offset_pos(h.m), sum);
+	counts[h.m] = sum;
+	rebuild_visit(v1, keep, n, order, slots, pos, npos, out, counts);
+
+	/*
+	 * Each list is its kept entries (increasing) then its new ones
+	 * (increasing): merge the two runs where both are there.
+	 */
+	for (uint32_t j = 0; j < h.m && n > 0; j++)
+	{
+		uint32_t	lo = rd32(out, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = rd32(out, bloofi_sparse_offset_pos(j + 1));
+		uint32_t	mid = lo;
+		uint32_t	a,
+					b,
+					o = 0;
+
+		while (mid + 1 < hi &&
+			   rd16(out, bloofi_sparse_entry_pos(h.m, mid)) <
+			   rd16(out, bloofi_sparse_entry_pos(h.m, mid + 1)))
+			mid++;
+		if (mid + 1 >= hi)
+			continue;			/* increasing already */
+		mid++;					/* the second run starts here */
+		a = lo;
+		b = mid;
+		while (a < mid || b < hi)
+		{
+			uint16_t	x = a < mid ? rd16(out, bloofi_sparse_entry_pos(h.m, a)) : UINT16_MAX;
+			uint16_t	y = b < hi ? rd16(out, bloofi_sparse_entry_pos(h.m, b)) : UINT16_MAX;
+
+			if (a < mid && (b >= hi || x < y))
+			{
+				scratch[o++] = x;
+				a++;
+			}
+			else
+			{
+				scratch[o++] = y;
+				b++;
+			}
+		}
+		memcpy(out + bloofi_sparse_entry_pos(h.m, lo), scratch, (size_t) o * 2);
+	}
+	h.npages = npages;
+	h.nentries = sum;
+	h.reserved = 0;
+	memcpy(out, &h, sizeof(h));
+}

@@ -113,4 +113,22 @@ extern void bloofi_sparse_slices(const uint8_t *buf, uint32_t j0, uint32_t nslic
 extern void bloofi_sparse_columns(const uint8_t *buf, const uint64_t *mask, uint32_t nrows,
 								  uint8_t *filters, uint32_t filter_bytes);
 
+/*
+ * Rebuilding a node's stream without decoding it to filters (an insert into
+ * a SPARSE node): the lists of the valid direct stream v1 keeping only the
+ * slots s whose bit is set in keep (a mask of cap bits), plus n new leaves,
+ * leaf i in slot slots[i] (a slot not kept, distinct) with its set positions
+ * pos[i][0..npos[i]) (increasing, below m); order[] lists the new leaves by
+ * increasing slot.  bloofi_sparse_rebuild_count gives the new nentries; out
+ * has bloofi_sparse_bytes(m, that) bytes, npages goes into its header,
+ * counts is scratch of m + 1 uint32 and scratch of cap uint16.
+ */
+extern uint64_t bloofi_sparse_rebuild_count(const uint8_t *v1, const uint64_t *keep,
+											uint32_t n, const uint32_t *npos);
+extern void bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint32_t n,
+								  const uint32_t *order, const uint32_t *slots,
+								  const uint32_t *const *pos, const uint32_t *npos,
+								  uint32_t npages, uint8_t *out, uint32_t *counts,
+								  uint16_t *scratch);
+
 #endif							/* BLOOFI_SPARSE_H */

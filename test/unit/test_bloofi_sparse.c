@@ -240,9 +240,117 @@ check_damage(void)
 	free(counts);
 }
 
+/*
+ * bloofi_sparse_rebuild (an insert into a SPARSE node without decoding it)
+ * against encoding the resulting filters afresh: a random subset of the
+ * slots kept, new leaves in random free or dropped slots
+ */
+static void
+check_rebuild(uint32_t m, uint32_t cap, uint32_t n, uint32_t set, uint32_t nnew)
+{
+	uint32_t	fbytes = (m + 63) / 64 * 8;
+	uint8_t   **f = make_filters(m, n, set, fbytes);
+	uint8_t   **want = calloc(cap, sizeof(uint8_t *));
+	uint64_t   *keep = calloc((cap + 63) / 64, 8);
+	uint32_t   *counts = malloc(sizeof(uint32_t) * (m + 1));
+	uint16_t   *scratch = malloc(sizeof(uint16_t) * cap);
+	uint32_t   *slots = malloc(sizeof(uint32_t) * (nnew + 1));
+	uint32_t   *order = malloc(sizeof(uint32_t) * (nnew + 1));
+	uint32_t  **pos = calloc(nnew + 1, sizeof(uint32_t *));
+	uint32_t   *npos = calloc(nnew + 1, sizeof(uint32_t));
+	uint8_t    *taken = calloc(cap, 1);
+	uint64_t	c0 = bloofi_sparse_count(m, n, (const uint8_t *const *) f);
+	uint8_t    *v1 = malloc(bloofi_sparse_bytes(m, c0));
+	uint64_t	c1,
+				c2;
+	uint8_t    *got,
+			   *exp;
+	uint32_t	made = 0;
+
+	bloofi_sparse_encode(v1, m, cap, 1, n, (const uint8_t *const *) f, counts);
+	for (uint32_t s = 0; s < n; s++)
+		if (f[s] && rnd() % 4 != 0)
+		{
+			keep[s / 64] |= 1ull << (s % 64);
+			want[s] = f[s];
+			taken[s] = 1;
+		}
+	/* new leaves: in slots neither kept nor taken, increasing (order = identity) */
+	for (uint32_t s = 0; s < cap && made < nnew; s++)
+	{
+		if (taken[s] || rnd() % 3 != 0)
+			continue;
+		slots[made] = s;
+		order[made] = made;
+		want[s] = calloc(fbytes, 1);
+		pos[made] = malloc(sizeof(uint32_t) * (set + 1));
+		for (uint32_t j = 0; j < m && npos[made] < set; j++)
+			if (rnd() % (m / set + 1) == 0)
+			{
+				pos[made][npos[made]++] = j;
+				want[s][j / 8] |= (uint8_t) (1u << (j % 8));
+			}
+		made++;
+	}
+	/* shuffle which leaf is listed first: order[] gives them by slot */
+	for (uint32_t i = 0; i + 1 < made; i += 2)
+	{
+		uint32_t	ts = slots[i],
+				   *tp = pos[i],
+					tn = npos[i];
+
+		slots[i] = slots[i + 1];
+		pos[i] = pos[i + 1];
+		npos[i] = npos[i + 1];
+		slots[i + 1] = ts;
+		pos[i + 1] = tp;
+		npos[i + 1] = tn;
+		order[i] = i + 1;
+		order[i + 1] = i;
+	}
+	c1 = bloofi_sparse_rebuild_count(v1, keep, made, npos);
+	c2 = bloofi_sparse_count(m, cap, (const uint8_t *const *) want);
+	CHECK(c1 == c2, "rebuild count %llu, afresh %llu", (unsigned long long) c1,
+		  (unsigned long long) c2);
+	got = malloc(bloofi_sparse_bytes(m, c1));
+	exp = malloc(bloofi_sparse_bytes(m, c2));
+	bloofi_sparse_rebuild(v1, keep, made, order, slots, (const uint32_t *const *) pos, npos, 2,
+						  got, counts, scratch);
+	bloofi_sparse_encode(exp, m, cap, 2, cap, (const uint8_t *const *) want, counts);
+	CHECK(c1 == c2 && memcmp(got, exp, bloofi_sparse_bytes(m, c2)) == 0,
+		  "m=%u cap=%u n=%u new=%u: rebuilt stream differs from a fresh encoding", m, cap, n, made);
+	CHECK(bloofi_sparse_validate(got, bloofi_sparse_bytes(m, c1), m, cap) == NULL,
+		  "rebuilt stream invalid");
+	for (uint32_t i = 0; i < made; i++)
+	{
+		free(want[slots[i]]);
+		free(pos[i]);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		free(f[i]);
+	free(f);
+	free(want);
+	free(keep);
+	free(counts);
+	free(scratch);
+	free(slots);
+	free(order);
+	free(pos);
+	free(npos);
+	free(taken);
+	free(v1);
+	free(got);
+	free(exp);
+}
+
 int
 main(void)
 {
+	check_rebuild(64, 8, 5, 3, 2);
+	check_rebuild(1024, 72, 33, 12, 20);
+	check_rebuild(4093, 1024, 700, 30, 200);
+	check_rebuild(64, 4096, 3000, 2, 500);
+	check_rebuild(433039, 640, 600, 100, 30);
 	check_roundtrip(64, 8, 0, 3);
 	check_roundtrip(64, 8, 5, 3);
 	check_roundtrip(1024, 72, 33, 12);
