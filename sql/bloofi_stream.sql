@@ -78,6 +78,18 @@ SELECT * FROM rs_compare();
 SET bloomsample.bloofi_read_stream = off;
 SELECT * FROM rs_compare();
 
+-- a temporary table's index (local buffers) is read page by page, the
+-- setting on or not
+SET bloomsample.bloofi_read_stream = on;
+CREATE TEMP TABLE rs_temp AS SELECT * FROM rs WHERE id <= 3000;
+CREATE INDEX rs_temp_f ON rs_temp USING bloofi (f);
+SET enable_seqscan = off;
+SELECT count(*) FROM rs_probe p JOIN rs_temp t ON t.f @> p.x;
+RESET enable_seqscan;
+SELECT count(*) FROM rs_probe p JOIN rs_temp t ON bloom_contains(t.f, p.x);
+DROP TABLE rs_temp;
+RESET bloomsample.bloofi_read_stream;
+
 -- nodes written after the build (inserts through the tree, VACUUM's
 -- rewrites): their pages are new to the session
 ALTER INDEX rs_f SET (fastupdate = off);

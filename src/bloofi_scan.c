@@ -249,9 +249,10 @@ bloofi_slice_reader_begin(Relation index, const BloofiNode *node, const uint32 *
 	r->cur = InvalidBlockNumber;
 #if BS_HAVE_READ_STREAM
 	r->stream = NULL;
-	if (bloofi_read_stream && !RelationUsesLocalBuffers(index) &&
-		bloofi_slice_pages_locate(index, node, pos, npos, &r->sp, false) > 0)
+	if (bloofi_read_stream && !RelationUsesLocalBuffers(index))
 	{
+		if (bloofi_slice_pages_locate(index, node, pos, npos, &r->sp, false) == 0)
+			return;				/* all known: sp is what locating gives */
 		r->blocks = palloc(sizeof(BlockNumber) * npos);
 		r->nblocks = 0;
 		r->next = 0;
@@ -266,8 +267,6 @@ bloofi_slice_reader_begin(Relation index, const BloofiNode *node, const uint32 *
 											   bloofi_slice_stream_next, r, 0);
 		return;
 	}
-	if (bloofi_read_stream)
-		return;					/* all known: sp is what locating gives */
 #endif
 	(void) bloofi_slice_pages_locate(index, node, pos, npos, &r->sp, true);
 }
