@@ -31,12 +31,15 @@
 # (3) builds of a second index on the same table, each phase's time
 # (pg_stat_progress_create_index polled every ~10 ms from a second session:
 # the time from its first sighting to the next phase's), medians, against a
-# plain scan reading every filter (SELECT sum(# f)) measured
-# alongside.  With BENCH_CONFIGS="" only this part runs.
-# Settings: PG_CONFIG, PORT, BENCH_PHASES (1), BENCH_BUILDS (3), BENCH_N (100000), BENCH_COLD (200), BENCH_ROUNDS
-# (3), BENCH_DROP (1), BENCH_CONFIGS (space separated; each a comma separated
-# list of name=value; default on 18 "io_method=sync io_method=worker", on 17
-# "effective_io_concurrency=1 effective_io_concurrency=16").
+# plain scan reading every filter (SELECT sum(# f)) measured alongside.  With
+# BENCH_CONFIGS="" only this part runs.
+# Settings: PG_CONFIG, PORT, BENCH_PHASES (1), BENCH_BUILDS (3), BENCH_N
+# (100000), BENCH_COLD (200), BENCH_ROUNDS (3), BENCH_DROP (1), BENCH_CONFIGS
+# (space separated; each a comma separated list of name=value; default on 18
+# "io_method=sync io_method=worker", on 17 "effective_io_concurrency=1
+# effective_io_concurrency=16"; direct I/O, where no OS cache needs dropping:
+# BENCH_DROP=0 BENCH_CONFIGS="debug_io_direct=data,io_method=worker").
+# docs/bloofi.md ("On newer servers") has the runs of 2026-11-28.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$BS_REPO_ROOT"
