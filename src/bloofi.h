@@ -543,11 +543,15 @@ extern int64 bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
+extern bool bloofi_read_stream;
+extern void bloofi_init_gucs(void);
 
 /* bloofi_recent.c: where a page was found last time (a hint) */
 extern Buffer bloofi_read_recent(Relation index, BlockNumber blk);
 extern Buffer bloofi_recent_locate(Relation index, BlockNumber blk);
 extern uint64 bloofi_recent_miss_count(void);
+extern Buffer bloofi_recent_known(Relation index, BlockNumber blk);
+extern void bloofi_recent_remember(Relation index, BlockNumber blk, Buffer buf);
 
 /* bloofi_vacuum.c */
 extern IndexBulkDeleteResult *bloofi_bulkdelete(IndexVacuumInfo *info,

@@ -159,6 +159,40 @@ bloofi_recent_locate(Relation index, BlockNumber blk)
 }
 
 /*
+ * The buffer block blk of index was last seen in, without locating it
+ * (InvalidBuffer: not known, or a local buffer).  A hint, as for
+ * bloofi_recent_locate.
+ */
+Buffer
+bloofi_recent_known(Relation index, BlockNumber blk)
+{
+	Buffer	   *slot;
+
+	if (RelationUsesLocalBuffers(index))
+		return InvalidBuffer;
+	slot = bloofi_recent_slot(index, blk, false);
+	return slot ? *slot : InvalidBuffer;
+}
+
+/*
+ * Remember that block blk of index is in buffer buf (pinned by the caller,
+ * read some other way than bloofi_read_recent: the read stream), so that the
+ * next lookup pins it without a buffer-table lookup; counts as a miss.
+ */
+void
+bloofi_recent_remember(Relation index, BlockNumber blk, Buffer buf)
+{
+	Buffer	   *slot;
+
+	if (RelationUsesLocalBuffers(index) || BufferIsLocal(buf))
+		return;
+	bloofi_recent_misses++;
+	slot = bloofi_recent_slot(index, blk, true);
+	if (slot)
+		*slot = buf;
+}
+
+/*
  * How many pages this backend has had to read or locate the ordinary way
  * (not found in the buffer it remembered): a lookup that raised it was at
  * least partly cold.

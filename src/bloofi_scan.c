@@ -13,6 +13,13 @@
  * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
  * heavyweight lock, one buffer share lock at a time.
  *
+ * On PostgreSQL 17 and later, with bloomsample.bloofi_read_stream on, a
+ * node visit whose slice pages are not all where a lookup found them last
+ * reads them through a read stream (storage/read_stream.h): all the node's
+ * pages for the positions are asked for at once, and on 18 read by
+ * asynchronous I/O (io_method); the pages, their order and the AND are the
+ * same as page by page, so the answer is too.
+ *
  * A text key is read as the heap's operator reads it in each row
  * (src/core/bs_elemtype.h): by the element types that row's filter records,
  * which the index does not know.  So a text that is also an integer or a
@@ -32,11 +39,25 @@
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "bloofi.h"
 #include "bs_elem.h"
+
+/* bloomsample.bloofi_read_stream (17 and later; no effect on 15 and 16) */
+bool		bloofi_read_stream = false;
+
+/* bloofi_init_gucs: define the Bloofi scan's settings, from _PG_init */
+void
+bloofi_init_gucs(void)
+{
+	DefineCustomBoolVariable("bloomsample.bloofi_read_stream",
+							 "Reads the slice pages of a Bloofi node visit through a read stream (PostgreSQL 17 and later).",
+							 "The stream asks for all of a node's pages at once; on PostgreSQL 18 they are read by asynchronous I/O (io_method).",
+							 &bloofi_read_stream, false, PGC_USERSET, 0, NULL, NULL, NULL);
+}
 
 typedef struct BloofiScanOpaqueData
 {
@@ -133,21 +154,32 @@ typedef struct BloofiSlicePages
 	Buffer		recent[BLOOFI_PREFETCH_MAX];	/* where it was, or InvalidBuffer */
 } BloofiSlicePages;
 
-static void
+/*
+ * Fill sp; with locate, as bloofi_recent_locate does (a page not known is
+ * located, its read started), without, only from what is known.  Returns
+ * how many of the pages are not known (without locate: have no buffer).
+ */
+static uint32
 bloofi_slice_pages_locate(Relation index, const BloofiNode *node, const uint32 *pos,
-						  uint32 npos, BloofiSlicePages *sp)
+						  uint32 npos, BloofiSlicePages *sp, bool locate)
 {
+	uint32		unknown = 0;
+
 	sp->n = 0;
 	for (uint32 i = 0; i < npos && sp->n < BLOOFI_PREFETCH_MAX; i++)
 	{
 		uint32		rel = bloofi_slice_page(&node->geom, pos[i]);
+		BlockNumber blk = node->start + rel;
 
 		if (sp->n > 0 && sp->rel[sp->n - 1] == rel)
 			continue;			/* positions are sorted: pages too */
 		sp->rel[sp->n] = rel;
-		sp->recent[sp->n] = bloofi_recent_locate(index, node->start + rel);
+		sp->recent[sp->n] = locate ? bloofi_recent_locate(index, blk) :
+			bloofi_recent_known(index, blk);
+		unknown += !BufferIsValid(sp->recent[sp->n]);
 		sp->n++;
 	}
+	return unknown;
 }
 
 /* the buffer located for page rel (InvalidBuffer: not located or not there) */
@@ -178,6 +210,120 @@ bloofi_slice_hint(const BloofiNode *node, const BloofiSlicePages *sp, uint32 j)
 }
 
 /*
+ * Where the AND of one node visit gets its slice pages: page by page
+ * (bloofi_walk_page, the pages located first, bloofi_slice_pages_locate),
+ * or from a read stream that was given all of them in order (17 and later,
+ * bloomsample.bloofi_read_stream, when a page is not known: a cold visit).
+ * Either way the pages of the positions in order, one share lock at a time.
+ */
+typedef struct BloofiSliceReader
+{
+	Buffer		buf;			/* the page read last (InvalidBuffer: none) */
+	uint32		cur;			/* its number within the node */
+	BloofiSlicePages sp;		/* page by page: the pages located */
+#if BS_HAVE_READ_STREAM
+	ReadStream *stream;			/* NULL: page by page */
+	BlockNumber *blocks;		/* the stream's blocks, distinct, in order */
+	uint32		nblocks;
+	uint32		next;			/* the next one the callback gives */
+#endif
+} BloofiSliceReader;
+
+#if BS_HAVE_READ_STREAM
+/* the read stream's callback: the next block of the list, then none */
+static BlockNumber
+bloofi_slice_stream_next(ReadStream *stream, void *private_data, void *per_buffer_data)
+{
+	BloofiSliceReader *r = (BloofiSliceReader *) private_data;
+
+	return r->next < r->nblocks ? r->blocks[r->next++] : InvalidBlockNumber;
+}
+#endif
+
+/* start reading node's slice pages for the positions into r */
+static void
+bloofi_slice_reader_begin(Relation index, const BloofiNode *node, const uint32 *pos,
+						  uint32 npos, BloofiSliceReader *r)
+{
+	r->buf = InvalidBuffer;
+	r->cur = InvalidBlockNumber;
+#if BS_HAVE_READ_STREAM
+	r->stream = NULL;
+	if (bloofi_read_stream && !RelationUsesLocalBuffers(index))
+	{
+		if (bloofi_slice_pages_locate(index, node, pos, npos, &r->sp, false) == 0)
+			return;				/* all known: sp is what locating gives */
+		r->blocks = palloc(sizeof(BlockNumber) * npos);
+		r->nblocks = 0;
+		r->next = 0;
+		for (uint32 i = 0; i < npos; i++)
+		{
+			BlockNumber blk = node->start + bloofi_slice_page(&node->geom, pos[i]);
+
+			if (r->nblocks == 0 || r->blocks[r->nblocks - 1] != blk)
+				r->blocks[r->nblocks++] = blk;
+		}
+		r->stream = read_stream_begin_relation(BS_READ_STREAM_FLAGS, NULL, index, MAIN_FORKNUM,
+											   bloofi_slice_stream_next, r, 0);
+		return;
+	}
+#endif
+	(void) bloofi_slice_pages_locate(index, node, pos, npos, &r->sp, true);
+}
+
+/* the contents of page rel of node (the next page of the positions, or the same) */
+static const uint8 *
+bloofi_slice_reader_page(Relation index, const BloofiNode *node, BloofiSliceReader *r,
+						 uint32 rel)
+{
+#if BS_HAVE_READ_STREAM
+	if (r->stream && rel != r->cur)
+	{
+		BlockNumber blk = node->start + rel;
+
+		if (BufferIsValid(r->buf))
+			UnlockReleaseBuffer(r->buf);
+		r->buf = read_stream_next_buffer(r->stream, NULL);
+		if (!BufferIsValid(r->buf) || BufferGetBlockNumber(r->buf) != blk)
+			elog(ERROR, "bloofi: the read stream of node %u is out of step at block %u",
+				 node->start, blk);
+		bloofi_recent_remember(index, blk, r->buf);
+		LockBuffer(r->buf, BUFFER_LOCK_SHARE);
+		r->cur = rel;
+	}
+	if (r->stream)
+		return (const uint8 *) PageGetContents(BufferGetPage(r->buf));
+#endif
+	return bloofi_walk_page(index, node->start, rel, &r->buf, &r->cur);
+}
+
+/* the CPU prefetch hint for slice j (NULL from a stream: its buffer is not known yet) */
+static const uint8 *
+bloofi_slice_reader_hint(const BloofiNode *node, const BloofiSliceReader *r, uint32 j)
+{
+#if BS_HAVE_READ_STREAM
+	if (r->stream)
+		return NULL;
+#endif
+	return bloofi_slice_hint(node, &r->sp, j);
+}
+
+/* release what r holds (the stream's pages read ahead and not used too) */
+static void
+bloofi_slice_reader_end(BloofiSliceReader *r)
+{
+	if (BufferIsValid(r->buf))
+		UnlockReleaseBuffer(r->buf);
+#if BS_HAVE_READ_STREAM
+	if (r->stream)
+	{
+		read_stream_end(r->stream);
+		pfree(r->blocks);
+	}
+#endif
+}
+
+/*
  * Test the children of node against the positions: acc (node->geom.slice_words
  * words) gets the matching slots among the first nused.  Returns false when
  * none matches.  *checked is increased by the children tested: all live ones
@@ -190,12 +336,10 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 {
 	const BloofiGeometry *geom = &node->geom;
 	uint32		nwords = (node->nused + 63) / 64;
-	Buffer		buf = InvalidBuffer;
-	uint32		cur = InvalidBlockNumber;
 	bool		any = nwords > 0;
 	uint32	   *idx = NULL;
 	uint32		nidx = 0;
-	BloofiSlicePages sp;
+	BloofiSliceReader rd;
 
 	if (bloofi_node_is_sparse(node))	/* a SPARSE node: lists, not slices */
 	{
@@ -206,18 +350,18 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 		return r;
 	}
 	*checked += node->nlive;
-	bloofi_slice_pages_locate(index, node, pos, npos, &sp);
+	bloofi_slice_reader_begin(index, node, pos, npos, &rd);
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
 	for (uint32 i = 0; i < npos && any; i++)
 	{
-		const uint8 *data = bloofi_walk_page(index, node->start,
-											 bloofi_slice_page(geom, pos[i]), &buf, &cur) +
+		const uint8 *data = bloofi_slice_reader_page(index, node, &rd,
+													 bloofi_slice_page(geom, pos[i])) +
 		bloofi_slice_offset(geom, pos[i]);
 
 		if (idx == NULL)
 		{
 			any = bloofi_and_slice_ahead(acc, data, nwords, geom->slice_bytes,
-										 i + 1 < npos ? bloofi_slice_hint(node, &sp, pos[i + 1]) : NULL);
+										 i + 1 < npos ? bloofi_slice_reader_hint(node, &rd, pos[i + 1]) : NULL);
 
 			/*
 			 * A wide node after a third of the slices (a word holds 64
@@ -236,12 +380,11 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 		else
 		{
 			nidx = bloofi_and_slice_sparse_ahead(acc, data, geom->slice_bytes, idx, nidx,
-												 i + 1 < npos ? bloofi_slice_hint(node, &sp, pos[i + 1]) : NULL);
+												 i + 1 < npos ? bloofi_slice_reader_hint(node, &rd, pos[i + 1]) : NULL);
 			any = nidx > 0;
 		}
 	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
+	bloofi_slice_reader_end(&rd);
 	if (idx)
 		pfree(idx);
 	return any;
@@ -278,7 +421,7 @@ bloofi_prefetch_children(Relation index, const BloofiMetaData *meta,
 
 		bloofi_node_read(index, meta, blocks[i], &C);
 		if (!bloofi_node_is_sparse(&C))
-			bloofi_slice_pages_locate(index, &C, pos, npos, &sp);
+			(void) bloofi_slice_pages_locate(index, &C, pos, npos, &sp, true);
 	}
 }
 

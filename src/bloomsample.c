@@ -38,6 +38,7 @@ _PG_init(void)
 	bst_init_gucs();
 	bst_init_cache();
 	bloofi_init_reloptions();
+	bloofi_init_gucs();
 	MarkGUCPrefixReserved("bloomsample");
 }
 

@@ -117,4 +117,24 @@
 #define BS_REUSE_PAGE_HORIZON latestRemovedFullXid
 #endif
 
+/*
+ * 17: the read-stream API (storage/read_stream.h): a callback names the
+ * blocks, the stream reads ahead of the consumer (17: posix_fadvise and
+ * vectored reads; 18: asynchronous I/O, io_method).  BS_HAVE_READ_STREAM
+ * says whether it is there; BS_READ_STREAM_FLAGS are the flags of a stream
+ * whose callback never blocks and whose blocks are all wanted at once (18:
+ * READ_STREAM_USE_BATCHING submits their reads as one batch).
+ */
+#if PG_VERSION_NUM >= 170000
+#define BS_HAVE_READ_STREAM 1
+#include "storage/read_stream.h"
+#ifdef READ_STREAM_USE_BATCHING
+#define BS_READ_STREAM_FLAGS (READ_STREAM_FULL | READ_STREAM_USE_BATCHING)
+#else
+#define BS_READ_STREAM_FLAGS READ_STREAM_FULL
+#endif
+#else
+#define BS_HAVE_READ_STREAM 0
+#endif
+
 #endif							/* BS_PG_COMPAT_H */
