@@ -47,7 +47,9 @@
 # Environment: BST_AUTHORS_COMMIT (the commit to print for a copy that is not a
 # git checkout), SETS (different query filters, default 2000), BATCH_SETS
 # (default 20), SAMPLES (per batch, default 100), RUNS (ours, per round,
-# default 7), and lib.sh's (PG_CONFIG, PORT).
+# default 7), BUILDS (which of theirs, default all three: "makefile O3native
+# O3native_novpopcnt"; their Makefile's build takes ~0.1 s a call), and lib.sh's
+# (PG_CONFIG, PORT).
 set -euo pipefail
 src=${1:-${BST_AUTHORS_SRC:-}}
 [ -n "$src" ] && [ -f "$src/bloomTree.c" ] && [ -f "$src/bloom.c" ] ||
@@ -75,8 +77,10 @@ awk -v sets="$SETS" -v M="$M" 'BEGIN { srand(15); for (s = 0; s < sets; s++) { l
     for (i = 0; i < 1000; i++) l = l (i ? "," : "") int(rand() * M); print l } }' >"$work/sets.txt"
 declare -A FLAGS=([makefile]="" [O3native]="-O3 -march=native"
                   [O3native_novpopcnt]="-O3 -march=native -mno-avx512vpopcntdq -mno-avx512bitalg")
-BUILDS="makefile O3native"
-case " $flags " in *" avx512_vpopcntdq "*) BUILDS="$BUILDS O3native_novpopcnt" ;; esac
+if [ -z "${BUILDS:-}" ]; then
+    BUILDS="makefile O3native"
+    case " $flags " in *" avx512_vpopcntdq "*) BUILDS="$BUILDS O3native_novpopcnt" ;; esac
+fi
 for b in $BUILDS; do
     # shellcheck disable=SC2086
     gcc ${FLAGS[$b]} -w -I"$src" test/bench/bst_authors_driver.c "$src/bloom.c" -lm -o "$work/drv_$b"
