@@ -658,10 +658,10 @@ sample_candidates(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t t
 
 /*
  * A batch of CAND_BATCH bucket trials (sample_buckets): drawn (p: one of q's
- * set bits, u: a place below the largest bucket; the bucket starts
- * prefetched), then resolved (e[]: the entries of the nok trials with u
- * below their bucket's size, at[]: their places in the batch; the entries
- * prefetched).
+ * set bits, u: a place below the largest bucket, both from one 64-bit draw;
+ * the bucket starts prefetched), then resolved (e[]: the entries of the nok
+ * trials with u below their bucket's size, about 60% at random, packed
+ * without a branch; at[]: their places in the batch; the entries prefetched).
  */
 typedef struct BucketBatch
 {
@@ -678,8 +678,10 @@ bucket_batch_draw(BucketBatch *b, const BstIndex *ix, const uint32_t *bp, uint64
 {
 	for (int j = 0; j < CAND_BATCH; j++)
 	{
-		b->p[j] = bp[bst_rng_below(rng, nb)];
-		b->u[j] = (uint32_t) bst_rng_below(rng, S);
+		uint32_t	i;
+
+		bst_rng_below_pair(rng, (uint32_t) nb, S, &i, &b->u[j]);
+		b->p[j] = bp[i];
 		__builtin_prefetch(&ix->start[b->p[j]]);
 	}
 }
@@ -689,10 +691,6 @@ bucket_batch_resolve(BucketBatch *b, const BstIndex *ix)
 {
 	int			nok = 0;
 
-	/*
-	 * u is below the bucket's size in about 60% of the trials: a branch the
-	 * processor cannot predict, so the trials are packed without one
-	 */
 	for (int j = 0; j < CAND_BATCH; j++)
 	{
 		uint32_t	s0 = ix->start[b->p[j]];
@@ -752,12 +750,9 @@ sample_buckets(BstTree *t, const uint8_t *q, const uint32_t *qpos, int64_t n, ui
 	budget = (uint64_t) ((double) nb * S / 4.0) + 64;
 
 	/*
-	 * Software pipeline three batches deep: while the entries of batch b are
-	 * examined, those of batch b + 1 (their positions known from the bucket
-	 * starts) and the bucket starts of batch b + 2 are being fetched, so a
-	 * batch's two kinds of cache misses overlap with two batches of work.
-	 * The trials are drawn and examined in order: the same draws and samples
-	 * as one trial at a time.
+	 * Pipelined three batches deep: while batch b's entries are examined,
+	 * batch b + 1's entries and batch b + 2's bucket starts are fetched.  The
+	 * trials are drawn and examined in order, as one at a time would be.
 	 */
 	{
 		BucketBatch bb[3];
