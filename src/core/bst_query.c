@@ -657,6 +657,54 @@ sample_candidates(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t t
 }
 
 /*
+ * A batch of CAND_BATCH bucket trials (sample_buckets): drawn (p: one of q's
+ * set bits, u: a place below the largest bucket, both from one 64-bit draw;
+ * the bucket starts prefetched), then resolved (e[]: the entries of the nok
+ * trials with u below their bucket's size, about 60% at random, packed
+ * without a branch; at[]: their places in the batch; the entries prefetched).
+ */
+typedef struct BucketBatch
+{
+	uint32_t	p[CAND_BATCH];
+	uint32_t	u[CAND_BATCH];
+	uint32_t	e[CAND_BATCH];
+	uint8_t		at[CAND_BATCH];
+	int			nok;
+} BucketBatch;
+
+static inline void
+bucket_batch_draw(BucketBatch *b, const BstIndex *ix, const uint32_t *bp, uint64_t nb,
+				  uint32_t S, BstRng *rng)
+{
+	for (int j = 0; j < CAND_BATCH; j++)
+	{
+		uint32_t	i;
+
+		bst_rng_below_pair(rng, (uint32_t) nb, S, &i, &b->u[j]);
+		b->p[j] = bp[i];
+		__builtin_prefetch(&ix->start[b->p[j]]);
+	}
+}
+
+static inline void
+bucket_batch_resolve(BucketBatch *b, const BstIndex *ix)
+{
+	int			nok = 0;
+
+	for (int j = 0; j < CAND_BATCH; j++)
+	{
+		uint32_t	s0 = ix->start[b->p[j]];
+
+		b->e[nok] = s0 + b->u[j];
+		b->at[nok] = (uint8_t) j;
+		nok += b->u[j] < ix->start[b->p[j] + 1] - s0;
+	}
+	for (int j = 0; j < nok; j++)
+		bst_index_entry_prefetch(ix, b->e[j]);
+	b->nok = nok;
+}
+
+/*
  * Exact sampling for a few samples without the per-query prefix sums:
  * pick one of q's set bits p uniformly and u uniformly in [0, S) (S: the
  * largest bucket of the index); the trial proposes entry start[p] + u when
@@ -702,54 +750,28 @@ sample_buckets(BstTree *t, const uint8_t *q, const uint32_t *qpos, int64_t n, ui
 	budget = (uint64_t) ((double) nb * S / 4.0) + 64;
 
 	/*
-	 * Software pipeline over batches: the bucket starts of batch b + 1 are
-	 * prefetched while the entries of batch b are being fetched, so both
-	 * kinds of cache misses overlap.
+	 * Pipelined three batches deep: while batch b's entries are examined,
+	 * batch b + 1's entries and batch b + 2's bucket starts are fetched.  The
+	 * trials are drawn and examined in order, as one at a time would be.
 	 */
 	{
-		uint32_t	p[2][CAND_BATCH],
-					u[2][CAND_BATCH];
+		BucketBatch bb[3];
 		int			cur = 0;
 
-		for (int j = 0; j < CAND_BATCH; j++)
-		{
-			p[cur][j] = bp[bst_rng_below(rng, nb)];
-			u[cur][j] = (uint32_t) bst_rng_below(rng, S);
-			__builtin_prefetch(&ix->start[p[cur][j]]);
-		}
+		bucket_batch_draw(&bb[0], ix, bp, nb, S, rng);
+		bucket_batch_draw(&bb[1], ix, bp, nb, S, rng);
+		bucket_batch_resolve(&bb[0], ix);
 		while (*got < n && tries < budget)
 		{
-			uint32_t	e[CAND_BATCH];
-			uint8_t		at[CAND_BATCH];
-			int			nok = 0,
-						nxt = 1 - cur;
+			int			nxt = cur == 2 ? 0 : cur + 1,
+						far = nxt == 2 ? 0 : nxt + 1;
 
 			if ((tries & 0xFFF) == 0 && tries > 0)
 				BST_CHECK_INTERRUPTS();
-
-			/*
-			 * The trials that propose an entry (u below their bucket's
-			 * size, about 60%: a branch the processor cannot predict),
-			 * packed without a branch: e[] their entries, at[] their
-			 * places in the batch
-			 */
-			for (int j = 0; j < CAND_BATCH; j++)
-			{
-				uint32_t	s0 = ix->start[p[cur][j]];
-
-				e[nok] = s0 + u[cur][j];
-				at[nok] = (uint8_t) j;
-				nok += u[cur][j] < ix->start[p[cur][j] + 1] - s0;
-			}
-			for (int j = 0; j < nok; j++)
-				bst_index_entry_prefetch(ix, e[j]);
-			for (int j = 0; j < CAND_BATCH; j++)
-			{
-				p[nxt][j] = bp[bst_rng_below(rng, nb)];
-				u[nxt][j] = (uint32_t) bst_rng_below(rng, S);
-				__builtin_prefetch(&ix->start[p[nxt][j]]);
-			}
-			if ((rc = accept_packed(t, q, e, at, nok, n, out, got, &tries)) != BST_OK)
+			bucket_batch_draw(&bb[far], ix, bp, nb, S, rng);
+			bucket_batch_resolve(&bb[nxt], ix);
+			if ((rc = accept_packed(t, q, bb[cur].e, bb[cur].at, bb[cur].nok, n, out, got,
+									&tries)) != BST_OK)
 				break;
 			cur = nxt;
 		}

@@ -69,4 +69,31 @@ bst_rng_below(BstRng *r, uint64_t n)
 	}
 }
 
+/*
+ * Two uniform integers, *a in [0, na) and *b in [0, nb) (1 <= na, nb <
+ * 2^32), from one 64-bit draw: Lemire's method on each 32-bit half, the
+ * draw rejected when either half falls in its biased region (rare for n
+ * far below 2^32), so each is exactly uniform and the two independent.
+ */
+static inline void
+bst_rng_below_pair(BstRng *r, uint32_t na, uint32_t nb, uint32_t *a, uint32_t *b)
+{
+	for (;;)
+	{
+		uint64_t	x = bst_rng_next(r);
+		uint64_t	ma = (x >> 32) * na,
+					mb = (x & UINT32_MAX) * nb;
+		uint32_t	la = (uint32_t) ma,
+					lb = (uint32_t) mb;
+
+		if ((la >= na || la >= (uint32_t) (-na) % na) &&
+			(lb >= nb || lb >= (uint32_t) (-nb) % nb))
+		{
+			*a = (uint32_t) (ma >> 32);
+			*b = (uint32_t) (mb >> 32);
+			return;
+		}
+	}
+}
+
 #endif							/* BST_RNG_H */

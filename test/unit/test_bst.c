@@ -1457,9 +1457,59 @@ test_choose(void)
 }
 
 /* runs every test above; exit status 0 when all passed (UNIT_DONE) */
+/*
+ * bst_rng_below_pair (the bucket trials' draws): both values in range, each
+ * uniform and the two independent, by chi-squared over the cells of
+ * a in [0, 3) x (b below or above nb / 2), with nb = 2^31 + 1, where about
+ * half the draws fall in b's biased region and are drawn again, and with
+ * small bounds (a in [0, 5), b in [0, 7)), where the redraws are rare
+ */
+static void
+test_rng_pair(void)
+{
+	static const uint32_t na[2] = {3, 5},
+				nb[2] = {UINT32_C(0x80000001), 7};
+
+	for (int c = 0; c < 2; c++)
+	{
+		uint64_t	cnt[5][7] = {{0}};
+		int			nbc = c == 0 ? 2 : 7;	/* cells of b */
+		int			draws = 350000;
+		double		Q = 0,
+					expect = (double) draws / (na[c] * nbc);
+		bool		in_range = true;
+		BstRng		rng;
+
+		bst_rng_seed(&rng, 38 + c);
+		for (int i = 0; i < draws; i++)
+		{
+			uint32_t	a,
+						b;
+
+			bst_rng_below_pair(&rng, na[c], nb[c], &a, &b);
+			in_range &= a < na[c] && b < nb[c];
+			if (a < na[c] && b < nb[c])
+				cnt[a][c == 0 ? (int) (b > nb[c] / 2) : (int) b]++;
+		}
+		/* b above nb / 2 (c == 0): nb / 2 of nb values, a hair under half */
+		for (uint32_t a = 0; a < na[c]; a++)
+			for (int j = 0; j < nbc; j++)
+			{
+				double		e = c == 0 ? (double) draws / na[c] *
+					(j ? (double) (nb[c] / 2) : (double) (nb[c] - nb[c] / 2)) / nb[c] : expect;
+
+				Q += (cnt[a][j] - e) * (cnt[a][j] - e) / e;
+			}
+		CHECK(in_range, "rng pair %d: every value in range", c);
+		CHECK(Q < chi2_crit((double) (na[c] * nbc - 1), 3.09),
+			  "rng pair %d: chi2 %.1f < %.1f", c, Q, chi2_crit((double) (na[c] * nbc - 1), 3.09));
+	}
+}
+
 int
 main(void)
 {
+	test_rng_pair();
 	test_sort();
 	test_plan();
 	test_index_layout();
