@@ -82,8 +82,10 @@ typedef struct BfStatsSetData
 	float8		mean_fill;		/* popcount / m */
 	float8		mean_fp;		/* fill^k: the chance an absent element passes */
 	float8		mean_card;		/* estimated elements per filter */
-	float8		union_card;		/* estimated distinct elements over the sample's
-								 * filters (-1: their OR is too full to tell) */
+	float8		union_card;		/* estimated distinct elements over the set's
+								 * analyzed filters of fill below ½ (since issue
+								 * 36; the sampled ones' before, whose OR is
+								 * still the fallback), -1: too full to tell */
 	float8		fold_fp;		/* mean folded fill^k of the sampled filters */
 	uint64		slices[FLEXIBLE_ARRAY_MEMBER];
 } BfStatsSetData;
