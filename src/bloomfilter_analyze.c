@@ -138,6 +138,9 @@ typedef struct ColumnScan
 	double		raw_bytes;		/* sum of the detoasted sizes */
 	double		n_sparse;		/* values stored in the sparse form */
 	double		sparse_pos;		/* their sum of set positions */
+	double		ext_bytes;		/* sum of the detoasted sizes of values out of line */
+	double		comp_bytes;		/* ... of compressed values */
+	double		dense_bytes;	/* ... of dense values */
 	double		other_rows;		/* values of sets that get no sample */
 	double		other_fp;		/* their sum of fill^k */
 	int16	   *setof;			/* per sample row: index of its set, or -1 */
@@ -146,9 +149,14 @@ typedef struct ColumnScan
 	SetAcc	   *sets;			/* TRACKED_SETS of them */
 } ColumnScan;
 
-/* count how the (not yet detoasted) value is stored: out of line, compressed */
+/*
+ * count how the (not yet detoasted) value of raw_size detoasted bytes is
+ * stored: out of line, compressed, and sum their sizes apart (a column of
+ * small sparse values and a few big dense ones out of line must charge the
+ * TOAST fetch by the big ones' size, not the mean's)
+ */
 static void
-scan_count_storage(ColumnScan *cs, Datum value)
+scan_count_storage(ColumnScan *cs, Datum value, double raw_size)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(value);
 
@@ -158,11 +166,18 @@ scan_count_storage(ColumnScan *cs, Datum value)
 
 		VARATT_EXTERNAL_GET_POINTER(ext, raw);
 		cs->n_ext++;
+		cs->ext_bytes += raw_size;
 		if (VARATT_EXTERNAL_IS_COMPRESSED(ext))
+		{
 			cs->n_comp++;
+			cs->comp_bytes += raw_size;
+		}
 	}
 	else if (VARATT_IS_COMPRESSED(raw))
+	{
 		cs->n_comp++;
+		cs->comp_bytes += raw_size;
+	}
 }
 
 /*
@@ -232,7 +247,7 @@ scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sample
 			continue;			/* past the budget: nulls are still counted */
 		cs->detoasted += toast_raw_datum_size(value);
 		cs->total_width += VARSIZE_ANY(raw);
-		scan_count_storage(cs, value);
+		scan_count_storage(cs, value, (double) toast_raw_datum_size(value));
 		cs->raw_bytes += toast_raw_datum_size(value);
 		v = PG_DETOAST_DATUM_PACKED(value);
 		bf_view(v, &bv);
@@ -248,6 +263,8 @@ scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sample
 			cs->n_sparse++;
 			cs->sparse_pos += pop;
 		}
+		else
+			cs->dense_bytes += toast_raw_datum_size(value);
 		scan_add_to_set(cs, i, &bv, pop);
 		bf_view_release(&bv);	/* the decoded bits of a sparse value */
 		if (v != raw)
@@ -624,6 +641,10 @@ store_stats_slot(VacAttrStats *stats, const ColumnScan *cs, Datum *values, int n
 	numbers[BF_STATS_OTHER_FP] = (float4) (cs->other_rows > 0 ? cs->other_fp / cs->other_rows : 0);
 	numbers[BF_STATS_FRAC_SPARSE] = (float4) (cs->n_sparse / cs->nonnull);
 	numbers[BF_STATS_SPARSE_POS] = (float4) (cs->n_sparse > 0 ? cs->sparse_pos / cs->n_sparse : 0);
+	numbers[BF_STATS_EXT_BYTES] = (float4) (cs->n_ext > 0 ? cs->ext_bytes / cs->n_ext : 0);
+	numbers[BF_STATS_COMP_BYTES] = (float4) (cs->n_comp > 0 ? cs->comp_bytes / cs->n_comp : 0);
+	numbers[BF_STATS_DENSE_BYTES] = (float4) (cs->nonnull > cs->n_sparse ?
+											  cs->dense_bytes / (cs->nonnull - cs->n_sparse) : 0);
 
 	stats->stakind[0] = STATISTIC_KIND_BLOOMFILTER;
 	stats->staop[0] = InvalidOid;

@@ -114,10 +114,18 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 		cs->mean_raw_bytes = sslot.numbers[BF_STATS_MEAN_RAW_BYTES];
 		cs->other_frac = sslot.numbers[BF_STATS_OTHER_FRAC];
 		cs->other_fp = sslot.numbers[BF_STATS_OTHER_FP];
-		if (sslot.nnumbers >= BF_STATS_NUMBERS)
+		if (sslot.nnumbers >= BF_STATS_NUMBERS_2)
 		{
 			cs->frac_sparse = sslot.numbers[BF_STATS_FRAC_SPARSE];
 			cs->sparse_positions = sslot.numbers[BF_STATS_SPARSE_POS];
+		}
+		/* sizes by storage, or (written before issue 36) the mean of all */
+		cs->ext_bytes = cs->comp_bytes = cs->dense_bytes = cs->mean_raw_bytes;
+		if (sslot.nnumbers >= BF_STATS_NUMBERS)
+		{
+			cs->ext_bytes = sslot.numbers[BF_STATS_EXT_BYTES];
+			cs->comp_bytes = sslot.numbers[BF_STATS_COMP_BYTES];
+			cs->dense_bytes = sslot.numbers[BF_STATS_DENSE_BYTES];
 		}
 	}
 	for (int i = 0; ok && i < sslot.nvalues; i++)

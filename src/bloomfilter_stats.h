@@ -16,7 +16,10 @@
  *               fraction whose parameter set has no sample below,
  *               those filters' mean fill^k, the fraction stored in the
  *               sparse form and their mean set positions (the last two
- *               absent from statistics written before 1.2: dense assumed)
+ *               absent from statistics written before 1.2: dense assumed),
+ *               and the mean detoasted sizes of the values stored out of
+ *               line, of the compressed ones and of the dense ones (issue
+ *               36: absent before, the mean size of all taken for each)
  *   stavalues   bytea[], one value per parameter set (m, k, seed, hash),
  *               most frequent first, at most BF_STATS_MAX_SETS: a
  *               BfStatsSetData header then the set's bit-sliced sample
@@ -59,7 +62,11 @@
 #define BF_STATS_OTHER_FP		4
 #define BF_STATS_FRAC_SPARSE	5	/* stored in the sparse form (from 1.2) */
 #define BF_STATS_SPARSE_POS		6	/* their mean set positions */
-#define BF_STATS_NUMBERS		7
+#define BF_STATS_EXT_BYTES		7	/* mean detoasted bytes of the out-of-line values */
+#define BF_STATS_COMP_BYTES		8	/* ... of the compressed values */
+#define BF_STATS_DENSE_BYTES	9	/* ... of the dense values */
+#define BF_STATS_NUMBERS		10
+#define BF_STATS_NUMBERS_2		7	/* what 1.2 wrote before issue 36: still read */
 #define BF_STATS_NUMBERS_1		5	/* what 1.1's ANALYZE wrote: still read */
 
 /* sample budget: bytes per unit of the column's statistics target, and the cap */
@@ -163,6 +170,9 @@ typedef struct BfColumnStats
 	double		other_fp;
 	double		frac_sparse;
 	double		sparse_positions;
+	double		ext_bytes;		/* mean detoasted bytes of the out-of-line values */
+	double		comp_bytes;		/* ... of the compressed ones */
+	double		dense_bytes;	/* ... of the dense ones */
 	int			nsets;
 	BfStatsSet	sets[BF_STATS_MAX_SETS];
 	uint64	   *acc;			/* scratch: the widest set's slice words */
