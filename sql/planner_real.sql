@@ -63,10 +63,9 @@ GROUP BY t ORDER BY t;
 SELECT count(*) FILTER (WHERE bloom_fill_ratio(f) < 0.2) AS sparse, count(*) AS all_rows FROM rc_rdeps;
 
 -- lookups of elements held by >= 10 sets: 12 per column, spread over their counts.
--- Known gap (issue 36, docs/planner.md "Real columns"): rc_files' directories d10-d27,
--- which only the largest sets hold, come out at 1-12 rows for 10-27: the heavy filters
--- are described by their pass probabilities and cardinalities, not sampled, so an
--- element only they hold is invisible to the sample; these lines say so until fixed
+-- rc_files' directories d10-d27, which only the largest sets hold, have no hit in the
+-- light filters' sample: their heavy filters' own sample counts them (1-12 rows were
+-- estimated for 10-27 before it)
 SELECT t, n, rc_check(format('SELECT * FROM %s WHERE f @> %L::text', t, e))
 FROM (SELECT t, e, n, row_number() OVER (PARTITION BY t, b ORDER BY md5(e)) AS r
       FROM (SELECT 'rc_files' AS t, e, n, ntile(12) OVER (ORDER BY n, md5(e)) AS b FROM el_rc_files WHERE n >= 10

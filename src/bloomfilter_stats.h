@@ -50,7 +50,8 @@
  * the sample holds only the set's light filters; 1 (written before it) is
  * still read, without the histogram, until the next ANALYZE
  */
-#define BF_STATS_VERSION		2
+#define BF_STATS_VERSION		3
+#define BF_STATS_VERSION_2		2	/* no heavy sample: still read */
 #define BF_STATS_VERSION_1		1
 #define BF_STATS_MAX_SETS		8
 
@@ -135,6 +136,30 @@ typedef struct BfStatsPassHist
 	float8		bucket_card[BF_STATS_FP_BUCKETS];	/* mean cardinality */
 } BfStatsPassHist;
 
+/*
+ * The heavy filters' own bit-sliced sample (version 3, issue 36), stored
+ * after the histogram: the set's heavy rows passing less than
+ * BF_STATS_HEAVY_SAMPLE_FP (a decade bound of the histogram, so its exact
+ * filters and buckets below it are the ones sampled), all of them or none
+ * (nsample 0), folded to fold_m buckets as src/core/bs_colstats.c shapes a
+ * sample.  An element only heavy filters hold (the directories only big
+ * packages own) has no light hit: the histogram's extrapolation from the
+ * light hits says nothing of it, these hits do.
+ */
+typedef struct BfStatsHeavySample
+{
+	uint32		fold_m;
+	uint32		nsample;		/* 0: none (the histogram's extrapolation) */
+	float8		frac;			/* of the set's rows: the sampled heavy ones */
+	float8		fold_extra;		/* mean folded fill^k - fill^k over them */
+	uint64		slices[FLEXIBLE_ARRAY_MEMBER];
+} BfStatsHeavySample;
+
+#define BF_STATS_HEAVY_SAMPLE_FP	0.01
+#define BF_STATS_HEAVY_BYTES(fold_m, nsample) \
+	(offsetof(BfStatsHeavySample, slices) + \
+	 sizeof(uint64) * (Size) (fold_m) * bs_colstats_slice_words(nsample))
+
 /* the decade bucket of pass probability fp */
 static inline int
 bf_stats_fp_bucket(double fp)
@@ -155,6 +180,7 @@ typedef struct BfStatsSet
 {
 	const BfStatsSetData *d;
 	const BfStatsPassHist *hist;	/* NULL: version 1 statistics */
+	const BfStatsHeavySample *heavy;	/* NULL: none (or before version 3) */
 	BsParams	params;
 	BsHasher	hasher;
 } BfStatsSet;
