@@ -4,9 +4,6 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
--- the plans and statistics below are of dense values, the only stored form
--- before 1.2 (sparse values: type_storage)
-SET bloomsample.filter_storage = dense;
 
 -- the table bt and its index bt_f (sql/include/bloofi_bt.sql)
 \getenv abs_srcdir PG_ABS_SRCDIR

@@ -6,9 +6,6 @@
 -- the extension and pg_temp.plan_top(q, field) (sql/include/plan_top.sql)
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/plan_top.sql
--- the plans and statistics below are of dense values, the only stored form
--- before 1.2 (sparse values: type_storage)
-SET bloomsample.filter_storage = dense;
 
 -- the planner's row estimate of a query (its top node)
 CREATE FUNCTION est_rows(q text) RETURNS float8 LANGUAGE sql AS $$
@@ -45,7 +42,8 @@ ANALYZE ps;
 SELECT m, k, seed, hash, row_fraction, round(mean_fill::numeric, 4) AS mean_fill,
        round(mean_cardinality::numeric, 1) AS mean_cardinality,
        sample_distinct_elements IS NULL AS distinct_unknown, analyzed_rows,
-       sample_filters, sample_bits, null_fraction, toasted_fraction, mean_bytes
+       sample_filters, sample_bits, null_fraction, toasted_fraction,
+       round(mean_bytes::numeric, 1) AS mean_bytes
 FROM bloom_column_stats('ps', 'f');
 -- the slot is a private stakind with one bytea per parameter set
 SELECT stakind1, array_length(stanumbers1, 1) AS numbers,
@@ -140,9 +138,10 @@ SELECT est_within_2x('SELECT * FROM pl WHERE f @> (-1)::bigint') AS half,
 -- the cost of reading a filter follows how the column stores it: TOASTed filters
 -- cost a TOAST fetch each, so a sequential scan over them is costed as such
 CREATE TABLE pt (id int, f bloomfilter);
--- out of line as the type's storage before 1.2 put them (1.2's default is main)
+-- out of line as the type's storage before 1.2 put them (1.2's default is main); 600
+-- elements fill a third of the bits, so the default form stores them dense (2.4 kB)
 ALTER TABLE pt ALTER f SET STORAGE EXTENDED;
-INSERT INTO pt SELECT i, bloom_from_array(ARRAY(SELECT i::bigint * 300 + j FROM generate_series(0, 299) j), 19171, 13)
+INSERT INTO pt SELECT i, bloom_from_array(ARRAY(SELECT i::bigint * 600 + j FROM generate_series(0, 599) j), 19171, 13)
 FROM generate_series(1, 200) i;
 ANALYZE pt;
 SELECT toasted_fraction, mean_bytes FROM bloom_column_stats('pt', 'f');
@@ -164,6 +163,29 @@ SELECT qual_cost('ps', 'f @> 1::bigint') BETWEEN 2 AND 50 AS inline_cost_sane,
        qual_cost('pt', 'f @> 1::bigint') / qual_cost('ps', 'f @> 1::bigint') > 20 AS toast_costs_more,
        qual_cost('pt', 'bloom_popcount(f) = 0') > qual_cost('pt', 'f @> 1::bigint') AS popcount_reads_more,
        qual_cost('pt', 'f = f') > qual_cost('pt', 'f @> 1::bigint') AS equality_reads_two;
+-- a column of small sparse values (in line) and a few big dense ones (out of line), as
+-- the default stored form leaves a long-tailed column: a row costs the mix of the two,
+-- each by its own size (issue 36: the TOAST fetch was charged by the mean size of all
+-- the values, which the small ones pull far below the big ones', half the mix's cost)
+CREATE TABLE pm_small (id int, f bloomfilter);
+ALTER TABLE pm_small ALTER f SET STORAGE EXTENDED;
+INSERT INTO pm_small SELECT i, bloom_from_array(ARRAY(SELECT i::bigint * 10 + j FROM generate_series(0, 9) j), 65536, 7)
+FROM generate_series(1, 190) i;
+CREATE TABLE pm_big (id int, f bloomfilter);
+ALTER TABLE pm_big ALTER f SET STORAGE EXTENDED;
+INSERT INTO pm_big SELECT i, bloom_from_array(ARRAY(SELECT i::bigint * 5000 + j FROM generate_series(0, 4999) j), 65536, 7)
+FROM generate_series(1, 10) i;
+CREATE TABLE pm (id int, f bloomfilter);
+ALTER TABLE pm ALTER f SET STORAGE EXTENDED;
+INSERT INTO pm SELECT * FROM pm_small UNION ALL SELECT * FROM pm_big;
+ANALYZE pm_small, pm_big, pm;
+SELECT round(toasted_fraction::numeric, 3) AS toasted_fraction FROM bloom_column_stats('pm', 'f');
+-- the mixed column's cost per row over 0.95 small + 0.05 big: 1.0 (0.5 before)
+SELECT round((qual_cost('pm', 'f @> 1::bigint') /
+              (0.95 * qual_cost('pm_small', 'f @> 1::bigint') + 0.05 * qual_cost('pm_big', 'f @> 1::bigint')))::numeric, 1)
+       AS mixed_over_mix;
+DROP TABLE pm_small, pm_big, pm;
+
 SELECT p.proname, p.procost, p.prosupport::regproc
 FROM pg_proc p WHERE p.oid = 'bloom_contains(bloomfilter, bigint)'::regprocedure;
 

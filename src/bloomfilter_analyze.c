@@ -42,6 +42,8 @@ PG_FUNCTION_INFO_V1(bloomfilter_typanalyze);
 #define DETOAST_BUDGET	((Size) 512 * 1024 * 1024)
 /* the union of the sampled filters (distinct elements) is kept up to this m */
 #define UNION_MAX_M		(1u << 24)
+/* ... of the rows filled less than this (fuller ones pass most elements anyway) */
+#define UNION_ROW_FILL	0.5
 /*
  * the share of a set's rows, heaviest first, that may be heavy: kept out
  * of the sample (which then folds further and holds more filters) and
@@ -136,6 +138,9 @@ typedef struct ColumnScan
 	double		raw_bytes;		/* sum of the detoasted sizes */
 	double		n_sparse;		/* values stored in the sparse form */
 	double		sparse_pos;		/* their sum of set positions */
+	double		ext_bytes;		/* sum of the detoasted sizes of values out of line */
+	double		comp_bytes;		/* ... of compressed values */
+	double		dense_bytes;	/* ... of dense values */
 	double		other_rows;		/* values of sets that get no sample */
 	double		other_fp;		/* their sum of fill^k */
 	int16	   *setof;			/* per sample row: index of its set, or -1 */
@@ -144,9 +149,14 @@ typedef struct ColumnScan
 	SetAcc	   *sets;			/* TRACKED_SETS of them */
 } ColumnScan;
 
-/* count how the (not yet detoasted) value is stored: out of line, compressed */
+/*
+ * count how the (not yet detoasted) value of raw_size detoasted bytes is
+ * stored: out of line, compressed, and sum their sizes apart (a column of
+ * small sparse values and a few big dense ones out of line must charge the
+ * TOAST fetch by the big ones' size, not the mean's)
+ */
 static void
-scan_count_storage(ColumnScan *cs, Datum value)
+scan_count_storage(ColumnScan *cs, Datum value, double raw_size)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(value);
 
@@ -156,11 +166,18 @@ scan_count_storage(ColumnScan *cs, Datum value)
 
 		VARATT_EXTERNAL_GET_POINTER(ext, raw);
 		cs->n_ext++;
+		cs->ext_bytes += raw_size;
 		if (VARATT_EXTERNAL_IS_COMPRESSED(ext))
+		{
 			cs->n_comp++;
+			cs->comp_bytes += raw_size;
+		}
 	}
 	else if (VARATT_IS_COMPRESSED(raw))
+	{
 		cs->n_comp++;
+		cs->comp_bytes += raw_size;
+	}
 }
 
 /*
@@ -230,7 +247,7 @@ scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sample
 			continue;			/* past the budget: nulls are still counted */
 		cs->detoasted += toast_raw_datum_size(value);
 		cs->total_width += VARSIZE_ANY(raw);
-		scan_count_storage(cs, value);
+		scan_count_storage(cs, value, (double) toast_raw_datum_size(value));
 		cs->raw_bytes += toast_raw_datum_size(value);
 		v = PG_DETOAST_DATUM_PACKED(value);
 		bf_view(v, &bv);
@@ -246,6 +263,8 @@ scan_sample_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sample
 			cs->n_sparse++;
 			cs->sparse_pos += pop;
 		}
+		else
+			cs->dense_bytes += toast_raw_datum_size(value);
 		scan_add_to_set(cs, i, &bv, pop);
 		bf_view_release(&bv);	/* the decoded bits of a sparse value */
 		if (v != raw)
@@ -298,13 +317,15 @@ fp_is_heavy(double fp, double tau)
 
 /*
  * The sample rows of kept set s that pass fewer than light_fp_max of the
- * elements they do not hold (*rows, palloc'd) and their fills (*fills),
- * thinned at an even stride to what DETOAST_BUDGET allows the second pass
- * to detoast again; returns their number
+ * elements they do not hold (heavy false; with heavy true, the heavy ones
+ * passing fewer than BF_STATS_HEAVY_SAMPLE_FP) (*rows, palloc'd) and their
+ * fills (*fills), thinned at an even stride to what DETOAST_BUDGET allows
+ * the second pass to detoast again; returns their number (and in *all
+ * whether none was thinned out)
  */
 static int
 set_candidate_rows(const ColumnScan *cs, int s, int samplerows, double light_fp_max,
-				   float **fills, int **rows)
+				   bool heavy, float **fills, int **rows, bool *all)
 {
 	const SetAcc *a = &cs->sets[s];
 	int			n = 0;
@@ -313,12 +334,18 @@ set_candidate_rows(const ColumnScan *cs, int s, int samplerows, double light_fp_
 	*fills = palloc(sizeof(float) * Max(a->rows, 1));
 	*rows = palloc(sizeof(int) * Max(a->rows, 1));
 	for (int i = 0; i < samplerows; i++)
-		if (cs->setof[i] == s && !fp_is_heavy(pow(cs->fill[i], a->p.k), light_fp_max))
+	{
+		double		fp = pow(cs->fill[i], a->p.k);
+
+		if (cs->setof[i] == s && fp_is_heavy(fp, light_fp_max) == heavy &&
+			(!heavy || fp < BF_STATS_HEAVY_SAMPLE_FP))
 		{
 			(*fills)[n] = cs->fill[i];
 			(*rows)[n++] = i;
 		}
+	}
 	cap = (int) Min((double) n, Max(1.0, (double) DETOAST_BUDGET / BF_VARSIZE(a->p.m)));
+	*all = cap >= n;
 	for (int i = 0; i < cap && cap < n; i++)
 	{
 		int			from = (int) ((double) i * n / cap);
@@ -450,6 +477,46 @@ set_header(const SetAcc *a, const BsSampleShape *shape, Size bytes, int nonnull)
 }
 
 /*
+ * Fold nsample of set a's rows[0..n) (fills[0..n) their fills, or NULL),
+ * taken at an even stride, into slices of fold_m buckets (bit j of bucket
+ * b's slice: bucket b of the j-th), ORing them into uni (m bits) when not
+ * NULL; returns the mean over them of their folded fill^k, less their own
+ * fill^k when fills is given (the false hits the folding adds)
+ */
+static double
+fold_rows(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const SetAcc *a,
+		  const int *rows, const float *fills, int n, uint32 nsample, uint32 fold_m,
+		  uint64 *slices, uint8 *uni)
+{
+	uint32		sw = bs_colstats_slice_words(nsample);
+	uint64	   *scratch = palloc(sizeof(uint64) * bs_words_for_bits(Max(fold_m, 1)));
+	size_t		mwords = bs_words_for_bits(a->p.m);
+	double		sum = 0;
+
+	for (uint32 j = 0; j < nsample; j++)
+	{
+		int			at = (int) (((double) j + 0.5) * n / nsample);
+		bool		isnull;
+		Datum		value = fetchfunc(stats, rows[at], &isnull);
+		struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
+		BloomView	bv;
+		uint32		fpop;
+
+		bs_vacuum_delay_point(true);
+		bf_view(v, &bv);
+		fpop = bs_colstats_add(slices, sw, fold_m, bv.bits, bv.p.m, j, scratch);
+		sum += pow((double) fpop / fold_m, a->p.k) - (fills ? pow(fills[at], a->p.k) : 0);
+		if (uni)
+			bs_or(uni, bv.bits, mwords);
+		bf_view_release(&bv);
+		if ((Pointer) v != DatumGetPointer(value))
+			pfree(v);
+	}
+	pfree(scratch);
+	return nsample > 0 ? sum / nsample : 0;
+}
+
+/*
  * The second pass over set a's candidate rows (rows[0..n)): the
  * d->nsample of them at an even stride are folded into d's slices, their
  * folded fill^k averaged into d->fold_fp, and their OR (for m up to
@@ -459,32 +526,11 @@ static void
 set_fold_sample(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const SetAcc *a,
 				const int *rows, int n, BfStatsSetData *d)
 {
-	uint32		sw = bs_colstats_slice_words(d->nsample);
-	uint64	   *scratch = palloc(sizeof(uint64) * bs_words_for_bits(Max(d->fold_m, 1)));
 	size_t		mwords = bs_words_for_bits(a->p.m);
 	uint8	   *uni = a->p.m <= UNION_MAX_M ? palloc0(mwords * 8) : NULL;
 
-	for (uint32 j = 0; j < d->nsample; j++)
-	{
-		int			row = rows[(int) (((double) j + 0.5) * n / d->nsample)];
-		bool		isnull;
-		Datum		value = fetchfunc(stats, row, &isnull);
-		struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
-		BloomView	bv;
-		uint32		fpop;
-
-		bs_vacuum_delay_point(true);
-		bf_view(v, &bv);
-		fpop = bs_colstats_add(d->slices, sw, d->fold_m, bv.bits, bv.p.m, j, scratch);
-		d->fold_fp += pow((double) fpop / d->fold_m, a->p.k);
-		if (uni)
-			bs_or(uni, bv.bits, mwords);
-		bf_view_release(&bv);
-		if ((Pointer) v != DatumGetPointer(value))
-			pfree(v);
-	}
-	if (d->nsample > 0)
-		d->fold_fp /= d->nsample;
+	d->fold_fp = fold_rows(stats, fetchfunc, a, rows, NULL, n, d->nsample, d->fold_m,
+						   d->slices, uni);
 	if (d->nsample > 0 && uni)
 	{
 		uint64		upop = bs_popcount(uni, mwords);
@@ -494,9 +540,76 @@ set_fold_sample(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const SetAc
 		if (upop < 0.9 * a->p.m)
 			d->union_card = ucard;
 	}
-	pfree(scratch);
 	if (uni)
 		pfree(uni);
+}
+
+/*
+ * The distinct elements of all kept set s's analyzed rows, into
+ * d->union_card (issue 36): the OR of every row of the set whose fill is
+ * below UNION_ROW_FILL (a fuller one passes most elements anyway and would
+ * only fill the OR), for m up to UNION_MAX_M, while the detoasted bytes stay
+ * within DETOAST_BUDGET.  The sample's OR (set_fold_sample) counts only the
+ * sampled light filters: on a real column with a long tail of distinct
+ * elements (files of packages, the packages depending on each package) it
+ * holds a small fraction of them, and a generic plan's element, drawn among
+ * them, came out 5-10x too common.  Left as the sample's when the OR is too
+ * full to tell or the budget ends the pass.
+ */
+static void
+set_union_all(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const ColumnScan *cs,
+			  int s, int samplerows, BfStatsSetData *d)
+{
+	const SetAcc *a = &cs->sets[s];
+	size_t		mwords = bs_words_for_bits(a->p.m);
+	uint8	   *uni;
+	double		bytes = 0;
+	uint64		upop;
+
+	if (a->p.m > UNION_MAX_M)
+		return;
+	uni = palloc0(mwords * 8);
+	for (int i = 0; i < samplerows; i++)
+	{
+		bool		isnull;
+		Datum		value;
+		struct varlena *v;
+		BloomView	bv;
+
+		if (cs->setof[i] != s || cs->fill[i] >= UNION_ROW_FILL)
+			continue;
+		value = fetchfunc(stats, i, &isnull);
+		if (isnull)
+			continue;
+		bs_vacuum_delay_point(true);
+		v = PG_DETOAST_DATUM_PACKED(value);
+		bytes += VARSIZE_ANY(v);
+		if (bytes > DETOAST_BUDGET)
+		{
+			if ((Pointer) v != DatumGetPointer(value))
+				pfree(v);
+			pfree(uni);
+			return;
+		}
+		bf_view(v, &bv);
+		bs_or(uni, bv.bits, mwords);
+		bf_view_release(&bv);
+		if ((Pointer) v != DatumGetPointer(value))
+			pfree(v);
+	}
+	upop = bs_popcount(uni, mwords);
+
+	/*
+	 * the cardinality from the unset bits u: its relative error is about
+	 * 1 / (sqrt(u) ln(m / u)), a few percent while 1% of the bits (and at
+	 * least 64) are unset, however full the OR (the sample's OR keeps the
+	 * coarser 90% bound); a column's distinct elements fill a filter sized
+	 * for its largest set more than that (test/bench/17_real_columns.sh:
+	 * 89% for the installed packages' files)
+	 */
+	if (upop > 0 && a->p.m - upop >= Max(64, a->p.m / 100))
+		d->union_card = bs_est_cardinality(a->p.m, a->p.k, upop);
+	pfree(uni);
 }
 
 /*
@@ -517,24 +630,52 @@ set_stats_value(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, const Colum
 	BfStatsSetData *d;
 	BfStatsPassHist hist;
 	Size		bytes;
+	uint64		set_budget = (uint64) (budget_bits * (a->rows / kept_rows));
+	float	   *hfills;
+	int		   *hrows;
+	int			nh;
+	bool		all;
+	BsSampleShape hshape;
+	BfStatsHeavySample *hs;
 
 	set_pass_hist(cs, s, samplerows, &hist);
-	n = set_candidate_rows(cs, s, samplerows, hist.light_fp_max, &fills, &rows);
 
-	if (!bs_colstats_shape(a->p.m, a->p.k, fills, (uint32) n,
-						   (uint64) (budget_bits * (a->rows / kept_rows)), 1, &shape))
+	/*
+	 * the heavy sample: every heavy row passing less than
+	 * BF_STATS_HEAVY_SAMPLE_FP, within a quarter of the set's budget, or none
+	 * (the light sample keeps the whole budget)
+	 */
+	nh = set_candidate_rows(cs, s, samplerows, hist.light_fp_max, true, &hfills, &hrows, &all);
+	if (nh < 1 || !all ||
+		!bs_colstats_shape_all(a->p.m, a->p.k, hfills, (uint32) nh, set_budget / 4, &hshape))
+		memset(&hshape, 0, sizeof(hshape));
+	set_budget -= (uint64) hshape.fold_m * 64 * bs_colstats_slice_words(hshape.nsample);
+
+	n = set_candidate_rows(cs, s, samplerows, hist.light_fp_max, false, &fills, &rows, &all);
+	if (!bs_colstats_shape(a->p.m, a->p.k, fills, (uint32) n, set_budget, 1, &shape))
 		memset(&shape, 0, sizeof(shape));
-	bytes = BF_STATS_SET_BYTES(shape.fold_m, shape.nsample) + sizeof(BfStatsPassHist);
+	bytes = BF_STATS_SET_BYTES(shape.fold_m, shape.nsample) + sizeof(BfStatsPassHist) +
+		BF_STATS_HEAVY_BYTES(hshape.fold_m, hshape.nsample);
 	blob = MemoryContextAllocZero(stats->anl_context, VARHDRSZ + bytes);
 	SET_VARSIZE(blob, VARHDRSZ + bytes);
 	/* build in aligned memory, then copy into the (4-aligned) bytea */
 	d = set_header(a, &shape, bytes, cs->nonnull);
 	set_fold_sample(stats, fetchfunc, a, rows, n, d);
+	set_union_all(stats, fetchfunc, cs, s, samplerows, d);
 	memcpy((char *) d + BF_STATS_SET_BYTES(shape.fold_m, shape.nsample), &hist, sizeof(hist));
+	hs = (BfStatsHeavySample *) ((char *) d + BF_STATS_SET_BYTES(shape.fold_m, shape.nsample) +
+								 sizeof(BfStatsPassHist));
+	hs->fold_m = hshape.fold_m;
+	hs->nsample = hshape.nsample;
+	hs->frac = (double) hshape.nsample / a->rows;
+	hs->fold_extra = fold_rows(stats, fetchfunc, a, hrows, hfills, nh, hshape.nsample,
+							   hshape.fold_m, hs->slices, NULL);
 	memcpy(VARDATA(blob), d, bytes);
 	pfree(d);
 	pfree(fills);
 	pfree(rows);
+	pfree(hfills);
+	pfree(hrows);
 	return PointerGetDatum(blob);
 }
 
@@ -553,6 +694,10 @@ store_stats_slot(VacAttrStats *stats, const ColumnScan *cs, Datum *values, int n
 	numbers[BF_STATS_OTHER_FP] = (float4) (cs->other_rows > 0 ? cs->other_fp / cs->other_rows : 0);
 	numbers[BF_STATS_FRAC_SPARSE] = (float4) (cs->n_sparse / cs->nonnull);
 	numbers[BF_STATS_SPARSE_POS] = (float4) (cs->n_sparse > 0 ? cs->sparse_pos / cs->n_sparse : 0);
+	numbers[BF_STATS_EXT_BYTES] = (float4) (cs->n_ext > 0 ? cs->ext_bytes / cs->n_ext : 0);
+	numbers[BF_STATS_COMP_BYTES] = (float4) (cs->n_comp > 0 ? cs->comp_bytes / cs->n_comp : 0);
+	numbers[BF_STATS_DENSE_BYTES] = (float4) (cs->nonnull > cs->n_sparse ?
+											  cs->dense_bytes / (cs->nonnull - cs->n_sparse) : 0);
 
 	stats->stakind[0] = STATISTIC_KIND_BLOOMFILTER;
 	stats->staop[0] = InvalidOid;

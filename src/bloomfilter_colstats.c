@@ -114,10 +114,18 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 		cs->mean_raw_bytes = sslot.numbers[BF_STATS_MEAN_RAW_BYTES];
 		cs->other_frac = sslot.numbers[BF_STATS_OTHER_FRAC];
 		cs->other_fp = sslot.numbers[BF_STATS_OTHER_FP];
-		if (sslot.nnumbers >= BF_STATS_NUMBERS)
+		if (sslot.nnumbers >= BF_STATS_NUMBERS_2)
 		{
 			cs->frac_sparse = sslot.numbers[BF_STATS_FRAC_SPARSE];
 			cs->sparse_positions = sslot.numbers[BF_STATS_SPARSE_POS];
+		}
+		/* sizes by storage, or (written before issue 36) the mean of all */
+		cs->ext_bytes = cs->comp_bytes = cs->dense_bytes = cs->mean_raw_bytes;
+		if (sslot.nnumbers >= BF_STATS_NUMBERS)
+		{
+			cs->ext_bytes = sslot.numbers[BF_STATS_EXT_BYTES];
+			cs->comp_bytes = sslot.numbers[BF_STATS_COMP_BYTES];
+			cs->dense_bytes = sslot.numbers[BF_STATS_DENSE_BYTES];
 		}
 	}
 	for (int i = 0; ok && i < sslot.nvalues; i++)
@@ -135,19 +143,47 @@ stats_decode(HeapTuple tuple, BfColumnStats *cs)
 		d = palloc(len);		/* 8-aligned */
 		memcpy(d, VARDATA_ANY(b), len);
 		if (d->magic != BF_STATS_MAGIC ||
-			(d->version != BF_STATS_VERSION && d->version != BF_STATS_VERSION_1) ||
+			(d->version != BF_STATS_VERSION && d->version != BF_STATS_VERSION_2 &&
+			 d->version != BF_STATS_VERSION_1) ||
 			d->m < BS_MIN_M || d->m > BS_MAX_M || d->k < BS_MIN_K || d->k > BS_MAX_K ||
 			d->hash >= BS_NUM_HASH_FAMILIES || d->fold_m > d->m ||
 			(d->nsample > 0 && d->fold_m < 1) ||
-			len != BF_STATS_SET_BYTES(d->fold_m, d->nsample) +
-			(d->version == BF_STATS_VERSION ? sizeof(BfStatsPassHist) : 0))
+			len < BF_STATS_SET_BYTES(d->fold_m, d->nsample) +
+			(d->version >= BF_STATS_VERSION_2 ? sizeof(BfStatsPassHist) : 0) +
+			(d->version >= BF_STATS_VERSION ? BF_STATS_HEAVY_BYTES(0, 0) : 0))
 		{
 			ok = false;
 			break;
 		}
-		/* version 2: the pass-probability histogram after the slices */
+		set->heavy = NULL;
+		if (d->version >= BF_STATS_VERSION)
+		{
+			/* version 3: the heavy sample after the histogram */
+			const BfStatsHeavySample *hs = (const BfStatsHeavySample *)
+				((const char *) d + BF_STATS_SET_BYTES(d->fold_m, d->nsample) +
+				 sizeof(BfStatsPassHist));
+
+			if (hs->fold_m > d->m || (hs->nsample > 0 && hs->fold_m < 1) ||
+				!(hs->frac >= 0 && hs->frac <= 1) ||
+				len != BF_STATS_SET_BYTES(d->fold_m, d->nsample) + sizeof(BfStatsPassHist) +
+				BF_STATS_HEAVY_BYTES(hs->fold_m, hs->nsample))
+			{
+				ok = false;
+				break;
+			}
+			if (hs->nsample > 0)
+				set->heavy = hs;
+			max_words = Max(max_words, bs_colstats_slice_words(hs->nsample));
+		}
+		else if (len != BF_STATS_SET_BYTES(d->fold_m, d->nsample) +
+				 (d->version == BF_STATS_VERSION_2 ? sizeof(BfStatsPassHist) : 0))
+		{
+			ok = false;
+			break;
+		}
+		/* version 2 on: the pass-probability histogram after the slices */
 		set->hist = NULL;
-		if (d->version == BF_STATS_VERSION)
+		if (d->version >= BF_STATS_VERSION_2)
 		{
 			const BfStatsPassHist *h = (const BfStatsPassHist *)
 				((const char *) d + BF_STATS_SET_BYTES(d->fold_m, d->nsample));

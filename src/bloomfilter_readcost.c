@@ -104,8 +104,8 @@ filter_read_cost(PlannerInfo *root, Node *expr, bool fixed_elem, double *bytes, 
 		/* the fraction of values in line, uncompressed: the fast path's */
 		double		plain = fixed_elem ?
 			Max(0.0, 1 - cs->frac_external - cs->frac_compressed) : 0;
-		double		dense_test = plain * COST_FAST_TEST(cs->mean_raw_bytes) +
-			(1 - plain) * COST_DENSE_TEST(cs->mean_raw_bytes);
+		double		dense_test = plain * COST_FAST_TEST(cs->dense_bytes) +
+			(1 - plain) * COST_DENSE_TEST(cs->dense_bytes);
 
 		if (cs->nsets > 0)
 			k = cs->sets[0].d->k;
@@ -113,9 +113,10 @@ filter_read_cost(PlannerInfo *root, Node *expr, bool fixed_elem, double *bytes, 
 		*probe = hash + k * ((1 - cs->frac_sparse) * dense_test +
 							 cs->frac_sparse * (COST_SPARSE_TEST + COST_SPARSE_TEST_LOG *
 												log2(1 + cs->sparse_positions)));
+		/* each storage's own mean size (issue 36; see docs/planner.md) */
 		cost = COST_CALL +
-			cs->frac_external * (COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * *bytes) +
-			cs->frac_compressed * COST_DECOMPRESS_PER_BYTE * *bytes;
+			cs->frac_external * (COST_EXTERNAL + COST_EXTERNAL_PER_BYTE * cs->ext_bytes) +
+			cs->frac_compressed * COST_DECOMPRESS_PER_BYTE * cs->comp_bytes;
 	}
 	else
 	{

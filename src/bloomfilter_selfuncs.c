@@ -198,19 +198,23 @@ probes_free(Probes *pr)
 /* ---- selectivity from a column's statistics ----------------------------- */
 
 /*
- * hits of element value (of type typid) among set's sample; a text that is
- * also an integer or a uuid, which each filter reads by the element types it
+ * hits of element value (of type typid) among set's sample (heavy: its heavy
+ * sample, which the caller has checked exists); a text that is also an
+ * integer or a uuid, which each filter reads by the element types it
  * records (src/core/bs_elemtype.h), by its reading with the most hits
  */
 static uint32
-set_hits(const BfColumnStats *cs, const BfStatsSet *set, Datum value, Oid typid)
+set_hits(const BfColumnStats *cs, const BfStatsSet *set, Datum value, Oid typid, bool heavy)
 {
 	uint32		pos[BS_MAX_K];
 	BsKey		keys[BS_ELEM_READINGS_MAX];
 	int			n = 1;
 	uint32		best = 0;
+	const uint64 *slices = heavy ? set->heavy->slices : set->d->slices;
+	uint32		nsample = heavy ? set->heavy->nsample : set->d->nsample;
+	uint32		fold_m = heavy ? set->heavy->fold_m : set->d->fold_m;
 
-	if (set->d->nsample == 0)
+	if (nsample == 0)
 		return 0;
 	if (typid == TEXTOID || typid == VARCHAROID)
 	{
@@ -227,7 +231,7 @@ set_hits(const BfColumnStats *cs, const BfStatsSet *set, Datum value, Oid typid)
 	for (int i = 0; i < n; i++)
 	{
 		bs_key_positions(&set->hasher, keys[i], pos);
-		best = Max(best, bs_colstats_hits(set->d->slices, set->d->nsample, set->d->fold_m,
+		best = Max(best, bs_colstats_hits(slices, nsample, fold_m,
 										  set->d->m, pos, set->d->k, cs->acc));
 	}
 	return best;
@@ -255,28 +259,56 @@ heavy_pass(double fp, double card, double p, double light_card)
 }
 
 /*
+ * The share of a set's heavy sample that answers true for an element with
+ * `hits` hits (possibly a mean) there, the folding's extra false hits
+ * removed; -1 when the set has no heavy sample
+ */
+static double
+heavy_pass_p(const BfStatsSet *set, double hits)
+{
+	const BfStatsHeavySample *hs = set->heavy;
+	double		extra;
+	double		p;
+
+	if (hs == NULL)
+		return -1;
+	extra = Min(Max(hs->fold_extra, 0.0), 0.999);
+	p = (hits / hs->nsample - extra) / (1 - extra);
+	return Min(Max(p, 0.0), 1.0);
+}
+
+/*
  * The fraction of a set's filters that answer true for an element held by
  * p of the sampled filters: with version 2 statistics, the light filters
  * (which the sample samples) by their mean pass probability, and the heavy
  * ones each by its own (the heaviest exactly, the rest by decade), a heavy
  * filter holding the element p * (its cardinality / the light filters'
- * mean cardinality) of the time; with version 1, the set's mean fill^k
+ * mean cardinality) of the time; but with a heavy sample (version 3) and
+ * hp >= 0, the heavy filters it samples (those passing less than
+ * BF_STATS_HEAVY_SAMPLE_FP) answer true for hp of them, as their own hits
+ * say; with version 1, the set's mean fill^k
  */
 static double
-set_fraction(const BfStatsSet *set, double p)
+set_fraction(const BfStatsSet *set, double p, double hp)
 {
 	const BfStatsPassHist *h = set->hist;
+	bool		sampled = set->heavy != NULL && hp >= 0;
 	double		sel;
 
 	if (h == NULL)
 		return Min(p + (1 - p) * set->d->mean_fp, 1.0);
 	sel = h->light_frac * (p + (1 - p) * h->light_fp);
 	for (uint32 i = 0; i < h->nheavy; i++)
-		sel += h->heavy_weight * heavy_pass(h->heavy_fp[i], h->heavy_card[i], p, h->light_card);
+		if (!sampled || h->heavy_fp[i] >= BF_STATS_HEAVY_SAMPLE_FP)
+			sel += h->heavy_weight * heavy_pass(h->heavy_fp[i], h->heavy_card[i], p,
+												h->light_card);
 	for (int b = 0; b < BF_STATS_FP_BUCKETS; b++)
-		if (h->bucket_frac[b] > 0)
+		if (h->bucket_frac[b] > 0 &&
+			(!sampled || b <= bf_stats_fp_bucket(BF_STATS_HEAVY_SAMPLE_FP)))
 			sel += h->bucket_frac[b] * heavy_pass(h->bucket_fp[b], h->bucket_card[b], p,
 												  h->light_card);
+	if (sampled)
+		sel += set->heavy->frac * hp;
 	return Min(sel, 1.0);
 }
 
@@ -288,10 +320,18 @@ set_unknown_fraction(const BfStatsSet *set)
 	double		p = set_member_p(d, 0, BS_COLSTATS_FLOOR_HITS);
 	double		card = set->hist ? set->hist->light_card : d->mean_card;
 
-	/* an element drawn among the sample's distinct elements, when that is known */
+	/*
+	 * an element drawn among the distinct elements of the set's analyzed
+	 * filters, when that is known: a light filter holds it card / D of the
+	 * time, a heavy one its own cardinality / D (set_fraction), which sum to
+	 * the mean rows per distinct element.  No half-hit floor then (issue 36):
+	 * on a column of 150,000 distinct elements and 1,018 filters the floor,
+	 * worth 2 rows and scaled by the heavy filters' cardinalities, made the
+	 * mean 11 rows, against 1.07.
+	 */
 	if (d->union_card >= 1 && card > 0)
-		p = Max(p, Min(card / d->union_card, 1.0));
-	return set_fraction(set, p);
+		p = Min(card / d->union_card, 1.0);
+	return set_fraction(set, p, -1);
 }
 
 /*
@@ -316,12 +356,15 @@ column_fraction(const BfColumnStats *cs, bool value_known, Datum value, Oid typi
 		double		sel_g;
 
 		if (value_known)
-			sel_g = set_fraction(set, set_member_p(d, set_hits(cs, set, value, typid),
-												   BS_COLSTATS_FLOOR_HITS));
+			sel_g = set_fraction(set, set_member_p(d, set_hits(cs, set, value, typid, false),
+												   BS_COLSTATS_FLOOR_HITS),
+								 set->heavy ?
+								 heavy_pass_p(set, set_hits(cs, set, value, typid, true)) : -1);
 		else if (pr && pr->n > 0)
 		{
 			double		acc = 0,
 						hits = 0,
+						hhits = 0,
 						wsum = 0;
 
 			/*
@@ -332,22 +375,27 @@ column_fraction(const BfColumnStats *cs, bool value_known, Datum value, Oid typi
 			 */
 			for (int j = 0; j < pr->n; j++)
 			{
-				uint32		h;
+				uint32		h,
+							hh;
 
 				if (pr->weights[j] <= 0)
 					continue;
-				h = set_hits(cs, set, pr->values[j], pr->typid);
+				h = set_hits(cs, set, pr->values[j], pr->typid, false);
+				hh = set->heavy ? set_hits(cs, set, pr->values[j], pr->typid, true) : 0;
 				hits += pr->weights[j] * h;
+				hhits += pr->weights[j] * hh;
 				wsum += pr->weights[j];
 				if (semi_rows > 0)
 					acc += pr->weights[j] *
 						Min(semi_rows * set_fraction(set, set_member_p(d, h,
-																	   BS_COLSTATS_FLOOR_HITS / pr->n)),
+																	   BS_COLSTATS_FLOOR_HITS / pr->n),
+													 heavy_pass_p(set, hh)),
 							1.0);
 			}
 			if (semi_rows <= 0)
 				acc = wsum * set_fraction(set, set_member_p(d, wsum > 0 ? hits / wsum : 0,
-															BS_COLSTATS_FLOOR_HITS / pr->n));
+															BS_COLSTATS_FLOOR_HITS / pr->n),
+										  heavy_pass_p(set, wsum > 0 ? hhits / wsum : 0));
 			if (pr->unknown > 0)
 			{
 				double		su = set_unknown_fraction(set);

@@ -16,7 +16,10 @@
  *               fraction whose parameter set has no sample below,
  *               those filters' mean fill^k, the fraction stored in the
  *               sparse form and their mean set positions (the last two
- *               absent from statistics written before 1.2: dense assumed)
+ *               absent from statistics written before 1.2: dense assumed),
+ *               and the mean detoasted sizes of the values stored out of
+ *               line, of the compressed ones and of the dense ones (issue
+ *               36: absent before, the mean size of all taken for each)
  *   stavalues   bytea[], one value per parameter set (m, k, seed, hash),
  *               most frequent first, at most BF_STATS_MAX_SETS: a
  *               BfStatsSetData header then the set's bit-sliced sample
@@ -47,7 +50,8 @@
  * the sample holds only the set's light filters; 1 (written before it) is
  * still read, without the histogram, until the next ANALYZE
  */
-#define BF_STATS_VERSION		2
+#define BF_STATS_VERSION		3
+#define BF_STATS_VERSION_2		2	/* no heavy sample: still read */
 #define BF_STATS_VERSION_1		1
 #define BF_STATS_MAX_SETS		8
 
@@ -59,7 +63,11 @@
 #define BF_STATS_OTHER_FP		4
 #define BF_STATS_FRAC_SPARSE	5	/* stored in the sparse form (from 1.2) */
 #define BF_STATS_SPARSE_POS		6	/* their mean set positions */
-#define BF_STATS_NUMBERS		7
+#define BF_STATS_EXT_BYTES		7	/* mean detoasted bytes of the out-of-line values */
+#define BF_STATS_COMP_BYTES		8	/* ... of the compressed values */
+#define BF_STATS_DENSE_BYTES	9	/* ... of the dense values */
+#define BF_STATS_NUMBERS		10
+#define BF_STATS_NUMBERS_2		7	/* what 1.2 wrote before issue 36: still read */
 #define BF_STATS_NUMBERS_1		5	/* what 1.1's ANALYZE wrote: still read */
 
 /* sample budget: bytes per unit of the column's statistics target, and the cap */
@@ -82,8 +90,10 @@ typedef struct BfStatsSetData
 	float8		mean_fill;		/* popcount / m */
 	float8		mean_fp;		/* fill^k: the chance an absent element passes */
 	float8		mean_card;		/* estimated elements per filter */
-	float8		union_card;		/* estimated distinct elements over the sample's
-								 * filters (-1: their OR is too full to tell) */
+	float8		union_card;		/* estimated distinct elements over the set's
+								 * analyzed filters of fill below ½ (since issue
+								 * 36; the sampled ones' before, whose OR is
+								 * still the fallback), -1: too full to tell */
 	float8		fold_fp;		/* mean folded fill^k of the sampled filters */
 	uint64		slices[FLEXIBLE_ARRAY_MEMBER];
 } BfStatsSetData;
@@ -126,6 +136,30 @@ typedef struct BfStatsPassHist
 	float8		bucket_card[BF_STATS_FP_BUCKETS];	/* mean cardinality */
 } BfStatsPassHist;
 
+/*
+ * The heavy filters' own bit-sliced sample (version 3, issue 36), stored
+ * after the histogram: the set's heavy rows passing less than
+ * BF_STATS_HEAVY_SAMPLE_FP (a decade bound of the histogram, so its exact
+ * filters and buckets below it are the ones sampled), all of them or none
+ * (nsample 0), folded to fold_m buckets as src/core/bs_colstats.c shapes a
+ * sample.  An element only heavy filters hold (the directories only big
+ * packages own) has no light hit: the histogram's extrapolation from the
+ * light hits says nothing of it, these hits do.
+ */
+typedef struct BfStatsHeavySample
+{
+	uint32		fold_m;
+	uint32		nsample;		/* 0: none (the histogram's extrapolation) */
+	float8		frac;			/* of the set's rows: the sampled heavy ones */
+	float8		fold_extra;		/* mean folded fill^k - fill^k over them */
+	uint64		slices[FLEXIBLE_ARRAY_MEMBER];
+} BfStatsHeavySample;
+
+#define BF_STATS_HEAVY_SAMPLE_FP	0.01
+#define BF_STATS_HEAVY_BYTES(fold_m, nsample) \
+	(offsetof(BfStatsHeavySample, slices) + \
+	 sizeof(uint64) * (Size) (fold_m) * bs_colstats_slice_words(nsample))
+
 /* the decade bucket of pass probability fp */
 static inline int
 bf_stats_fp_bucket(double fp)
@@ -146,6 +180,7 @@ typedef struct BfStatsSet
 {
 	const BfStatsSetData *d;
 	const BfStatsPassHist *hist;	/* NULL: version 1 statistics */
+	const BfStatsHeavySample *heavy;	/* NULL: none (or before version 3) */
 	BsParams	params;
 	BsHasher	hasher;
 } BfStatsSet;
@@ -161,6 +196,9 @@ typedef struct BfColumnStats
 	double		other_fp;
 	double		frac_sparse;
 	double		sparse_positions;
+	double		ext_bytes;		/* mean detoasted bytes of the out-of-line values */
+	double		comp_bytes;		/* ... of the compressed ones */
+	double		dense_bytes;	/* ... of the dense ones */
 	int			nsets;
 	BfStatsSet	sets[BF_STATS_MAX_SETS];
 	uint64	   *acc;			/* scratch: the widest set's slice words */

@@ -105,6 +105,35 @@ bs_colstats_shape(uint32_t m, int k, const float *fills, uint32_t n, uint64_t bu
 	return true;
 }
 
+bool
+bs_colstats_shape_all(uint32_t m, int k, const float *fills, uint32_t n, uint64_t budget_bits,
+					  BsSampleShape *shape)
+{
+	uint64_t	fold_m;
+	double		var = 0;
+
+	memset(shape, 0, sizeof(*shape));
+	if (n < 1 || m < 1 || k < 1)
+		return false;
+	fold_m = budget_bits / 64 / (((uint64_t) n + 63) / 64);
+	if (fold_m > m)
+		fold_m = m;
+	if (fold_m < 1)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		double		q = pow(bs_colstats_folded_fill(fills[i], m, (uint32_t) fold_m), k) -
+			pow(fills[i], k);
+
+		var += q * (1 - q);
+	}
+	if (var > BS_COLSTATS_FOLD_HIT_VAR)
+		return false;
+	shape->fold_m = (uint32_t) fold_m;
+	shape->nsample = n;
+	return true;
+}
+
 uint32_t
 bs_colstats_add(uint64_t *slices, uint32_t slice_words, uint32_t fold_m,
 				const uint8_t *bits, uint32_t m, uint32_t col, uint64_t *scratch)

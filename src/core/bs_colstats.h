@@ -69,6 +69,22 @@ extern bool bs_colstats_shape(uint32_t m, int k, const float *fills, uint32_t n,
 							  BsSampleShape *shape);
 
 /*
+ * Choose a sample of all n filters (m bits, k hash functions, fills
+ * fills[0..n)) within budget_bits: the least folding that holds them all,
+ * provided the variance of the false hits folding adds, the sum over the
+ * filters of q(1 - q) with q = folded fill^k - fill^k, is at most
+ * BS_COLSTATS_FOLD_HIT_VAR (their mean is removed from the hits; a filter
+ * saturated by the folding always hits and adds no variance).  For the
+ * heavy filters of a column (issue 36), few and wide: every one counted,
+ * not one in ten.  Returns false (and a zero *shape) when none qualifies.
+ */
+extern bool bs_colstats_shape_all(uint32_t m, int k, const float *fills, uint32_t n,
+								  uint64_t budget_bits, BsSampleShape *shape);
+
+/* the most variance of false hits bs_colstats_shape_all accepts (hits^2) */
+#define BS_COLSTATS_FOLD_HIT_VAR		1.0
+
+/*
  * Put filter bits (m bits, bs_words_for_bits(m) words) into the sample as
  * filter number col (< 64 * slice_words): sets bit col of every slice whose
  * bucket has a set bit.  slices holds fold_m slices of slice_words words,

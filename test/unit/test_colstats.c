@@ -121,6 +121,33 @@ test_shape(void)
 	check_shape(1024, 3, 0.006, 30000, UINT64_C(8) << 20, "sparse demo filters");
 	check_shape(1 << 22, 7, 0.0002, 5000, UINT64_C(8) << 20, "very large sparse filters");
 	check_shape(65536, 7, 0.41, 2000, UINT64_C(1) << 20, "large dense filters, small budget");
+
+	/*
+	 * all of them: unfolded when they fit; folded 4.7x, 30 heavy filters of
+	 * 88-3,000 elements (m = 29,300, k = 7): the few the folding saturates
+	 * always hit and add no variance, so they qualify; 30 filters of fill
+	 * 0.3 folded to a q of about 0.5 each do not; no budget, no rows
+	 */
+	{
+		float		hf[30];
+		float		mid[30];
+
+		for (int i = 0; i < 30; i++)
+		{
+			double		c = 3000.0 / pow(i + 1, 1.1) + 88;
+
+			hf[i] = (float) (1 - exp(-7 * c / 29300));
+			mid[i] = 0.3f;
+		}
+		CHECK(bs_colstats_shape_all(1024, 3, f, 3, 1 << 20, &sh) && sh.fold_m == 1024 &&
+			  sh.nsample == 3, "all, unfolded: %u x %u", sh.fold_m, sh.nsample);
+		CHECK(bs_colstats_shape_all(29300, 7, hf, 30, 400000, &sh) && sh.fold_m == 6250 &&
+			  sh.nsample == 30, "all, heavy: %u x %u", sh.fold_m, sh.nsample);
+		CHECK(!bs_colstats_shape_all(29300, 7, mid, 30, 400000, &sh) && sh.nsample == 0,
+			  "all, too noisy");
+		CHECK(!bs_colstats_shape_all(100000, 7, f, 3, 32, &sh), "all, no budget");
+		CHECK(!bs_colstats_shape_all(1024, 3, f, 0, 1 << 20, &sh), "all, no rows");
+	}
 }
 
 /* ---- the sample's hits against folded filters tested bit by bit ------------ */
