@@ -72,7 +72,9 @@ typedef struct BloofiPageOpaqueData
 								 * node of the retired or free chain */
 	uint32		nused;			/* node header: slots ever used (high-water);
 								 * pending: entries */
-	uint32		nlive;			/* node header: slots holding a child */
+	uint32		nlive;			/* node header: slots holding a child;
+								 * pending: the page's place in its chain (1:
+								 * the head; 0: written before 1.2) */
 	uint32		cap;			/* node header: slots */
 	TransactionId xid;			/* node header, retired: next XID when it was
 								 * replaced */
@@ -144,7 +146,9 @@ typedef struct BloofiOptions
  * The pending list (like GIN's fastupdate): inserted filters are appended
  * row-major to a chain of pending pages (one small WAL record) and moved into
  * the tree in batches, when BLOOFI_PENDING_FLUSH entries have accumulated
- * and by VACUUM.  An entry is 8 bytes (the heap TID, then a uint16 form)
+ * and by VACUUM (wide filters, whose dense form exceeds a quarter page: at
+ * BLOOFI_PENDING_FLUSH_WIDE entries or BLOOFI_PENDING_FLUSH_PAGES pages, as
+ * a flush then rewrites whole nodes).  An entry is 8 bytes (the heap TID, then a uint16 form)
  * and its filter: dense (form 0: the m bits, 8 * words bytes) or sparse
  * (form BLOOFI_PENDING_SPARSE | len: the len-byte position list of
  * bs_sparse.h, padded to 8), whichever is smaller.  Entries larger than
@@ -153,6 +157,8 @@ typedef struct BloofiOptions
  * bits in batches of at most BLOOFI_FLUSH_BATCH_BYTES.
  */
 #define BLOOFI_PENDING_FLUSH		256
+#define BLOOFI_PENDING_FLUSH_WIDE	4096
+#define BLOOFI_PENDING_FLUSH_PAGES	64
 #define BLOOFI_PENDING_MIN_PER_PAGE	4
 #define BLOOFI_PENDING_ENTRY(fbytes)	(8 + (fbytes))
 #define BLOOFI_PENDING_SPARSE		0x8000

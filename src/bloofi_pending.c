@@ -6,8 +6,8 @@
  * holds one of its ~m/2 set bits (hundreds to thousands of pages).  So, like
  * GIN's fastupdate, an insert only appends (TID, filter) to the tail of
  * a chain of pending pages: one WAL record of the metapage and one or two
- * pending pages.  When BLOOFI_PENDING_FLUSH entries have accumulated (and at
- * every VACUUM), the chain is moved into the tree in one batch, which
+ * pending pages.  When enough entries have accumulated (bloofi_pending_full;
+ * and at every VACUUM), the chain is moved into the tree in one batch, which
  * touches each slice page of a bottom node once for the whole batch.
  *
  * Entries (bloofi.h): 6 bytes of TID, a uint16 form, then the filter, dense
@@ -89,6 +89,24 @@ bloofi_pending_pages_estimate(const BloofiMetaData *meta)
 	if (dense <= BLOOFI_PENDING_MAX_ENTRY)
 		return ceil(meta->npending / floor((double) BLOOFI_PAGE_BYTES / dense));
 	return ceil((double) meta->npending * BLOOFI_PENDING_MAX_ENTRY / BLOOFI_PAGE_BYTES);
+}
+
+/*
+ * Is the active chain (npending entries, its tail the pages-th page) due
+ * for a flush?  Narrow filters: at BLOOFI_PENDING_FLUSH entries, as before
+ * 1.2.  Wide ones (dense form over a quarter page: sparse entries, and the
+ * tree's nodes are large enough that a flush rewrites each node it
+ * touches): at BLOOFI_PENDING_FLUSH_WIDE entries or
+ * BLOOFI_PENDING_FLUSH_PAGES pages, so that a flush's cost is shared by
+ * many entries while a lookup's scan of the list stays bounded (64 pages:
+ * what 256 quarter-page dense entries took, the narrow worst case).
+ */
+static bool
+bloofi_pending_full(const BloofiMetaData *meta, uint32 pages)
+{
+	if (BLOOFI_PENDING_ENTRY(bloofi_pending_fbytes(meta)) <= BLOOFI_PENDING_MAX_ENTRY)
+		return meta->npending >= BLOOFI_PENDING_FLUSH;
+	return meta->npending >= BLOOFI_PENDING_FLUSH_WIDE || pages >= BLOOFI_PENDING_FLUSH_PAGES;
 }
 
 /*
@@ -287,6 +305,7 @@ bloofi_pending_insert(Relation index, const BloofiMetaData *params, ItemPointer 
 
 			page = bloofi_wal_page(&w, newbuf, false, GENERIC_XLOG_FULL_IMAGE);
 			bloofi_init_page(page, BLOOFI_PAGE_PENDING, 0, BLOOFI_PAGE_BYTES);
+			BloofiPageGetOpaque(page)->nlive = BloofiPageGetOpaque(tail)->nlive + 1;
 			BloofiPageGetOpaque(tail)->next = BufferGetBlockNumber(newbuf);
 			meta->pending_tail = BufferGetBlockNumber(newbuf);
 			used = 0;
@@ -298,13 +317,14 @@ bloofi_pending_insert(Relation index, const BloofiMetaData *params, ItemPointer 
 
 		page = bloofi_wal_page(&w, newbuf, false, GENERIC_XLOG_FULL_IMAGE);
 		bloofi_init_page(page, BLOOFI_PAGE_PENDING, 0, BLOOFI_PAGE_BYTES);
+		BloofiPageGetOpaque(page)->nlive = 1;
 		meta->pending_head = meta->pending_tail = BufferGetBlockNumber(newbuf);
 	}
 	op = BloofiPageGetOpaque(page);
 	memcpy((uint8 *) PageGetContents(page) + used, entry, len);
 	op->nused++;
 	meta->npending++;
-	flush = meta->npending >= BLOOFI_PENDING_FLUSH;
+	flush = bloofi_pending_full(meta, op->nlive);
 	bloofi_wal_flush(&w);
 	UnlockReleaseBuffer(metabuf);
 	pfree(entry);
