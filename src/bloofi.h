@@ -145,16 +145,16 @@ typedef struct BloofiOptions
 /*
  * The pending list (like GIN's fastupdate): inserted filters are appended
  * row-major to a chain of pending pages (one small WAL record) and moved into
- * the tree in batches, when BLOOFI_PENDING_FLUSH entries have accumulated
- * and by VACUUM (wide filters, whose dense form exceeds a quarter page: at
- * BLOOFI_PENDING_FLUSH_WIDE entries or BLOOFI_PENDING_FLUSH_PAGES pages, as
- * a flush then rewrites whole nodes).  An entry is 8 bytes (the heap TID, then a uint16 form)
- * and its filter: dense (form 0: the m bits, 8 * words bytes) or sparse
- * (form BLOOFI_PENDING_SPARSE | len: the len-byte position list of
- * bs_sparse.h, padded to 8), whichever is smaller.  Entries larger than
- * BLOOFI_PENDING_MAX_ENTRY (a quarter page: a full page is then at least 3/4
- * used) go into the tree directly.  A flush decodes sparse entries to dense
- * bits in batches of at most BLOOFI_FLUSH_BATCH_BYTES.
+ * the tree in batches, by VACUUM and when the list is full: narrow filters
+ * (dense entry at most BLOOFI_PENDING_NARROW_ENTRY, a quarter page) at
+ * BLOOFI_PENDING_FLUSH entries, as in 1.1; wide ones at
+ * BLOOFI_PENDING_FLUSH_WIDE entries or BLOOFI_PENDING_FLUSH_PAGES pages.  An
+ * entry is 8 bytes (the heap TID, then a uint16 form) and its filter: dense
+ * (form 0: the m bits, 8 * words bytes) or sparse (form
+ * BLOOFI_PENDING_SPARSE | len: the len-byte position list of bs_sparse.h,
+ * padded to 8), whichever is smaller.  An entry larger than a page goes
+ * into the tree directly.  A flush decodes sparse entries to dense bits in
+ * batches of at most 1,024 entries and maintenance_work_mem bytes.
  */
 #define BLOOFI_PENDING_FLUSH		256
 #define BLOOFI_PENDING_FLUSH_WIDE	4096
@@ -162,8 +162,8 @@ typedef struct BloofiOptions
 #define BLOOFI_PENDING_MIN_PER_PAGE	4
 #define BLOOFI_PENDING_ENTRY(fbytes)	(8 + (fbytes))
 #define BLOOFI_PENDING_SPARSE		0x8000
-#define BLOOFI_PENDING_MAX_ENTRY	(BLOOFI_PAGE_BYTES / BLOOFI_PENDING_MIN_PER_PAGE)
-#define BLOOFI_FLUSH_BATCH_BYTES	((Size) 16 * 1024 * 1024)
+#define BLOOFI_PENDING_NARROW_ENTRY	(BLOOFI_PAGE_BYTES / BLOOFI_PENDING_MIN_PER_PAGE)
+#define BLOOFI_PENDING_MAX_ENTRY	BLOOFI_PAGE_BYTES
 
 typedef struct BloofiMetaData
 {

@@ -152,7 +152,7 @@ bloofi_set_params(Relation index, const BsParams *p)
 
 /*
  * aminsert: a new row's filter goes to the pending list when fastupdate is
- * on and its entry (dense or sparse) fits in a quarter page, else into the
+ * on and its entry (dense or sparse) fits in a page, else into the
  * tree under the tree lock.  The first filter of an empty index sets its parameters.
  */
 bool

@@ -15,8 +15,8 @@
  * are) or sparse (BLOOFI_PENDING_SPARSE | len: the position list of
  * bs_sparse.h, padded to 8 bytes), the smaller of the two.  A page holds
  * op->nused entries back to back from its start; an entry that does not fit
- * in the tail page's free space starts a new page, one larger than a quarter
- * page is not stored (the caller inserts it into the tree).  Every length
+ * in the tail page's free space starts a new page, one larger than a page
+ * is not stored (the caller inserts it into the tree).  Every length
  * is checked against the page and every encoding against m before it is
  * read: a damaged entry is an index_corrupted error, never an over-read.
  * Lookups test a sparse entry in place (bs_sparse_test_all); the flush and
@@ -76,35 +76,43 @@ bloofi_pending_usable(const BloofiMetaData *meta)
 	return meta->have_params;
 }
 
+/* narrow filters: dense entries of at most a quarter page (1.1's pending list) */
+static inline bool
+bloofi_pending_narrow(const BloofiMetaData *meta)
+{
+	return BLOOFI_PENDING_ENTRY(bloofi_pending_fbytes(meta)) <= BLOOFI_PENDING_NARROW_ENTRY;
+}
+
 /*
- * Pages of the active chain, for the cost model: exact for dense entries of
- * at most a quarter page; for wider filters (sparse entries of unknown
- * size) the bound of npending quarter-page entries.
+ * Pages of the active chain, for the cost model: for narrow filters, those
+ * of npending dense entries (an upper bound); for wide ones (sparse entries
+ * of unknown sizes) the bound of bloofi_pending_full: one page per entry,
+ * at most BLOOFI_PENDING_FLUSH_PAGES.
  */
 double
 bloofi_pending_pages_estimate(const BloofiMetaData *meta)
 {
-	uint32		dense = BLOOFI_PENDING_ENTRY(bloofi_pending_fbytes(meta));
-
-	if (dense <= BLOOFI_PENDING_MAX_ENTRY)
-		return ceil(meta->npending / floor((double) BLOOFI_PAGE_BYTES / dense));
-	return ceil((double) meta->npending * BLOOFI_PENDING_MAX_ENTRY / BLOOFI_PAGE_BYTES);
+	if (bloofi_pending_narrow(meta))
+		return ceil(meta->npending /
+					floor((double) BLOOFI_PAGE_BYTES /
+						  BLOOFI_PENDING_ENTRY(bloofi_pending_fbytes(meta))));
+	return Min(meta->npending, BLOOFI_PENDING_FLUSH_PAGES);
 }
 
 /*
  * Is the active chain (npending entries, its tail the pages-th page) due
  * for a flush?  Narrow filters: at BLOOFI_PENDING_FLUSH entries, as before
- * 1.2.  Wide ones (dense form over a quarter page: sparse entries, and the
- * tree's nodes are large enough that a flush rewrites each node it
- * touches): at BLOOFI_PENDING_FLUSH_WIDE entries or
- * BLOOFI_PENDING_FLUSH_PAGES pages, so that a flush's cost is shared by
- * many entries while a lookup's scan of the list stays bounded (64 pages:
- * what 256 quarter-page dense entries took, the narrow worst case).
+ * 1.2.  Wide ones (sparse entries; the tree's nodes are large enough that
+ * a flush rewrites each node it touches): at BLOOFI_PENDING_FLUSH_WIDE
+ * entries or BLOOFI_PENDING_FLUSH_PAGES pages, so that a flush's cost is
+ * shared by many entries while a lookup's scan of the list stays bounded
+ * (64 pages: what 256 quarter-page dense entries took, the narrow worst
+ * case; 4,096 entries tested in place).
  */
 static bool
 bloofi_pending_full(const BloofiMetaData *meta, uint32 pages)
 {
-	if (BLOOFI_PENDING_ENTRY(bloofi_pending_fbytes(meta)) <= BLOOFI_PENDING_MAX_ENTRY)
+	if (bloofi_pending_narrow(meta))
 		return meta->npending >= BLOOFI_PENDING_FLUSH;
 	return meta->npending >= BLOOFI_PENDING_FLUSH_WIDE || pages >= BLOOFI_PENDING_FLUSH_PAGES;
 }
@@ -609,7 +617,8 @@ bloofi_flush_refill(Relation index, const BloofiMetaData *meta, PendingCollect *
 /*
  * Flush step 2: the entries of the flushing chain at head into the tree
  * (those of a crashed flush completed in place first), in batches of at most
- * 1,024 entries and BLOOFI_FLUSH_BATCH_BYTES of decoded filters.
+ * 1,024 entries and maintenance_work_mem of decoded filters (the fewer the
+ * batches, the fewer times a bottom node is rewritten).
  */
 static void
 bloofi_flush_entries(Relation index, BlockNumber head, bool leftover)
@@ -635,7 +644,7 @@ bloofi_flush_entries(Relation index, BlockNumber head, bool leftover)
 	pc.body = palloc(pc.body_cap);
 	bloofi_chain_visit(index, meta, head, true, true, bloofi_pending_collect, &pc);
 
-	batch = (int) Max(1, Min(1024, BLOOFI_FLUSH_BATCH_BYTES / pc.fbytes));
+	batch = (int) Max(1, Min(1024, (Size) maintenance_work_mem * 1024 / pc.fbytes));
 	scratch = palloc((Size) batch * pc.fbytes);
 	rest = palloc(sizeof(int) * Max(pc.n, 1));
 	if (leftover)
