@@ -180,6 +180,32 @@ $node->start;
 is($node->safe_psql('postgres', "SELECT retired_nodes FROM bloofi_stats('c_legacy')"), '0',
 	'c_legacy: and freed the retired nodes');
 
+# the damaged copies in %$expect: bloofi_check fails with XX002 naming the
+# damage; a lookup ($lookup) through the damaged index only is an error or a
+# lossy answer, never a crash; the intact copy passes; REINDEX repairs each
+sub expect_damage
+{
+	my ($expect, $names, $intact, $lookup) = @_;
+	for my $n (sort keys %$expect)
+	{
+		my ($rc, $out, $err) = $node->psql('postgres',
+			"\\set VERBOSITY verbose\nSELECT bloofi_check('$n')");
+		isnt($rc, 0, "$n: bloofi_check fails");
+		like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
+		like($err, $expect->{$n}, "$n: naming the damage");
+		my $others = join(', ', grep { $_ ne $n } @$names);
+		($rc, $out, $err) = $node->psql('postgres', "BEGIN; DROP INDEX $others; SET LOCAL enable_seqscan = off;
+			$lookup; ROLLBACK");
+		ok($rc == 0 || $err =~ /XX002|invalid node/, "$n: a lookup is an error or an answer ($err)");
+		is($node->safe_psql('postgres', 'SELECT 1'), '1', "$n: the server is still up after lookups");
+	}
+	is($node->safe_psql('postgres', "SELECT bloofi_check('$intact')"), '', "$intact: the intact copy still passes");
+	$node->safe_psql('postgres', "REINDEX INDEX $_") for keys %$expect;
+	is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
+	  for sort keys %$expect;
+	return;
+}
+
 # ---- SPARSE bottom nodes (small sparse filters: lists position -> slots) ----
 # A damaged list or header of a sparse node is XX002 for bloofi_check and for
 # a lookup, never a crash or a read past the node; REINDEX repairs it.
@@ -223,24 +249,7 @@ my %sexpect = (
 	s_head => qr/sparse slices' header is damaged/,
 	s_list => qr/sparse slices/,
 );
-for my $n (sort keys %sexpect)
-{
-	my ($rc, $out, $err) = $node->psql('postgres',
-		"\\set VERBOSITY verbose\nSELECT bloofi_check('$n')");
-	isnt($rc, 0, "$n: bloofi_check fails");
-	like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
-	like($err, $sexpect{$n}, "$n: naming the damage");
-	# a lookup through the damaged index only: an error or a lossy answer, never a crash
-	my $others = join(', ', grep { $_ ne $n } @snames);
-	($rc, $out, $err) = $node->psql('postgres', "BEGIN; DROP INDEX $others; SET LOCAL enable_seqscan = off;
-		SELECT count(*) FROM s WHERE f @> 4997::bigint; ROLLBACK");
-	ok($rc == 0 || $err =~ /XX002|invalid node/, "$n: a lookup is an error or an answer ($err)");
-	is($node->safe_psql('postgres', 'SELECT 1'), '1', "$n: the server is still up after lookups");
-}
-is($node->safe_psql('postgres', "SELECT bloofi_check('s_intact')"), '', 's_intact: the intact copy still passes');
-$node->safe_psql('postgres', "REINDEX INDEX $_") for keys %sexpect;
-is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
-  for sort keys %sexpect;
+expect_damage(\%sexpect, \@snames, 's_intact', 'SELECT count(*) FROM s WHERE f @> 4997::bigint');
 
 # ---- sparse pending entries (filters of m = 433,039 in the pending list) ----
 # A pending entry whose length overruns its page, or whose position list is
@@ -296,23 +305,7 @@ my %pexpect = (
 	p_len => qr/damaged pending entry in block \d+: entries overrun the page/,
 	p_pos => qr/damaged pending entry for heap tuple/,
 );
-for my $n (sort keys %pexpect)
-{
-	my ($rc, $out, $err) = $node->psql('postgres',
-		"\\set VERBOSITY verbose\nSELECT bloofi_check('$n')");
-	isnt($rc, 0, "$n: bloofi_check fails");
-	like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
-	like($err, $pexpect{$n}, "$n: naming the damage");
-	my $others = join(', ', grep { $_ ne $n } @pnames);
-	($rc, $out, $err) = $node->psql('postgres', "BEGIN; DROP INDEX $others; SET LOCAL enable_seqscan = off;
-		SELECT count(*) FROM p WHERE f @> 1::bigint; ROLLBACK");
-	ok($rc == 0 || $err =~ /XX002/, "$n: a lookup is an error or an answer ($err)");
-	is($node->safe_psql('postgres', 'SELECT 1'), '1', "$n: the server is still up after lookups");
-}
-is($node->safe_psql('postgres', "SELECT bloofi_check('p_intact')"), '', 'p_intact: the intact copy still passes');
-$node->safe_psql('postgres', "REINDEX INDEX $_") for keys %pexpect;
-is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
-  for sort keys %pexpect;
+expect_damage(\%pexpect, \@pnames, 'p_intact', 'SELECT count(*) FROM p WHERE f @> 1::bigint');
 
 $node->stop;
 done_testing();
