@@ -194,8 +194,8 @@ sub expect_damage
 		like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
 		like($err, $expect->{$n}, "$n: naming the damage");
 		my $others = join(', ', grep { $_ ne $n } @$names);
-		($rc, $out, $err) = $node->psql('postgres', "BEGIN; DROP INDEX $others; SET LOCAL enable_seqscan = off;
-			$lookup; ROLLBACK");
+		($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nBEGIN; DROP INDEX $others;
+			SET LOCAL enable_seqscan = off; $lookup; ROLLBACK");
 		ok($rc == 0 || $err =~ /XX002|invalid node/, "$n: a lookup is an error or an answer ($err)");
 		is($node->safe_psql('postgres', 'SELECT 1'), '1', "$n: the server is still up after lookups");
 	}
