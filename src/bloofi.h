@@ -72,7 +72,9 @@ typedef struct BloofiPageOpaqueData
 								 * node of the retired or free chain */
 	uint32		nused;			/* node header: slots ever used (high-water);
 								 * pending: entries */
-	uint32		nlive;			/* node header: slots holding a child */
+	uint32		nlive;			/* node header: slots holding a child;
+								 * pending: the page's place in its chain (1:
+								 * the head; 0: written before 1.2) */
 	uint32		cap;			/* node header: slots */
 	TransactionId xid;			/* node header, retired: next XID when it was
 								 * replaced */
@@ -143,13 +145,25 @@ typedef struct BloofiOptions
 /*
  * The pending list (like GIN's fastupdate): inserted filters are appended
  * row-major to a chain of pending pages (one small WAL record) and moved into
- * the tree in batches, when BLOOFI_PENDING_FLUSH entries have accumulated
- * and by VACUUM.  Used when a page holds at least BLOOFI_PENDING_MIN_PER_PAGE
- * entries (filters up to ~2 kB).
+ * the tree in batches, by VACUUM and when the list is full: narrow filters
+ * (dense entry at most BLOOFI_PENDING_NARROW_ENTRY, a quarter page) at
+ * BLOOFI_PENDING_FLUSH entries, as in 1.1; wide ones at
+ * BLOOFI_PENDING_FLUSH_WIDE entries or BLOOFI_PENDING_FLUSH_PAGES pages.  An
+ * entry is 8 bytes (the heap TID, then a uint16 form) and its filter: dense
+ * (form 0: the m bits, 8 * words bytes) or sparse (form
+ * BLOOFI_PENDING_SPARSE | len: the len-byte position list of bs_sparse.h,
+ * padded to 8), whichever is smaller.  An entry larger than a page goes
+ * into the tree directly.  A flush decodes sparse entries to dense bits in
+ * batches of at most 1,024 entries and maintenance_work_mem bytes.
  */
 #define BLOOFI_PENDING_FLUSH		256
+#define BLOOFI_PENDING_FLUSH_WIDE	4096
+#define BLOOFI_PENDING_FLUSH_PAGES	64
 #define BLOOFI_PENDING_MIN_PER_PAGE	4
 #define BLOOFI_PENDING_ENTRY(fbytes)	(8 + (fbytes))
+#define BLOOFI_PENDING_SPARSE		0x8000
+#define BLOOFI_PENDING_NARROW_ENTRY	(BLOOFI_PAGE_BYTES / BLOOFI_PENDING_MIN_PER_PAGE)
+#define BLOOFI_PENDING_MAX_ENTRY	BLOOFI_PAGE_BYTES
 
 typedef struct BloofiMetaData
 {
@@ -512,15 +526,32 @@ extern BlockNumber bloofi_vac_merge(Relation index);
 
 /* bloofi_pending.c */
 extern bool bloofi_pending_usable(const BloofiMetaData *meta);
-extern void bloofi_pending_insert(Relation index, ItemPointer tid, const uint8 *filter);
+extern double bloofi_pending_pages_estimate(const BloofiMetaData *meta);
+extern bool bloofi_pending_insert(Relation index, const BloofiMetaData *meta, ItemPointer tid,
+								  const uint8 *filter);
 extern void bloofi_pending_flush(Relation index, bool wait);
 extern void bloofi_pending_search(Relation index, const BloofiMetaData *meta,
 								  const uint32 *pos, uint32 npos,
 								  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
-typedef void (*BloofiPendingVisitor) (ItemPointer tid, const uint8 *filter, bool flushing,
-									  void *arg);
+
+/*
+ * One pending entry as a visitor sees it (pointing into a copy of its page):
+ * the dense bits (8-byte aligned), or when bits is NULL the sparse position
+ * list, opened (its lengths checked against m, its contents not yet).
+ */
+typedef struct BloofiPendingEntry
+{
+	ItemPointerData tid;
+	const uint8 *bits;			/* dense: the m bits; NULL when sparse */
+	const uint8 *enc;			/* sparse: the encoding, enc_len bytes */
+	uint32		enc_len;
+	BsSparse	sparse;			/* sparse: enc opened */
+} BloofiPendingEntry;
+typedef void (*BloofiPendingVisitor) (const BloofiPendingEntry *e, bool flushing, void *arg);
 extern void bloofi_pending_visit(Relation index, const BloofiMetaData *meta, bool strict,
 								 BloofiPendingVisitor visit, void *arg);
+extern const uint8 *bloofi_pending_entry_bits(Relation index, const BloofiMetaData *meta,
+											  const BloofiPendingEntry *e, uint8 *scratch);
 
 /* bloofi_build.c */
 extern IndexBuildResult *bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo);

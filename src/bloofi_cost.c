@@ -194,11 +194,7 @@ bloofi_cost_profile(Relation irel)
 	{
 		bloofi_params(meta, &prof->params);
 		prof->pending = meta->npending;
-		if (bloofi_pending_usable(meta))
-			prof->pending_pages =
-				ceil(meta->npending /
-					 floor((double) BLOOFI_PAGE_BYTES /
-						   BLOOFI_PENDING_ENTRY(8 * bs_words_for_bits(meta->m))));
+		prof->pending_pages = bloofi_pending_pages_estimate(meta);
 		if (meta->root != InvalidBlockNumber)
 			profile_tree(irel, meta, prof);
 	}

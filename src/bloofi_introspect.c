@@ -32,7 +32,7 @@ PG_FUNCTION_INFO_V1(bloofi_probe);
 			 errhint("REINDEX it to rebuild it from the table.")))
 
 static void
-bloofi_count_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+bloofi_count_visit(const BloofiPendingEntry *e, bool flushing, void *arg)
 {
 	int64	   *n = (int64 *) arg;
 
@@ -190,6 +190,7 @@ typedef struct CheckState
 	uint32		nactive;
 	BlockNumber nblocks;		/* of the index */
 	uint8	   *owner;			/* BloofiSpaceOwner of every block */
+	uint8	   *pending_bits;	/* a sparse pending entry decoded */
 } CheckState;
 
 static const char *const bloofi_owner_names[] = {
@@ -321,15 +322,22 @@ bloofi_check_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 static void
-bloofi_check_pending_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+bloofi_check_pending_visit(const BloofiPendingEntry *pe, bool flushing, void *arg)
 {
 	CheckState *cs = (CheckState *) arg;
 	CheckEntry *e;
+	ItemPointerData tidcopy = pe->tid;
+	ItemPointer tid = &tidcopy;
+	const uint8 *filter;
 
 	if (!ItemPointerIsValid(tid))
 		CORRUPT(cs->index, "A pending entry has an invalid heap TID.");
 	if (!flushing)
 		cs->nactive++;
+	/* a sparse entry decoded with every position checked, live or not */
+	if (cs->pending_bits == NULL)
+		cs->pending_bits = palloc(cs->fbytes);
+	filter = bloofi_pending_entry_bits(cs->index, cs->meta, pe, cs->pending_bits);
 	e = hash_search(cs->live, tid, HASH_FIND, NULL);
 	if (e == NULL)
 		return;					/* dead: VACUUM removes it */

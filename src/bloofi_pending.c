@@ -4,11 +4,23 @@
  *
  * Setting one leaf's bits in a wide bit-sliced node touches every slice page that
  * holds one of its ~m/2 set bits (hundreds to thousands of pages).  So, like
- * GIN's fastupdate, an insert only appends (TID, filter bits) to the tail of
+ * GIN's fastupdate, an insert only appends (TID, filter) to the tail of
  * a chain of pending pages: one WAL record of the metapage and one or two
- * pending pages.  When BLOOFI_PENDING_FLUSH entries have accumulated (and at
- * every VACUUM), the chain is moved into the tree in one batch, which
+ * pending pages.  When enough entries have accumulated (bloofi_pending_full;
+ * and at every VACUUM), the chain is moved into the tree in one batch, which
  * touches each slice page of a bottom node once for the whole batch.
+ *
+ * Entries (bloofi.h): 6 bytes of TID, a uint16 form, then the filter, dense
+ * (form 0: m bits; the only form before 1.2, so older pages read as they
+ * are) or sparse (BLOOFI_PENDING_SPARSE | len: the position list of
+ * bs_sparse.h, padded to 8 bytes), the smaller of the two.  A page holds
+ * op->nused entries back to back from its start; an entry that does not fit
+ * in the tail page's free space starts a new page, one larger than a page
+ * is not stored (the caller inserts it into the tree).  Every length
+ * is checked against the page and every encoding against m before it is
+ * read: a damaged entry is an index_corrupted error, never an over-read.
+ * Lookups test a sparse entry in place (bs_sparse_test_all); the flush and
+ * bloofi_check decode it to dense bits, in batches.
  *
  * Metapage fields: pending_head/tail/npending (the active chain, appended to
  * under the metapage's exclusive lock), flushing_head (a chain being moved
@@ -35,6 +47,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
@@ -44,17 +58,198 @@
 
 #include "bloofi.h"
 
-static uint32
-bloofi_pending_per_page(const BloofiMetaData *meta)
+StaticAssertDecl(sizeof(ItemPointerData) == 6, "a pending entry's form follows its 6-byte TID");
+StaticAssertDecl(BLOOFI_PENDING_MAX_ENTRY - 8 < BLOOFI_PENDING_SPARSE,
+				 "a sparse entry's length fits in its form");
+
+/* bytes of a dense entry's filter */
+static inline uint32
+bloofi_pending_fbytes(const BloofiMetaData *meta)
 {
-	return BLOOFI_PAGE_BYTES / BLOOFI_PENDING_ENTRY(8 * bs_words_for_bits(meta->m));
+	return (uint32) (8 * bs_words_for_bits(meta->m));
 }
 
-/* true when filters of this index are small enough for the pending list */
+/* the pending list takes any filter of an index with parameters (entries too large go to the tree) */
 bool
 bloofi_pending_usable(const BloofiMetaData *meta)
 {
-	return meta->have_params && bloofi_pending_per_page(meta) >= BLOOFI_PENDING_MIN_PER_PAGE;
+	return meta->have_params;
+}
+
+/* narrow filters: dense entries of at most a quarter page (1.1's pending list) */
+static inline bool
+bloofi_pending_narrow(const BloofiMetaData *meta)
+{
+	return BLOOFI_PENDING_ENTRY(bloofi_pending_fbytes(meta)) <= BLOOFI_PENDING_NARROW_ENTRY;
+}
+
+/*
+ * Pages of the active chain, for the cost model: for narrow filters, those
+ * of npending dense entries (an upper bound); for wide ones (sparse entries
+ * of unknown sizes) the bound of bloofi_pending_full: one page per entry,
+ * at most BLOOFI_PENDING_FLUSH_PAGES.
+ */
+double
+bloofi_pending_pages_estimate(const BloofiMetaData *meta)
+{
+	if (bloofi_pending_narrow(meta))
+		return ceil(meta->npending /
+					floor((double) BLOOFI_PAGE_BYTES /
+						  BLOOFI_PENDING_ENTRY(bloofi_pending_fbytes(meta))));
+	return Min(meta->npending, BLOOFI_PENDING_FLUSH_PAGES);
+}
+
+/*
+ * Is the active chain (npending entries, its tail the pages-th page) due
+ * for a flush?  Narrow filters: at BLOOFI_PENDING_FLUSH entries, as before
+ * 1.2.  Wide ones (sparse entries; the tree's nodes are large enough that
+ * a flush rewrites each node it touches): at BLOOFI_PENDING_FLUSH_WIDE
+ * entries or BLOOFI_PENDING_FLUSH_PAGES pages, so that a flush's cost is
+ * shared by many entries while a lookup's scan of the list stays bounded
+ * (64 pages: what 256 quarter-page dense entries took, the narrow worst
+ * case; 4,096 entries tested in place).
+ */
+static bool
+bloofi_pending_full(const BloofiMetaData *meta, uint32 pages)
+{
+	if (bloofi_pending_narrow(meta))
+		return meta->npending >= BLOOFI_PENDING_FLUSH;
+	return meta->npending >= BLOOFI_PENDING_FLUSH_WIDE || pages >= BLOOFI_PENDING_FLUSH_PAGES;
+}
+
+/*
+ * The stored entry (TID, form, filter) for filter into a palloc'd *entry:
+ * returns its length, or 0 when even its smaller form exceeds
+ * BLOOFI_PENDING_MAX_ENTRY.
+ */
+static uint32
+bloofi_pending_make_entry(const BloofiMetaData *meta, ItemPointer tid, const uint8 *filter,
+						  uint8 **entry)
+{
+	uint32		fbytes = bloofi_pending_fbytes(meta);
+	uint64		n = bs_popcount(filter, fbytes / 8);
+	size_t		slen = bs_sparse_size(meta->m, n);
+	bool		sparse = TYPEALIGN(8, slen) < fbytes;
+	uint32		len = 8 + (sparse ? (uint32) TYPEALIGN(8, slen) : fbytes);
+	uint16		form = sparse ? (uint16) (BLOOFI_PENDING_SPARSE | slen) : 0;
+	uint8	   *e;
+
+	if (len > BLOOFI_PENDING_MAX_ENTRY)
+		return 0;
+	e = palloc0(len);
+	memcpy(e, tid, sizeof(ItemPointerData));
+	memcpy(e + 6, &form, sizeof(form));
+	if (sparse)
+		bs_sparse_encode_bits(filter, meta->m, (uint32) n, e + 8);
+	else
+		memcpy(e + 8, filter, fbytes);
+	*entry = e;
+	return len;
+}
+
+static void bloofi_pending_corrupt(Relation index, BlockNumber blk, const char *what)
+			pg_attribute_noreturn();
+
+/* a damaged entry in block blk (InvalidBlockNumber: in a flush's copy): index_corrupted */
+static void
+bloofi_pending_corrupt(Relation index, BlockNumber blk, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" has a damaged pending entry in block %u: %s",
+					RelationGetRelationName(index), blk, what)));
+}
+
+/* open the sparse encoding enc (len bytes) of an m-bit filter, or fail as corrupted */
+static void
+bloofi_pending_open(Relation index, BlockNumber blk, const uint8 *enc, uint32 len, uint32 m,
+					BsSparse *s)
+{
+	BsSparseError err = bs_sparse_open(enc, len, m, s);
+
+	if (err != BS_SPARSE_OK)
+		bloofi_pending_corrupt(index, blk, bs_sparse_error_string(err));
+}
+
+/*
+ * Parse the entry at contents + off of a pending page (block blk, holding
+ * BLOOFI_PAGE_BYTES of contents) into *e, checking its length against the
+ * page and, for a sparse one, its encoding's lengths against m.  Returns its
+ * stored length.
+ */
+static uint32
+bloofi_pending_parse(Relation index, BlockNumber blk, const BloofiMetaData *meta,
+					 const uint8 *contents, uint32 off, BloofiPendingEntry *e)
+{
+	const uint8 *p = contents + off;
+	uint16		form;
+	uint32		len;
+
+	if (off > BLOOFI_PAGE_BYTES - 8)
+		bloofi_pending_corrupt(index, blk, "entries overrun the page");
+	memcpy(&e->tid, p, sizeof(ItemPointerData));
+	memcpy(&form, p + 6, sizeof(form));
+	e->bits = NULL;
+	e->enc = NULL;
+	e->enc_len = 0;
+	if (form == 0)
+		len = 8 + bloofi_pending_fbytes(meta);
+	else if (form & BLOOFI_PENDING_SPARSE)
+		len = 8 + (uint32) TYPEALIGN(8, form & ~BLOOFI_PENDING_SPARSE);
+	else
+		bloofi_pending_corrupt(index, blk, "unknown entry form");
+	if (len > BLOOFI_PAGE_BYTES - off)
+		bloofi_pending_corrupt(index, blk, "entries overrun the page");
+	if (form == 0)
+		e->bits = p + 8;
+	else
+	{
+		e->enc = p + 8;
+		e->enc_len = form & ~BLOOFI_PENDING_SPARSE;
+		bloofi_pending_open(index, blk, e->enc, e->enc_len, meta->m, &e->sparse);
+	}
+	return len;
+}
+
+/* bytes used by the op->nused entries of a pending page's contents */
+static uint32
+bloofi_pending_page_used(Relation index, BlockNumber blk, const BloofiMetaData *meta,
+						 Page page)
+{
+	const uint8 *contents = (const uint8 *) PageGetContents(page);
+	uint32		nused = BloofiPageGetOpaque(page)->nused;
+	uint32		off = 0;
+	BloofiPendingEntry e;
+
+	for (uint32 i = 0; i < nused; i++)
+		off += bloofi_pending_parse(index, blk, meta, contents, off, &e);
+	return off;
+}
+
+/*
+ * The dense bits of entry e: its own for a dense entry, else decoded into
+ * scratch (8 * bs_words_for_bits(m) bytes) with every position checked
+ * (increasing, below m): a damaged encoding is an index_corrupted error.
+ */
+const uint8 *
+bloofi_pending_entry_bits(Relation index, const BloofiMetaData *meta,
+						  const BloofiPendingEntry *e, uint8 *scratch)
+{
+	BsSparseError err;
+
+	if (e->bits)
+		return e->bits;
+	memset(scratch, 0, bloofi_pending_fbytes(meta));
+	err = bs_sparse_decode(&e->sparse, scratch);
+	if (err != BS_SPARSE_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has a damaged pending entry for heap tuple (%u,%u): %s",
+						RelationGetRelationName(index),
+						ItemPointerGetBlockNumberNoCheck(&e->tid),
+						ItemPointerGetOffsetNumberNoCheck(&e->tid),
+						bs_sparse_error_string(err))));
+	return scratch;
 }
 
 /* a page for the chain (recycled or new), exclusively locked; caller holds the metapage X */
@@ -73,24 +268,33 @@ bloofi_pending_get_page(Relation index, BloofiMetaData *meta)
 	return bloofi_new_buffer(index);
 }
 
-void
-bloofi_pending_insert(Relation index, ItemPointer tid, const uint8 *filter)
+/*
+ * Append (tid, filter) to the active chain, in its smaller form.  Returns
+ * false, storing nothing, when the entry would exceed
+ * BLOOFI_PENDING_MAX_ENTRY: the caller inserts it into the tree.  meta: the
+ * index's parameters (m never changes once set).
+ */
+bool
+bloofi_pending_insert(Relation index, const BloofiMetaData *params, ItemPointer tid,
+					  const uint8 *filter)
 {
-	Buffer		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	Buffer		metabuf;
 	BloofiMetaData *meta;
 	BloofiWal	w;
 	Page		page = NULL;
 	BloofiPageOpaque op;
-	uint32		fbytes,
-				per_page;
+	uint32		len,
+				used = 0;
 	uint8	   *entry;
 	bool		flush;
 
+	len = bloofi_pending_make_entry(params, tid, filter, &entry);
+	if (len == 0)
+		return false;
+	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	bloofi_wal_begin(&w, index);
 	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
-	fbytes = 8 * bs_words_for_bits(meta->m);
-	per_page = bloofi_pending_per_page(meta);
 
 	if (meta->pending_tail != InvalidBlockNumber)
 	{
@@ -98,18 +302,21 @@ bloofi_pending_insert(Relation index, ItemPointer tid, const uint8 *filter)
 
 		LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
 		bloofi_check_page(index, BufferGetPage(tailbuf), meta->pending_tail, BLOOFI_PAGE_PENDING, 0);
-		if (BloofiPageGetOpaque(BufferGetPage(tailbuf))->nused < per_page)
+		used = bloofi_pending_page_used(index, meta->pending_tail, meta, BufferGetPage(tailbuf));
+		if (len <= BLOOFI_PAGE_BYTES - used)
 			page = bloofi_wal_page(&w, tailbuf, false, 0);
 		else
 		{
-			/* full: link a new page after it */
+			/* no room: link a new page after it */
 			Buffer		newbuf = bloofi_pending_get_page(index, meta);
 			Page		tail = bloofi_wal_page(&w, tailbuf, false, 0);
 
 			page = bloofi_wal_page(&w, newbuf, false, GENERIC_XLOG_FULL_IMAGE);
 			bloofi_init_page(page, BLOOFI_PAGE_PENDING, 0, BLOOFI_PAGE_BYTES);
+			BloofiPageGetOpaque(page)->nlive = BloofiPageGetOpaque(tail)->nlive + 1;
 			BloofiPageGetOpaque(tail)->next = BufferGetBlockNumber(newbuf);
 			meta->pending_tail = BufferGetBlockNumber(newbuf);
+			used = 0;
 		}
 	}
 	else
@@ -118,25 +325,25 @@ bloofi_pending_insert(Relation index, ItemPointer tid, const uint8 *filter)
 
 		page = bloofi_wal_page(&w, newbuf, false, GENERIC_XLOG_FULL_IMAGE);
 		bloofi_init_page(page, BLOOFI_PAGE_PENDING, 0, BLOOFI_PAGE_BYTES);
+		BloofiPageGetOpaque(page)->nlive = 1;
 		meta->pending_head = meta->pending_tail = BufferGetBlockNumber(newbuf);
 	}
 	op = BloofiPageGetOpaque(page);
-	entry = (uint8 *) PageGetContents(page) + (size_t) op->nused * BLOOFI_PENDING_ENTRY(fbytes);
-	memset(entry, 0, 8);
-	memcpy(entry, tid, sizeof(ItemPointerData));
-	memcpy(entry + 8, filter, fbytes);
+	memcpy((uint8 *) PageGetContents(page) + used, entry, len);
 	op->nused++;
 	meta->npending++;
-	flush = meta->npending >= BLOOFI_PENDING_FLUSH;
+	flush = bloofi_pending_full(meta, op->nlive);
 	bloofi_wal_flush(&w);
 	UnlockReleaseBuffer(metabuf);
+	pfree(entry);
 
 	if (flush)
 		bloofi_pending_flush(index, false);
+	return true;
 }
 
 /*
- * Call visit(tid, filter) for every entry of the chain starting at head
+ * Call visit(entry) for every entry of the chain starting at head
  * (share locks, one page at a time; at most nblocks pages, so a chain read
  * through a stale pointer always ends).  With strict (no writer can change
  * the chains: bloofi_check, a flush reading its own chain) a page that is
@@ -149,9 +356,9 @@ static void
 bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
 				   bool flushing, bool strict, BloofiPendingVisitor visit, void *arg)
 {
-	uint32		fbytes = 8 * bs_words_for_bits(meta->m);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	BlockNumber blk = head;
+	BlockNumber blk = head,
+				this;
 	uint8	   *copy = palloc(BLOOFI_PAGE_BYTES);
 
 	for (BlockNumber steps = 0; blk != InvalidBlockNumber && steps < nblocks; steps++)
@@ -187,17 +394,17 @@ bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
 		}
 		bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_PENDING, 0);
 		op = BloofiPageGetOpaque(BufferGetPage(buf));
-		n = Min(op->nused, BLOOFI_PAGE_BYTES / BLOOFI_PENDING_ENTRY(fbytes));
-		memcpy(copy, PageGetContents(BufferGetPage(buf)), (size_t) n * BLOOFI_PENDING_ENTRY(fbytes));
+		n = op->nused;
+		memcpy(copy, PageGetContents(BufferGetPage(buf)), BLOOFI_PAGE_BYTES);
+		this = blk;
 		blk = op->next;
 		UnlockReleaseBuffer(buf);
-		for (uint32 i = 0; i < n; i++)
+		for (uint32 i = 0, off = 0; i < n; i++)
 		{
-			uint8	   *e = copy + (size_t) i * BLOOFI_PENDING_ENTRY(fbytes);
-			ItemPointerData tid;
+			BloofiPendingEntry e;
 
-			memcpy(&tid, e, sizeof(tid));
-			visit(&tid, e + 8, flushing, arg);
+			off += bloofi_pending_parse(index, this, meta, copy, off, &e);
+			visit(&e, flushing, arg);
 		}
 	}
 	pfree(copy);
@@ -222,21 +429,28 @@ typedef struct PendingSearch
 	BloofiSearchStats *st;
 } PendingSearch;
 
+/* one entry against the element's positions: bit tests, or one pass over a sparse entry's encoding */
 static void
-bloofi_pending_search_visit(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+bloofi_pending_search_visit(const BloofiPendingEntry *e, bool flushing, void *arg)
 {
 	PendingSearch *ps = (PendingSearch *) arg;
+	ItemPointerData tid = e->tid;
 
 	ps->st->nodes_checked++;
 	ps->st->leaves_seen++;
-	for (uint32 i = 0; i < ps->npos; i++)
-		if (!bs_bit_test(filter, ps->pos[i]))
-			return;
-	if (ItemPointerIsValid(tid))
+	if (e->bits)
+	{
+		for (uint32 i = 0; i < ps->npos; i++)
+			if (!bs_bit_test(e->bits, ps->pos[i]))
+				return;
+	}
+	else if (!bs_sparse_test_all(&e->sparse, ps->pos, (int) ps->npos))
+		return;
+	if (ItemPointerIsValid(&tid))
 	{
 		ps->st->matches++;
 		if (ps->cb)
-			ps->cb(tid, ps->arg);
+			ps->cb(&tid, ps->arg);
 	}
 }
 
@@ -251,29 +465,67 @@ bloofi_pending_search(Relation index, const BloofiMetaData *meta,
 	bloofi_pending_visit(index, meta, false, bloofi_pending_search_visit, &ps);
 }
 
+/*
+ * The entries of a chain as stored (a sparse one stays sparse: memory
+ * follows the chain's bytes, not m times its entries): entry i's filter is
+ * body + off[i], its encoding's length enc_len[i] (0: dense bits), each
+ * 8-byte aligned.
+ */
 typedef struct PendingCollect
 {
+	Relation	index;
+	const BloofiMetaData *meta;
 	uint32		fbytes;
 	int			n;
 	int			cap;
 	ItemPointerData *tids;
-	uint8	   *bits;
+	Size	   *off;
+	uint32	   *enc_len;
+	uint8	   *body;
+	Size		used;
+	Size		body_cap;
 } PendingCollect;
 
 static void
-bloofi_pending_collect(ItemPointer tid, const uint8 *filter, bool flushing, void *arg)
+bloofi_pending_collect(const BloofiPendingEntry *e, bool flushing, void *arg)
 {
 	PendingCollect *pc = (PendingCollect *) arg;
+	Size		len = e->bits ? pc->fbytes : TYPEALIGN(8, e->enc_len);
 
 	if (pc->n == pc->cap)
 	{
 		pc->cap *= 2;
 		pc->tids = repalloc_huge(pc->tids, sizeof(ItemPointerData) * pc->cap);
-		pc->bits = repalloc_huge(pc->bits, (Size) pc->fbytes * pc->cap);
+		pc->off = repalloc_huge(pc->off, sizeof(Size) * pc->cap);
+		pc->enc_len = repalloc_huge(pc->enc_len, sizeof(uint32) * pc->cap);
 	}
-	pc->tids[pc->n] = *tid;
-	memcpy(pc->bits + (size_t) pc->n * pc->fbytes, filter, pc->fbytes);
+	while (pc->used + len > pc->body_cap)
+	{
+		pc->body_cap *= 2;
+		pc->body = repalloc_huge(pc->body, pc->body_cap);
+	}
+	pc->tids[pc->n] = e->tid;
+	pc->off[pc->n] = pc->used;
+	pc->enc_len[pc->n] = e->bits ? 0 : e->enc_len;
+	memcpy(pc->body + pc->used, e->bits ? e->bits : e->enc, e->bits ? pc->fbytes : e->enc_len);
+	pc->used += len;
 	pc->n++;
+}
+
+/* the dense bits of collected entry i (decoded into scratch when sparse) */
+static const uint8 *
+bloofi_collected_bits(PendingCollect *pc, int i, uint8 *scratch)
+{
+	BloofiPendingEntry e;
+
+	if (pc->enc_len[i] == 0)
+		return pc->body + pc->off[i];
+	e.tid = pc->tids[i];
+	e.bits = NULL;
+	e.enc = pc->body + pc->off[i];
+	e.enc_len = pc->enc_len[i];
+	bloofi_pending_open(pc->index, InvalidBlockNumber, e.enc, e.enc_len, pc->meta->m, &e.sparse);
+	return bloofi_pending_entry_bits(pc->index, pc->meta, &e, scratch);
 }
 
 /*
@@ -314,19 +566,19 @@ bloofi_flush_detach(Relation index, BlockNumber *head, bool *leftover)
 /*
  * A crashed flush's entries (pc): those whose TID reached the tree may lack
  * some of their slice bits (TIDs and bits are separate WAL records), so
- * their bits are set again in place, per bottom node; the others are left
- * in pc->tids[0..] and filters[0..] to be placed as usual.  Returns how many
- * are left.
+ * their bits are set again in place, per bottom node, at most batch at a
+ * time (decoded into scratch, batch filters); the indexes of the others go
+ * into rest[] to be placed as usual.  Returns how many those are.
  */
 static int
 bloofi_flush_refill(Relation index, const BloofiMetaData *meta, PendingCollect *pc,
-					const uint8 **filters)
+					int *rest, int batch, uint8 *scratch)
 {
 	/* the TIDs already in the tree, with their bottom node and slot */
 	HTAB	   *have = bloofi_leaf_slots(index, meta, "bloofi tree tids");
 	BloofiLeafSlot **found = palloc(sizeof(BloofiLeafSlot *) * Max(pc->n, 1));
-	uint32	   *slots = palloc(sizeof(uint32) * Max(pc->n, 1));
-	const uint8 **refill = palloc(sizeof(uint8 *) * Max(pc->n, 1));
+	uint32	   *slots = palloc(sizeof(uint32) * batch);
+	const uint8 **refill = palloc(sizeof(uint8 *) * batch);
 	bool	   *done = palloc0(sizeof(bool) * Max(pc->n, 1));
 	int			out = 0;
 
@@ -334,10 +586,7 @@ bloofi_flush_refill(Relation index, const BloofiMetaData *meta, PendingCollect *
 	{
 		found[i] = hash_search(have, &pc->tids[i], HASH_FIND, NULL);
 		if (!found[i])
-		{
-			pc->tids[out] = pc->tids[i];
-			filters[out++] = pc->bits + (size_t) i * pc->fbytes;
-		}
+			rest[out++] = i;
 	}
 	/* per bottom node, the leaves to complete */
 	for (int i = 0; i < pc->n; i++)
@@ -350,43 +599,72 @@ bloofi_flush_refill(Relation index, const BloofiMetaData *meta, PendingCollect *
 			if (found[j] && !done[j] && found[j]->node == found[i]->node)
 			{
 				slots[nr] = found[j]->slot;
-				refill[nr++] = pc->bits + (size_t) j * pc->fbytes;
+				refill[nr] = bloofi_collected_bits(pc, j, scratch + (Size) nr * pc->fbytes);
+				nr++;
 				done[j] = true;
+				if (nr == batch)
+				{
+					bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
+					nr = 0;
+				}
 			}
-		bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
+		if (nr > 0)
+			bloofi_refill_leaves(index, found[i]->node, nr, slots, refill);
 	}
 	return out;
 }
 
 /*
  * Flush step 2: the entries of the flushing chain at head into the tree
- * (those of a crashed flush completed in place first).
+ * (those of a crashed flush completed in place first), in batches of at most
+ * 1,024 entries and maintenance_work_mem of decoded filters (the fewer the
+ * batches, the fewer times a bottom node is rewritten).
  */
 static void
 bloofi_flush_entries(Relation index, BlockNumber head, bool leftover)
 {
 	BloofiMetaData *meta = bloofi_read_meta(index);
 	PendingCollect pc;
+	int			batch;
+	int		   *rest;
+	uint8	   *scratch;
 	const uint8 **filters;
+	ItemPointerData *tids;
 	int			out = 0;
 
-	pc.fbytes = 8 * bs_words_for_bits(meta->m);
-	pc.n = 0;
+	memset(&pc, 0, sizeof(pc));
+	pc.index = index;
+	pc.meta = meta;
+	pc.fbytes = bloofi_pending_fbytes(meta);
 	pc.cap = 64;
 	pc.tids = palloc(sizeof(ItemPointerData) * pc.cap);
-	pc.bits = palloc((Size) pc.fbytes * pc.cap);
+	pc.off = palloc(sizeof(Size) * pc.cap);
+	pc.enc_len = palloc(sizeof(uint32) * pc.cap);
+	pc.body_cap = BLOOFI_PAGE_BYTES;
+	pc.body = palloc(pc.body_cap);
 	bloofi_chain_visit(index, meta, head, true, true, bloofi_pending_collect, &pc);
-	filters = palloc(sizeof(uint8 *) * Max(pc.n, 1));
+
+	batch = (int) Max(1, Min(1024, (Size) maintenance_work_mem * 1024 / pc.fbytes));
+	scratch = palloc((Size) batch * pc.fbytes);
+	rest = palloc(sizeof(int) * Max(pc.n, 1));
 	if (leftover)
-		out = bloofi_flush_refill(index, meta, &pc, filters);
+		out = bloofi_flush_refill(index, meta, &pc, rest, batch, scratch);
 	else
 		for (int i = 0; i < pc.n; i++)
+			rest[out++] = i;
+	filters = palloc(sizeof(uint8 *) * batch);
+	tids = palloc(sizeof(ItemPointerData) * batch);
+	for (int i = 0; i < out; i += batch)
+	{
+		int			nb = Min(batch, out - i);
+
+		for (int j = 0; j < nb; j++)
 		{
-			pc.tids[out] = pc.tids[i];
-			filters[out++] = pc.bits + (size_t) i * pc.fbytes;
+			tids[j] = pc.tids[rest[i + j]];
+			filters[j] = bloofi_collected_bits(&pc, rest[i + j], scratch + (Size) j * pc.fbytes);
 		}
-	for (int i = 0; i < out; i += 1024)
-		bloofi_insert_leaves(index, Min(1024, out - i), pc.tids + i, filters + i);
+		bloofi_insert_leaves(index, nb, tids, filters);
+	}
 }
 
 /* Flush step 3: the flushing chain at head joins the pending free chain */

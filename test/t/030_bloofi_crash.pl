@@ -12,7 +12,9 @@
 #   once with the flush's WAL made durable first (recovery replays it) and
 #   once with the WAL writer slowed down (recovery usually ends before it).
 #   A third table of small filters has a wide SPARSE bottom node, rewritten
-#   by the workload's flushes.
+#   by the workload's flushes; a fourth, w, has filters of m = 433,039,
+#   which wait in the pending list as sparse entries (issue 33), and a crash
+#   with such entries in the list loses none of them.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -43,6 +45,12 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE s (id bigint, f bloomfilter);
 	INSERT INTO s SELECT i, mks(i) FROM generate_series(1, 3000) i;
 	CREATE INDEX s_f ON s USING bloofi (f);
+	-- wide filters: sparse pending entries (row id holds [10 id, 10 id + 10))
+	CREATE FUNCTION mkw(id bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
+	  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * id + j FROM generate_series(0, 9) j), 433039, 3) $$;
+	CREATE TABLE w (id bigint, f bloomfilter);
+	INSERT INTO w SELECT i, mkw(i) FROM generate_series(1, 1000) i;
+	CREATE INDEX w_f ON w USING bloofi (f);
 	CREATE TABLE probe AS SELECT x::bigint FROM generate_series(0, 200000, 89) x;
 	CHECKPOINT;
 });
@@ -51,7 +59,7 @@ $node->safe_psql('postgres', q{
 sub compare_with_seqscan
 {
 	my ($node, $what) = @_;
-	for my $t ('t', 'u', 's')
+	for my $t ('t', 'u', 's', 'w')
 	{
 		my $plan = $node->safe_psql('postgres', qq{
 			SET enable_seqscan = off; SET enable_indexscan = off;
@@ -68,13 +76,13 @@ compare_with_seqscan($node, 'before the crash');
 # the write workload: inserts of new rows (splits), deletes, VACUUM
 my $dir = PostgreSQL::Test::Utils::tempdir;
 open my $fh, '>', "$dir/ins.sql" or die;
-print $fh "\\set id random(3001, 15000)\nINSERT INTO t VALUES (:id, mk(:id));\nINSERT INTO u VALUES (:id, mk(:id));\nINSERT INTO s VALUES (:id, mks(:id));\n";
+print $fh "\\set id random(3001, 15000)\nINSERT INTO t VALUES (:id, mk(:id));\nINSERT INTO u VALUES (:id, mk(:id));\nINSERT INTO s VALUES (:id, mks(:id));\nINSERT INTO w VALUES (:id, mkw(:id));\n";
 close $fh;
 open $fh, '>', "$dir/del.sql" or die;
-print $fh "\\set id random(1, 15000)\nDELETE FROM t WHERE id = :id;\nDELETE FROM u WHERE id = :id;\nDELETE FROM s WHERE id = :id;\n";
+print $fh "\\set id random(1, 15000)\nDELETE FROM t WHERE id = :id;\nDELETE FROM u WHERE id = :id;\nDELETE FROM s WHERE id = :id;\nDELETE FROM w WHERE id = :id;\n";
 close $fh;
 open $fh, '>', "$dir/vac.sql" or die;
-print $fh "VACUUM t;\nVACUUM u;\nVACUUM s;\n";
+print $fh "VACUUM t;\nVACUUM u;\nVACUUM s;\nVACUUM w;\n";
 close $fh;
 
 my ($out, $err) = ('', '');
@@ -106,7 +114,28 @@ is($node->safe_psql('postgres', q{SELECT bloofi_check('u_f')}), '',
 	'bloofi_check passes after crash recovery (direct inserts)');
 is($node->safe_psql('postgres', q{SELECT bloofi_check('s_f')}), '',
 	'bloofi_check passes after crash recovery (a wide SPARSE node)');
+is($node->safe_psql('postgres', q{SELECT bloofi_check('w_f')}), '',
+	'bloofi_check passes after crash recovery (sparse pending entries, m = 433,039)');
 compare_with_seqscan($node, 'after crash recovery');
+
+# committed sparse pending entries survive a crash, all of them in the list
+$node->safe_psql('postgres', q{
+	VACUUM w;
+	INSERT INTO w SELECT i, mkw(i) FROM generate_series(16001, 16200) i;
+});
+my $wstate = q{SELECT pending || ' ' || leaves FROM bloofi_stats('w_f')};
+my $wbefore = $node->safe_psql('postgres', $wstate);
+like($wbefore, qr/^200 /, 'w: 200 sparse entries in the pending list before the crash');
+$node->stop('immediate');
+$node->start;
+is($node->safe_psql('postgres', $wstate), $wbefore,
+	'w: the same pending entries and leaves after the crash');
+is($node->safe_psql('postgres', q{SELECT bloofi_check('w_f')}), '',
+	'bloofi_check passes after a crash with sparse pending entries');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM w WHERE id > 16000 AND f @> (10 * id + 2)}), '200',
+	'w: every row inserted before the crash found');
+index_matches_seqscan($node, 'w', 'SELECT x FROM probe', 50,
+	'after a crash with sparse pending entries, w');
 
 # the recovered index keeps working: writes, VACUUM, and check again
 $node->safe_psql('postgres', q{

@@ -5,7 +5,8 @@
 #   node's columns, a bottom node's leaves, the free-page map: blocks both
 #   free and in the tree, or owned by nothing), and bloofi_check must name
 #   each violation with ERRCODE_INDEX_CORRUPTED (XX002), without crashing;
-#   REINDEX repairs every copy.
+#   REINDEX repairs every copy.  Also damaged SPARSE nodes and sparse
+#   pending entries (m = 433,039).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -179,6 +180,32 @@ $node->start;
 is($node->safe_psql('postgres', "SELECT retired_nodes FROM bloofi_stats('c_legacy')"), '0',
 	'c_legacy: and freed the retired nodes');
 
+# the damaged copies in %$expect: bloofi_check fails with XX002 naming the
+# damage; a lookup ($lookup) through the damaged index only is an error or a
+# lossy answer, never a crash; the intact copy passes; REINDEX repairs each
+sub expect_damage
+{
+	my ($expect, $names, $intact, $lookup) = @_;
+	for my $n (sort keys %$expect)
+	{
+		my ($rc, $out, $err) = $node->psql('postgres',
+			"\\set VERBOSITY verbose\nSELECT bloofi_check('$n')");
+		isnt($rc, 0, "$n: bloofi_check fails");
+		like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
+		like($err, $expect->{$n}, "$n: naming the damage");
+		my $others = join(', ', grep { $_ ne $n } @$names);
+		($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nBEGIN; DROP INDEX $others;
+			SET LOCAL enable_seqscan = off; $lookup; ROLLBACK");
+		ok($rc == 0 || $err =~ /XX002|invalid node/, "$n: a lookup is an error or an answer ($err)");
+		is($node->safe_psql('postgres', 'SELECT 1'), '1', "$n: the server is still up after lookups");
+	}
+	is($node->safe_psql('postgres', "SELECT bloofi_check('$intact')"), '', "$intact: the intact copy still passes");
+	$node->safe_psql('postgres', "REINDEX INDEX $_") for keys %$expect;
+	is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
+	  for sort keys %$expect;
+	return;
+}
+
 # ---- SPARSE bottom nodes (small sparse filters: lists position -> slots) ----
 # A damaged list or header of a sparse node is XX002 for bloofi_check and for
 # a lookup, never a crash or a read past the node; REINDEX repairs it.
@@ -222,24 +249,63 @@ my %sexpect = (
 	s_head => qr/sparse slices' header is damaged/,
 	s_list => qr/sparse slices/,
 );
-for my $n (sort keys %sexpect)
+expect_damage(\%sexpect, \@snames, 's_intact', 'SELECT count(*) FROM s WHERE f @> 4997::bigint');
+
+# ---- sparse pending entries (filters of m = 433,039 in the pending list) ----
+# A pending entry whose length overruns its page, or whose position list is
+# damaged, is XX002 for bloofi_check (and never a crash or an over-read for
+# a lookup); REINDEX repairs it.
+my @pnames = qw(p_len p_pos p_intact);
+$node->safe_psql('postgres', q{
+	CREATE TABLE p (id int, f bloomfilter);
+	INSERT INTO p SELECT i, bloom_from_array(ARRAY[i, i + 1000]::bigint[], 433039, 3)
+	FROM generate_series(1, 10) i;
+} . join('', map { "CREATE INDEX $_ ON p USING bloofi (f) WITH (fastupdate = on);\n" } @pnames) . q{
+	INSERT INTO p SELECT i, bloom_from_array(ARRAY[i, i + 1000]::bigint[], 433039, 3)
+	FROM generate_series(11, 60) i;
+});
+for my $n (@pnames)
 {
-	my ($rc, $out, $err) = $node->psql('postgres',
-		"\\set VERBOSITY verbose\nSELECT bloofi_check('$n')");
-	isnt($rc, 0, "$n: bloofi_check fails");
-	like($err, qr/XX002/, "$n: with ERRCODE_INDEX_CORRUPTED");
-	like($err, $sexpect{$n}, "$n: naming the damage");
-	# a lookup through the damaged index only: an error or a lossy answer, never a crash
-	my $others = join(', ', grep { $_ ne $n } @snames);
-	($rc, $out, $err) = $node->psql('postgres', "BEGIN; DROP INDEX $others; SET LOCAL enable_seqscan = off;
-		SELECT count(*) FROM s WHERE f @> 4997::bigint; ROLLBACK");
-	ok($rc == 0 || $err =~ /XX002|invalid node/, "$n: a lookup is an error or an answer ($err)");
-	is($node->safe_psql('postgres', 'SELECT 1'), '1', "$n: the server is still up after lookups");
+	is($node->safe_psql('postgres', "SELECT pending FROM bloofi_stats('$n')"), '50', "$n: 50 pending entries");
+	is($node->safe_psql('postgres', "SELECT bloofi_check('$n')"), '', "$n: intact before the damage");
 }
-is($node->safe_psql('postgres', "SELECT bloofi_check('s_intact')"), '', 's_intact: the intact copy still passes');
-$node->safe_psql('postgres', "REINDEX INDEX $_") for keys %sexpect;
-is($node->safe_psql('postgres', "SELECT bloofi_check('$_')"), '', "$_: REINDEX repairs it")
-  for sort keys %sexpect;
+my %ppath = map { $_ => $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$_')") } @pnames;
+$node->stop;
+# the first pending page (kind 5); its first entry starts at byte 24: TID, form (bytes 6-7)
+sub first_pending
+{
+	my ($data) = @_;
+	for my $b (1 .. length($data) / $BLCKSZ - 1)
+	{
+		return $b if opaque($data, $b)->{kind} == 5;
+	}
+	die 'no pending page';
+}
+my %pdamage = (
+	# a sparse form whose length runs past the page
+	p_len => sub { my ($d) = @_; substr($$d, first_pending($$d) * $BLCKSZ + 24 + 6, 2) = pack('v', 0x8000 | 0x7FF0); },
+	# the first entry's position list (after its 5-byte head) all ones
+	p_pos => sub {
+		my ($d) = @_;
+		my $at = first_pending($$d) * $BLCKSZ + 24;
+		my $len = unpack('v', substr($$d, $at + 6, 2)) & 0x7FFF;
+		substr($$d, $at + 8 + 5, $len - 5) = chr(0xFF) x ($len - 5);
+	},
+);
+for my $n (keys %pdamage)
+{
+	my $data = read_file($ppath{$n});
+	my $at = first_pending($data) * $BLCKSZ + 24;
+	ok(unpack('v', substr($data, $at + 6, 2)) & 0x8000, "$n: the entries are sparse");
+	$pdamage{$n}->(\$data);
+	write_file($ppath{$n}, $data);
+}
+$node->start;
+my %pexpect = (
+	p_len => qr/damaged pending entry in block \d+: entries overrun the page/,
+	p_pos => qr/damaged pending entry for heap tuple/,
+);
+expect_damage(\%pexpect, \@pnames, 'p_intact', 'SELECT count(*) FROM p WHERE f @> 1::bigint');
 
 $node->stop;
 done_testing();
