@@ -405,6 +405,26 @@ extern void bloofi_node_read_columns(Relation index, const BloofiNode *node, uin
 									 const bool *want, uint8 *filters);
 extern int	bloofi_node_children(Relation index, const BloofiNode *X, ItemPointerData *tids,
 								 uint8 *vals, uint32 *slots);
+extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
+									 const uint8 *value, bool exact);
+extern void bloofi_node_wal_tid_pages(Relation index, BloofiWal *w, BlockNumber start,
+									  const uint32 *pages, int from, int n, Page *wpages);
+
+extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
+								 const uint32 *slots, const uint8 *const *filters);
+extern void bloofi_node_put_columns(Relation index, const BloofiNode *node, int n,
+									const uint32 *slots, const uint8 *const *filters);
+extern void bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated);
+extern BlockNumber bloofi_node_copy_below(Relation index, const BloofiNode *X);
+extern bool bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold,
+									 const uint32 *oldslots, int nnew, uint32 *newslots);
+extern void bloofi_node_switch(Relation index, BloofiNode *X, int nold, const uint32 *oldslots,
+							   int nnew, const uint32 *newslots, const BlockNumber *news,
+							   int nretire, const BlockNumber *retire);
+extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height,
+							int nretire, const BlockNumber *retire);
+
+/* bloofi_node_write.c: writing whole new nodes */
 extern BlockNumber bloofi_node_write(Relation index, const BloofiMetaData *meta, uint16 level,
 									 uint32 cap, uint32 n, const ItemPointerData *tids,
 									 const uint8 *const *filters, uint8 *value_out, bool wal);
@@ -420,10 +440,6 @@ extern BlockNumber bloofi_node_write_form(Relation index, const BloofiMetaData *
 extern BlockNumber bloofi_node_write_lists(Relation index, const BloofiMetaData *meta,
 										   uint32 cap, uint32 n, const ItemPointerData *tids,
 										   const uint8 *v1, uint8 *value_out);
-extern void bloofi_node_update_value(Relation index, const BloofiNode *node,
-									 const uint8 *value, bool exact);
-extern void bloofi_node_wal_tid_pages(Relation index, BloofiWal *w, BlockNumber start,
-									  const uint32 *pages, int from, int n, Page *wpages);
 
 /* above this many children a split cuts in slot order (the choice is O(n^2)) */
 #define BLOOFI_SPLIT_CHOICE_MAX	512
@@ -431,19 +447,6 @@ extern void bloofi_node_write_halves(Relation index, const BloofiMetaData *meta,
 									 int n, const ItemPointerData *tids,
 									 const uint8 *const *vals, BlockNumber *news,
 									 uint8 *const *newvals);
-extern void bloofi_node_set_bits(Relation index, const BloofiNode *node, int n,
-								 const uint32 *slots, const uint8 *const *filters);
-extern void bloofi_node_put_columns(Relation index, const BloofiNode *node, int n,
-									const uint32 *slots, const uint8 *const *filters);
-extern void bloofi_node_set_saturated(Relation index, const BloofiNode *node, bool saturated);
-extern BlockNumber bloofi_node_copy_below(Relation index, const BloofiNode *X);
-extern bool bloofi_node_switch_slots(Relation index, const BloofiNode *X, int nold,
-									 const uint32 *oldslots, int nnew, uint32 *newslots);
-extern void bloofi_node_switch(Relation index, BloofiNode *X, int nold, const uint32 *oldslots,
-							   int nnew, const uint32 *newslots, const BlockNumber *news,
-							   int nretire, const BlockNumber *retire);
-extern void bloofi_set_root(Relation index, BlockNumber root, uint32 height,
-							int nretire, const BlockNumber *retire);
 
 /* bloofi_walk.c: paths and walks over the tree */
 extern bool bloofi_find_path(Relation index, const BloofiMetaData *meta, BlockNumber target,

@@ -8,36 +8,6 @@
 
 #include <string.h>
 
-static inline uint32_t
-rd32(const uint8_t *buf, uint64_t pos)
-{
-	uint32_t	v;
-
-	memcpy(&v, buf + pos, 4);
-	return v;
-}
-
-static inline uint16_t
-rd16(const uint8_t *buf, uint64_t pos)
-{
-	uint16_t	v;
-
-	memcpy(&v, buf + pos, 2);
-	return v;
-}
-
-static inline void
-wr32(uint8_t *buf, uint64_t pos, uint32_t v)
-{
-	memcpy(buf + pos, &v, 4);
-}
-
-static inline void
-wr16(uint8_t *buf, uint64_t pos, uint16_t v)
-{
-	memcpy(buf + pos, &v, 2);
-}
-
 /* the 64-bit word w of a filter stored as bytes (bit j = byte j / 8, bit j % 8) */
 static inline uint64_t
 filter_word(const uint8_t *f, uint32_t w)
@@ -90,7 +60,7 @@ visit_set_bits(uint8_t *out, uint32_t m, uint32_t n, const uint8_t *const *filte
 					if (out == NULL)
 						counts[j]++;
 					else
-						wr16(out, bloofi_sparse_entry_pos(m, counts[j]++), (uint16_t) i);
+						bloofi_sparse_wr16(out, bloofi_sparse_entry_pos(m, counts[j]++), (uint16_t) i);
 				}
 }
 
@@ -109,10 +79,10 @@ bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
 		uint32_t	c = counts[j];
 
 		counts[j] = sum;
-		wr32(out, bloofi_sparse_offset_pos(j), sum);
+		bloofi_sparse_wr32(out, bloofi_sparse_offset_pos(j), sum);
 		sum += c;
 	}
-	wr32(out, bloofi_sparse_offset_pos(m), sum);
+	bloofi_sparse_wr32(out, bloofi_sparse_offset_pos(m), sum);
 	counts[m] = sum;
 	visit_set_bits(out, m, n, filters, counts);
 	h.magic = BLOOFI_SPARSE_MAGIC;
@@ -139,22 +109,22 @@ bloofi_sparse_validate(const uint8_t *buf, uint64_t len, uint32_t m, uint32_t ca
 		return "the sparse slices' header disagrees with the node (m or capacity)";
 	if (bloofi_sparse_bytes(m, h.nentries) > len)
 		return "the sparse slices' entries run past their pages";
-	if (rd32(buf, bloofi_sparse_offset_pos(0)) != 0 ||
-		rd32(buf, bloofi_sparse_offset_pos(m)) != h.nentries)
+	if (bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(0)) != 0 ||
+		bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(m)) != h.nentries)
 		return "the sparse slices' offsets do not span their entries";
 	for (uint32_t j = 0; j < m; j++)
 	{
-		uint32_t	lo = rd32(buf, bloofi_sparse_offset_pos(j));
-		uint32_t	hi = rd32(buf, bloofi_sparse_offset_pos(j + 1));
+		uint32_t	lo = bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(j + 1));
 
 		if (lo < prev || hi < lo || hi > h.nentries)
 			return "the sparse slices' offsets are not increasing";
 		prev = lo;
 		for (uint32_t e = lo; e < hi; e++)
 		{
-			uint16_t	s = rd16(buf, bloofi_sparse_entry_pos(m, e));
+			uint16_t	s = bloofi_sparse_rd16(buf, bloofi_sparse_entry_pos(m, e));
 
-			if (s >= cap || (e > lo && s <= rd16(buf, bloofi_sparse_entry_pos(m, e - 1))))
+			if (s >= cap || (e > lo && s <= bloofi_sparse_rd16(buf, bloofi_sparse_entry_pos(m, e - 1))))
 				return "a list of the sparse slices is not increasing or holds a slot past the capacity";
 		}
 	}
@@ -193,49 +163,101 @@ bloofi_sparse_intersect(uint16_t *acc, uint32_t nacc, const uint16_t *list, uint
 	return out;
 }
 
-void
-bloofi_sparse_slices(const uint8_t *buf, uint32_t j0, uint32_t nslices,
-					 uint32_t slice_bytes, uint8_t *page)
+/*
+ * visit(arg, j, s) for every entry (slot s of the list of position j) of the
+ * lists of positions [j0, j1) of a valid direct stream, in position order:
+ * the one walk of the decoders and of bloofi_sparse_rebuild.
+ */
+static inline __attribute__((always_inline)) void
+each_entry(const uint8_t *buf, uint32_t j0, uint32_t j1,
+		   void (*visit) (void *arg, uint32_t j, uint16_t s), void *arg)
 {
 	BloofiSparseHeader h;
 
 	memcpy(&h, buf, sizeof(h));
-	memset(page, 0, (size_t) nslices * slice_bytes);
-	for (uint32_t i = 0; i < nslices; i++)
+	for (uint32_t j = j0; j < j1; j++)
 	{
-		uint32_t	lo = rd32(buf, bloofi_sparse_offset_pos(j0 + i));
-		uint32_t	hi = rd32(buf, bloofi_sparse_offset_pos(j0 + i + 1));
-		uint8_t    *slice = page + (size_t) i * slice_bytes;
+		uint32_t	lo = bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(j + 1));
 
 		for (uint32_t e = lo; e < hi; e++)
-		{
-			uint16_t	s = rd16(buf, bloofi_sparse_entry_pos(h.m, e));
-
-			slice[s / 8] |= (uint8_t) (1u << (s % 8));
-		}
+			visit(arg, j, bloofi_sparse_rd16(buf, bloofi_sparse_entry_pos(h.m, e)));
 	}
+}
+
+typedef struct SliceFill
+{
+	uint8_t    *page;
+	uint32_t	j0;
+	uint32_t	slice_bytes;
+} SliceFill;
+
+static void
+slice_visit(void *arg, uint32_t j, uint16_t s)
+{
+	SliceFill  *f = (SliceFill *) arg;
+
+	f->page[(size_t) (j - f->j0) * f->slice_bytes + s / 8] |= (uint8_t) (1u << (s % 8));
+}
+
+void
+bloofi_sparse_slices(const uint8_t *buf, uint32_t j0, uint32_t nslices,
+					 uint32_t slice_bytes, uint8_t *page)
+{
+	SliceFill	f = {page, j0, slice_bytes};
+
+	memset(page, 0, (size_t) nslices * slice_bytes);
+	each_entry(buf, j0, j0 + nslices, slice_visit, &f);
+}
+
+typedef struct ColumnFill
+{
+	const uint64_t *mask;
+	uint32_t	nrows;
+	uint8_t    *filters;
+	uint32_t	filter_bytes;
+} ColumnFill;
+
+static void
+column_visit(void *arg, uint32_t j, uint16_t s)
+{
+	ColumnFill *f = (ColumnFill *) arg;
+
+	if (s < f->nrows && (f->mask == NULL || ((f->mask[s / 64] >> (s % 64)) & 1)))
+		f->filters[(size_t) s * f->filter_bytes + j / 8] |= (uint8_t) (1u << (j % 8));
 }
 
 void
 bloofi_sparse_columns(const uint8_t *buf, const uint64_t *mask, uint32_t nrows,
 					  uint8_t *filters, uint32_t filter_bytes)
 {
+	ColumnFill	f = {mask, nrows, filters, filter_bytes};
 	BloofiSparseHeader h;
 
 	memcpy(&h, buf, sizeof(h));
-	for (uint32_t j = 0; j < h.m; j++)
-	{
-		uint32_t	lo = rd32(buf, bloofi_sparse_offset_pos(j));
-		uint32_t	hi = rd32(buf, bloofi_sparse_offset_pos(j + 1));
+	each_entry(buf, 0, h.m, column_visit, &f);
+}
 
-		for (uint32_t e = lo; e < hi; e++)
-		{
-			uint16_t	s = rd16(buf, bloofi_sparse_entry_pos(h.m, e));
+/* the kept entries of a rebuild: counted (out NULL) or written at the cursors */
+typedef struct KeptFill
+{
+	const uint64_t *keep;
+	uint8_t    *out;
+	uint32_t   *counts;
+	uint32_t	m;
+} KeptFill;
 
-			if (s < nrows && (mask == NULL || ((mask[s / 64] >> (s % 64)) & 1)))
-				filters[(size_t) s * filter_bytes + j / 8] |= (uint8_t) (1u << (j % 8));
-		}
-	}
+static void
+kept_visit(void *arg, uint32_t j, uint16_t s)
+{
+	KeptFill   *f = (KeptFill *) arg;
+
+	if (!((f->keep[s / 64] >> (s % 64)) & 1))
+		return;
+	if (f->out == NULL)
+		f->counts[j]++;
+	else
+		bloofi_sparse_wr16(f->out, bloofi_sparse_entry_pos(f->m, f->counts[j]++), s);
 }
 
 /*
@@ -251,25 +273,14 @@ rebuild_visit(const uint8_t *v1, const uint64_t *keep, uint32_t n, const uint32_
 			  uint8_t *out, uint32_t *counts)
 {
 	BloofiSparseHeader h;
+	KeptFill	f;
 
 	memcpy(&h, v1, sizeof(h));
-	for (uint32_t j = 0; j < h.m; j++)
-	{
-		uint32_t	lo = rd32(v1, bloofi_sparse_offset_pos(j));
-		uint32_t	hi = rd32(v1, bloofi_sparse_offset_pos(j + 1));
-
-		for (uint32_t e = lo; e < hi; e++)
-		{
-			uint16_t	s = rd16(v1, bloofi_sparse_entry_pos(h.m, e));
-
-			if (!((keep[s / 64] >> (s % 64)) & 1))
-				continue;
-			if (out == NULL)
-				counts[j]++;
-			else
-				wr16(out, bloofi_sparse_entry_pos(h.m, counts[j]++), s);
-		}
-	}
+	f.keep = keep;
+	f.out = out;
+	f.counts = counts;
+	f.m = h.m;
+	each_entry(v1, 0, h.m, kept_visit, &f);
 	for (uint32_t o = 0; o < n; o++)
 	{
 		uint32_t	i = order[o];
@@ -279,7 +290,7 @@ rebuild_visit(const uint8_t *v1, const uint64_t *keep, uint32_t n, const uint32_
 			if (out == NULL)
 				counts[pos[i][p]]++;
 			else
-				wr16(out, bloofi_sparse_entry_pos(h.m, counts[pos[i][p]]++), (uint16_t) slots[i]);
+				bloofi_sparse_wr16(out, bloofi_sparse_entry_pos(h.m, counts[pos[i][p]]++), (uint16_t) slots[i]);
 		}
 	}
 }
@@ -294,7 +305,7 @@ bloofi_sparse_rebuild_count(const uint8_t *v1, const uint64_t *keep, uint32_t n,
 	memcpy(&h, v1, sizeof(h));
 	for (uint32_t e = 0; e < h.nentries; e++)
 	{
-		uint16_t	s = rd16(v1, bloofi_sparse_entry_pos(h.m, e));
+		uint16_t	s = bloofi_sparse_rd16(v1, bloofi_sparse_entry_pos(h.m, e));
 
 		total += (keep[s / 64] >> (s % 64)) & 1;
 	}
@@ -320,10 +331,10 @@ bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint32_t n,
 		uint32_t	c = counts[j];
 
 		counts[j] = sum;
-		wr32(out, bloofi_sparse_offset_pos(j), sum);
+		bloofi_sparse_wr32(out, bloofi_sparse_offset_pos(j), sum);
 		sum += c;
 	}
-	wr32(out, bloofi_sparse_offset_pos(h.m), sum);
+	bloofi_sparse_wr32(out, bloofi_sparse_offset_pos(h.m), sum);
 	counts[h.m] = sum;
 	rebuild_visit(v1, keep, n, order, slots, pos, npos, out, counts);
 
@@ -333,16 +344,16 @@ bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint32_t n,
 	 */
 	for (uint32_t j = 0; j < h.m && n > 0; j++)
 	{
-		uint32_t	lo = rd32(out, bloofi_sparse_offset_pos(j));
-		uint32_t	hi = rd32(out, bloofi_sparse_offset_pos(j + 1));
+		uint32_t	lo = bloofi_sparse_rd32(out, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = bloofi_sparse_rd32(out, bloofi_sparse_offset_pos(j + 1));
 		uint32_t	mid = lo;
 		uint32_t	a,
 					b,
 					o = 0;
 
 		while (mid + 1 < hi &&
-			   rd16(out, bloofi_sparse_entry_pos(h.m, mid)) <
-			   rd16(out, bloofi_sparse_entry_pos(h.m, mid + 1)))
+			   bloofi_sparse_rd16(out, bloofi_sparse_entry_pos(h.m, mid)) <
+			   bloofi_sparse_rd16(out, bloofi_sparse_entry_pos(h.m, mid + 1)))
 			mid++;
 		if (mid + 1 >= hi)
 			continue;			/* increasing already */
@@ -351,8 +362,8 @@ bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint32_t n,
 		b = mid;
 		while (a < mid || b < hi)
 		{
-			uint16_t	x = a < mid ? rd16(out, bloofi_sparse_entry_pos(h.m, a)) : UINT16_MAX;
-			uint16_t	y = b < hi ? rd16(out, bloofi_sparse_entry_pos(h.m, b)) : UINT16_MAX;
+			uint16_t	x = a < mid ? bloofi_sparse_rd16(out, bloofi_sparse_entry_pos(h.m, a)) : UINT16_MAX;
+			uint16_t	y = b < hi ? bloofi_sparse_rd16(out, bloofi_sparse_entry_pos(h.m, b)) : UINT16_MAX;
 
 			if (a < mid && (b >= hi || x < y))
 			{

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define BLOOFI_SPARSE_MAGIC		0xB1F5A45Eu
 #define BLOOFI_SPARSE_MAX_CAP	65536u
@@ -42,6 +43,37 @@ typedef struct BloofiSparseHeader
 } BloofiSparseHeader;
 
 #define BLOOFI_SPARSE_HEADER_BYTES	((uint32_t) sizeof(BloofiSparseHeader))
+
+/* little-endian words of a stream at a byte offset (streams are unaligned) */
+static inline uint32_t
+bloofi_sparse_rd32(const uint8_t *buf, uint64_t pos)
+{
+	uint32_t	v;
+
+	memcpy(&v, buf + pos, 4);
+	return v;
+}
+
+static inline uint16_t
+bloofi_sparse_rd16(const uint8_t *buf, uint64_t pos)
+{
+	uint16_t	v;
+
+	memcpy(&v, buf + pos, 2);
+	return v;
+}
+
+static inline void
+bloofi_sparse_wr32(uint8_t *buf, uint64_t pos, uint32_t v)
+{
+	memcpy(buf + pos, &v, 4);
+}
+
+static inline void
+bloofi_sparse_wr16(uint8_t *buf, uint64_t pos, uint16_t v)
+{
+	memcpy(buf + pos, &v, 2);
+}
 
 /* byte offset in the stream of offsets[j] and of entry e */
 static inline uint64_t

@@ -8,36 +8,6 @@
 
 #include <string.h>
 
-static inline uint32_t
-rd32(const uint8_t *buf, uint64_t pos)
-{
-	uint32_t	v;
-
-	memcpy(&v, buf + pos, 4);
-	return v;
-}
-
-static inline void
-wr32(uint8_t *buf, uint64_t pos, uint32_t v)
-{
-	memcpy(buf + pos, &v, 4);
-}
-
-static inline uint16_t
-rd16(const uint8_t *buf, uint64_t pos)
-{
-	uint16_t	v;
-
-	memcpy(&v, buf + pos, 2);
-	return v;
-}
-
-static inline void
-wr16(uint8_t *buf, uint64_t pos, uint16_t v)
-{
-	memcpy(buf + pos, &v, 2);
-}
-
 /* bytes of v as a varint (7 bits a byte, low first) */
 static inline uint32_t
 varint_len(uint32_t v)
@@ -121,8 +91,8 @@ listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *np
 	}
 	for (uint32_t j = 0; j < h.m; j++)
 	{
-		uint32_t	lo = rd32(v1, bloofi_sparse_offset_pos(j));
-		uint32_t	hi = rd32(v1, bloofi_sparse_offset_pos(j + 1));
+		uint32_t	lo = bloofi_sparse_rd32(v1, bloofi_sparse_offset_pos(j));
+		uint32_t	hi = bloofi_sparse_rd32(v1, bloofi_sparse_offset_pos(j + 1));
 		uint32_t	gap;
 
 		if (hi == lo)
@@ -134,8 +104,8 @@ listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *np
 		{
 			if (out)
 			{
-				wr32(out, fence0 + (uint64_t) 8 * nblocks, j);
-				wr32(out, fence0 + (uint64_t) 8 * nblocks + 4, (uint32_t) data);
+				bloofi_sparse_wr32(out, fence0 + (uint64_t) 8 * nblocks, j);
+				bloofi_sparse_wr32(out, fence0 + (uint64_t) 8 * nblocks + 4, (uint32_t) data);
 			}
 			nblocks++;
 			blockstart = data;
@@ -149,9 +119,9 @@ listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *np
 		data += varint_put(out ? out + data0 + data : NULL, hi - lo);
 		for (uint32_t e = lo; e < hi; e++)
 		{
-			uint16_t	s = rd16(v1, bloofi_sparse_entry_pos(h.m, e));
+			uint16_t	s = bloofi_sparse_rd16(v1, bloofi_sparse_entry_pos(h.m, e));
 			uint32_t	d = e == lo ? s :
-				(uint32_t) (s - rd16(v1, bloofi_sparse_entry_pos(h.m, e - 1)) - 1);
+				(uint32_t) (s - bloofi_sparse_rd16(v1, bloofi_sparse_entry_pos(h.m, e - 1)) - 1);
 
 			data += out ? varint_put(out + data0 + data, d) : varint_len(d);
 		}
@@ -265,10 +235,10 @@ bloofi_listed_validate(const uint8_t *buf, uint64_t len, uint32_t m, uint32_t ca
 	data0 = bloofi_listed_data_pos(h.nblocks);
 	for (uint32_t b = 0; b < h.nblocks; b++)
 	{
-		uint32_t	first = rd32(buf, bloofi_listed_fence_pos(b));
-		uint32_t	off = rd32(buf, bloofi_listed_fence_pos(b) + 4);
-		uint32_t	next = b + 1 < h.nblocks ? rd32(buf, bloofi_listed_fence_pos(b + 1)) : m;
-		uint32_t	end = b + 1 < h.nblocks ? rd32(buf, bloofi_listed_fence_pos(b + 1) + 4) :
+		uint32_t	first = bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b));
+		uint32_t	off = bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b) + 4);
+		uint32_t	next = b + 1 < h.nblocks ? bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b + 1)) : m;
+		uint32_t	end = b + 1 < h.nblocks ? bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b + 1) + 4) :
 			h.datalen;
 
 		if ((b == 0 && off != 0) || end > h.datalen || off >= end || next <= first ||
@@ -299,8 +269,8 @@ decode_visit(void *arg, uint32_t pos, uint16_t slot)
 
 	/* lists before pos (and pos's start) begin at the next entry */
 	while (f->last < pos)
-		wr32(f->v1, bloofi_sparse_offset_pos(++f->last), (uint32_t) f->next);
-	wr16(f->v1, bloofi_sparse_entry_pos(f->m, f->next), slot);
+		bloofi_sparse_wr32(f->v1, bloofi_sparse_offset_pos(++f->last), (uint32_t) f->next);
+	bloofi_sparse_wr16(f->v1, bloofi_sparse_entry_pos(f->m, f->next), slot);
 	f->next++;
 }
 
@@ -319,15 +289,15 @@ bloofi_listed_decode(const uint8_t *buf, uint8_t *v1out)
 	f.m = h.base.m;
 	f.next = 0;
 	f.last = 0;
-	wr32(v1out, bloofi_sparse_offset_pos(0), 0);
+	bloofi_sparse_wr32(v1out, bloofi_sparse_offset_pos(0), 0);
 	data0 = bloofi_listed_data_pos(h.nblocks);
 	for (uint32_t b = 0; b < h.nblocks; b++)
 	{
-		uint32_t	first = rd32(buf, bloofi_listed_fence_pos(b));
-		uint32_t	off = rd32(buf, bloofi_listed_fence_pos(b) + 4);
-		uint32_t	next = b + 1 < h.nblocks ? rd32(buf, bloofi_listed_fence_pos(b + 1)) :
+		uint32_t	first = bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b));
+		uint32_t	off = bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b) + 4);
+		uint32_t	next = b + 1 < h.nblocks ? bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b + 1)) :
 			h.base.m;
-		uint32_t	end = b + 1 < h.nblocks ? rd32(buf, bloofi_listed_fence_pos(b + 1) + 4) :
+		uint32_t	end = b + 1 < h.nblocks ? bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b + 1) + 4) :
 			h.datalen;
 
 		(void) listed_block_walk(buf + data0, off, end, first, next, h.base.cap, &npos,
@@ -335,7 +305,7 @@ bloofi_listed_decode(const uint8_t *buf, uint8_t *v1out)
 	}
 	/* offsets[j] for j > the last position with entries: the end */
 	while (f.last < h.base.m)
-		wr32(v1out, bloofi_sparse_offset_pos(++f.last), (uint32_t) f.next);
+		bloofi_sparse_wr32(v1out, bloofi_sparse_offset_pos(++f.last), (uint32_t) f.next);
 	vh = h.base;
 	vh.magic = BLOOFI_SPARSE_MAGIC;
 	vh.reserved = 0;

@@ -59,21 +59,12 @@ make_direct(uint32_t m, uint32_t cap, uint32_t n, uint32_t set, uint64_t *len)
 	return v1;
 }
 
-static uint32_t
-rd32(const uint8_t *b, uint64_t pos)
-{
-	uint32_t	v;
-
-	memcpy(&v, b + pos, 4);
-	return v;
-}
-
 /* the direct list of position j into out; its length */
 static uint32_t
 direct_list(const uint8_t *v1, uint32_t m, uint32_t j, uint16_t *out)
 {
-	uint32_t	lo = rd32(v1, bloofi_sparse_offset_pos(j));
-	uint32_t	hi = rd32(v1, bloofi_sparse_offset_pos(j + 1));
+	uint32_t	lo = bloofi_sparse_rd32(v1, bloofi_sparse_offset_pos(j));
+	uint32_t	hi = bloofi_sparse_rd32(v1, bloofi_sparse_offset_pos(j + 1));
 
 	memcpy(out, v1 + bloofi_sparse_entry_pos(m, lo), (size_t) (hi - lo) * 2);
 	return hi - lo;
@@ -90,17 +81,17 @@ listed_list(const uint8_t *buf, uint32_t j, uint32_t cap, uint16_t *out, uint32_
 	*n = 0;
 	if (h.nblocks == 0)
 		return 0;
-	while (b + 1 < h.nblocks && rd32(buf, bloofi_listed_fence_pos(b + 1)) <= j)
+	while (b + 1 < h.nblocks && bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b + 1)) <= j)
 		b++;
-	if (rd32(buf, bloofi_listed_fence_pos(b)) > j)
+	if (bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b)) > j)
 		return 0;
 	{
-		uint32_t	off = rd32(buf, bloofi_listed_fence_pos(b) + 4);
-		uint32_t	end = b + 1 < h.nblocks ? rd32(buf, bloofi_listed_fence_pos(b + 1) + 4) :
+		uint32_t	off = bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b) + 4);
+		uint32_t	end = b + 1 < h.nblocks ? bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b + 1) + 4) :
 			h.datalen;
 
 		return bloofi_listed_block_find(buf + bloofi_listed_data_pos(h.nblocks) + off,
-										end - off, rd32(buf, bloofi_listed_fence_pos(b)), j,
+										end - off, bloofi_sparse_rd32(buf, bloofi_listed_fence_pos(b)), j,
 										h.base.m, cap, out, n);
 	}
 }
@@ -211,14 +202,14 @@ check_damage(void)
 			if (bloofi_listed_total(&h) <= len && h.nblocks > 0 && h.nblocks < len)
 			{
 				uint32_t	b = (uint32_t) (rnd() % h.nblocks);
-				uint32_t	off = rd32(bad, bloofi_listed_fence_pos(b) + 4);
+				uint32_t	off = bloofi_sparse_rd32(bad, bloofi_listed_fence_pos(b) + 4);
 				uint32_t	end = b + 1 < h.nblocks ?
-					rd32(bad, bloofi_listed_fence_pos(b + 1) + 4) : h.datalen;
+					bloofi_sparse_rd32(bad, bloofi_listed_fence_pos(b + 1) + 4) : h.datalen;
 
 				if (off < end && end <= h.datalen)
 					(void) bloofi_listed_block_find(bad + bloofi_listed_data_pos(h.nblocks) + off,
 													end - off,
-													rd32(bad, bloofi_listed_fence_pos(b)),
+													bloofi_sparse_rd32(bad, bloofi_listed_fence_pos(b)),
 													(uint32_t) (rnd() % m), m, cap, out, &n);
 			}
 		}
