@@ -9,7 +9,6 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
-#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
