@@ -182,6 +182,7 @@ extern bool bf_sparse_pays(uint32 m, size_t sparse_bytes);
 extern BloomFilter *bf_make_datum(BloomFilter *dense);
 extern BloomFilter *bf_make_datum_positions(const BsParams *p, uint8 elemflags,
 											const uint32 *pos, uint32 n);
+extern void bf_sparse_positions_into(const BloomView *v, uint32 *out);
 extern uint32 *bf_sparse_positions(const BloomView *v);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_stored(struct varlena *value, BloomView *v);

@@ -219,22 +219,34 @@ bf_make_datum_positions(const BsParams *p, uint8 elemflags, const uint32 *pos, u
 }
 
 /*
- * bf_sparse_positions: the positions of the sparse view v (bf_view_stored),
- * ascending, palloc'd (v->sp.n of them, at least one slot), fully checked:
- * a corrupted encoding is an error.
+ * bf_sparse_positions_into: the positions of the sparse view v
+ * (bf_view_stored), ascending, into out (room for v->sp.n of them), fully
+ * checked: a corrupted encoding is an error.
+ */
+void
+bf_sparse_positions_into(const BloomView *v, uint32 *out)
+{
+	BsSparseError e;
+
+	Assert(v->sparse);
+	e = bs_sparse_decode_positions(&v->sp, out, NULL);
+	if (e != BS_SPARSE_OK)
+		corrupted_sparse(e, &v->p);
+}
+
+/*
+ * bf_sparse_positions: bf_sparse_positions_into a palloc'd array (v->sp.n
+ * entries, at least one slot)
  */
 uint32 *
 bf_sparse_positions(const BloomView *v)
 {
 	uint32	   *pos;
-	BsSparseError e;
 
 	Assert(v->sparse);
 	pos = bf_palloc_value((uint64) Max(v->sp.n, 1) * sizeof(uint32), false,
 						  "the positions of a bloomfilter value");
-	e = bs_sparse_decode_positions(&v->sp, pos, NULL);
-	if (e != BS_SPARSE_OK)
-		corrupted_sparse(e, &v->p);
+	bf_sparse_positions_into(v, pos);
 	return pos;
 }
 
