@@ -130,6 +130,17 @@ SELECT count(*) FILTER (WHERE f && (SELECT f FROM tall WHERE id = 0)) AS sharing
        count(*) FILTER (WHERE (f && (SELECT f FROM tall WHERE id = 0))
                         = (bloom_popcount(bloom_intersect(f, (SELECT f FROM tall WHERE id = 0))) > 0)) AS same_answer
 FROM tall;
+-- the pair estimates against it (decoded and counted once) equal those
+-- against a fresh copy of it (not cached: its positions merged with each
+-- row's), the query on either side
+SELECT count(*) AS estimated,
+       count(*) FILTER (WHERE bloom_jaccard(f, (SELECT f FROM tall WHERE id = 0))
+                              = bloom_jaccard(f, (SELECT bloom_union(f, f) FROM tall WHERE id = 0))
+                          AND bloom_intersection_cardinality((SELECT f FROM tall WHERE id = 0), f)
+                              = bloom_intersection_cardinality((SELECT bloom_union(f, f) FROM tall WHERE id = 0), f)
+                          AND bloom_union_cardinality(f, (SELECT f FROM tall WHERE id = 0))
+                              = bloom_union_cardinality(f, (SELECT bloom_union(f, f) FROM tall WHERE id = 0))) AS same_estimate
+FROM tall WHERE id > 0;
 CREATE INDEX tall_bits ON tall USING gin (f);
 SET enable_seqscan = off;
 SELECT count(*) AS sharing_through_index FROM tall WHERE f && (SELECT f FROM tall WHERE id = 0);

@@ -217,7 +217,9 @@ typedef struct BfArgCache
 	bool		have_bits;
 	struct varatt_external bits_of; /* the cached value the bits are of */
 	uint8	   *bits;
+	uint64		popcount;		/* the set bits in bits, counted once */
 } BfArgCache;
+
 extern void bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
 								 MemoryContext cxt);

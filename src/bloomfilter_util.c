@@ -540,7 +540,8 @@ bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt)
  * row after row) is decoded to its bits once and viewed dense: pair counts
  * and && then test each row's positions in them instead of merging the
  * row's with the query's (a query of 55,293 set bits against 49,549 rows:
- * minutes merged).  The bits, in fn_mcxt, count against max_value_memory.
+ * minutes merged).  The bits, in fn_mcxt, count against max_value_memory;
+ * their popcount is kept beside them (ac->popcount).
  */
 void
 bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v)
@@ -565,6 +566,7 @@ bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v)
 		for (uint32 i = 0; i < v->sp.n; i++)
 			bs_bit_set(ac->bits, pos[i]);
 		pfree(pos);
+		ac->popcount = bs_popcount(ac->bits, bs_words_for_bits(v->p.m));
 		ac->bits_of = ac->cache.ptr;
 		ac->have_bits = true;
 	}
