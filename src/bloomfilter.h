@@ -182,6 +182,7 @@ extern bool bf_sparse_pays(uint32 m, size_t sparse_bytes);
 extern BloomFilter *bf_make_datum(BloomFilter *dense);
 extern BloomFilter *bf_make_datum_positions(const BsParams *p, uint8 elemflags,
 											const uint32 *pos, uint32 n);
+extern void bf_sparse_positions_into(const BloomView *v, uint32 *out);
 extern uint32 *bf_sparse_positions(const BloomView *v);
 extern void bf_view(struct varlena *value, BloomView *v);
 extern void bf_view_stored(struct varlena *value, BloomView *v);
@@ -216,7 +217,9 @@ typedef struct BfArgCache
 	bool		have_bits;
 	struct varatt_external bits_of; /* the cached value the bits are of */
 	uint8	   *bits;
+	uint64		popcount;		/* the set bits in bits, counted once */
 } BfArgCache;
+
 extern void bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v);
 extern void bf_view_datum_cached(Datum d, BloomView *v, BfDetoastCache *cache,
 								 MemoryContext cxt);

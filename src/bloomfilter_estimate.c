@@ -9,7 +9,6 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
-#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -156,15 +155,22 @@ bloom_cardinality(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(bs_est_cardinality(v.p.m, v.p.k, bf_view_popcount(&v)));
 }
 
+/* the popcount of v, an argument viewed through ac: ac's count when its bits are v's */
+static uint64
+arg_popcount(const BfArgCache *ac, const BloomView *v)
+{
+	return ac->have_bits && v->bits == ac->bits ? ac->popcount : bf_view_popcount(v);
+}
+
 /*
- * The pair counts when at least one side is sparse: the common positions by
- * merging two sparse sides, or by testing a sparse side's positions in the
- * dense one; no side is decoded.
+ * The pair counts when at least one side is sparse, given the sides'
+ * popcounts na and nb: the common positions by merging two sparse sides, or
+ * by testing a sparse side's positions in the dense one; no side is decoded.
  */
 static BsPairCounts
-sparse_pair_counts(const BloomView *a, const BloomView *b)
+sparse_pair_counts(const BloomView *a, uint64 na, const BloomView *b, uint64 nb)
 {
-	BsPairCounts c = {bf_view_popcount(a), bf_view_popcount(b), 0};
+	BsPairCounts c = {na, nb, 0};
 	BsSparseIter ia,
 				ib;
 	uint32		pa = 0,
@@ -197,7 +203,9 @@ sparse_pair_counts(const BloomView *a, const BloomView *b)
  * The two arguments of a pair estimate, each through its own cache in
  * fn_extra: a query filter stored out of line that comes back row after row
  * (ORDER BY bloom_jaccard(f, q) over a column) is fetched once, and decoded
- * once when sparse (bf_view_arg_cached).
+ * and counted once when sparse (bf_view_arg_cached, arg_popcount): a
+ * sparse row against it costs its own positions, not the query's m / 64
+ * words.
  */
 typedef struct PairCache
 {
@@ -218,7 +226,8 @@ pair_counts(FunctionCallInfo fcinfo, const char *what, BloomView *a)
 	bf_view_arg_cached(fcinfo, 0, &pc->arg[0], a);
 	bf_check_compatible(&a->p, &b.p, what);
 	if (a->sparse || b.sparse)
-		return sparse_pair_counts(a, &b);
+		return sparse_pair_counts(a, arg_popcount(&pc->arg[0], a),
+								  &b, arg_popcount(&pc->arg[1], &b));
 	return bs_pair_counts(a->bits, b.bits, a->nwords);
 }
 

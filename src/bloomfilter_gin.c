@@ -134,31 +134,37 @@ bloom_overlaps(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(views_overlap(&a, &b));
 }
 
-/* the set positions of a filter datum as int4 keys (palloc'd; *n of them) */
+/*
+ * the set positions of a filter datum as int4 keys (palloc'd; *n of them),
+ * in one array: the positions are listed as uint32 in its front half, then
+ * widened in place from the end (key i's bytes hold positions 2i and 2i + 1,
+ * read already when i > 0, read just before when i = 0)
+ */
 static Datum *
 position_keys(Datum d, int32 *n)
 {
 	BloomView	v;
 	uint64		count;
-	uint32	   *pos;
 	Datum	   *keys;
+	uint32	   *pos;
 
 	bf_view_datum_stored(d, &v);
 	count = bf_view_popcount(&v);
 	*n = 0;
 	if (count == 0)
 		return NULL;
-	if (v.sparse)
-		pos = bf_sparse_positions(&v);
-	else
-	{
-		pos = bf_palloc_value(count * sizeof(uint32), false, "the GIN keys of a bloomfilter value");
-		count = bf_dense_positions(&v, pos, count);
-	}
 	keys = bf_palloc_value(count * sizeof(Datum), false, "the GIN keys of a bloomfilter value");
-	for (uint64 i = 0; i < count; i++)
-		keys[i] = Int32GetDatum((int32) pos[i]);
-	pfree(pos);
+	pos = (uint32 *) keys;
+	if (v.sparse)
+		bf_sparse_positions_into(&v, pos);
+	else
+		count = bf_dense_positions(&v, pos, count);
+	for (uint64 i = count; i-- > 0;)
+	{
+		uint32		p = pos[i];
+
+		keys[i] = Int32GetDatum((int32) p);
+	}
 	*n = (int32) count;
 	return keys;
 }

@@ -219,22 +219,34 @@ bf_make_datum_positions(const BsParams *p, uint8 elemflags, const uint32 *pos, u
 }
 
 /*
- * bf_sparse_positions: the positions of the sparse view v (bf_view_stored),
- * ascending, palloc'd (v->sp.n of them, at least one slot), fully checked:
- * a corrupted encoding is an error.
+ * bf_sparse_positions_into: the positions of the sparse view v
+ * (bf_view_stored), ascending, into out (room for v->sp.n of them), fully
+ * checked: a corrupted encoding is an error.
+ */
+void
+bf_sparse_positions_into(const BloomView *v, uint32 *out)
+{
+	BsSparseError e;
+
+	Assert(v->sparse);
+	e = bs_sparse_decode_positions(&v->sp, out, NULL);
+	if (e != BS_SPARSE_OK)
+		corrupted_sparse(e, &v->p);
+}
+
+/*
+ * bf_sparse_positions: bf_sparse_positions_into a palloc'd array (v->sp.n
+ * entries, at least one slot)
  */
 uint32 *
 bf_sparse_positions(const BloomView *v)
 {
 	uint32	   *pos;
-	BsSparseError e;
 
 	Assert(v->sparse);
 	pos = bf_palloc_value((uint64) Max(v->sp.n, 1) * sizeof(uint32), false,
 						  "the positions of a bloomfilter value");
-	e = bs_sparse_decode_positions(&v->sp, pos, NULL);
-	if (e != BS_SPARSE_OK)
-		corrupted_sparse(e, &v->p);
+	bf_sparse_positions_into(v, pos);
 	return pos;
 }
 
@@ -528,7 +540,8 @@ bf_detoast_cached(Datum d, BfDetoastCache *cache, MemoryContext cxt)
  * row after row) is decoded to its bits once and viewed dense: pair counts
  * and && then test each row's positions in them instead of merging the
  * row's with the query's (a query of 55,293 set bits against 49,549 rows:
- * minutes merged).  The bits, in fn_mcxt, count against max_value_memory.
+ * minutes merged).  The bits, in fn_mcxt, count against max_value_memory;
+ * their popcount is kept beside them (ac->popcount).
  */
 void
 bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v)
@@ -553,6 +566,7 @@ bf_view_arg_cached(FunctionCallInfo fcinfo, int n, BfArgCache *ac, BloomView *v)
 		for (uint32 i = 0; i < v->sp.n; i++)
 			bs_bit_set(ac->bits, pos[i]);
 		pfree(pos);
+		ac->popcount = bs_popcount(ac->bits, bs_words_for_bits(v->p.m));
 		ac->bits_of = ac->cache.ptr;
 		ac->have_bits = true;
 	}

@@ -12,7 +12,9 @@
 #             once (a scan, a Bloofi recheck)
 #   repeated  5,000 elements probed in one value (a join against one big
 #             filter: the value is detoasted once per query)
-# Both print medians (ms) and the ratio stored / dense; the target is <= 2
+# Both print medians (ms) and the ratio stored / dense; the four statements
+# run in an order rotated each round (bench_times_rotated), so neither form
+# always runs first; the target is <= 2
 # at every fill.  Writes 16_form_probe.csv for the curve (docs/hashing.md,
 # "Probe speed of the stored forms").
 # Alone: bash test/bench/16_form_probe.sh (BENCH_RUNS= sets the runs per median).
@@ -60,7 +62,7 @@ for n in $SIZES; do
     read -r form bytes dbytes fill < <(bs_psql -Atq -F' ' -c "SELECT CASE WHEN a.b < d.b * 0.99 THEN 'sparse' ELSE 'dense' END, a.b, d.b, round(a.fill::numeric, 4)
         FROM (SELECT avg(pg_column_size(f)) b, avg(bloom_popcount(f)::float8 / $M) fill FROM fp_auto_$n) a,
              (SELECT avg(pg_column_size(f)) b FROM fp_dense_$n) d")
-    mapfile -t t < <(bench_times "$RUNS" \
+    mapfile -t t < <(bench_times_rotated "$RUNS" \
         "SELECT count(*) FROM fp_auto_$n WHERE f @> 777::bigint" \
         "SELECT count(*) FROM fp_dense_$n WHERE f @> 777::bigint" \
         "SELECT count(*) FROM fp_auto_$n a, generate_series(1, 5000) x WHERE a.id = 1 AND a.f @> (10000000::bigint + x * 7)" \

@@ -19,6 +19,9 @@
 #   bench_times N SQL...    run the statements interleaved N times (after one
 #                           warm-up round) in ONE session, print one line per
 #                           statement: "median_ms min_ms max_ms"
+#   bench_times_rotated N SQL...
+#                           bench_times with the order rotated each round
+#                           (round i starts at statement i mod the count)
 #   bench_median N SQL      the median ms of one statement (N runs after a warm-up)
 #   bench_vs N W BASE_LABEL BASE_SQL LABEL SQL
 #                           time the two statements (bench_times), print a line
@@ -247,8 +250,38 @@ bench_times() {
     # Time lines in statement order: round 0 is the warm-up
     for ((j = 0; j < nstmt; j++)); do
         echo "$out" | awk -v n="$nstmt" -v j="$j" '/^Time: / { if (c % n == j && c >= n) print $2; c++ }' |
-            sort -g | awk '{v[NR] = $1} END {
-                med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-                printf "%.3f %.3f %.3f\n", med, v[1], v[NR] }'
+            bench_med_min_max
+    done
+}
+
+# "median min max" (ms, 3 decimals) of the numbers on stdin
+bench_med_min_max() {
+    sort -g | awk '{v[NR] = $1} END {
+        med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.3f %.3f %.3f\n", med, v[1], v[NR] }'
+}
+
+# bench_times with the order rotated each round (round i starts at statement
+# i mod the count), so each statement takes every place in the round in turn:
+# none always runs first, on caches the round before left cold or warm
+bench_times_rotated() {
+    local n=$1 i k j out
+    shift
+    local nstmt=$# stmts=("$@")
+    out=$({
+        echo '\timing on'
+        for ((i = 0; i <= n; i++)); do
+            for ((k = 0; k < nstmt; k++)); do
+                j=$(((i + k) % nstmt))
+                echo "\\echo @stmt $j"
+                echo "${stmts[j]};"
+            done
+        done
+    } | bs_psql -q -o /dev/null) || return 1
+    # each Time line belongs to the statement echoed before it; a statement's
+    # first run (round 0) is the warm-up
+    for ((j = 0; j < nstmt; j++)); do
+        echo "$out" | awk -v j="$j" '/^@stmt / { cur = $2; next }
+            /^Time: / { if (cur == j && seen++) print $2 }' | bench_med_min_max
     done
 }
