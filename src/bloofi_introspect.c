@@ -418,8 +418,9 @@ bloofi_check_slots(CheckState *cs, const BloofiNode *X, const ItemPointerData *t
 /*
  * Check the leaves of bottom node X (slots tids): each live leaf's column
  * against its heap filter, the node within leaf_capacity.  ORs the columns
- * into orcols and the live leaves' into out->or_live; out->suspect when a
- * leaf is dead or being flushed.
+ * into orcols (of a SPARSE node, its live leaves' only) and the live
+ * leaves' into out->or_live; out->suspect when a leaf is dead or being
+ * flushed.
  */
 static void
 bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *tids,
@@ -478,7 +479,15 @@ bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *
 		bloofi_column_digest(page, X->geom.slice_bytes, j0, n, X->cap, count, digest);
 		copy2 = palloc(BLOOFI_PAGE_BYTES);
 		memcpy(copy2, page, BLOOFI_PAGE_BYTES);
-		bloofi_clear_and_recompute_value(page, X->geom.slice_bytes, j0, n, none, valid, orcols);
+		/*
+		 * (a SPARSE node keeps a dead leaf's bits in its lists, behind a
+		 * TID that VACUUM's pass 3 invalidates after pass 2 has taken them
+		 * out of the node's value and its column above: between the two,
+		 * or after a crash between them, only its live leaves' bits are
+		 * owed; a dense node loses them in pass 2 with the value)
+		 */
+		bloofi_clear_and_recompute_value(page, X->geom.slice_bytes, j0, n, none,
+										 sparse ? live : valid, orcols);
 		bloofi_clear_and_recompute_value(copy2, X->geom.slice_bytes, j0, n, none, live, out->or_live);
 		pfree(copy2);
 	}
