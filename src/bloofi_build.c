@@ -183,33 +183,23 @@ bloofi_build_sparse_pays(const BloofiBuildState *bs)
  * filter of 15 set bits is sorted as 60 bytes instead of 54 kB.
  */
 static bytea *
-bloofi_build_payload(const uint8 *bits, uint32 nwords)
+bloofi_build_payload(const BloomView *v)
 {
-	uint64		count = bs_popcount(bits, nwords);
+	uint64		count = bs_popcount(v->bits, v->nwords);
 	bytea	   *out;
 
-	if (count * 4 < (uint64) nwords * 8)
+	if (count * 4 < (uint64) v->nwords * 8)
 	{
-		uint32	   *pos;
-		uint32		n = 0;
+		uint64		n;
 
 		out = palloc(VARHDRSZ + count * 4);
-		SET_VARSIZE(out, VARHDRSZ + count * 4);
-		pos = (uint32 *) VARDATA(out);
-		for (uint32 w = 0; w < nwords; w++)
-		{
-			uint64		x;
-
-			memcpy(&x, bits + (size_t) w * 8, 8);
-			for (; x; x &= x - 1)
-				pos[n++] = w * 64 + (uint32) __builtin_ctzll(x);
-		}
-		Assert(n == count);
+		n = bf_dense_positions(v, (uint32 *) VARDATA(out), count);
+		SET_VARSIZE(out, VARHDRSZ + n * 4);
 		return out;
 	}
-	out = palloc(VARHDRSZ + nwords * 8);
-	SET_VARSIZE(out, VARHDRSZ + nwords * 8);
-	memcpy(VARDATA(out), bits, nwords * 8);
+	out = palloc(VARHDRSZ + v->nwords * 8);
+	SET_VARSIZE(out, VARHDRSZ + v->nwords * 8);
+	memcpy(VARDATA(out), v->bits, v->nwords * 8);
 	return out;
 }
 
@@ -361,7 +351,7 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bloofi_require_params(index, bs->meta, &v.p);
 
 	{
-		bytea	   *bits = bloofi_build_payload(v.bits, v.nwords);
+		bytea	   *bits = bloofi_build_payload(&v);
 		ItemPointerData t = *tid;
 
 		ExecClearTuple(bs->inslot);
