@@ -195,8 +195,8 @@ echo "(f) 100 dense filters of 64 kB out of line uncompressed: f @> x by slices 
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "met" : "MISSED" }'; }
 if [ -n "${BS_BENCH_SUMMARY:-}" ]; then
     {
-        echo "sparse: bst_sample(t, f, 1), m=132,933, 1,000 ids (us; new/today $r_sample)|${SAMPLE[new]}|<= 20|$(verdict "${SAMPLE[new]}" 20)"
-        echo "sparse: f @> x per row, same filters (us; new/today $r_contains)|${CONTAINS[new]}|<= 4|$(verdict "${CONTAINS[new]}" 4)"
+        echo "sparse: bst_sample(t, f, 1), m=132,933, 1,000 ids (us; in brackets new/today)|${SAMPLE[new]} ($r_sample)|<= 20|$(verdict "${SAMPLE[new]}" 20)"
+        echo "sparse: f @> x per row, same filters (us; in brackets new/today)|${CONTAINS[new]} ($r_contains)|<= 4|$(verdict "${CONTAINS[new]}" 4)"
         echo "sparse: bytes of 63,666 power-law filters, new/today|$r_deb|<= 0.4|$(verdict "$r_deb" 0.4)"
         echo "sparse: bytes at the optimal fill, new/today|$r_half|<= 1.0|$(verdict "$r_half" 1.0)"
     } >>"$BS_BENCH_SUMMARY"

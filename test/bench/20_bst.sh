@@ -424,7 +424,7 @@ read -r w1 wl1 < <(pgb -M prepared -c 1 -T 15 -f "$PGB/walk.sql")
       fi
     done
     echo "during 8 walking clients: $n backends map the image of t7 ($((img / 1048576)) MB, one file); their resident memory: sum of RSS $((rss / 1024)) MB, proportional set size (shared pages counted once) $((pss / 1024)) MB"
-    if [ -n "${BS_BENCH_SUMMARY:-}" ]; then echo "bst: 8 sampling connections' memory (PSS sum) vs one tree + index ($((img / 1048576)) MB)|$((pss / 1024)) MB|one tree, not 8|$( [ $((pss / 1024)) -lt $((2 * img / 1048576)) ] && echo met || echo MISSED)" >>"$BS_BENCH_SUMMARY"; fi
+    if [ -n "${BS_BENCH_SUMMARY:-}" ]; then echo "bst: 8 sampling connections' memory (PSS sum) vs one tree + index (in brackets)|$((pss / 1024)) MB ($((img / 1048576)) MB)|one tree, not 8|$( [ $((pss / 1024)) -lt $((2 * img / 1048576)) ] && echo met || echo MISSED)" >>"$BS_BENCH_SUMMARY"; fi
   fi ) &
 mon=$!
 read -r w8 wl8 < <(pgb -M prepared -c 8 -j 2 -T 15 -f "$PGB/walk.sql")
