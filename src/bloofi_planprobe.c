@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "miscadmin.h"
 #include "nodes/pathnodes.h"
 #include "utils/guc.h"
@@ -67,12 +68,15 @@ static IndexOptInfo *
 probe_index_of(RelOptInfo *rel, AttrNumber attno)
 {
 	ListCell   *lc;
+	Oid			bloofi_am = InvalidOid;
 
 	foreach(lc, rel->indexlist)
 	{
 		IndexOptInfo *ix = (IndexOptInfo *) lfirst(lc);
 
-		if ((void *) ix->amcostestimate == (void *) bloofi_costestimate &&
+		if (!OidIsValid(bloofi_am))
+			bloofi_am = get_am_oid("bloofi", true);
+		if (OidIsValid(bloofi_am) && ix->relam == bloofi_am &&
 			!ix->hypothetical && ix->indpred == NIL && ix->nkeycolumns == 1 &&
 			ix->indexkeys[0] == attno)
 			return ix;
@@ -81,28 +85,21 @@ probe_index_of(RelOptInfo *rel, AttrNumber attno)
 }
 
 /*
- * The keys of element value (of type typid) under hasher h: one, or for a
- * text that is also an integer or a uuid, each reading (as the scan
- * searches them); returns how many
+ * The key of element value (of type typid) under hasher h.  A text is
+ * searched as its string, even when it is also an integer or a uuid: a
+ * filter of text elements reads it so, and the other reading's matches in
+ * such a column are only its false positives, which the recheck drops (the
+ * scan searches both readings; counting both would count those too).
  */
-static int
-probe_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys)
+static BsKey
+probe_key(const BsHasher *h, Datum value, Oid typid)
 {
-	BsTextReadings rd;
-	BsElem		t,
-				e[BS_ELEM_READINGS_MAX];
-	int			n;
+	BsElem		t;
 
 	if (typid != TEXTOID && typid != VARCHAROID)
-	{
-		keys[0] = bf_datum_key(h, value, typid);
-		return 1;
-	}
+		return bf_datum_key(h, value, typid);
 	t = bs_elem_varlena(value);
-	(void) bs_elem_text_used(&t, BS_ELEM_ALL, &rd, e, &n);
-	for (int i = 0; i < n; i++)
-		keys[i] = bs_elem_key(h, &e[i]);
-	return n;
+	return bs_elem_key(h, &t);
 }
 
 /*
@@ -111,8 +108,7 @@ probe_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys)
  * time; -1 when the probe does not apply (switched off, no such index, the
  * variable not a plain column of a base relation, an empty index).  When
  * the probe stopped at its node limit, *complete is false and the count is
- * a lower bound.  A text with two readings counts the reading with the
- * most matches (the recheck keeps each row's own reading).
+ * a lower bound.  A text is counted as its string (probe_key).
  */
 double
 bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *complete)
@@ -122,7 +118,7 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 	IndexOptInfo *ix;
 	Relation	index;
 	BloofiMetaData *meta;
-	double		best = -1;
+	double		rows = -1;
 
 	*complete = false;
 	if (!bloofi_plan_probe || vardata->rel == NULL)
@@ -144,35 +140,26 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 	{
 		BsParams	p;
 		BsHasher	h;
-		BsKey		keys[BS_ELEM_READINGS_MAX];
 		uint32		pos[BS_MAX_K];
-		int			nkeys;
+		uint32		npos;
+		BloofiSearchStats st;
 
 		bloofi_params(meta, &p);
 		bs_hasher_init(&h, &p);
-		nkeys = probe_keys(&h, value, typid, keys);
-		*complete = true;
-		for (int i = 0; i < nkeys; i++)
-		{
-			BloofiSearchStats st;
-			uint32		npos;
-
-			memset(&st, 0, sizeof(st));
-			st.max_nodes = bloofi_plan_probe_nodes;
-			bs_key_positions(&h, keys[i], pos);
-			npos = bloofi_sort_positions(pos, p.k);
-			bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
-			pfree(meta);
-			meta = bloofi_read_meta(index);
-			bloofi_search(index, meta, pos, npos, NULL, NULL, &st);
-			if (st.truncated)
-				*complete = false;
-			best = Max(best, (double) st.matches);
-		}
+		bs_key_positions(&h, probe_key(&h, value, typid), pos);
+		npos = bloofi_sort_positions(pos, p.k);
+		memset(&st, 0, sizeof(st));
+		st.max_nodes = bloofi_plan_probe_nodes;
+		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
+		pfree(meta);
+		meta = bloofi_read_meta(index);
+		bloofi_search(index, meta, pos, npos, NULL, NULL, &st);
+		*complete = !st.truncated;
+		rows = (double) st.matches;
 		elog(DEBUG1, "bloofi plan probe of %s: %.0f matches%s",
-			 RelationGetRelationName(index), best, *complete ? "" : " (stopped)");
+			 RelationGetRelationName(index), rows, *complete ? "" : " (stopped)");
 	}
 	pfree(meta);
 	index_close(index, NoLock);
-	return best;
+	return rows;
 }
