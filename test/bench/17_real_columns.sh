@@ -16,7 +16,11 @@
 # then ANALYZE.  Per column:
 #   lookups  40 elements held by >= 10 sets (pareto: any element; its lookups
 #            return >= 10 rows through the saturated filters), one per 40-quantile
-#            of the element's set count; estimated / actual rows (count(*))
+#            of the element's set count; estimated / actual rows (count(*)), with
+#            the statistics only (bloomsample.plan_probe off) and with the index
+#            probe (on, the default)
+#   planning the lookups' planning time (EXPLAIN's Planning Time, median of 5 each;
+#            the median over the lookups, and the slowest) with the probe off and on
 #   $1       a generic plan's estimate (plan_cache_mode = force_generic_plan)
 #            against the mean rows over 300 elements drawn among the column's
 #            distinct elements
