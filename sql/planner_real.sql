@@ -133,6 +133,19 @@ FROM (SELECT 'rc_files' AS t, e FROM el_rc_files WHERE n >= 10
       UNION ALL SELECT 'rc_rdeps', e FROM el_rc_rdeps WHERE n >= 10) s GROUP BY t ORDER BY t;
 -- the lookups use the index
 EXPLAIN (COSTS OFF) SELECT * FROM rc_tags WHERE f @> 'g77'::text;
+-- the plan choice follows: the tag the statistics put furthest off, its items joined
+-- with their rows elsewhere, is a nested loop over its rows with the probe (the right
+-- plan for its 10-odd rows: an index lookup each) and a hash join over a sequential scan
+-- of the other table with the statistics alone
+CREATE INDEX raw_rc_tags_id ON raw_rc_tags (id);
+ANALYZE raw_rc_tags;
+SELECT e AS worst_tag, n, round((stats_est / n)::numeric) AS statistics_over_actual
+FROM rc_tag_lookups ORDER BY stats_est / n DESC, e LIMIT 1 \gset
+SELECT :n AS rows, :statistics_over_actual > 2 AS statistics_outside_2x;
+EXPLAIN (COSTS OFF) SELECT r.els FROM rc_tags t JOIN raw_rc_tags r USING (id) WHERE t.f @> :'worst_tag'::text;
+SET bloomsample.plan_probe = off;
+EXPLAIN (COSTS OFF) SELECT r.els FROM rc_tags t JOIN raw_rc_tags r USING (id) WHERE t.f @> :'worst_tag'::text;
+RESET bloomsample.plan_probe;
 
 DEALLOCATE rc_qf;
 DEALLOCATE rc_qr;
