@@ -52,7 +52,9 @@ EXPLAIN (COSTS OFF) EXECUTE lookup(123456);
 EXECUTE lookup(123456);
 RESET plan_cache_mode;
 -- left to itself, the plan cache switches to the generic plan after five custom ones
--- (the generic plan is costed no higher than the custom ones)
+-- (the generic plan is costed no higher than the custom ones) when the statistics
+-- estimate the custom plans
+SET bloomsample.plan_probe = off;
 EXECUTE lookup(300);
 EXECUTE lookup(600);
 EXECUTE lookup(900);
@@ -60,6 +62,19 @@ EXECUTE lookup(1200);
 EXECUTE lookup(1500);
 EXPLAIN (COSTS OFF) EXECUTE lookup(1800);
 SELECT generic_plans >= 1 AS went_generic FROM pg_prepared_statements WHERE name = 'lookup';
+DEALLOCATE lookup;
+RESET bloomsample.plan_probe;
+-- with the index probe (the default, issue 36) each custom plan counts its element's
+-- one row, costed below the generic plan's estimate of an element nothing is known of
+-- (3 rows): the plan cache keeps custom plans, planning each execution
+PREPARE lookup(bigint) AS SELECT id FROM pt WHERE f @> $1;
+EXECUTE lookup(300);
+EXECUTE lookup(600);
+EXECUTE lookup(900);
+EXECUTE lookup(1200);
+EXECUTE lookup(1500);
+EXECUTE lookup(1800);
+SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'lookup';
 DEALLOCATE lookup;
 PREPARE lookup_text(text) AS SELECT id FROM pt WHERE f @> $1;
 SET plan_cache_mode = force_generic_plan;

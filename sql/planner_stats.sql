@@ -189,7 +189,8 @@ DROP TABLE pm_small, pm_big, pm;
 SELECT p.proname, p.procost, p.prosupport::regproc
 FROM pg_proc p WHERE p.oid = 'bloom_contains(bloomfilter, bigint)'::regprocedure;
 
--- planning a lookup reads no index page (and no other page): after a first planning
+-- with the statistics alone (bloomsample.plan_probe off), planning a lookup reads no
+-- index page (and no other page): after a first planning
 -- of each query shape (which builds the relcache's profile of the index and fills the
 -- catalog caches: 18 looks up a catalog entry for the join that no statement above
 -- needed), the planning of EXPLAIN ANALYZE reports no buffer at all, hit or read
@@ -203,8 +204,15 @@ BEGIN
 END $$;
 SELECT planning_buffers('SELECT * FROM ps WHERE f @> 12345::bigint') >= 0 AS warm_up,
        planning_buffers('SELECT * FROM probes p JOIN ps ON ps.f @> p.e') >= 0 AS warm_up_join;
+SET bloomsample.plan_probe = off;
 SELECT planning_buffers('SELECT * FROM ps WHERE f @> 12345::bigint') AS lookup,
        planning_buffers('SELECT * FROM ps WHERE f @> 54321::bigint') AS another_element,
+       planning_buffers('SELECT * FROM probes p JOIN ps ON ps.f @> p.e') AS join_plan;
+RESET bloomsample.plan_probe;
+-- the index probe (issue 36, on by default) reads a lookup's index pages at plan time:
+-- the metapage, the pending list and the nodes it opens (at most
+-- bloomsample.plan_probe_nodes); a join has no constant to probe
+SELECT planning_buffers('SELECT * FROM ps WHERE f @> 12345::bigint') BETWEEN 1 AND 200 AS probe_reads_few,
        planning_buffers('SELECT * FROM probes p JOIN ps ON ps.f @> p.e') AS join_plan;
 -- and the lookup uses the index
 EXPLAIN (COSTS OFF) SELECT * FROM ps WHERE f @> 12345::bigint;

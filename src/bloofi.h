@@ -346,6 +346,12 @@ typedef struct BloofiSearchStats
 								 * looked at) */
 	int64		matches;		/* leaves (with a TID) whose bits all match */
 	int64		leaves_seen;	/* leaves in the bottom nodes visited */
+	int64		nodes_opened;	/* tree nodes bloofi_search read */
+	int64		max_nodes;		/* set by the caller: bloofi_search stops
+								 * before opening more nodes than this (0: no
+								 * limit; the planner's probe) */
+	bool		truncated;		/* it stopped there: matches is a lower
+								 * bound */
 } BloofiSearchStats;
 
 typedef void (*BloofiMatchCallback) (ItemPointer tid, void *arg);
@@ -579,6 +585,11 @@ extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 extern bool bloofi_read_stream;
 extern void bloofi_init_gucs(void);
+
+/* bloofi_planprobe.c: the planner counts a constant's matches in the index */
+extern bool bloofi_plan_probe;
+extern int	bloofi_plan_probe_nodes;
+extern void bloofi_plan_probe_init_gucs(void);
 
 /* bloofi_recent.c: where a page was found last time (a hint) */
 extern Buffer bloofi_read_recent(Relation index, BlockNumber blk);

@@ -431,6 +431,8 @@ bloofi_prefetch_children(Relation index, const BloofiMetaData *meta,
  * value unless its SATURATED hint says testing it would prune little, then
  * the live children of every bit-sliced node visited, the list entries read
  * in SPARSE ones), the matches and the leaves of the bottom nodes visited.
+ * With st->max_nodes > 0 the search stops before opening more nodes than
+ * that (st->truncated; st->matches is then a lower bound).
  */
 void
 bloofi_search(Relation index, const BloofiMetaData *meta,
@@ -469,6 +471,12 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		uint32		pushed;
 
 		CHECK_FOR_INTERRUPTS();
+		if (st->max_nodes > 0 && st->nodes_opened >= st->max_nodes)
+		{
+			st->truncated = true;
+			break;
+		}
+		st->nodes_opened++;
 		bloofi_node_read(index, meta, stack[--nstack], &X);
 		if (X.level == 0)
 			st->leaves_seen += X.nlive;

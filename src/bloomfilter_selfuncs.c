@@ -13,7 +13,10 @@
  * from the set's sample: the sampled filters holding x are the AND of x's
  * k slices (src/core/bs_colstats.c), corrected for the folding's false hits
  * and for false positives, with half a hit assumed when no sampled filter
- * holds x.  No index page is read.  Where x is not a constant:
+ * holds x.  For a constant x on a column with a bloofi index, the index
+ * itself counts the rows at plan time (bloofi_planprobe.c, a bounded
+ * search; bloomsample.plan_probe), the statistics standing where the probe
+ * stops early.  Where x is not a constant:
  *   - the other side is a column with statistics (a join, the inner side of
  *     a nested loop, a parameterized path): x ranges over that column's
  *     most common values (weighted by their frequencies) and histogram
@@ -503,6 +506,31 @@ fraction_for_elem_expr(PlannerInfo *root, const BfColumnStats *cs, Node *elem,
 	return sel;
 }
 
+/*
+ * Fraction of the filter column's rows (vardata, with statistics cs) whose
+ * filter passes the constant element c: counted in the column's bloofi
+ * index when it has one (bloofi_planprobe.c; entries counted over the
+ * table's rows as the planner estimates them now); when the probe stopped
+ * at its node limit, or does not apply, the statistics' estimate, at least
+ * the matches the probe counted
+ */
+static double
+const_elem_fraction(VariableStatData *vardata, const BfColumnStats *cs, const Const *c)
+{
+	bool		complete;
+	double		rows = vardata->rel ? vardata->rel->tuples : 0;
+	double		matches = rows > 0 ?
+		bloofi_probe_rows(vardata, c->constvalue, c->consttype, &complete) : -1;
+	double		sel;
+
+	if (matches >= 0 && complete)
+		return Min(matches / rows, 1.0);
+	sel = column_fraction(cs, true, c->constvalue, c->consttype, NULL, 0);
+	if (matches > 0)
+		sel = Max(sel, Min(matches / rows, 1.0));
+	return sel;
+}
+
 /* selectivity of a restriction clause (args), filter on the left or the right */
 static Selectivity
 contains_restriction(PlannerInfo *root, List *args, int varRelid, bool filter_right)
@@ -524,8 +552,7 @@ contains_restriction(PlannerInfo *root, List *args, int varRelid, bool filter_ri
 		else if (cs == NULL)
 			sel = BF_DEFAULT_CONTAIN_SEL;
 		else if (IsA(other, Const) && elem_type_ok(((Const *) other)->consttype))
-			sel = column_fraction(cs, true, ((Const *) other)->constvalue,
-								  ((Const *) other)->consttype, NULL, 0);
+			sel = const_elem_fraction(&vardata, cs, (Const *) other);
 		else
 			sel = fraction_for_elem_expr(root, cs, other, 0);
 	}

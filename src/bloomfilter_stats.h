@@ -214,6 +214,10 @@ typedef struct BfColumnStats
  */
 extern const BfColumnStats *bf_column_stats(VariableStatData *vardata);
 
+/* bloofi_planprobe.c: a constant's matching entries in the column's bloofi index */
+extern double bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid,
+								bool *complete);
+
 /* bloomfilter_selfuncs.c */
 
 /*

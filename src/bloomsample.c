@@ -39,6 +39,7 @@ _PG_init(void)
 	bst_init_cache();
 	bloofi_init_reloptions();
 	bloofi_init_gucs();
+	bloofi_plan_probe_init_gucs();
 	MarkGUCPrefixReserved("bloomsample");
 }
 

@@ -16,7 +16,11 @@
 # then ANALYZE.  Per column:
 #   lookups  40 elements held by >= 10 sets (pareto: any element; its lookups
 #            return >= 10 rows through the saturated filters), one per 40-quantile
-#            of the element's set count; estimated / actual rows (count(*))
+#            of the element's set count; estimated / actual rows (count(*)), with
+#            the statistics only (bloomsample.plan_probe off) and with the index
+#            probe (on, the default)
+#   planning the lookups' planning time (EXPLAIN's Planning Time, median of 5 each;
+#            the median over the lookups, and the slowest) with the probe off and on
 #   $1       a generic plan's estimate (plan_cache_mode = force_generic_plan)
 #            against the mean rows over 300 elements drawn among the column's
 #            distinct elements
@@ -92,6 +96,18 @@ BEGIN
   PERFORM set_config('enable_indexscan', 'on', true);
   RETURN (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(t) x);
 END \$\$;
+-- median planning ms of q over 5 runs (EXPLAIN's Planning Time), the probe on or off
+CREATE FUNCTION plan_ms(q text, probe bool) RETURNS float8 LANGUAGE plpgsql AS \$\$
+DECLARE j json; t float8[] := '{}';
+BEGIN
+  PERFORM set_config('bloomsample.plan_probe', probe::text, true);
+  FOR i IN 1..5 LOOP
+    EXECUTE 'EXPLAIN (SUMMARY, FORMAT JSON) ' || q INTO j;
+    t := t || (j->0->>'Planning Time')::float8;
+  END LOOP;
+  PERFORM set_config('bloomsample.plan_probe', 'on', true);
+  RETURN (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(t) x);
+END \$\$;
 -- 40 lookups of t: elements held by >= minn sets, one per 40-quantile of that count
 CREATE FUNCTION lookups(t text, minn int)
 RETURNS TABLE(e text, est float8, actual bigint, ratio float8) LANGUAGE plpgsql AS \$\$
@@ -118,10 +134,22 @@ for t in "${cols[@]}"; do
   echo "== $t: $nrows sets, $info"
   bs_psql -Atq -F '|' <<SQL | tee "$D/$t.out"
 SET search_path = real_cols, public;
+SET bloomsample.plan_probe = off;
+CREATE TEMP TABLE lk0 AS SELECT * FROM lookups('$t', $minn) WHERE actual >= 10;
+RESET bloomsample.plan_probe;
 CREATE TEMP TABLE lk AS SELECT * FROM lookups('$t', $minn) WHERE actual >= 10;
-SELECT 'lookups', count(*), count(*) FILTER (WHERE ratio > 2 OR ratio < 0.5),
+SELECT 'lookups', 'statistics only', count(*), count(*) FILTER (WHERE ratio > 2 OR ratio < 0.5),
+       round(min(ratio)::numeric, 2), round(exp(avg(ln(ratio)))::numeric, 2), round(max(ratio)::numeric, 2)
+FROM lk0;
+SELECT 'lookups', 'index probe', count(*), count(*) FILTER (WHERE ratio > 2 OR ratio < 0.5),
        round(min(ratio)::numeric, 2), round(exp(avg(ln(ratio)))::numeric, 2), round(max(ratio)::numeric, 2)
 FROM lk;
+-- planning time of the lookups, the probe off and on (medians over them of each one's median)
+SELECT 'planning', round(percentile_disc(0.5) WITHIN GROUP (ORDER BY off_ms)::numeric, 3),
+       round(percentile_disc(0.5) WITHIN GROUP (ORDER BY on_ms)::numeric, 3),
+       round(max(on_ms)::numeric, 3)
+FROM (SELECT plan_ms(format('SELECT * FROM $t WHERE f @> %L::text', e), false) AS off_ms,
+             plan_ms(format('SELECT * FROM $t WHERE f @> %L::text', e), true) AS on_ms FROM lk) s;
 SET plan_cache_mode = force_generic_plan;
 PREPARE g(text) AS SELECT * FROM $t WHERE f @> \$1;
 CREATE TEMP TABLE jn AS SELECT count(*)::float8 AS actual FROM pr_$t p JOIN $t ON $t.f @> p.x;
@@ -142,7 +170,8 @@ FROM (SELECT what, q, uses_index(q) AS chosen_index, exec_ms(q, uses_index(q)) A
 SQL
 done | awk -F'|' '
   /^==/ { print; next }
-  $1 == "lookups" { printf "   lookups >= 10 rows: %d, outside 2x: %d; est/actual min %s, geomean %s, max %s\n", $2, $3, $4, $5, $6; next }
+  $1 == "lookups" { printf "   lookups >= 10 rows (%s): %d, outside 2x: %d; est/actual min %s, geomean %s, max %s\n", $2, $3, $4, $5, $6, $7; next }
+  $1 == "planning" { printf "   planning of a lookup: median %s ms with the probe off, %s ms on (slowest on: %s ms)\n", $2, $3, $4; next }
   $1 == "generic" { printf "   generic $1: estimate %s, mean actual %s: ratio %s (index: %s)\n", $2, $3, $4, $5; next }
   $1 == "join" { printf "   join of 300 probes: estimate %s, actual %s: ratio %s\n", $2, $3, $4; next }
   $1 == "plan" { printf "   plan of %-12s chosen %-7s %9s ms, the other forced %9s ms: right %s\n", $2, ($3 == "t" ? "index" : "seqscan"), $4, $5, $6; next }

@@ -1,0 +1,165 @@
+/*
+ * bloofi_planprobe.c
+ *    The planner's probe of a Bloofi index: the rows of `f @> constant`
+ *    counted in the index at plan time (issue 36).
+ *
+ * The column statistics see a long-tailed column through a sample of a few
+ * thousand filters, where an element held by 10-30 sets has about one
+ * expected hit, so its estimate is Poisson noise (docs/planner.md, "Real
+ * columns").  A Bloofi lookup returns exactly the rows whose filter passes
+ * the element (the filters' own false positives are part of the true
+ * answer of `@>`), so when the column has a bloofi index the planner can
+ * count them, the way PostgreSQL's selfuncs.c get_actual_variable_range
+ * reads a btree's end at plan time.  The probe is bounded: it opens at most
+ * bloomsample.plan_probe_nodes tree nodes (the pending chains, which a
+ * lookup reads whole, are bounded by their size); past that it stops, and
+ * the caller keeps the statistics' estimate, raised to the matches counted
+ * so far if they exceed it.
+ *
+ * What is counted: index entries, not heap rows.  The search takes no
+ * snapshot (as a Bloofi scan does not: the heap visit decides visibility),
+ * so an entry of a row deleted and not yet vacuumed, or inserted by a
+ * transaction still in progress, counts as its row would; between VACUUMs
+ * a table whose rows churn is overcounted by its dead entries' share, as
+ * its reltuples-scaled statistics would be.  The index is already locked
+ * (AccessShareLock) by the planner's get_relation_info.
+ *
+ * bloomsample.plan_probe (on by default) switches it off: the statistics
+ * alone then estimate every lookup, as before 1.2.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/pathnodes.h"
+#include "utils/guc.h"
+#include "utils/rel.h"
+
+#include "bloofi.h"
+#include "bloomfilter.h"
+#include "bloomfilter_stats.h"
+#include "bs_elem.h"
+
+/* bloomsample.plan_probe and bloomsample.plan_probe_nodes */
+bool		bloofi_plan_probe = true;
+int			bloofi_plan_probe_nodes = 64;
+
+/* bloofi_plan_probe_init_gucs: define the probe's settings, from _PG_init */
+void
+bloofi_plan_probe_init_gucs(void)
+{
+	DefineCustomBoolVariable("bloomsample.plan_probe",
+							 "Counts the rows of filter @> constant in a bloofi index at plan time.",
+							 "Off: the column statistics alone estimate the lookup.",
+							 &bloofi_plan_probe, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomsample.plan_probe_nodes",
+							"The most index nodes a plan-time probe of a bloofi index opens.",
+							"Past it the probe stops and the statistics' estimate stands.",
+							&bloofi_plan_probe_nodes, 64, 1, 100000, PGC_USERSET, 0,
+							NULL, NULL, NULL);
+}
+
+/*
+ * The bloofi index of rel whose only key is attribute attno, not partial
+ * (its entries are then all the column's non-null rows); NULL when none
+ */
+static IndexOptInfo *
+probe_index_of(RelOptInfo *rel, AttrNumber attno)
+{
+	ListCell   *lc;
+	Oid			bloofi_am = InvalidOid;
+
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *ix = (IndexOptInfo *) lfirst(lc);
+
+		if (!OidIsValid(bloofi_am))
+			bloofi_am = get_am_oid("bloofi", true);
+		if (OidIsValid(bloofi_am) && ix->relam == bloofi_am &&
+			!ix->hypothetical && ix->indpred == NIL && ix->nkeycolumns == 1 &&
+			ix->indexkeys[0] == attno)
+			return ix;
+	}
+	return NULL;
+}
+
+/*
+ * The key of element value (of type typid) under hasher h.  A text is
+ * searched as its string, even when it is also an integer or a uuid: a
+ * filter of text elements reads it so, and the other reading's matches in
+ * such a column are only its false positives, which the recheck drops (the
+ * scan searches both readings; counting both would count those too).
+ */
+static BsKey
+probe_key(const BsHasher *h, Datum value, Oid typid)
+{
+	BsElem		t;
+
+	if (typid != TEXTOID && typid != VARCHAROID)
+		return bf_datum_key(h, value, typid);
+	t = bs_elem_varlena(value);
+	return bs_elem_key(h, &t);
+}
+
+/*
+ * bloofi_probe_rows: the index entries of the filter column vardata that
+ * pass element value (of type typid), counted in its bloofi index at plan
+ * time; -1 when the probe does not apply (switched off, no such index, the
+ * variable not a plain column of a base relation, an empty index).  When
+ * the probe stopped at its node limit, *complete is false and the count is
+ * a lower bound.  A text is counted as its string (probe_key).
+ */
+double
+bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *complete)
+{
+	Node	   *expr = vardata->var;
+	Var		   *var;
+	IndexOptInfo *ix;
+	Relation	index;
+	BloofiMetaData *meta;
+	double		rows = -1;
+
+	*complete = false;
+	if (!bloofi_plan_probe || vardata->rel == NULL)
+		return -1;
+	while (expr && IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	if (expr == NULL || !IsA(expr, Var))
+		return -1;
+	var = (Var *) expr;
+	if (var->varno != vardata->rel->relid || var->varattno <= 0 ||
+		vardata->rel->reloptkind != RELOPT_BASEREL ||
+		(ix = probe_index_of(vardata->rel, var->varattno)) == NULL)
+		return -1;
+
+	/* get_relation_info holds the index's AccessShareLock until commit */
+	index = index_open(ix->indexoid, NoLock);
+	meta = bloofi_read_meta(index);
+	if (meta->have_params)
+	{
+		BsParams	p;
+		BsHasher	h;
+		uint32		pos[BS_MAX_K];
+		uint32		npos;
+		BloofiSearchStats st;
+
+		bloofi_params(meta, &p);
+		bs_hasher_init(&h, &p);
+		bs_key_positions(&h, probe_key(&h, value, typid), pos);
+		npos = bloofi_sort_positions(pos, p.k);
+		memset(&st, 0, sizeof(st));
+		st.max_nodes = bloofi_plan_probe_nodes;
+		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
+		pfree(meta);
+		meta = bloofi_read_meta(index);
+		bloofi_search(index, meta, pos, npos, NULL, NULL, &st);
+		*complete = !st.truncated;
+		rows = (double) st.matches;
+		elog(DEBUG1, "bloofi plan probe of %s: %.0f matches%s",
+			 RelationGetRelationName(index), rows, *complete ? "" : " (stopped)");
+	}
+	pfree(meta);
+	index_close(index, NoLock);
+	return rows;
+}
