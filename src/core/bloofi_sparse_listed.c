@@ -65,13 +65,21 @@ varint_get(const uint8_t *buf, uint32_t *at, uint32_t end, uint32_t *v)
 	return false;
 }
 
+/* where a block closes: after `positions` positions or once its data reach `bytes` */
+typedef struct ListedCut
+{
+	uint32_t	positions;
+	uint32_t	bytes;
+} ListedCut;
+
 /*
  * Walk the non-empty lists of the direct stream v1 in position order,
- * cutting them into blocks; with out NULL only count: *nblocks, *npos and
- * the data bytes (returned).  With out, write fences and data.
+ * cutting them into blocks as cut says; with out NULL only count: *nblocks,
+ * *npos and the data bytes (returned).  With out, write fences and data.
  */
 static uint64_t
-listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *npos_out)
+listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *npos_out,
+			const ListedCut *cut)
 {
 	BloofiSparseHeader h;
 	uint32_t	nblocks = 0,
@@ -97,8 +105,8 @@ listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *np
 
 		if (hi == lo)
 			continue;
-		if (inblock == BLOOFI_LISTED_BLOCK_POSITIONS ||
-			(inblock > 0 && data - blockstart >= BLOOFI_LISTED_BLOCK_BYTES))
+		if (inblock == cut->positions ||
+			(inblock > 0 && data - blockstart >= cut->bytes))
 			inblock = 0;
 		if (inblock == 0)
 		{
@@ -131,26 +139,64 @@ listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *np
 	return data;
 }
 
+/*
+ * The block limits for v1: BLOOFI_LISTED_BLOCK_POSITIONS and
+ * BLOOFI_LISTED_BLOCK_BYTES, both scaled up (by the ratio of the blocks
+ * to fence_room, rounded up, a few times at most) until at most fence_room
+ * fences remain; fence_room 0: the defaults.  The same v1 and fence_room
+ * always give the same limits.
+ */
+static void
+listed_cut(const uint8_t *v1, uint32_t fence_room, ListedCut *cut)
+{
+	cut->positions = BLOOFI_LISTED_BLOCK_POSITIONS;
+	cut->bytes = BLOOFI_LISTED_BLOCK_BYTES;
+	if (fence_room == 0)
+		return;
+	for (int round = 0; round < 8; round++)
+	{
+		uint32_t	nblocks,
+					npos;
+		uint32_t	scale;
+
+		(void) listed_walk(v1, NULL, &nblocks, &npos, cut);
+		if (nblocks <= fence_room || cut->bytes >= (UINT32_MAX >> 8) ||
+			cut->positions >= (UINT32_MAX >> 8))
+			return;
+		scale = (nblocks + fence_room - 1) / fence_room;
+		if (scale > 256)
+			scale = 256;
+		cut->positions *= scale;
+		cut->bytes *= scale;
+	}
+}
+
 uint64_t
-bloofi_listed_bytes(const uint8_t *v1)
+bloofi_listed_bytes(const uint8_t *v1, uint32_t fence_room)
 {
 	uint32_t	nblocks,
 				npos;
-	uint64_t	data = listed_walk(v1, NULL, &nblocks, &npos);
+	ListedCut	cut;
+	uint64_t	data;
 
+	listed_cut(v1, fence_room, &cut);
+	data = listed_walk(v1, NULL, &nblocks, &npos, &cut);
 	return bloofi_listed_data_pos(nblocks) + data;
 }
 
 void
-bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages)
+bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages, uint32_t fence_room)
 {
 	BloofiListedHeader h;
 	uint32_t	nblocks,
 				npos;
-	uint64_t	data = listed_walk(v1, NULL, &nblocks, &npos);
+	ListedCut	cut;
+	uint64_t	data;
 
+	listed_cut(v1, fence_room, &cut);
+	data = listed_walk(v1, NULL, &nblocks, &npos, &cut);
 	memcpy(&h.base, v1, sizeof(h.base));
-	listed_walk(v1, out, &nblocks, &npos);
+	listed_walk(v1, out, &nblocks, &npos, &cut);
 	h.base.magic = BLOOFI_LISTED_MAGIC;
 	h.base.npages = npages;
 	h.npos = npos;

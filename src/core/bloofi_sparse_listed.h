@@ -16,7 +16,11 @@
  *
  * A block closes after BLOOFI_LISTED_BLOCK_POSITIONS positions or once its
  * data reach BLOOFI_LISTED_BLOCK_BYTES, so a lookup decodes a few hundred
- * bytes per position.  Size: O(set bits + non-empty positions), whatever m
+ * bytes per position; in a node with more blocks than fence_room (the
+ * fences the stream's first page holds after the header), both limits are
+ * scaled up until its fences fit there, so that a lookup finds every block
+ * from that one page (a node of large sets: larger blocks, no fence page
+ * more).  Readers take blocks of any size.  Size: O(set bits + non-empty positions), whatever m
  * is: at m = 433,039 a node of 600 leaves of ~100 set bits each takes
  * ~3.5 bytes per set bit here against 1.7 MB of offsets in the direct form.
  *
@@ -74,15 +78,17 @@ bloofi_listed_total(const BloofiListedHeader *h)
 
 /*
  * Bytes the LISTED form of the valid direct stream v1 takes (header,
- * fences and data).
+ * fences and data) with blocks cut for fence_room fences (0: the default
+ * block limits).
  */
-extern uint64_t bloofi_listed_bytes(const uint8_t *v1);
+extern uint64_t bloofi_listed_bytes(const uint8_t *v1, uint32_t fence_room);
 
 /*
  * Write the LISTED form of the valid direct stream v1 into out (of
- * bloofi_listed_bytes(v1) bytes), with npages in its header.
+ * bloofi_listed_bytes(v1, fence_room) bytes), with npages in its header.
  */
-extern void bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages);
+extern void bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages,
+								 uint32_t fence_room);
 
 /*
  * NULL when buf (len bytes) is a valid LISTED stream for m and cap: header,
