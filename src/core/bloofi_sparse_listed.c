@@ -65,6 +65,39 @@ varint_get(const uint8_t *buf, uint32_t *at, uint32_t end, uint32_t *v)
 	return false;
 }
 
+/*
+ * Move *at (< end) past n varints (a varint ends at a byte below 0x80),
+ * eight bytes at a time while the ends in them are fewer than what is
+ * left; false when they run past end.
+ */
+static inline bool
+varint_skip(const uint8_t *buf, uint32_t *at, uint32_t end, uint32_t n)
+{
+	uint32_t	a = *at;
+
+	while (n > 0 && a + 8 <= end)
+	{
+		uint64_t	w;
+		uint32_t	ends;
+
+		memcpy(&w, buf + a, 8);
+		ends = (uint32_t) __builtin_popcountll(~w & UINT64_C(0x8080808080808080));
+		if (ends >= n)
+			break;
+		n -= ends;
+		a += 8;
+	}
+	while (n > 0)
+	{
+		if (a >= end)
+			return false;
+		if (buf[a++] < 0x80)
+			n--;
+	}
+	*at = a;
+	return true;
+}
+
 /* where a block closes: after `positions` positions or once its data reach `bytes` */
 typedef struct ListedCut
 {
@@ -382,6 +415,13 @@ bloofi_listed_block_find(const uint8_t *block, uint32_t len, uint32_t first, uin
 			return -1;
 		if (cur > pos)
 			return 0;
+		if (cur < pos)
+		{
+			/* skip the list: cnt varints end at cnt bytes below 0x80 */
+			if (!varint_skip(block, &at, len, cnt))
+				return -1;
+			continue;
+		}
 		for (uint32_t i = 0; i < cnt; i++)
 		{
 			uint32_t	d;

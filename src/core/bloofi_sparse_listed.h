@@ -109,8 +109,10 @@ extern void bloofi_listed_decode(const uint8_t *buf, uint8_t *v1out);
  * The list of position pos in one block (len bytes of data whose first
  * position is first): 1 with its n slots in out (room for cap), 0 when the
  * block has no such position, -1 when the block is damaged (a varint
- * running past it, positions not increasing or past m, slots not increasing
- * or past cap).  Reads only the block.
+ * running past it, positions not increasing or past m, the list's length 0
+ * or past cap, its slots not increasing or past cap).  The lists before
+ * pos are skipped by their varints' ends, not decoded: damage inside them
+ * is found by bloofi_listed_validate, not here.  Reads only the block.
  */
 extern int	bloofi_listed_block_find(const uint8_t *block, uint32_t len, uint32_t first,
 									 uint32_t pos, uint32_t m, uint32_t cap, uint16_t *out,
