@@ -142,11 +142,12 @@ SELECT wd_diff() AS differences;
 SELECT count(*) FROM wd WHERE f @> 77777::bigint;
 RESET maintenance_work_mem;
 
--- a LISTED node whose fences fill several pages (issue 33: a lookup reads
--- only the fence pages where its positions fall, each once per node): 300
--- filters of 1,000 elements at m = 433,039 in one node, ~5,600 blocks, so
--- positions land on every fence page, before its first fence and past its
--- last; every lookup against a sequential scan
+-- a LISTED node of large sets (issue 33): 300 filters of 1,000 elements at
+-- m = 433,039 in one node, ~5,600 blocks at the default cut, so the encoder
+-- cuts blocks of ~6 times the default to keep the fences on the stream's
+-- first page, and a lookup skips hundreds of lists in a block; positions
+-- fall in every block, before the first fence and past the last; every
+-- lookup against a sequential scan
 SELECT setseed(0.5) IS NULL AS seeded;
 CREATE TABLE wf (id int, f bloomfilter);
 INSERT INTO wf SELECT i, bloom_from_array(ARRAY(SELECT floor(1000000 * random())::bigint + 0 * i
@@ -156,7 +157,7 @@ CREATE TEMP TABLE wf_el AS SELECT x::bigint AS e FROM generate_series(0, 999999,
 SET maintenance_work_mem = '64MB';
 CREATE INDEX wf_f ON wf USING bloofi (f);
 RESET maintenance_work_mem;
--- one SPARSE node of more than three pages of fences (8 bytes a block of at most 64 positions)
+-- one bottom node of all 300
 SELECT bottom_nodes, pg_relation_size('wf_f') > 100000 AS wide FROM bloofi_stats('wf_f');
 SELECT bloofi_check('wf_f');
 SET enable_seqscan = off;

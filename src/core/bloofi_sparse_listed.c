@@ -204,16 +204,23 @@ listed_cut(const uint8_t *v1, uint32_t fence_room, ListedCut *cut)
 	}
 }
 
+/* the cut for fence_room, and what it makes of v1: blocks, positions, data bytes (returned) */
+static uint64_t
+listed_plan(const uint8_t *v1, uint32_t fence_room, ListedCut *cut, uint32_t *nblocks,
+			uint32_t *npos)
+{
+	listed_cut(v1, fence_room, cut);
+	return listed_walk(v1, NULL, nblocks, npos, cut);
+}
+
 uint64_t
 bloofi_listed_bytes(const uint8_t *v1, uint32_t fence_room)
 {
 	uint32_t	nblocks,
 				npos;
 	ListedCut	cut;
-	uint64_t	data;
+	uint64_t	data = listed_plan(v1, fence_room, &cut, &nblocks, &npos);
 
-	listed_cut(v1, fence_room, &cut);
-	data = listed_walk(v1, NULL, &nblocks, &npos, &cut);
 	return bloofi_listed_data_pos(nblocks) + data;
 }
 
@@ -224,10 +231,8 @@ bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages, uint32_t 
 	uint32_t	nblocks,
 				npos;
 	ListedCut	cut;
-	uint64_t	data;
+	uint64_t	data = listed_plan(v1, fence_room, &cut, &nblocks, &npos);
 
-	listed_cut(v1, fence_room, &cut);
-	data = listed_walk(v1, NULL, &nblocks, &npos, &cut);
 	memcpy(&h.base, v1, sizeof(h.base));
 	listed_walk(v1, out, &nblocks, &npos, &cut);
 	h.base.magic = BLOOFI_LISTED_MAGIC;

@@ -240,20 +240,17 @@ check_damage(void)
 int
 main(void)
 {
-	check_roundtrip(64, 8, 0, 3, 0);
-	check_roundtrip(64, 8, 5, 3, 0);
-	check_roundtrip(1024, 72, 33, 12, 0);
-	check_roundtrip(1024, 72, 72, 40, 0);
-	check_roundtrip(100, 200, 190, 7, 0);
-	check_roundtrip(4093, 1024, 1000, 30, 0);
-	check_roundtrip(64, 65536, 3000, 2, 0);
-	check_roundtrip(433039, 600, 600, 100, 0);
-	check_roundtrip(433039, 20000, 2000, 5, 0);
-	/* blocks cut to fit a fence room: larger blocks, same lists */
-	check_roundtrip(1024, 72, 72, 40, 3);
-	check_roundtrip(4093, 1024, 1000, 30, 10);
-	check_roundtrip(433039, 600, 600, 100, 100);
-	check_roundtrip(433039, 20000, 2000, 5, 1);
+	/* m, cap, n, set, fence_room (0: the default cut; else blocks cut to fit it) */
+	static const uint32_t cases[][5] = {
+		{64, 8, 0, 3, 0}, {64, 8, 5, 3, 0}, {1024, 72, 33, 12, 0}, {1024, 72, 72, 40, 0},
+		{100, 200, 190, 7, 0}, {4093, 1024, 1000, 30, 0}, {64, 65536, 3000, 2, 0},
+		{433039, 600, 600, 100, 0}, {433039, 20000, 2000, 5, 0},
+		{1024, 72, 72, 40, 3}, {4093, 1024, 1000, 30, 10}, {433039, 600, 600, 100, 100},
+		{433039, 20000, 2000, 5, 1},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		check_roundtrip(cases[c][0], cases[c][1], cases[c][2], cases[c][3], cases[c][4]);
 	check_size();
 	check_damage();
 	return UNIT_DONE();
