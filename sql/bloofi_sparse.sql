@@ -142,6 +142,36 @@ SELECT wd_diff() AS differences;
 SELECT count(*) FROM wd WHERE f @> 77777::bigint;
 RESET maintenance_work_mem;
 
-DROP TABLE sp, sp_el, lc, lc_idx, lc_seq, wd, wd_el;
+-- a LISTED node of large sets (issue 33): 300 filters of 1,000 elements at
+-- m = 433,039 in one node, ~5,600 blocks at the default cut, so the encoder
+-- cuts blocks of ~6 times the default to keep the fences on the stream's
+-- first page, and a lookup skips hundreds of lists in a block; positions
+-- fall in every block, before the first fence and past the last; every
+-- lookup against a sequential scan
+SELECT setseed(0.5) IS NULL AS seeded;
+CREATE TABLE wf (id int, f bloomfilter);
+INSERT INTO wf SELECT i, bloom_from_array(ARRAY(SELECT floor(1000000 * random())::bigint + 0 * i
+                 FROM generate_series(1, 1000)), 433039, 3)
+  FROM generate_series(1, 300) i;
+CREATE TEMP TABLE wf_el AS SELECT x::bigint AS e FROM generate_series(0, 999999, 331) x;
+SET maintenance_work_mem = '64MB';
+CREATE INDEX wf_f ON wf USING bloofi (f);
+RESET maintenance_work_mem;
+-- one bottom node of all 300
+SELECT bottom_nodes, pg_relation_size('wf_f') > 100000 AS wide FROM bloofi_stats('wf_f');
+SELECT bloofi_check('wf_f');
+SET enable_seqscan = off;
+CREATE TEMP TABLE wf_idx AS SELECT e, s.id FROM wf_el, LATERAL (SELECT id FROM wf WHERE f @> e) s;
+RESET enable_seqscan;
+SET enable_bitmapscan = off;
+SET enable_indexscan = off;
+CREATE TEMP TABLE wf_seq AS SELECT e, s.id FROM wf_el, LATERAL (SELECT id FROM wf WHERE f @> e) s;
+RESET enable_bitmapscan;
+RESET enable_indexscan;
+SELECT (SELECT count(*) FROM wf_seq) > 500 AS found,
+       (SELECT count(*) FROM ((SELECT * FROM wf_idx EXCEPT SELECT * FROM wf_seq)
+                              UNION ALL (SELECT * FROM wf_seq EXCEPT SELECT * FROM wf_idx)) d) AS differences;
+
+DROP TABLE sp, sp_el, lc, lc_idx, lc_seq, wd, wd_el, wf, wf_el, wf_idx, wf_seq;
 DROP FUNCTION sp_diff();
 DROP FUNCTION wd_diff();

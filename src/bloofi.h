@@ -395,9 +395,14 @@ extern void bloofi_require_max_m(uint32 m);
 /* bloofi_node.c: one node's pages */
 extern void bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 							 BloofiNode *node);
+extern void bloofi_node_read_lookup(Relation index, const BloofiMetaData *meta,
+									BlockNumber start, BloofiNode *node, Buffer *hdr);
 /* the number of sparse pages of SPARSE node (its header read), checked */
 extern uint32 bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta,
 									   const BloofiNode *node);
+struct BloofiListedHeader;		/* core/bloofi_sparse_listed.h */
+extern uint32 bloofi_sparse_head_pages(Relation index, uint32 m, const BloofiNode *node,
+									   const struct BloofiListedHeader *lh);
 extern uint32 bloofi_node_cap(uint32 order, uint64 want);
 extern int	bloofi_get_leaf_cap(Relation index);
 extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
@@ -477,8 +482,21 @@ extern uint8 *bloofi_sparse_encode_node(uint32 m, uint32 cap, uint32 n,
 										const uint8 *const *filters, uint64 *len,
 										uint32 *npages, uint32 *direct_pages);
 extern uint8 *bloofi_sparse_load(Relation index, const BloofiNode *node);
+/* a lookup's buffers for SPARSE nodes, allocated once per scan (zeroed: none yet) */
+typedef struct BloofiSparseScratch
+{
+	uint8	   *lists;			/* two lists of cap slots */
+	uint8	   *block;			/* LISTED: a block's data */
+	uint8	   *fences;			/* LISTED: a node's fences */
+	uint32		lists_cap;
+	uint32		block_cap;
+	uint32		fences_cap;
+} BloofiSparseScratch;
+
 extern bool bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos,
-								uint32 npos, uint64 *acc, uint64 *entries);
+								uint32 npos, uint64 *acc, uint64 *entries,
+								BloofiSparseScratch *sc);
+extern void bloofi_sparse_scratch_free(BloofiSparseScratch *sc);
 extern void bloofi_sparse_slice_page(const BloofiNode *node, const uint8 *stream, uint32 sp,
 									 uint8 *page);
 

@@ -328,11 +328,11 @@ bloofi_slice_reader_end(BloofiSliceReader *r)
  * words) gets the matching slots among the first nused.  Returns false when
  * none matches.  *checked is increased by the children tested: all live ones
  * of a bit-sliced node (one AND tests them all), the list entries read in a
- * SPARSE one.
+ * SPARSE one.  sc: the scan's buffers for SPARSE nodes.
  */
 static bool
 bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
-				  uint64 *acc, int64 *checked)
+				  uint64 *acc, int64 *checked, BloofiSparseScratch *sc)
 {
 	const BloofiGeometry *geom = &node->geom;
 	uint32		nwords = (node->nused + 63) / 64;
@@ -344,7 +344,7 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	if (bloofi_node_is_sparse(node))	/* a SPARSE node: lists, not slices */
 	{
 		uint64		entries = 0;
-		bool		r = bloofi_sparse_match(index, node, pos, npos, acc, &entries);
+		bool		r = bloofi_sparse_match(index, node, pos, npos, acc, &entries, sc);
 
 		*checked += (int64) entries;
 		return r;
@@ -445,6 +445,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 	uint64	   *acc = NULL;
 	uint32		acc_words = 0;
 	BloofiNode	root;
+	BloofiSparseScratch sc;
 	uint64		misses = bloofi_recent_miss_count();
 
 	/* was the lookup before this one (in this backend) partly cold? */
@@ -460,11 +461,13 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		if (!bloofi_value_passes(index, &root, pos, npos))
 			return;
 	}
+	memset(&sc, 0, sizeof(sc));
 	stack = palloc(sizeof(BlockNumber) * stackcap);
 	stack[nstack++] = meta->root;
 	while (nstack > 0)
 	{
 		BloofiNode	X;
+		Buffer		hdr;
 		Buffer		buf = InvalidBuffer;
 		uint32		cur = InvalidBlockNumber;
 		uint32		nwords;
@@ -477,7 +480,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			break;
 		}
 		st->nodes_opened++;
-		bloofi_node_read(index, meta, stack[--nstack], &X);
+		bloofi_node_read_lookup(index, meta, stack[--nstack], &X, &hdr);
 		if (X.level == 0)
 			st->leaves_seen += X.nlive;
 		if (acc_words < X.geom.slice_words)
@@ -485,8 +488,15 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			acc_words = X.geom.slice_words;
 			acc = acc ? repalloc(acc, acc_words * sizeof(uint64)) : palloc(acc_words * sizeof(uint64));
 		}
-		if (!bloofi_node_match(index, &X, pos, npos, acc, &st->nodes_checked))
+		if (!bloofi_node_match(index, &X, pos, npos, acc, &st->nodes_checked, &sc))
+		{
+			ReleaseBuffer(hdr);
 			continue;
+		}
+		/* TID page 0 is the header page, pinned since the header was read */
+		LockBuffer(hdr, BUFFER_LOCK_SHARE);
+		buf = hdr;
+		cur = 0;
 
 		/* the children of the matching slots, one tid page at a time */
 		pushed = nstack;
@@ -529,6 +539,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			bloofi_prefetch_children(index, meta, stack + pushed, nstack - pushed, pos, npos);
 	}
 	last_cold = bloofi_recent_miss_count() != misses;
+	bloofi_sparse_scratch_free(&sc);
 	pfree(stack);
 	if (acc)
 		pfree(acc);

@@ -23,6 +23,9 @@
 #include "bloofi_sparse.h"
 #include "bloofi_sparse_listed.h"
 
+/* the fences the stream's first page holds after the LISTED header */
+#define BLOOFI_LISTED_FENCE_ROOM ((BLOOFI_PAGE_BYTES - BLOOFI_LISTED_HEADER_BYTES) / 8)
+
 /*
  * The direct stream v1 (valid, complete) in its smaller form, direct or
  * LISTED (core/bloofi_sparse_listed.h), as the node's sparse pages hold it:
@@ -42,7 +45,7 @@ bloofi_sparse_pack(const uint8 *v1, uint64 *len, uint32 *npages, uint32 *direct_
 
 	memcpy(&h, v1, sizeof(h));
 	direct = bloofi_sparse_bytes(h.m, h.nentries);
-	listed = bloofi_listed_bytes(v1);
+	listed = bloofi_listed_bytes(v1, BLOOFI_LISTED_FENCE_ROOM);
 	*direct_pages = (uint32) Min((direct + BLOOFI_PAGE_BYTES - 1) / BLOOFI_PAGE_BYTES,
 								 (uint64) PG_UINT32_MAX);
 	*len = Min(direct, listed);
@@ -52,7 +55,7 @@ bloofi_sparse_pack(const uint8 *v1, uint64 *len, uint32 *npages, uint32 *direct_
 	stream = palloc_extended((Size) *npages * BLOOFI_PAGE_BYTES,
 							 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (listed < direct)
-		bloofi_listed_encode(v1, stream, *npages);
+		bloofi_listed_encode(v1, stream, *npages, BLOOFI_LISTED_FENCE_ROOM);
 	else
 	{
 		memcpy(stream, v1, direct);
@@ -286,7 +289,7 @@ sparse_read(SparseReader *r, uint64 off, uint64 len, uint8 *out)
 
 			if (BufferIsValid(r->buf))
 				UnlockReleaseBuffer(r->buf);
-			r->buf = ReadBuffer(r->index, blk);
+			r->buf = bloofi_read_recent(r->index, blk);
 			LockBuffer(r->buf, BUFFER_LOCK_SHARE);
 			bloofi_check_page(r->index, BufferGetPage(r->buf), blk, BLOOFI_PAGE_SPARSE,
 							  r->node->start);
@@ -304,9 +307,112 @@ typedef struct SparseHead
 {
 	BloofiListedHeader h;		/* (h.base only, for the direct form) */
 	bool		listed;
-	uint8	   *block;			/* LISTED: a block's data, read here */
-	uint32		block_cap;
+	uint32	   *fences;			/* LISTED: the fences, 2 words each, each
+								 * page's read when first needed (in the
+								 * scratch) */
+	uint8	   *loaded;			/* LISTED: which of those pages are read */
+	BloofiSparseScratch *sc;	/* buffers, kept for the whole scan */
 } SparseHead;
+
+/* *buf has room for at least need bytes (grown in sc's lifetime context) */
+static void
+scratch_reserve(uint8 **buf, uint32 *cap, Size need)
+{
+	if (need <= *cap)
+		return;
+	need = Max(need, (Size) 2 * *cap);
+	if (*buf)
+		pfree(*buf);
+	*buf = palloc_extended(need, MCXT_ALLOC_HUGE);
+	*cap = (uint32) need;
+}
+
+/* the first fence whose bytes start on stream page p (nblocks: none) */
+static uint32
+fence_page_first(uint32 p, uint32 nblocks)
+{
+	uint64		at = (uint64) p * BLOOFI_PAGE_BYTES;
+	uint64		f0 = bloofi_listed_fence_pos(0);
+
+	if (at <= f0)
+		return 0;
+	return (uint32) Min((at - f0 + 7) / 8, (uint64) nblocks);
+}
+
+/* the fences whose bytes start on stream page p, read into sh->fences once per node */
+static void
+fence_page_load(SparseReader *r, SparseHead *sh, uint32 p, uint32 *a, uint32 *b)
+{
+	*a = fence_page_first(p, sh->h.nblocks);
+	*b = fence_page_first(p + 1, sh->h.nblocks);
+	if (!sh->loaded[p] && *b > *a)
+		sparse_read(r, bloofi_listed_fence_pos(*a), (uint64) 8 * (*b - *a),
+					(uint8 *) (sh->fences + 2 * (uint64) *a));
+	sh->loaded[p] = 1;
+}
+
+/*
+ * The last block whose first position is <= pos (-1: none), reading only
+ * the fence pages it needs: the page that a uniform spread of the
+ * positions (they are hash values) puts pos on first, then its neighbours
+ * while the answer lies beyond, then a binary search within the page.
+ * Pages read stay in sh->fences for the node's other positions.
+ */
+static int64
+fence_find(SparseReader *r, SparseHead *sh, uint32 pos)
+{
+	uint32		n = sh->h.nblocks;
+	uint32		p = (uint32) (bloofi_listed_fence_pos((uint32) ((uint64) pos * n / sh->h.base.m)) /
+							  BLOOFI_PAGE_BYTES);
+	uint32		last = (uint32) (bloofi_listed_fence_pos(n - 1) / BLOOFI_PAGE_BYTES);
+
+	p = Min(p, last);
+	for (;;)
+	{
+		uint32		a,
+					b,
+					lo,
+					hi;
+
+		CHECK_FOR_INTERRUPTS();
+		fence_page_load(r, sh, p, &a, &b);
+		if (a == b)				/* (8-byte fences: every page up to last has one) */
+			elog(ERROR, "bloofi: no fence starts on page %u of node %u", p, r->node->start);
+		if (sh->fences[2 * a] > pos)
+		{
+			/* the answer lies on an earlier page */
+			if (a == 0)
+				return -1;
+			p--;
+			continue;
+		}
+		if (b < n && sh->fences[2 * (b - 1)] <= pos)
+		{
+			uint32		a2,
+						b2;
+
+			fence_page_load(r, sh, p + 1, &a2, &b2);
+			if (sh->fences[2 * b] <= pos)
+			{
+				p++;
+				continue;
+			}
+			return b - 1;
+		}
+		lo = a;
+		hi = b;
+		while (hi - lo > 1)
+		{
+			uint32		mid = lo + (hi - lo) / 2;
+
+			if (sh->fences[2 * mid] <= pos)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		return lo;
+	}
+}
 
 /*
  * The list of position pos of the stream read by r, in either form, into
@@ -333,45 +439,34 @@ sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint16 *out)
 	}
 	else
 	{
-		/* the last block whose first position is <= pos: binary search of the fences */
-		uint32		lo = 0,
-					hi = sh->h.nblocks;
-		uint32		fence[2],
-					next[2];
+		/* the last block whose first position is <= pos */
+		int64		blk;
+		uint32		lo,
+					start,
+					end;
 		int			r2;
 
-		while (hi - lo > 1)
+		if (sh->h.nblocks == 0 || (blk = fence_find(r, sh, pos)) < 0)
+			return 0;
+		lo = (uint32) blk;
+		if (lo + 1 < sh->h.nblocks && !sh->loaded[(bloofi_listed_fence_pos(lo + 1)) / BLOOFI_PAGE_BYTES])
 		{
-			uint32		mid = lo + (hi - lo) / 2;
+			uint32		a,
+						b;
 
-			sparse_read(r, bloofi_listed_fence_pos(mid), 4, (uint8 *) fence);
-			if (fence[0] <= pos)
-				lo = mid;
-			else
-				hi = mid;
+			fence_page_load(r, sh, (uint32) (bloofi_listed_fence_pos(lo + 1) / BLOOFI_PAGE_BYTES),
+							&a, &b);
 		}
-		if (sh->h.nblocks == 0)
-			return 0;
-		sparse_read(r, bloofi_listed_fence_pos(lo), 8, (uint8 *) fence);
-		if (lo + 1 < sh->h.nblocks)
-			sparse_read(r, bloofi_listed_fence_pos(lo + 1), 8, (uint8 *) next);
-		else
-			next[1] = sh->h.datalen;
-		if (fence[0] > pos)
-			return 0;
-		if (next[1] <= fence[1] || next[1] > sh->h.datalen)
+		start = sh->fences[2 * lo + 1];
+		end = lo + 1 < sh->h.nblocks ? sh->fences[2 * lo + 3] : sh->h.datalen;
+		if (end <= start || end > sh->h.datalen)
 			BLOOFI_NODE_CORRUPT(r->index, node->start,
 								"Block %u of its sparse slices is [%u, %u) of %u bytes.",
-								lo, fence[1], next[1], sh->h.datalen);
-		if (next[1] - fence[1] > sh->block_cap)
-		{
-			sh->block_cap = Max(next[1] - fence[1], 2 * sh->block_cap);
-			sh->block = sh->block ? repalloc_huge(sh->block, sh->block_cap) :
-				palloc_extended(sh->block_cap, MCXT_ALLOC_HUGE);
-		}
-		sparse_read(r, bloofi_listed_data_pos(sh->h.nblocks) + fence[1], next[1] - fence[1],
-					sh->block);
-		r2 = bloofi_listed_block_find(sh->block, next[1] - fence[1], fence[0], pos,
+								lo, start, end, sh->h.datalen);
+		scratch_reserve(&sh->sc->block, &sh->sc->block_cap, end - start);
+		sparse_read(r, bloofi_listed_data_pos(sh->h.nblocks) + start, end - start,
+					sh->sc->block);
+		r2 = bloofi_listed_block_find(sh->sc->block, end - start, sh->fences[2 * lo], pos,
 									  sh->h.base.m, node->cap, out, &n);
 		if (r2 < 0)
 			BLOOFI_NODE_CORRUPT(r->index, node->start,
@@ -389,41 +484,73 @@ sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint16 *out)
 /*
  * The lookup in SPARSE node: acc (geom.slice_words words) gets the slots
  * among the first nused whose lists hold every position; false when none.
- * Reads the header and one list per position (two offsets in the direct
- * form, a binary search of the fences and one block in the LISTED form),
- * stopping when the intersection is empty; *entries (when not NULL) is
- * increased by the list entries read: the filters this lookup examined (a
- * filter in no list read is never looked at).
+ * Reads the stream's header once, then one list per position (two offsets
+ * in the direct form; in the LISTED form the fence page where the spread
+ * of the positions puts it, each fence page read at most once per node,
+ * then one block), stopping when
+ * the intersection is empty; the positions are sorted, so lists on the same
+ * page share one buffer pin.  *entries (when not NULL) is increased by the
+ * list entries read: the filters this lookup examined (a filter in no list
+ * read is never looked at).  sc holds the buffers across the nodes of a
+ * scan (NULL: local ones, freed here).  A node read by
+ * bloofi_node_read_lookup (sparse_pages 0: not known yet) gets its page count
+ * from the header read here, checked as bloofi_node_read checks it.
  */
 bool
 bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
-					uint64 *acc, uint64 *entries)
+					uint64 *acc, uint64 *entries, BloofiSparseScratch *sc)
 {
-	SparseReader r = {index, node, InvalidBuffer, PG_UINT32_MAX};
+	BloofiNode	nd = *node;
+	SparseReader r = {index, &nd, InvalidBuffer, PG_UINT32_MAX};
 	SparseHead	sh;
-	uint16	   *res = NULL;
-	uint16	   *list = NULL;
+	BloofiSparseScratch local;
+	uint16	   *res;
+	uint16	   *list;
 	uint32		nres = 0;
+	Size		lists = sizeof(uint16) * Max(node->cap, 1);
 
+	if (sc == NULL)
+	{
+		memset(&local, 0, sizeof(local));
+		sc = &local;
+	}
 	memset(acc, 0, sizeof(uint64) * node->geom.slice_words);
 	memset(&sh, 0, sizeof(sh));
-	sparse_read(&r, 0, sizeof(BloofiSparseHeader), (uint8 *) &sh.h.base);
+	sh.sc = sc;
+	/* the whole LISTED header in one read (the direct one is a prefix of it) */
+	if (nd.sparse_pages == 0)
+		nd.sparse_pages = 1;	/* the header's page, until the header says */
+	sparse_read(&r, 0, Min(sizeof(sh.h), (uint64) nd.sparse_pages * BLOOFI_PAGE_BYTES),
+				(uint8 *) &sh.h);
+	if (node->sparse_pages == 0)
+	{
+		nd.sparse_pages = bloofi_sparse_head_pages(index, node->geom.m, node, &sh.h);
+		nd.geom.total_pages = nd.geom.tid_pages + nd.geom.value_pages + nd.sparse_pages;
+	}
+	node = &nd;
 	sh.listed = sh.h.base.magic == BLOOFI_LISTED_MAGIC;
-	if (sh.listed)
-		sparse_read(&r, 0, sizeof(sh.h), (uint8 *) &sh.h);
 	if (sh.h.base.m != node->geom.m || sh.h.base.nentries > (uint64) node->cap * sh.h.base.m ||
-		(sh.listed && bloofi_listed_total(&sh.h) >
-		 (uint64) node->sparse_pages * BLOOFI_PAGE_BYTES))
+		(sh.listed && (bloofi_listed_total(&sh.h) >
+					   (uint64) node->sparse_pages * BLOOFI_PAGE_BYTES ||
+					   sh.h.nblocks > sh.h.base.m)))
 		BLOOFI_NODE_CORRUPT(index, node->start, "Its sparse slices' header is damaged.");
+	if (sh.listed && sh.h.nblocks > 0 && npos > 0)
+	{
+		uint32		fpages = (uint32) ((bloofi_listed_fence_pos(sh.h.nblocks) - 1) /
+									   BLOOFI_PAGE_BYTES) + 1;
+
+		scratch_reserve(&sc->fences, &sc->fences_cap, (Size) 8 * sh.h.nblocks + fpages);
+		sh.fences = (uint32 *) sc->fences;
+		sh.loaded = sc->fences + (Size) 8 * sh.h.nblocks;
+		memset(sh.loaded, 0, fpages);
+	}
+	scratch_reserve(&sc->lists, &sc->lists_cap, 2 * lists);
+	res = (uint16 *) sc->lists;
+	list = (uint16 *) (sc->lists + lists);
 	for (uint32 i = 0; i < npos && (i == 0 || nres > 0); i++)
 	{
 		uint32		n;
 
-		if (res == NULL)
-		{
-			res = palloc(sizeof(uint16) * Max(node->cap, 1));
-			list = palloc(sizeof(uint16) * Max(node->cap, 1));
-		}
 		n = sparse_list(&r, &sh, pos[i], i == 0 ? res : list);
 		if (entries)
 			*entries += n;
@@ -436,15 +563,23 @@ bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, u
 	for (uint32 i = 0; i < nres; i++)
 		if (res[i] < node->nused)
 			acc[res[i] / 64] |= UINT64CONST(1) << (res[i] % 64);
-	if (res)
-	{
-		pfree(res);
-		pfree(list);
-	}
-	if (sh.block)
-		pfree(sh.block);
+	if (sc == &local)
+		bloofi_sparse_scratch_free(sc);
 	for (uint32 w = 0; w < node->geom.slice_words; w++)
 		if (acc[w])
 			return true;
 	return false;
+}
+
+/* free what sc's buffers hold (sc itself is the caller's) */
+void
+bloofi_sparse_scratch_free(BloofiSparseScratch *sc)
+{
+	if (sc->lists)
+		pfree(sc->lists);
+	if (sc->block)
+		pfree(sc->block);
+	if (sc->fences)
+		pfree(sc->fences);
+	memset(sc, 0, sizeof(*sc));
 }

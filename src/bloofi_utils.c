@@ -284,6 +284,41 @@ bloofi_read_meta(Relation index)
 	return meta;
 }
 
+/* a SPARSE node is a bottom node of at most BLOOFI_SPARSE_MAX_CAP slots, else index_corrupted */
+static void
+bloofi_sparse_level_check(Relation index, const BloofiNode *node)
+{
+	if (node->level != 0 || node->cap > BLOOFI_SPARSE_MAX_CAP)
+		BLOOFI_NODE_CORRUPT(index, node->start, "A sparse node at level %u with %u slots.",
+							node->level, node->cap);
+}
+
+/*
+ * The number of sparse pages of SPARSE node (its header read already, geom
+ * set) from its stream's header lh (as read from the first sparse page),
+ * checked against the node (m its filters' width): an index_corrupted
+ * error when they disagree.
+ */
+uint32
+bloofi_sparse_head_pages(Relation index, uint32 m, const BloofiNode *node,
+						 const BloofiListedHeader *lh)
+{
+	BloofiSparseHeader h = lh->base;
+	uint64		len;
+
+	/* the stream's length in either form, then its pages: no fewer, no page more */
+	len = h.magic == BLOOFI_LISTED_MAGIC ? bloofi_listed_total(lh) :
+		bloofi_sparse_bytes(h.m, h.nentries);
+	if ((h.magic != BLOOFI_SPARSE_MAGIC && h.magic != BLOOFI_LISTED_MAGIC) ||
+		h.m != m || h.cap != node->cap || h.npages == 0 ||
+		len > (uint64) h.npages * BLOOFI_PAGE_BYTES ||
+		len + BLOOFI_PAGE_BYTES <= (uint64) h.npages * BLOOFI_PAGE_BYTES)
+		BLOOFI_NODE_CORRUPT(index, node->start,
+							"Its sparse slices' header is damaged (magic %08x, m %u, capacity %u, %u entries on %u pages).",
+							h.magic, h.m, h.cap, h.nentries, h.npages);
+	return h.npages;
+}
+
 /*
  * The number of sparse pages of SPARSE node (its header read already, geom
  * set): read from the stream's header on its first sparse page, checked
@@ -295,38 +330,25 @@ bloofi_sparse_node_pages(Relation index, const BloofiMetaData *meta, const Bloof
 	BlockNumber blk = bloofi_sparse_block(node, 0);
 	Buffer		buf;
 	BloofiListedHeader lh;
-	BloofiSparseHeader h;
-	uint64		len;
 
-	if (node->level != 0 || node->cap > BLOOFI_SPARSE_MAX_CAP)
-		BLOOFI_NODE_CORRUPT(index, node->start, "A sparse node at level %u with %u slots.",
-							node->level, node->cap);
+	bloofi_sparse_level_check(index, node);
 	buf = ReadBuffer(index, blk);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	bloofi_check_page(index, BufferGetPage(buf), blk, BLOOFI_PAGE_SPARSE, node->start);
 	memcpy(&lh, PageGetContents(BufferGetPage(buf)), sizeof(lh));
 	UnlockReleaseBuffer(buf);
-	h = lh.base;
-	/* the stream's length in either form, then its pages: no fewer, no page more */
-	len = h.magic == BLOOFI_LISTED_MAGIC ? bloofi_listed_total(&lh) :
-		bloofi_sparse_bytes(h.m, h.nentries);
-	if ((h.magic != BLOOFI_SPARSE_MAGIC && h.magic != BLOOFI_LISTED_MAGIC) ||
-		h.m != meta->m || h.cap != node->cap || h.npages == 0 ||
-		len > (uint64) h.npages * BLOOFI_PAGE_BYTES ||
-		len + BLOOFI_PAGE_BYTES <= (uint64) h.npages * BLOOFI_PAGE_BYTES)
-		BLOOFI_NODE_CORRUPT(index, node->start,
-							"Its sparse slices' header is damaged (magic %08x, m %u, capacity %u, %u entries on %u pages).",
-							h.magic, h.m, h.cap, h.nentries, h.npages);
-	return h.npages;
+	return bloofi_sparse_head_pages(index, meta->m, node, &lh);
 }
 
 /*
  * Read the header of the node starting at block start (share lock, checked
- * to be a node header) and its geometry.
+ * to be a node header) and its geometry; a SPARSE node's sparse page count
+ * from its stream's header when sparse_pages, else left 0.  With keep, the
+ * header page stays pinned (not locked) in *keep for the caller to release.
  */
-void
-bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
-				 BloofiNode *node)
+static void
+node_read(Relation index, const BloofiMetaData *meta, BlockNumber start, BloofiNode *node,
+		  bool sparse_pages, Buffer *keep)
 {
 	Buffer		buf;
 	BloofiPageOpaque op;
@@ -349,19 +371,48 @@ bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
 	node->flags = op->flags;
 	node->xid = op->xid;
 	node->next = op->next;
-	UnlockReleaseBuffer(buf);
+	if (keep)
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		*keep = buf;
+	}
+	else
+		UnlockReleaseBuffer(buf);
 	if (!bloofi_geometry(&node->geom, meta->m, node->cap, BLOOFI_PAGE_BYTES) ||
 		node->nused > node->cap || node->nlive > node->nused ||
 		node->level >= BLOOFI_MAX_HEIGHT)
 		BLOOFI_NODE_CORRUPT(index, start, "Capacity %u, %u used and %u live slots, level %u (m %u).",
 							node->cap, node->nused, node->nlive, node->level, meta->m);
 	node->sparse_pages = 0;
-	if (bloofi_node_is_sparse(node))
+	if (bloofi_node_is_sparse(node) && !sparse_pages)
+		bloofi_sparse_level_check(index, node);
+	else if (bloofi_node_is_sparse(node))
 	{
 		node->sparse_pages = bloofi_sparse_node_pages(index, meta, node);
 		node->geom.total_pages = node->geom.tid_pages + node->geom.value_pages +
 			node->sparse_pages;
 	}
+}
+
+void
+bloofi_node_read(Relation index, const BloofiMetaData *meta, BlockNumber start,
+				 BloofiNode *node)
+{
+	node_read(index, meta, start, node, true, NULL);
+}
+
+/*
+ * bloofi_node_read for a lookup: a SPARSE node's sparse_pages left 0 (not
+ * known yet; bloofi_sparse_match learns it from the stream's header, which
+ * it reads anyway, instead of a read of that page here first), and the
+ * header page, the node's first TID page, left pinned in *hdr (not locked:
+ * the caller locks it to read the TIDs, or releases it).
+ */
+void
+bloofi_node_read_lookup(Relation index, const BloofiMetaData *meta, BlockNumber start,
+						BloofiNode *node, Buffer *hdr)
+{
+	node_read(index, meta, start, node, false, hdr);
 }
 
 void

@@ -66,12 +66,53 @@ varint_get(const uint8_t *buf, uint32_t *at, uint32_t end, uint32_t *v)
 }
 
 /*
+ * Move *at (< end) past n varints (a varint ends at a byte below 0x80),
+ * eight bytes at a time while the ends in them are fewer than what is
+ * left; false when they run past end.
+ */
+static inline bool
+varint_skip(const uint8_t *buf, uint32_t *at, uint32_t end, uint32_t n)
+{
+	uint32_t	a = *at;
+
+	while (n > 0 && a + 8 <= end)
+	{
+		uint64_t	w;
+		uint32_t	ends;
+
+		memcpy(&w, buf + a, 8);
+		ends = (uint32_t) __builtin_popcountll(~w & UINT64_C(0x8080808080808080));
+		if (ends >= n)
+			break;
+		n -= ends;
+		a += 8;
+	}
+	while (n > 0)
+	{
+		if (a >= end)
+			return false;
+		if (buf[a++] < 0x80)
+			n--;
+	}
+	*at = a;
+	return true;
+}
+
+/* where a block closes: after `positions` positions or once its data reach `bytes` */
+typedef struct ListedCut
+{
+	uint32_t	positions;
+	uint32_t	bytes;
+} ListedCut;
+
+/*
  * Walk the non-empty lists of the direct stream v1 in position order,
- * cutting them into blocks; with out NULL only count: *nblocks, *npos and
- * the data bytes (returned).  With out, write fences and data.
+ * cutting them into blocks as cut says; with out NULL only count: *nblocks,
+ * *npos and the data bytes (returned).  With out, write fences and data.
  */
 static uint64_t
-listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *npos_out)
+listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *npos_out,
+			const ListedCut *cut)
 {
 	BloofiSparseHeader h;
 	uint32_t	nblocks = 0,
@@ -97,8 +138,8 @@ listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *np
 
 		if (hi == lo)
 			continue;
-		if (inblock == BLOOFI_LISTED_BLOCK_POSITIONS ||
-			(inblock > 0 && data - blockstart >= BLOOFI_LISTED_BLOCK_BYTES))
+		if (inblock == cut->positions ||
+			(inblock > 0 && data - blockstart >= cut->bytes))
 			inblock = 0;
 		if (inblock == 0)
 		{
@@ -131,26 +172,69 @@ listed_walk(const uint8_t *v1, uint8_t *out, uint32_t *nblocks_out, uint32_t *np
 	return data;
 }
 
+/*
+ * The block limits for v1: BLOOFI_LISTED_BLOCK_POSITIONS and
+ * BLOOFI_LISTED_BLOCK_BYTES, both scaled up (by the ratio of the blocks
+ * to fence_room, rounded up, a few times at most) until at most fence_room
+ * fences remain; fence_room 0: the defaults.  The same v1 and fence_room
+ * always give the same limits.
+ */
+static void
+listed_cut(const uint8_t *v1, uint32_t fence_room, ListedCut *cut)
+{
+	cut->positions = BLOOFI_LISTED_BLOCK_POSITIONS;
+	cut->bytes = BLOOFI_LISTED_BLOCK_BYTES;
+	if (fence_room == 0)
+		return;
+	for (int round = 0; round < 8; round++)
+	{
+		uint32_t	nblocks,
+					npos;
+		uint32_t	scale;
+
+		(void) listed_walk(v1, NULL, &nblocks, &npos, cut);
+		if (nblocks <= fence_room || cut->bytes >= (UINT32_MAX >> 8) ||
+			cut->positions >= (UINT32_MAX >> 8))
+			return;
+		scale = (nblocks + fence_room - 1) / fence_room;
+		if (scale > 256)
+			scale = 256;
+		cut->positions *= scale;
+		cut->bytes *= scale;
+	}
+}
+
+/* the cut for fence_room, and what it makes of v1: blocks, positions, data bytes (returned) */
+static uint64_t
+listed_plan(const uint8_t *v1, uint32_t fence_room, ListedCut *cut, uint32_t *nblocks,
+			uint32_t *npos)
+{
+	listed_cut(v1, fence_room, cut);
+	return listed_walk(v1, NULL, nblocks, npos, cut);
+}
+
 uint64_t
-bloofi_listed_bytes(const uint8_t *v1)
+bloofi_listed_bytes(const uint8_t *v1, uint32_t fence_room)
 {
 	uint32_t	nblocks,
 				npos;
-	uint64_t	data = listed_walk(v1, NULL, &nblocks, &npos);
+	ListedCut	cut;
+	uint64_t	data = listed_plan(v1, fence_room, &cut, &nblocks, &npos);
 
 	return bloofi_listed_data_pos(nblocks) + data;
 }
 
 void
-bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages)
+bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages, uint32_t fence_room)
 {
 	BloofiListedHeader h;
 	uint32_t	nblocks,
 				npos;
-	uint64_t	data = listed_walk(v1, NULL, &nblocks, &npos);
+	ListedCut	cut;
+	uint64_t	data = listed_plan(v1, fence_room, &cut, &nblocks, &npos);
 
 	memcpy(&h.base, v1, sizeof(h.base));
-	listed_walk(v1, out, &nblocks, &npos);
+	listed_walk(v1, out, &nblocks, &npos, &cut);
 	h.base.magic = BLOOFI_LISTED_MAGIC;
 	h.base.npages = npages;
 	h.npos = npos;
@@ -336,6 +420,13 @@ bloofi_listed_block_find(const uint8_t *block, uint32_t len, uint32_t first, uin
 			return -1;
 		if (cur > pos)
 			return 0;
+		if (cur < pos)
+		{
+			/* skip the list: cnt varints end at cnt bytes below 0x80 */
+			if (!varint_skip(block, &at, len, cnt))
+				return -1;
+			continue;
+		}
 		for (uint32_t i = 0; i < cnt; i++)
 		{
 			uint32_t	d;

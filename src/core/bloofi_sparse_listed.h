@@ -16,7 +16,11 @@
  *
  * A block closes after BLOOFI_LISTED_BLOCK_POSITIONS positions or once its
  * data reach BLOOFI_LISTED_BLOCK_BYTES, so a lookup decodes a few hundred
- * bytes per position.  Size: O(set bits + non-empty positions), whatever m
+ * bytes per position; in a node with more blocks than fence_room (the
+ * fences the stream's first page holds after the header), both limits are
+ * scaled up until its fences fit there, so that a lookup finds every block
+ * from that one page (a node of large sets: larger blocks, no fence page
+ * more).  Readers take blocks of any size.  Size: O(set bits + non-empty positions), whatever m
  * is: at m = 433,039 a node of 600 leaves of ~100 set bits each takes
  * ~3.5 bytes per set bit here against 1.7 MB of offsets in the direct form.
  *
@@ -74,15 +78,17 @@ bloofi_listed_total(const BloofiListedHeader *h)
 
 /*
  * Bytes the LISTED form of the valid direct stream v1 takes (header,
- * fences and data).
+ * fences and data) with blocks cut for fence_room fences (0: the default
+ * block limits).
  */
-extern uint64_t bloofi_listed_bytes(const uint8_t *v1);
+extern uint64_t bloofi_listed_bytes(const uint8_t *v1, uint32_t fence_room);
 
 /*
  * Write the LISTED form of the valid direct stream v1 into out (of
- * bloofi_listed_bytes(v1) bytes), with npages in its header.
+ * bloofi_listed_bytes(v1, fence_room) bytes), with npages in its header.
  */
-extern void bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages);
+extern void bloofi_listed_encode(const uint8_t *v1, uint8_t *out, uint32_t npages,
+								 uint32_t fence_room);
 
 /*
  * NULL when buf (len bytes) is a valid LISTED stream for m and cap: header,
@@ -103,8 +109,10 @@ extern void bloofi_listed_decode(const uint8_t *buf, uint8_t *v1out);
  * The list of position pos in one block (len bytes of data whose first
  * position is first): 1 with its n slots in out (room for cap), 0 when the
  * block has no such position, -1 when the block is damaged (a varint
- * running past it, positions not increasing or past m, slots not increasing
- * or past cap).  Reads only the block.
+ * running past it, positions not increasing or past m, the list's length 0
+ * or past cap, its slots not increasing or past cap).  The lists before
+ * pos are skipped by their varints' ends, not decoded: damage inside them
+ * is found by bloofi_listed_validate, not here.  Reads only the block.
  */
 extern int	bloofi_listed_block_find(const uint8_t *block, uint32_t len, uint32_t first,
 									 uint32_t pos, uint32_t m, uint32_t cap, uint16_t *out,

@@ -15,16 +15,21 @@
 #              fresh build of the same rows; then DELETE half, VACUUM, insert
 #              the same number again: the size after against before.
 # The row sets are drawn with setseed, so two runs build the same tables.
-#   bash test/bench/37_bloofi_widebuild.sh          (standalone; or via run.sh)
+#   bash test/bench/37_bloofi_wide_build.sh         (standalone; or via run.sh)
+#   BENCH_WIDE=skewed bash test/bench/37_bloofi_wide_build.sh   (section 1 alone;
+#   BENCH_WIDE=inserts: section 2 alone; default all)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", (b > 0) ? a / b : 0}'; }
 mb() { awk -v a="$1" 'BEGIN{printf "%.1f MB", a / 1048576}'; }
 
+sections=${BENCH_WIDE:-all}
+rows=()
+bs_psql -q -c "DROP SCHEMA IF EXISTS bloofi_widebuild CASCADE" -c "CREATE SCHEMA bloofi_widebuild"
+
+if [ "$sections" != inserts ]; then
 bs_psql -q <<'SQL'
-DROP SCHEMA IF EXISTS bloofi_widebuild CASCADE;
-CREATE SCHEMA bloofi_widebuild;
 SET search_path = bloofi_widebuild, public;
 SELECT setseed(0.33);
 CREATE TABLE sizes AS
@@ -71,6 +76,18 @@ bs_psql -Atq -c "SET search_path = bloofi_widebuild, public; SET enable_seqscan 
   SELECT CASE WHEN bool_and(c = (SELECT count(*) FROM filt WHERE f @> x)) THEN 'lookups equal a sequential scan'
               ELSE 'LOOKUPS DIFFER FROM A SEQUENTIAL SCAN' END FROM a" | sed 's/^/   /'
 
+# buffers a lookup touches (EXPLAIN (ANALYZE, BUFFERS) of the index scan node), median of 9 values
+bbuf=(); gbuf=()
+for v in 17 4711 23456 50001 77777 99991 123457 150001 199999; do
+  bbuf+=("$(bs_psql -Atq -c "SET search_path = bloofi_widebuild, public; SET enable_seqscan = off;" \
+    -c "EXPLAIN (ANALYZE, BUFFERS, COSTS off, TIMING off) SELECT count(*) FROM filt WHERE f @> $v::bigint" |
+    awk '/Index Scan|Bitmap Index Scan/ {n = 1; next} n == 1 && /Buffers:/ {sub(/.*hit=/, ""); print $1 + 0; exit}')")
+  gbuf+=("$(bs_psql -Atq -c "SET search_path = bloofi_widebuild, public; SET enable_seqscan = off;" \
+    -c "EXPLAIN (ANALYZE, BUFFERS, COSTS off, TIMING off) SELECT count(*) FROM exact WHERE ids @> ARRAY[$v::bigint]" |
+    awk '/Bitmap Index Scan/ {n = 1; next} n == 1 && /Buffers:/ {sub(/.*hit=/, ""); print $1 + 0; exit}')")
+done
+echo "   buffers per lookup (index scan node, median of 9): Bloofi $(printf '%s\n' "${bbuf[@]}" | median), GIN $(printf '%s\n' "${gbuf[@]}" | median) (${bbuf[*]} / ${gbuf[*]})"
+
 P=$(mktemp -d /tmp/bloofi-widebuild-pgb.XXXXXX)
 printf '\\set v random(0, 199999)\nSELECT count(*) FROM bloofi_widebuild.filt WHERE f @> :v::bigint;\n' >"$P/bloofi.sql"
 printf '\\set v random(0, 199999)\nSELECT count(*) FROM bloofi_widebuild.exact WHERE ids @> ARRAY[:v::bigint];\n' >"$P/gin.sql"
@@ -85,6 +102,13 @@ bm=$(printf '%s\n' "${bl[@]}" | median); gm=$(printf '%s\n' "${gl[@]}" | median)
 lrat=$(ratio "$bm" "$gm")
 echo "   lookup (pgbench -M prepared, median of 3): Bloofi $bm ms, GIN $gm ms: $lrat x (runs ${bl[*]} / ${gl[*]})"
 
+rows+=("Bloofi index / GIN's, m = 433,039 skewed|$srat|<= 1.0|$(bench_verdict "$srat" "<=" 1.0)"
+      "Bloofi index / the heap, m = 433,039 skewed|$hrat|<= 2.0|$(bench_verdict "$hrat" "<=" 2.0)"
+      "Bloofi build / GIN's, m = 433,039 skewed|$brat|<= 3.0|$(bench_verdict "$brat" "<=" 3.0)"
+      "Bloofi lookup / GIN's, m = 433,039 skewed|$lrat|<= 1.0|$(bench_verdict "$lrat" "<=" 1.0)")
+fi
+
+if [ "$sections" != skewed ]; then
 # 2. inserts in statements, fast update on, then delete half + VACUUM + insert again
 echo "== inserts: m = 65,536, 50 rows, then 2,160 rows in 100 statements (fastupdate on)"
 bs_psql -q <<'SQL'
@@ -114,11 +138,9 @@ read -r rsize < <(bs_psql -Atq -c "SELECT pg_relation_size('bloofi_widebuild.ins
 rrat=$(ratio "$rsize" "$vsize")
 echo "   deleted half + VACUUM: $(mb "$vsize"); after 1,100 more rows in 50 statements: $(mb "$rsize"): $rrat x"
 
-bench_report \
-  "Bloofi index / GIN's, m = 433,039 skewed|$srat|<= 1.0|$(bench_verdict "$srat" "<=" 1.0)" \
-  "Bloofi index / the heap, m = 433,039 skewed|$hrat|<= 2.0|$(bench_verdict "$hrat" "<=" 2.0)" \
-  "Bloofi build / GIN's, m = 433,039 skewed|$brat|<= 3.0|$(bench_verdict "$brat" "<=" 3.0)" \
-  "Bloofi lookup / GIN's, m = 433,039 skewed|$lrat|<= 1.0|$(bench_verdict "$lrat" "<=" 1.0)" \
-  "2,160 inserts in 100 statements / fresh build|$irat|<= 2.0|$(bench_verdict "$irat" "<=" 2.0)" \
-  "size after delete half, VACUUM, reinsert / before|$rrat|<= 1.1|$(bench_verdict "$rrat" "<=" 1.1)"
+rows+=("2,160 inserts in 100 statements / fresh build|$irat|<= 2.0|$(bench_verdict "$irat" "<=" 2.0)"
+      "size after delete half, VACUUM, reinsert / before|$rrat|<= 1.1|$(bench_verdict "$rrat" "<=" 1.1)")
+fi
+
+bench_report "${rows[@]}"
 bs_psql -q -c "DROP SCHEMA bloofi_widebuild CASCADE"

@@ -96,12 +96,19 @@ listed_list(const uint8_t *buf, uint32_t j, uint32_t cap, uint16_t *out, uint32_
 	}
 }
 
+/*
+ * n random filters of about `set` bits in a node of cap slots at m, in the
+ * LISTED form with blocks cut for fence_room fences (0: the default cut):
+ * valid, decoded back to the same lists, every position's lookup equal to
+ * the direct form's; with fence_room, at most that many fences and about
+ * the default cut's size.
+ */
 static void
-check_roundtrip(uint32_t m, uint32_t cap, uint32_t n, uint32_t set)
+check_roundtrip(uint32_t m, uint32_t cap, uint32_t n, uint32_t set, uint32_t fence_room)
 {
 	uint64_t	len1;
 	uint8_t    *v1 = make_direct(m, cap, n, set, &len1);
-	uint64_t	len2 = bloofi_listed_bytes(v1);
+	uint64_t	len2 = bloofi_listed_bytes(v1, fence_room);
 	uint8_t    *v2 = malloc(len2);
 	uint8_t    *back = malloc(len1);
 	uint16_t   *a = malloc(sizeof(uint16_t) * cap);
@@ -109,7 +116,7 @@ check_roundtrip(uint32_t m, uint32_t cap, uint32_t n, uint32_t set)
 	const char *err;
 	BloofiListedHeader h;
 
-	bloofi_listed_encode(v1, v2, 7);
+	bloofi_listed_encode(v1, v2, 7, fence_room);
 	err = bloofi_listed_validate(v2, len2, m, cap);
 	CHECK(err == NULL, "m=%u cap=%u n=%u: %s", m, cap, n, err ? err : "");
 	CHECK(bloofi_listed_validate(v2, len2, m + 1, cap) != NULL, "wrong m accepted");
@@ -117,6 +124,15 @@ check_roundtrip(uint32_t m, uint32_t cap, uint32_t n, uint32_t set)
 		  "short stream accepted");
 	memcpy(&h, v2, sizeof(h));
 	CHECK(h.base.npages == 7 && bloofi_listed_total(&h) == len2, "header lengths");
+	if (fence_room > 0)
+	{
+		uint64_t	len0 = bloofi_listed_bytes(v1, 0);
+
+		CHECK(h.nblocks <= fence_room, "m=%u n=%u: %u fences for room for %u", m, n,
+			  h.nblocks, fence_room);
+		CHECK(len2 <= len0 && len2 * 10 >= len0 * 9, "m=%u n=%u: %llu bytes cut for %u fences, %llu by default",
+			  m, n, (unsigned long long) len2, fence_room, (unsigned long long) len0);
+	}
 	bloofi_listed_decode(v2, back);
 	/* the decoded stream equals the original but for npages */
 	CHECK(memcmp(back + 8, v1 + 8, len1 - 8) == 0, "m=%u n=%u: decode differs", m, n);
@@ -146,7 +162,7 @@ check_size(void)
 	uint32_t	m = 433039;
 	uint64_t	len1;
 	uint8_t    *v1 = make_direct(m, 600, 600, 100, &len1);
-	uint64_t	len2 = bloofi_listed_bytes(v1);
+	uint64_t	len2 = bloofi_listed_bytes(v1, 0);
 	BloofiSparseHeader h;
 
 	memcpy(&h, v1, sizeof(h));
@@ -164,14 +180,14 @@ check_damage(void)
 				cap = 200;
 	uint64_t	len1;
 	uint8_t    *v1 = make_direct(m, cap, 150, 20, &len1);
-	uint64_t	len = bloofi_listed_bytes(v1);
+	uint64_t	len = bloofi_listed_bytes(v1, 0);
 	uint8_t    *good = malloc(len);
 	uint8_t    *bad = malloc(len);
 	uint16_t   *out = malloc(sizeof(uint16_t) * cap);
 	uint32_t	v;
 	int			caught = 0;
 
-	bloofi_listed_encode(v1, good, 1);
+	bloofi_listed_encode(v1, good, 1, 0);
 	CHECK(bloofi_listed_validate(good, len, m, cap) == NULL, "good stream rejected");
 	memcpy(bad, good, len);
 	bad[0] ^= 1;
@@ -224,15 +240,17 @@ check_damage(void)
 int
 main(void)
 {
-	check_roundtrip(64, 8, 0, 3);
-	check_roundtrip(64, 8, 5, 3);
-	check_roundtrip(1024, 72, 33, 12);
-	check_roundtrip(1024, 72, 72, 40);
-	check_roundtrip(100, 200, 190, 7);
-	check_roundtrip(4093, 1024, 1000, 30);
-	check_roundtrip(64, 65536, 3000, 2);
-	check_roundtrip(433039, 600, 600, 100);
-	check_roundtrip(433039, 20000, 2000, 5);
+	/* m, cap, n, set, fence_room (0: the default cut; else blocks cut to fit it) */
+	static const uint32_t cases[][5] = {
+		{64, 8, 0, 3, 0}, {64, 8, 5, 3, 0}, {1024, 72, 33, 12, 0}, {1024, 72, 72, 40, 0},
+		{100, 200, 190, 7, 0}, {4093, 1024, 1000, 30, 0}, {64, 65536, 3000, 2, 0},
+		{433039, 600, 600, 100, 0}, {433039, 20000, 2000, 5, 0},
+		{1024, 72, 72, 40, 3}, {4093, 1024, 1000, 30, 10}, {433039, 600, 600, 100, 100},
+		{433039, 20000, 2000, 5, 1},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		check_roundtrip(cases[c][0], cases[c][1], cases[c][2], cases[c][3], cases[c][4]);
 	check_size();
 	check_damage();
 	return UNIT_DONE();
