@@ -602,6 +602,7 @@ extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 extern bool bloofi_read_stream;
+extern bool bloofi_listed_fence_page;
 extern void bloofi_init_gucs(void);
 
 /* bloofi_planprobe.c: the planner counts a constant's matches in the index */

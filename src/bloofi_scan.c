@@ -49,6 +49,9 @@
 /* bloomsample.bloofi_read_stream (17 and later; no effect on 15 and 16) */
 bool		bloofi_read_stream = false;
 
+/* bloomsample.bloofi_listed_fence_page (a developer setting: bloofi_sparse_pages.c) */
+bool		bloofi_listed_fence_page = true;
+
 /* bloofi_init_gucs: define the Bloofi scan's settings, from _PG_init */
 void
 bloofi_init_gucs(void)
@@ -57,6 +60,11 @@ bloofi_init_gucs(void)
 							 "Reads the slice pages of a Bloofi node visit through a read stream (PostgreSQL 17 and later).",
 							 "The stream asks for all of a node's pages at once; on PostgreSQL 18 they are read by asynchronous I/O (io_method).",
 							 &bloofi_read_stream, false, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("bloomsample.bloofi_listed_fence_page",
+							 "Cuts the blocks of a LISTED Bloofi node large enough that its fences fit on its first page (developer option).",
+							 "Off writes blocks of the default size whatever their fences take, so that tests reach the lookup's search of fences over several pages.",
+							 &bloofi_listed_fence_page, true, PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 }
 
 typedef struct BloofiScanOpaqueData

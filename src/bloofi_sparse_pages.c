@@ -25,6 +25,8 @@
 
 /* the fences the stream's first page holds after the LISTED header */
 #define BLOOFI_LISTED_FENCE_ROOM ((BLOOFI_PAGE_BYTES - BLOOFI_LISTED_HEADER_BYTES) / 8)
+/* the fence room asked of the encoder: 0 (the default cut) when the developer setting is off */
+#define LISTED_FENCE_ROOM (bloofi_listed_fence_page ? BLOOFI_LISTED_FENCE_ROOM : 0)
 
 /*
  * The direct stream v1 (valid, complete) in its smaller form, direct or
@@ -45,7 +47,7 @@ bloofi_sparse_pack(const uint8 *v1, uint64 *len, uint32 *npages, uint32 *direct_
 
 	memcpy(&h, v1, sizeof(h));
 	direct = bloofi_sparse_bytes(h.m, h.nentries);
-	listed = bloofi_listed_bytes(v1, BLOOFI_LISTED_FENCE_ROOM);
+	listed = bloofi_listed_bytes(v1, LISTED_FENCE_ROOM);
 	*direct_pages = (uint32) Min((direct + BLOOFI_PAGE_BYTES - 1) / BLOOFI_PAGE_BYTES,
 								 (uint64) PG_UINT32_MAX);
 	*len = Min(direct, listed);
@@ -55,7 +57,7 @@ bloofi_sparse_pack(const uint8 *v1, uint64 *len, uint32 *npages, uint32 *direct_
 	stream = palloc_extended((Size) *npages * BLOOFI_PAGE_BYTES,
 							 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (listed < direct)
-		bloofi_listed_encode(v1, stream, *npages, BLOOFI_LISTED_FENCE_ROOM);
+		bloofi_listed_encode(v1, stream, *npages, LISTED_FENCE_ROOM);
 	else
 	{
 		memcpy(stream, v1, direct);
