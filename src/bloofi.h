@@ -601,7 +601,10 @@ extern int64 bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
+extern void bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHasher *h,
+							 uint32 k, BsKey key, BloofiSearchStats *st);
 extern bool bloofi_read_stream;
+extern int	bloofi_elem_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys);
 extern bool bloofi_listed_fence_page;
 extern void bloofi_init_gucs(void);
 

@@ -732,16 +732,11 @@ bloofi_probe(PG_FUNCTION_ARGS)
 	{
 		BsParams	p;
 		BsHasher	h;
-		uint32		pos[BS_MAX_K];
-		uint32		npos;
 
 		bloofi_params(meta, &p);
 		bs_hasher_init(&h, &p);
-		bs_key_positions(&h, bf_datum_key(&h, PG_GETARG_DATUM(1), elemtype), pos);
-		npos = bloofi_sort_positions(pos, p.k);
-		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
-		meta = bloofi_read_meta(index);
-		bloofi_search(index, meta, pos, npos, NULL, NULL, &st);
+		bloofi_count_key(index, &meta, &h, p.k, bf_datum_key(&h, PG_GETARG_DATUM(1), elemtype),
+						 &st);
 	}
 	relation_close(index, AccessShareLock);
 	values[0] = Int64GetDatum(st.nodes_checked);

@@ -29,7 +29,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
 #include "nodes/pathnodes.h"
@@ -85,30 +84,15 @@ probe_index_of(RelOptInfo *rel, AttrNumber attno)
 }
 
 /*
- * The key of element value (of type typid) under hasher h.  A text is
- * searched as its string, even when it is also an integer or a uuid: a
- * filter of text elements reads it so, and the other reading's matches in
- * such a column are only its false positives, which the recheck drops (the
- * scan searches both readings; counting both would count those too).
- */
-static BsKey
-probe_key(const BsHasher *h, Datum value, Oid typid)
-{
-	BsElem		t;
-
-	if (typid != TEXTOID && typid != VARCHAROID)
-		return bf_datum_key(h, value, typid);
-	t = bs_elem_varlena(value);
-	return bs_elem_key(h, &t);
-}
-
-/*
  * bloofi_probe_rows: the index entries of the filter column vardata that
  * pass element value (of type typid), counted in its bloofi index at plan
  * time; -1 when the probe does not apply (switched off, no such index, the
  * variable not a plain column of a base relation, an empty index).  When
  * the probe stopped at its node limit, *complete is false and the count is
- * a lower bound.  A text is counted as its string (probe_key).
+ * a lower bound.  A text that is also an integer or a uuid is searched under
+ * both readings, as the scan does (bloofi_elem_keys), and counted by the
+ * reading with more matches: a column's rows use one of them, so the other
+ * one's matches are its false positives, which the recheck drops.
  */
 double
 bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *complete)
@@ -140,22 +124,24 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 	{
 		BsParams	p;
 		BsHasher	h;
-		uint32		pos[BS_MAX_K];
-		uint32		npos;
-		BloofiSearchStats st;
+		BsKey		keys[BS_ELEM_READINGS_MAX];
+		int			nkeys;
 
 		bloofi_params(meta, &p);
 		bs_hasher_init(&h, &p);
-		bs_key_positions(&h, probe_key(&h, value, typid), pos);
-		npos = bloofi_sort_positions(pos, p.k);
-		memset(&st, 0, sizeof(st));
-		st.max_nodes = bloofi_plan_probe_nodes;
-		bloofi_pending_search(index, meta, pos, npos, NULL, NULL, &st);
-		pfree(meta);
-		meta = bloofi_read_meta(index);
-		bloofi_search(index, meta, pos, npos, NULL, NULL, &st);
-		*complete = !st.truncated;
-		rows = (double) st.matches;
+		nkeys = bloofi_elem_keys(&h, value, typid, keys);
+		*complete = true;
+		rows = 0;
+		for (int i = 0; i < nkeys; i++)
+		{
+			BloofiSearchStats st;
+
+			memset(&st, 0, sizeof(st));
+			st.max_nodes = bloofi_plan_probe_nodes;
+			bloofi_count_key(index, &meta, &h, p.k, keys[i], &st);
+			*complete = *complete && !st.truncated;
+			rows = Max(rows, (double) st.matches);
+		}
 		elog(DEBUG1, "bloofi plan probe of %s: %.0f matches%s",
 			 RelationGetRelationName(index), rows, *complete ? "" : " (stopped)");
 	}

@@ -553,6 +553,29 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		pfree(acc);
 }
 
+/*
+ * bloofi_count_key: the entries of the pending list, then of the tree,
+ * whose filters pass key (k positions under the index's hasher h), counted
+ * into st as a lookup finds them, without a callback; *meta (palloc'd) is
+ * read again between the two, as a scan does (a flush may have moved the
+ * pending entries into the tree meanwhile).  bloofi_probe and the
+ * planner's probe count this way.
+ */
+void
+bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHasher *h, uint32 k,
+				 BsKey key, BloofiSearchStats *st)
+{
+	uint32		pos[BS_MAX_K];
+	uint32		npos;
+
+	bs_key_positions(h, key, pos);
+	npos = bloofi_sort_positions(pos, k);
+	bloofi_pending_search(index, *meta, pos, npos, NULL, NULL, st);
+	pfree(*meta);
+	*meta = bloofi_read_meta(index);
+	bloofi_search(index, *meta, pos, npos, NULL, NULL, st);
+}
+
 static void
 bloofi_bitmap_cb(ItemPointer tid, void *arg)
 {
@@ -563,24 +586,26 @@ bloofi_bitmap_cb(ItemPointer tid, void *arg)
 #define BLOOFI_MAX_TWO_READING_KEYS	4
 
 /*
- * The keys of scan key sk: one, or for a text that is also an integer or a
- * uuid, its two readings (every reading a row may use, whatever types it
- * records); returns how many.
+ * bloofi_elem_keys: the keys of element value (of type typid) under h: one,
+ * or for a text that is also an integer or a uuid, its two readings (every
+ * reading a row may use, whatever types it records); returns how many (at
+ * most BS_ELEM_READINGS_MAX).  The scan searches them all; the planner's
+ * probe counts them too (bloofi_planprobe.c).
  */
-static int
-scan_key_readings(const BsHasher *h, ScanKey sk, BsKey *keys)
+int
+bloofi_elem_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys)
 {
 	BsTextReadings rd;
 	BsElem		t,
 				e[BS_ELEM_READINGS_MAX];
 	int			n;
 
-	if (sk->sk_subtype != TEXTOID && sk->sk_subtype != VARCHAROID)
+	if (typid != TEXTOID && typid != VARCHAROID)
 	{
-		keys[0] = bf_datum_key(h, sk->sk_argument, sk->sk_subtype);
+		keys[0] = bf_datum_key(h, value, typid);
 		return 1;
 	}
-	t = bs_elem_varlena(sk->sk_argument);
+	t = bs_elem_varlena(value);
 	(void) bs_elem_text_used(&t, BS_ELEM_ALL, &rd, e, &n);
 	for (int i = 0; i < n; i++)
 		keys[i] = bs_elem_key(h, &e[i]);
@@ -625,7 +650,8 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			MemoryContextReset(so->ctx);
 			return 0;
 		}
-		nalt[i] = scan_key_readings(&h, sk, alt + i * BS_ELEM_READINGS_MAX);
+		nalt[i] = bloofi_elem_keys(&h, sk->sk_argument, sk->sk_subtype,
+								   alt + i * BS_ELEM_READINGS_MAX);
 		/* leaving a key out of the search only widens it (the recheck decides) */
 		if (nalt[i] > 1 && ntwo == BLOOFI_MAX_TWO_READING_KEYS)
 			nalt[i] = 0;
