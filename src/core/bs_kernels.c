@@ -483,9 +483,10 @@ cpu_runs(BsKernel k, BsVariant v)
 			if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 				  __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("popcnt")))
 				return false;
-			/* the decoder permutes bytes; the others count bits */
+			/* the decoder permutes and compresses bytes; the others count bits */
 			return k == BS_KERNEL_SPARSE_DECODE ?
-				__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi") :
+				__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+				__builtin_cpu_supports("bmi") :
 				__builtin_cpu_supports("avx512vpopcntdq");
 		default:
 			return false;

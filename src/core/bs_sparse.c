@@ -534,46 +534,58 @@ decode_fast_popcnt(const BsSparse *s, uint32_t *pos, uint8_t *bits)
 }
 
 #define BS_TARGET_AVX512_DECODE \
-	__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,popcnt,bmi")))
+	__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt,bmi")))
 
 /*
- * decode_highs with 16 high bits a step: VPCOMPRESSD packs the indexes of
- * the set bits of a 16-bit chunk into the first lanes, and the rank of each
- * (i + lane) is subtracted; a masked store writes exactly the chunk's
- * positions (never past n: checked per word first, as decode_highs does).
- * The checks and the result are decode_highs'.
+ * decode_highs a word (64 high bits) a step: VPCOMPRESSB packs the indexes
+ * of the word's set bits into its first bytes, ascending; each group of 16
+ * is widened to 32 bits and the rank of each (i + lane) subtracted; a
+ * masked store writes exactly the word's positions (never past n: checked
+ * per word first, as decode_highs does).  One compression per word instead
+ * of one per 16 bits: at the density the encoder keeps (about one set bit in
+ * two), a word holds about 30 positions.  The checks and the result are
+ * decode_highs'.
  */
 BS_TARGET_AVX512_DECODE
 static bool
 decode_highs_avx512(const BsSparse *s, uint32_t *pos)
 {
-	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m512i iota32 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	__m512i		iota8;
+	uint8_t		iota_bytes[64];
 	uint64_t	i = 0,
 				last_j = 0;
 
+	for (int b = 0; b < 64; b++)
+		iota_bytes[b] = (uint8_t) b;
+	iota8 = _mm512_loadu_si512(iota_bytes);
 	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
 	{
 		uint64_t	base = (uint64_t) byte * 8;
 		uint64_t	w,
 					c;
+		__m512i		idx;
 
 		if (!high_word_checked(s, byte, i, &w, &c))
 			return false;
 		if (c == 0)
 			continue;
 		last_j = base + 63 - (uint64_t) __builtin_clzll(w);
-		for (int h = 0; h < 64; h += 16)
+		idx = _mm512_maskz_compress_epi8((__mmask64) w, iota8);
+		for (uint64_t g = 0; g < c; g += 16)
 		{
-			__mmask16	k = (__mmask16) (w >> h);
-			int			cc = __builtin_popcount((unsigned) k);
-			__m512i		v = _mm512_maskz_compress_epi32(k, iota);
+			__m128i		bytes16 = g == 0 ? _mm512_castsi512_si128(idx) :
+				g == 16 ? _mm512_extracti32x4_epi32(idx, 1) :
+				g == 32 ? _mm512_extracti32x4_epi32(idx, 2) : _mm512_extracti32x4_epi32(idx, 3);
+			uint64_t	cc = c - g < 16 ? c - g : 16;
+			/* base + index - (i + g + lane), modulo 2^32 as decode_highs */
+			__m512i		v = _mm512_sub_epi32(_mm512_add_epi32(_mm512_cvtepu8_epi32(bytes16),
+															  _mm512_set1_epi32((int) (uint32_t) (base - i - g))),
+											 iota32);
 
-			/* base + h + index - (i + lane), modulo 2^32 as decode_highs */
-			v = _mm512_sub_epi32(_mm512_add_epi32(v, _mm512_set1_epi32((int) (uint32_t) (base + (uint64_t) h - i))),
-								 iota);
-			_mm512_mask_storeu_epi32(pos + i, (__mmask16) ((1u << cc) - 1), v);
-			i += (uint64_t) cc;
+			_mm512_mask_storeu_epi32(pos + i + g, (__mmask16) ((1u << cc) - 1), v);
 		}
+		i += c;
 	}
 	return highs_complete(s, i, last_j);
 }
@@ -637,17 +649,69 @@ decode_lows_avx512(const BsSparse *s, uint32_t *pos)
 	return bad | (uint32_t) (pos[n - 1] >= s->m);
 }
 
+/*
+ * Set the n strictly increasing positions pos[] (all below the bits' m) in
+ * bits, 16 a step, as the scalar loop does: each position's bit in its
+ * 32-bit word (the bits' little-endian bytes, as x86 stores them), the bits
+ * of the lanes sharing a word ORed into the first of them (a segmented OR in
+ * four shifts: equal words are adjacent because the positions ascend), and
+ * one scatter of the first lanes, whose words are then distinct.  A word
+ * the previous step also wrote (its last lane's) is ORed with what is there.
+ * About twice the scalar loop's speed at 3,000 positions, where each scalar
+ * step is a dependent read-modify-write of a byte.
+ */
+BS_TARGET_AVX512_DECODE
+static void
+set_sorted_bits_avx512(const uint32_t *pos, uint64_t n, uint8_t *bits)
+{
+	const __m512i one = _mm512_set1_epi32(1),
+				low5 = _mm512_set1_epi32(31),
+				none = _mm512_set1_epi32(-1),
+				zero = _mm512_setzero_si512();
+	uint32_t	prev_word = UINT32_MAX;
+
+	for (uint64_t i0 = 0; i0 < n; i0 += 16)
+	{
+		uint64_t	rem = n - i0;
+		__mmask16	lane = rem >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << rem) - 1);
+		__m512i		p = _mm512_maskz_loadu_epi32(lane, pos + i0);
+		__m512i		word = _mm512_mask_blend_epi32(lane, none, _mm512_srli_epi32(p, 5));
+		__m512i		bit = _mm512_maskz_sllv_epi32(lane, one, _mm512_and_si512(p, low5));
+		__mmask16	first;
+		uint32_t	word0 = (uint32_t) _mm_cvtsi128_si32(_mm512_castsi512_si128(word));
+
+#define BS_SEGMENTED_OR(sh) \
+		bit = _mm512_mask_or_epi32(bit, \
+								   _mm512_cmpeq_epi32_mask(_mm512_alignr_epi32(none, word, sh), word), \
+								   bit, _mm512_alignr_epi32(zero, bit, sh))
+		BS_SEGMENTED_OR(1);
+		BS_SEGMENTED_OR(2);
+		BS_SEGMENTED_OR(4);
+		BS_SEGMENTED_OR(8);
+#undef BS_SEGMENTED_OR
+		first = _mm512_mask_cmpneq_epi32_mask(lane, word,
+											  _mm512_alignr_epi32(word, _mm512_set1_epi32((int) prev_word), 15));
+		if (word0 == prev_word)
+		{
+			uint32_t	there;
+
+			memcpy(&there, bits + 4 * (size_t) word0, sizeof(there));
+			bit = _mm512_mask_or_epi32(bit, 1, bit, _mm512_set1_epi32((int) there));
+			first |= 1;
+		}
+		_mm512_mask_i32scatter_epi32(bits, first, word, bit, 4);
+		prev_word = pos[i0 + (rem >= 16 ? 15 : rem - 1)] >> 5;
+	}
+}
+
 BS_TARGET_AVX512_DECODE
 static bool
 decode_fast_avx512(const BsSparse *s, uint32_t *pos, uint8_t *bits)
 {
-	const uint64_t n = s->n;
-
 	if (!decode_highs_avx512(s, pos) || decode_lows_avx512(s, pos) != 0)
 		return false;
 	if (bits)
-		for (uint64_t i = 0; i < n; i++)
-			bits[pos[i] >> 3] |= (uint8_t) (1u << (pos[i] & 7));
+		set_sorted_bits_avx512(pos, s->n, bits);
 	return true;
 }
 #endif

@@ -184,9 +184,14 @@ test_bit_kernels(void)
 	free(got);
 }
 
-/* n random distinct positions below m, ascending, into pos */
+/*
+ * n random distinct positions below m, ascending, into pos; clustered: a run
+ * of consecutive positions too (up to n of them, at a random place), so that
+ * the encoding's high bits hold words of up to 64 set bits, which uniform
+ * positions at the encoder's density never give
+ */
 static uint32_t
-random_positions(uint32_t m, uint32_t n, uint32_t *pos, uint8_t *seen)
+random_positions(uint32_t m, uint32_t n, uint32_t *pos, uint8_t *seen, bool clustered)
 {
 	uint32_t	k = 0;
 
@@ -196,6 +201,14 @@ random_positions(uint32_t m, uint32_t n, uint32_t *pos, uint8_t *seen)
 		uint32_t	p = (uint32_t) (unit_splitmix64(&rng_state) % m);
 
 		seen[p >> 3] |= (uint8_t) (1u << (p & 7));
+	}
+	if (clustered && n > 0)
+	{
+		uint32_t	run = 1 + (uint32_t) (unit_splitmix64(&rng_state) % n);
+		uint32_t	at = (uint32_t) (unit_splitmix64(&rng_state) % m);
+
+		for (uint32_t p = at; p < m && p - at < run; p++)
+			seen[p >> 3] |= (uint8_t) (1u << (p & 7));
 	}
 	for (uint32_t p = 0; p < m; p++)
 		if (seen[p >> 3] >> (p & 7) & 1)
@@ -224,7 +237,7 @@ test_sparse_decode(void)
 		{
 			uint32_t	m = 8 + (uint32_t) (unit_splitmix64(&rng_state) % (c < 200 ? 4000 : maxm - 8));
 			uint32_t	want_n = (uint32_t) (unit_splitmix64(&rng_state) % (c % 4 == 0 ? 40 : m / 3 + 1));
-			uint32_t	n = random_positions(m, want_n, pos, seen);
+			uint32_t	n = random_positions(m, want_n, pos, seen, c % 3 == 1);
 			size_t		len = bs_sparse_size(m, n);
 			uint8_t    *enc = malloc(len);
 			size_t		nbytes = 8 * bs_words_for_bits(m);
