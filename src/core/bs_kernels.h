@@ -12,7 +12,8 @@
  *   popcnt   scalar 64-bit words with the POPCNT instruction
  *   avx2     256-bit vectors (popcount by nibble table lookups, VPSHUFB)
  *   avx512   512-bit vectors: VPOPCNTQ (AVX-512 F, BW, VL, VPOPCNTDQ), and
- *            for the sparse decoder VPCOMPRESSD and VPERMB (F, BW, VL, VBMI)
+ *            for the sparse decoder VPCOMPRESSB, VPERMB and VPSCATTERDD
+ *            (F, BW, VL, VBMI, VBMI2)
  * A kernel need not have every variant (OR has no popcnt one); each kernel
  * uses its highest variant that the CPU (and the OS, for the vector
  * registers) supports, no higher than the limit set by the environment

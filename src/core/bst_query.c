@@ -506,15 +506,7 @@ set_positions(const uint8_t *q, size_t nwords, uint32_t *pos)
  * receives the number of samples appended.
  */
 #define CAND_BATCH	16
-
-/*
- * What one rejection draw costs, in candidates of an enumeration: measured
- * on an Intel Xeon (test/bench/bst_authors.sh's configuration, M = 10^7,
- * m = 132,933): enumerating a 1,000-element query's 225,000 candidates took
- * 1.42 ms (6.3 ns a candidate), a draw 13-20 ns (a cache miss into the 53 MB
- * index, overlapped by the batches)
- */
-#define CAND_DRAW_SCANS	3.0
+#define CAND_DRAW_SCANS	3.0		/* a draw costs this many candidates scanned */
 
 /*
  * accept_packed: examine the nok index entries e[] proposed by a batch of
@@ -634,12 +626,9 @@ sample_candidates(BstTree *t, const uint8_t *q, const uint32_t *qpos, uint64_t t
 		uint32_t	e[CAND_BATCH];
 
 		/*
-		 * Every 16 batches: switch to enumeration when the draws still
-		 * needed, at the acceptance rate seen so far, would cost more than
-		 * scanning all C candidates once (a draw, a cache miss into the index,
-		 * costs about CAND_DRAW_SCANS candidates of a scan, which reads each
-		 * bucket in order).  The rate counts one acceptance more than seen, so
-		 * that a slow start over the first few samples does not switch.
+		 * Every 16 batches: switch to enumeration when the draws still needed
+		 * at the acceptance rate so far (one acceptance more than seen: a slow
+		 * start does not switch) would cost more than one scan of all C.
 		 */
 		if ((tries & 0xFF) == 0 && tries > 0)
 		{

@@ -68,7 +68,7 @@ chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo "${BST_AUTHORS_COMMIT:-unknown commit}")
 flags=$(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2)
-popcnt_flags=$(for f in popcnt avx2 avx512f avx512bw avx512vl avx512_vpopcntdq avx512_bitalg avx512vbmi; do
+popcnt_flags=$(for f in popcnt avx2 avx512f avx512bw avx512vl avx512_vpopcntdq avx512_bitalg avx512vbmi avx512_vbmi2; do
     case " $flags " in *" $f "*) printf '%s ' "$f" ;; esac; done)
 
 echo "== the authors' code: $commit; machine: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(date -u '+%F %H:%M') UTC"
