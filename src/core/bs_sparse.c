@@ -550,15 +550,15 @@ BS_TARGET_AVX512_DECODE
 static bool
 decode_highs_avx512(const BsSparse *s, uint32_t *pos)
 {
+	static const uint8_t iota_bytes[64] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+		32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+	48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 	const __m512i iota32 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	__m512i		iota8;
-	uint8_t		iota_bytes[64];
+	const __m512i iota8 = _mm512_loadu_si512(iota_bytes);
 	uint64_t	i = 0,
 				last_j = 0;
-
-	for (int b = 0; b < 64; b++)
-		iota_bytes[b] = (uint8_t) b;
-	iota8 = _mm512_loadu_si512(iota_bytes);
 	for (size_t byte = 0; byte < s->high_bytes; byte += 8)
 	{
 		uint64_t	base = (uint64_t) byte * 8;
@@ -651,7 +651,8 @@ decode_lows_avx512(const BsSparse *s, uint32_t *pos)
 
 /*
  * Set the n strictly increasing positions pos[] (all below the bits' m) in
- * bits, 16 a step, as the scalar loop does: each position's bit in its
+ * bits, zeroed by the caller (bs_sparse_decode's contract: whole 32-bit
+ * words are written, not ORed into), 16 a step: each position's bit in its
  * 32-bit word (the bits' little-endian bytes, as x86 stores them), the bits
  * of the lanes sharing a word ORed into the last of them (a segmented OR in
  * four shifts: equal words are adjacent because the positions ascend), and
