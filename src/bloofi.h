@@ -295,6 +295,9 @@ typedef struct BloofiNode
 	BloofiGeometry geom;		/* the dense geometry; for a SPARSE node
 								 * total_pages counts its sparse pages */
 	uint32		sparse_pages;	/* SPARSE: pages of the lists (0: dense) */
+	XLogRecPtr	lsn;			/* the header page's LSN when it was read
+								 * (a lookup's check that no switch came
+								 * between its reads of the node) */
 } BloofiNode;
 
 static inline bool

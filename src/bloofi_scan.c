@@ -11,7 +11,9 @@
  * matching slots; each counts as one filter checked per child, as the paper
  * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
  * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
- * heavyweight lock, one buffer share lock at a time.
+ * heavyweight lock, one buffer share lock at a time, and an inner node
+ * visited again when a split or merge switched its children between the
+ * visit's reads (bloofi_visit_changed).
  *
  * On PostgreSQL 17 and later, with bloomsample.bloofi_read_stream on, a
  * node visit whose slice pages are not all where a lookup found them last
@@ -39,9 +41,11 @@
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/latch.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/wait_event.h"
 
 #include "bloofi.h"
 #include "bs_elem.h"
@@ -51,6 +55,9 @@ bool		bloofi_read_stream = false;
 
 /* bloomsample.bloofi_listed_fence_page (a developer setting: bloofi_sparse_pages.c) */
 bool		bloofi_listed_fence_page = true;
+
+/* bloomsample.bloofi_visit_delay (a developer setting, milliseconds: bloofi_search) */
+static int	bloofi_visit_delay = 0;
 
 /* bloofi_init_gucs: define the Bloofi scan's settings, from _PG_init */
 void
@@ -65,6 +72,11 @@ bloofi_init_gucs(void)
 							 "Off writes blocks of the default size whatever their fences take, so that tests reach the lookup's search of fences over several pages.",
 							 &bloofi_listed_fence_page, true, PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomsample.bloofi_visit_delay",
+							"Waits this long in each visit of a Bloofi inner node, between the test of its children and the read of their references (developer option).",
+							"Tests use it to make a lookup overlap a concurrent split or merge.",
+							&bloofi_visit_delay, 0, 0, 60000, PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, NULL, NULL, NULL);
 }
 
 typedef struct BloofiScanOpaqueData
@@ -434,6 +446,44 @@ bloofi_prefetch_children(Relation index, const BloofiMetaData *meta,
 }
 
 /*
+ * bloofi_visit_changed: whether node X's header page has changed since X
+ * was read (its LSN: every record that changes a page gives it a new one,
+ * bloofi_wal_flush).  buf is page cur of X, locked (cur InvalidBlockNumber:
+ * X's header page, pinned only); released here.  A visit reads X's header,
+ * then its slices (the AND), then the references of the matching slots,
+ * one page at a time.  A switch (bloofi_node_switch) between those reads
+ * clears the old children's slots and fills new ones, whose columns were
+ * written just before, in one record that always includes the header page:
+ * a visit across it could test the old slots' columns (or slots past the
+ * ones it read) and then find the old references cleared, and miss the
+ * moved children's leaves.  An unchanged LSN means the visit saw X before
+ * or after every switch, never across one.  Only needed above the bottom:
+ * a bottom node's slots change in place, a TID before its column and a dead
+ * one after its column, and its leaves never move.
+ */
+static bool
+bloofi_visit_changed(Relation index, const BloofiNode *X, Buffer buf, uint32 cur)
+{
+	XLogRecPtr	lsn;
+
+	if (cur == InvalidBlockNumber)
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	else if (cur != 0)
+	{
+		UnlockReleaseBuffer(buf);
+		buf = bloofi_read_recent(index, X->start);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	}
+	lsn = BufferGetLSNAtomic(buf);
+	UnlockReleaseBuffer(buf);
+	if (lsn == X->lsn)
+		return false;
+	elog(DEBUG1, "bloofi: node %u of \"%s\" changed during a lookup's visit: visited again",
+		 X->start, RelationGetRelationName(index));
+	return true;
+}
+
+/*
  * Search the tree for leaves having all npos positions (sorted, distinct)
  * set; cb(tid) for each match.  st counts the filters checked (the root's
  * value unless its SATURATED hint says testing it would prune little, then
@@ -480,6 +530,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		uint32		cur = InvalidBlockNumber;
 		uint32		nwords;
 		uint32		pushed;
+		bool		matched;
 
 		CHECK_FOR_INTERRUPTS();
 		if (st->max_nodes > 0 && st->nodes_opened >= st->max_nodes)
@@ -496,9 +547,21 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			acc_words = X.geom.slice_words;
 			acc = acc ? repalloc(acc, acc_words * sizeof(uint64)) : palloc(acc_words * sizeof(uint64));
 		}
-		if (!bloofi_node_match(index, &X, pos, npos, acc, &st->nodes_checked, &sc))
+		matched = bloofi_node_match(index, &X, pos, npos, acc, &st->nodes_checked, &sc);
+		if (bloofi_visit_delay > 0 && X.level > 0)
 		{
-			ReleaseBuffer(hdr);
+			/* (wait event PgSleep: a test sees the lookup is here) */
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 bloofi_visit_delay, WAIT_EVENT_PG_SLEEP);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+		if (!matched)
+		{
+			if (X.level == 0)
+				ReleaseBuffer(hdr);
+			else if (bloofi_visit_changed(index, &X, hdr, InvalidBlockNumber))
+				stack[nstack++] = X.start;	/* (where it was popped from) */
 			continue;
 		}
 		/* TID page 0 is the header page, pinned since the header was read */
@@ -541,8 +604,15 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 				}
 			}
 		}
-		if (BufferIsValid(buf))
+		if (X.level == 0)
 			UnlockReleaseBuffer(buf);
+		else if (bloofi_visit_changed(index, &X, buf, cur))
+		{
+			/* the children pushed from a view across a switch are dropped */
+			nstack = pushed;
+			stack[nstack++] = X.start;
+			continue;
+		}
 		if (last_cold && nstack - pushed >= 2)
 			bloofi_prefetch_children(index, meta, stack + pushed, nstack - pushed, pos, npos);
 	}

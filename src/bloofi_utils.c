@@ -91,13 +91,27 @@ bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags)
 	return GenericXLogRegisterBuffer(w->state, buf, flags);
 }
 
-/* finish the current record (if any) and release its non-kept buffers */
+/*
+ * Finish the current record (if any) and release its non-kept buffers.
+ * Every page a record changes gets a new LSN, which lookups compare
+ * (bloofi_search: no switch between a node's reads); an unlogged index has
+ * no WAL, so its pages get a fake LSN instead, as GiST's do.  (A temporary
+ * index has no concurrent reader, and a permanent one gets no WAL only in
+ * the transaction that creates its file, which no other backend reads.)
+ */
 void
 bloofi_wal_flush(BloofiWal *w)
 {
 	if (w->state == NULL)
 		return;
 	GenericXLogFinish(w->state);
+	if (w->rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+	{
+		XLogRecPtr	fake = GetFakeLSNForUnloggedRel();
+
+		for (int i = 0; i < w->n; i++)
+			PageSetLSN(BufferGetPage(w->bufs[i]), fake);
+	}
 	for (int i = 0; i < w->n; i++)
 		if (!w->keep[i])
 			UnlockReleaseBuffer(w->bufs[i]);
@@ -371,6 +385,7 @@ node_read(Relation index, const BloofiMetaData *meta, BlockNumber start, BloofiN
 	node->flags = op->flags;
 	node->xid = op->xid;
 	node->next = op->next;
+	node->lsn = BufferGetLSNAtomic(buf);
 	if (keep)
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);

@@ -82,7 +82,18 @@ prim(q{
 			EXECUTE $q$SELECT count(*) || ' ' || md5(coalesce(string_agg(p.x || ':' || t.id, ','
 			             ORDER BY p.x, t.id), '')) FROM probe p JOIN t ON t.f @> p.x$q$ INTO by_index;
 			IF by_index <> by_seqscan THEN
-				RETURN 'MISMATCH index ' || by_index || ' seqscan ' || by_seqscan;
+				-- which pairs differ (same snapshot): a lead for the diagnosis
+				RETURN 'MISMATCH index ' || by_index || ' seqscan ' || by_seqscan
+				  || ' at replay LSN ' || pg_last_wal_replay_lsn() || '; missed: ' || (
+					SELECT coalesce(string_agg(d, ',' ORDER BY d), '') FROM (
+					  (SELECT p.x || ':' || t.id || '@' || t.ctid FROM probe p JOIN t ON bloom_contains(t.f, p.x)
+					   EXCEPT SELECT p.x || ':' || t.id || '@' || t.ctid FROM probe p JOIN t ON t.f @> p.x)
+					  LIMIT 40) m(d))
+				  || '; added: ' || (
+					SELECT coalesce(string_agg(d, ',' ORDER BY d), '') FROM (
+					  (SELECT p.x || ':' || t.id || '@' || t.ctid FROM probe p JOIN t ON t.f @> p.x
+					   EXCEPT SELECT p.x || ':' || t.id || '@' || t.ctid FROM probe p JOIN t ON bloom_contains(t.f, p.x))
+					  LIMIT 40) a(d));
 			END IF;
 		END LOOP;
 		RETURN 'ok ' || split_part(by_index, ' ', 1);
@@ -192,7 +203,9 @@ like(stby(q{SET enable_seqscan = off; SET enable_indexscan = off;
 	qr/Bitmap Index Scan on t_f/, 'the standby lookups use the index');
 $lock = hold_lock();
 
-my $seconds = 25;
+# (BLOOFI_STANDBY_SECONDS and BLOOFI_STANDBY_READERS: a longer churn by hand)
+my $seconds = $ENV{BLOOFI_STANDBY_SECONDS} // 25;
+my $nreaders = $ENV{BLOOFI_STANDBY_READERS} // 2;
 my $until = time() + $seconds;
 my $tally_dir = PostgreSQL::Test::Utils::tempdir();
 
@@ -239,7 +252,7 @@ sub reader
 	close $fh;
 	POSIX::_exit(0);
 }
-my @readers = map { reader($_) } (1, 2);
+my @readers = map { reader($_) } (1 .. $nreaders);
 
 # pause or resume the standby's replay (the call itself may be cancelled
 # by a recovery conflict: it is repeated until the state is reached)
@@ -283,7 +296,7 @@ $lock->quit;
 
 my %total = (ok => 0, conflict => 0, mismatch => 0, other => 0);
 my $first = '';
-for my $n (1, 2)
+for my $n (1 .. $nreaders)
 {
 	open my $fh, '<', "$tally_dir/reader$n" or die "reader $n left no tally";
 	my ($counts, $msg) = (scalar(<$fh>), scalar(<$fh>) // '');
