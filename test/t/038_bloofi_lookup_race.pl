@@ -17,7 +17,8 @@
 #   tree while another session splits (inserts) or merges (VACUUM) its
 #   children.  Its count must equal a sequential scan's in the same
 #   snapshot, and the server's DEBUG1 line must say the root was visited
-#   again.  For a logged and an unlogged index (whose pages get fake LSNs).
+#   again.  For a logged and an unlogged index (whose pages get fake LSNs),
+#   and for a lookup on a hot standby while replay splits.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -25,9 +26,13 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('bloofi_race');
-$node->init;
+$node->init(allows_streaming => 1);
 $node->append_conf('postgresql.conf', "autovacuum = off\njit = off");
 $node->start;
+$node->backup('bk');
+my $standby = PostgreSQL::Test::Cluster->new('bloofi_race_standby');
+$standby->init_from_backup($node, 'bk', has_streaming => 1);
+$standby->start;
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION bloomsample;
 	-- row id holds 0 (every row: a lookup of 0 reads every node) and
@@ -37,11 +42,12 @@ $node->safe_psql('postgres', q{
 	       ARRAY(SELECT 10 * id::bigint + j FROM generate_series(0, 9) j), 1536, 4) $$;
 });
 
-# one round: a table of $rows rows (after $prep), a lookup waiting in the
-# root while $writer runs
+# one round: a table of $rows rows (after $prep), a lookup on $rnode (the
+# primary or the standby) waiting in the root while $writer runs on the
+# primary
 sub race
 {
-	my ($label, $persistence, $rows, $prep, $writer) = @_;
+	my ($label, $rnode, $persistence, $rows, $prep, $writer) = @_;
 
 	$node->safe_psql('postgres', qq{
 		DROP TABLE IF EXISTS t;
@@ -56,7 +62,8 @@ sub race
 	my $retired0 = $node->safe_psql('postgres',
 		q{SELECT retired_nodes + free_nodes FROM bloofi_stats('t_f')});
 
-	my $reader = $node->background_psql('postgres', on_error_stop => 1);
+	$node->wait_for_catchup($standby) if $rnode == $standby;
+	my $reader = $rnode->background_psql('postgres', on_error_stop => 1);
 	my $pid = $reader->query_safe(q{
 		SET log_statement = none;
 		SET bloomsample.plan_probe = off;
@@ -82,10 +89,11 @@ sub race
 	$reader->{stdin} .= "SET client_min_messages = debug1;\n"
 	  . "SELECT 'index ' || count(*) FROM t WHERE f \@> 0::bigint;\n";
 	$reader->{run}->pump_nb;
-	ok( $node->poll_query_until('postgres',
+	ok( $rnode->poll_query_until('postgres',
 			qq{SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $pid}),
 		"$label: the lookup waits in the root");
 	$node->safe_psql('postgres', $writer);
+	$node->wait_for_catchup($standby) if $rnode == $standby;
 	cmp_ok($node->safe_psql('postgres',
 			q{SELECT retired_nodes + free_nodes FROM bloofi_stats('t_f')}), '>', $retired0,
 		"$label: the writer switched children of the root meanwhile");
@@ -104,13 +112,13 @@ sub race
 }
 
 # splits: 20 new rows overflow the bottom nodes (and the root)
-race('splits', '', 8, '',
-	q{INSERT INTO t SELECT i, mk(i) FROM generate_series(101, 120) i});
-race('splits, unlogged', 'UNLOGGED', 8, '',
-	q{INSERT INTO t SELECT i, mk(i) FROM generate_series(101, 120) i});
+my $splits = q{INSERT INTO t SELECT i, mk(i) FROM generate_series(101, 120) i};
+race('splits', $node, '', 8, '', $splits);
+race('splits, unlogged', $node, 'UNLOGGED', 8, '', $splits);
 # merges: rows deleted before the lookup's snapshot leave bottom nodes
 # under d leaves; VACUUM merges them
-race('merges', '', 16, 'DELETE FROM t WHERE id % 4 <> 0',
-	'VACUUM t');
+race('merges', $node, '', 16, 'DELETE FROM t WHERE id % 4 <> 0', 'VACUUM t');
+# on a hot standby, where replay switches the children under the lookup
+race('splits replayed on a standby', $standby, '', 8, '', $splits);
 
 done_testing();
