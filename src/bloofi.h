@@ -609,6 +609,7 @@ extern void bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHash
 extern bool bloofi_read_stream;
 extern int	bloofi_elem_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys);
 extern bool bloofi_listed_fence_page;
+extern int	bloofi_write_delay;
 extern void bloofi_init_gucs(void);
 
 /* bloofi_planprobe.c: the planner counts a constant's matches in the index */

@@ -39,6 +39,8 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
 
 #include "bloofi.h"
 #include "bloofi_insert.h"
@@ -49,7 +51,8 @@
  * Write tids[i] into slots[i] of node X (an invalid tid frees the slot),
  * updating its counts: the header page and up to MAX_GENERIC_XLOG_PAGES - 1
  * other tid pages per record, so the slots of a node of one tid page (every
- * inner node) change in one atomic record.
+ * inner node) change in one atomic record.  Then waits
+ * bloomsample.bloofi_write_delay, if set (tests stop a writer there).
  */
 void
 bloofi_node_set_slots(Relation index, BloofiNode *X, int n, const uint32 *slots,
@@ -112,6 +115,14 @@ bloofi_node_set_slots(Relation index, BloofiNode *X, int n, const uint32 *slots,
 		X->nlive = op->nlive;
 		bloofi_wal_flush(&w);
 		done = upto;
+	}
+	if (bloofi_write_delay > 0)
+	{
+		/* (wait event PgSleep: a test sees the writer is here) */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 bloofi_write_delay, WAIT_EVENT_PG_SLEEP);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 

@@ -59,7 +59,13 @@ bool		bloofi_listed_fence_page = true;
 /* bloomsample.bloofi_visit_delay (a developer setting, milliseconds: bloofi_search) */
 static int	bloofi_visit_delay = 0;
 
-/* bloofi_init_gucs: define the Bloofi scan's settings, from _PG_init */
+/*
+ * bloomsample.bloofi_write_delay (a developer setting, milliseconds:
+ * bloofi_node_set_slots)
+ */
+int			bloofi_write_delay = 0;
+
+/* bloofi_init_gucs: define Bloofi's settings, from _PG_init */
 void
 bloofi_init_gucs(void)
 {
@@ -76,6 +82,11 @@ bloofi_init_gucs(void)
 							"Waits this long in each visit of a Bloofi inner node, between the test of its children and the read of their references (developer option).",
 							"Tests use it to make a lookup overlap a concurrent split or merge.",
 							&bloofi_visit_delay, 0, 0, 60000, PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomsample.bloofi_write_delay",
+							"Waits this long after a Bloofi tree writer wrote new leaves' TIDs, before their bits (developer option).",
+							"Tests use it to stop a flush or an insert between the two (a cancel, a crash).",
+							&bloofi_write_delay, 0, 0, 60000, PGC_SUSET,
 							GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, NULL, NULL, NULL);
 }
 
