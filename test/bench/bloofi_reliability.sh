@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test/bench/bloofi_reliability.sh -- the long runs behind issue 14 (not part
-# of `make bench`; the CI versions are test/t/033_bloofi_cancel.pl and
-# test/t/034_bloofi_churn.pl).
+# test/bench/bloofi_reliability.sh -- the long runs behind issue 14 and the
+# crash loop (not part of `make bench`; the CI versions are
+# test/t/033_bloofi_cancel.pl, test/t/034_bloofi_churn.pl and
+# test/t/030_bloofi_crash.pl).
 #
 #   1. The issue's reproducer: a 300-row table of m = 100,992-bit filters
 #      under a bloofi index of order 2; each iteration is one psql session
@@ -17,14 +18,28 @@
 #      (medians) and the index blocks VACUUM read.  Timings are noisy on a
 #      shared machine: compare them within one run.
 #
-#   PG_CONFIG=... PORT=... bash test/bench/bloofi_reliability.sh [iterations] [part]
-#     iterations: of the reproducer (default 500); part: "cancel" or "churn"
-#     (default both).  Exit status 1 when a check failed or a bound was missed.
+#   3. Crashes: three tables under 030_bloofi_crash.pl's workload (pgbench
+#      inserts, deletes and VACUUM, three clients): narrow filters through the
+#      pending list, narrow ones inserted directly (fastupdate off), and
+#      filters of m = 433,039 (sparse pending entries, wide SPARSE bottom
+#      nodes).  Each round stops the server (immediate) 5-22 s into the
+#      workload, restarts it, and runs bloofi_check on each index and
+#      compares its lookups with a sequential scan; it counts the indexes
+#      left with a flush stopped half-way (a flushing chain).  Such a loop
+#      found, in 4 rounds, the state that 039_bloofi_flush_hole.pl now makes
+#      certain.
+#
+#   PG_CONFIG=... PORT=... CRASH_ROUNDS=... bash test/bench/bloofi_reliability.sh [iterations] [part]
+#     iterations: of the reproducer (default 500); part: "cancel", "churn" or
+#     "crash" (default all three); CRASH_ROUNDS: of part 3 (default 20, about
+#     25 s each).  Exit status 1 when a check failed, a lookup differed or a
+#     bound was missed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$BS_REPO_ROOT"
 ITERS=${1:-500}
 PART=${2:-all}
+CRASH_ROUNDS=${CRASH_ROUNDS:-20}
 bench_setup
 
 fail=0
@@ -113,5 +128,58 @@ if [ "$PART" = all ] || [ "$PART" = churn ]; then
     churn ch2 300 rel_mkbig 2 off
     churn ch32 300 rel_mkbig 32 off
     churn chs 3000 rel_mksmall 32 on
+fi
+
+if [ "$PART" = all ] || [ "$PART" = crash ]; then
+    echo "== crashes under a write workload, $CRASH_ROUNDS rounds"
+    P <<'SQL'
+CREATE OR REPLACE FUNCTION rel_mkw(i bigint) RETURNS bloomfilter LANGUAGE sql IMMUTABLE AS
+  $$ SELECT bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j), 433039, 3) $$;
+DROP TABLE IF EXISTS cr_t, cr_u, cr_w;
+CREATE TABLE cr_t (id bigint, f bloomfilter);
+CREATE TABLE cr_u (id bigint, f bloomfilter);
+CREATE TABLE cr_w (id bigint, f bloomfilter);
+INSERT INTO cr_t SELECT i, rel_mksmall(i) FROM generate_series(1, 3000) i;
+INSERT INTO cr_u SELECT i, rel_mksmall(i) FROM generate_series(1, 3000) i;
+INSERT INTO cr_w SELECT i, rel_mkw(i) FROM generate_series(1, 1000) i;
+CREATE INDEX cr_t_f ON cr_t USING bloofi (f) WITH (order = 3);
+CREATE INDEX cr_u_f ON cr_u USING bloofi (f) WITH (order = 3, fastupdate = off);
+CREATE INDEX cr_w_f ON cr_w USING bloofi (f);
+SQL
+    work=$(mktemp -d /tmp/bs-crash.XXXXXX)
+    chmod a+rx "$work"
+    printf '%s\n' '\set id random(3001, 15000)' 'INSERT INTO cr_t VALUES (:id, rel_mksmall(:id::int));' \
+        'INSERT INTO cr_u VALUES (:id, rel_mksmall(:id::int));' 'INSERT INTO cr_w VALUES (:id, rel_mkw(:id));' > "$work/ins.sql"
+    printf '%s\n' '\set id random(1, 15000)' 'DELETE FROM cr_t WHERE id = :id;' \
+        'DELETE FROM cr_u WHERE id = :id;' 'DELETE FROM cr_w WHERE id = :id;' > "$work/del.sql"
+    printf '%s\n' 'VACUUM cr_t;' 'VACUUM cr_u;' 'VACUUM cr_w;' > "$work/vac.sql"
+    bad=0; stopped=0
+    for ((i = 1; i <= CRASH_ROUNDS; i++)); do
+        "$BS_BINDIR/pgbench" -n -c 3 -T 60 -f "$work/ins.sql@10" -f "$work/del.sql@3" \
+            -f "$work/vac.sql@1" > "$work/pgbench.log" 2>&1 &
+        sleep $((5 + RANDOM % 15))
+        P -c "CHECKPOINT"
+        sleep $((RANDOM % 4))
+        bs_cluster_crash_restart
+        wait || true
+        line="round $i:"
+        for t in cr_t cr_u cr_w; do
+            fl=$(P -c "SELECT flushing FROM bloofi_stats('${t}_f')")
+            [ "$fl" = 0 ] || stopped=$((stopped + 1))
+            if ! out=$(P -c "SELECT bloofi_check('${t}_f')" 2>&1); then
+                echo "round $i, $t: $out"; bad=$((bad + 1))
+            fi
+            d=$(seqscan_diff "$t" 150000)
+            [ "$d" = 0 ] || { echo "round $i, $t: $d differences between the index and a sequential scan"; bad=$((bad + 1)); }
+            line="$line $t flushing $fl, differences $d;"
+        done
+        echo "$line"
+        # bounded tables: the rows inserted this round go, VACUUM completes any flush
+        P -c "DELETE FROM cr_t WHERE id > 8000" -c "DELETE FROM cr_u WHERE id > 8000" \
+            -c "DELETE FROM cr_w WHERE id > 8000" -c "VACUUM cr_t" -c "VACUUM cr_u" -c "VACUUM cr_w"
+    done
+    rm -rf "$work"
+    echo "rounds $CRASH_ROUNDS: stopped flushes found after the crash $stopped, check failures and lookup differences $bad"
+    [ "$bad" = 0 ] || fail=1
 fi
 exit $fail

@@ -95,6 +95,15 @@ bs_cluster_start() {
         { cat "$BS_CLUSTER_DIR/server.log"; return 1; }
     export PGHOST=$BS_CLUSTER_DIR PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
     export BS_CLUSTER_DIR
+    export BS_CLUSTER_OPTS="-k $BS_CLUSTER_DIR -p $PORT -c listen_addresses='' -c fsync=off $opts"
+}
+
+# crash the cluster (immediate stop: no shutdown checkpoint, recovery replays
+# the WAL at the next start) and start it again with the same settings
+bs_cluster_crash_restart() {
+    bs_as_owner "$BS_BINDIR/pg_ctl" -D "$BS_CLUSTER_DIR/data" -m immediate -w stop >/dev/null
+    bs_as_owner "$BS_BINDIR/pg_ctl" -D "$BS_CLUSTER_DIR/data" -l "$BS_CLUSTER_DIR/server.log" -w \
+        -o "$BS_CLUSTER_OPTS" start >/dev/null || { tail -20 "$BS_CLUSTER_DIR/server.log"; return 1; }
 }
 
 bs_cluster_stop() {
