@@ -64,6 +64,8 @@ sub race
 
 	$node->wait_for_catchup($standby) if $rnode == $standby;
 	my $reader = $rnode->background_psql('postgres', on_error_stop => 1);
+	# (each query its own timeout, not one for the session's life)
+	$reader->set_query_timer_restart;
 	my $pid = $reader->query_safe(q{
 		SET log_statement = none;
 		SET bloomsample.plan_probe = off;
@@ -83,15 +85,18 @@ sub race
 	like($reader->query_safe(q{EXPLAIN (COSTS OFF) SELECT count(*) FROM t WHERE f @> 0::bigint}),
 		qr/Bitmap Index Scan on t_f/, "$label: the lookup uses the index");
 
-	# the lookup, sent without waiting for it; then the writer, while the
-	# lookup waits in the root
+	# the lookup, sent without waiting for its result (psql has read it when
+	# it echoes the line before it); then the writer, while the lookup waits
+	# in the root
 	$reader->{stderr} = '';
-	$reader->{stdin} .= "SET client_min_messages = debug1;\n"
-	  . "SELECT 'index ' || count(*) FROM t WHERE f \@> 0::bigint;\n";
-	$reader->{run}->pump_nb;
+	$reader->query_until(qr/lookup sent/,
+		"SET client_min_messages = debug1;\n\\echo lookup sent\n"
+		  . "SELECT 'index ' || count(*) FROM t WHERE f \@> 0::bigint;\n");
 	ok( $rnode->poll_query_until('postgres',
 			qq{SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $pid}),
-		"$label: the lookup waits in the root");
+		"$label: the lookup waits in the root")
+	  or diag($rnode->safe_psql('postgres',
+			qq{SELECT state, wait_event_type, wait_event, query FROM pg_stat_activity WHERE pid = $pid}));
 	$node->safe_psql('postgres', $writer);
 	$node->wait_for_catchup($standby) if $rnode == $standby;
 	cmp_ok($node->safe_psql('postgres',

@@ -104,11 +104,13 @@ my $pid = $writer->query_safe(q{
 	SET bloomsample.bloofi_write_delay = '60s';
 	SELECT pg_backend_pid();
 });
-$writer->{stdin} .= "VACUUM h;\n";
-$writer->{run}->pump_nb;
+# (sent without waiting for it: psql has read it when it echoes the line before)
+$writer->query_until(qr/vacuum sent/, "\\echo vacuum sent\nVACUUM h;\n");
 ok( $node->poll_query_until('postgres',
 		qq{SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $pid}),
-	'the flush waits after the TIDs');
+	'the flush waits after the TIDs')
+  or diag($node->safe_psql('postgres',
+		qq{SELECT state, wait_event_type, wait_event, query FROM pg_stat_activity WHERE pid = $pid}));
 # (the flush's records are in the WAL buffers, its transaction not
 # committed: another transaction's commit makes them durable)
 $node->safe_psql('postgres', 'CREATE TABLE wal_mark (x int)');
