@@ -379,6 +379,7 @@ extern void bloofi_wal_begin(BloofiWal *w, Relation rel);
 extern Page bloofi_wal_begin_meta(BloofiWal *w, Relation index);
 extern Page bloofi_wal_page(BloofiWal *w, Buffer buf, bool keep, int flags);
 extern void bloofi_wal_flush(BloofiWal *w);
+extern void bloofi_dev_sleep(int ms);
 extern void bloofi_wal_standby_conflict(Relation index, BlockNumber start, TransactionId xid);
 extern void bloofi_init_page(Page page, uint16 kind, BlockNumber node, uint32 data_bytes);
 extern void bloofi_init_meta_page(Page page, int order, int leaf_cap);

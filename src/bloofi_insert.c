@@ -39,8 +39,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "storage/latch.h"
-#include "utils/wait_event.h"
 
 #include "bloofi.h"
 #include "bloofi_insert.h"
@@ -117,13 +115,7 @@ bloofi_node_set_slots(Relation index, BloofiNode *X, int n, const uint32 *slots,
 		done = upto;
 	}
 	if (bloofi_write_delay > 0)
-	{
-		/* (wait event PgSleep: a test sees the writer is here) */
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 bloofi_write_delay, WAIT_EVENT_PG_SLEEP);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
+		bloofi_dev_sleep(bloofi_write_delay);	/* (a test sees it waits here) */
 }
 
 /* up to n free slots of X (holes below the high-water mark first); returns how many */

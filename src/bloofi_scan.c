@@ -41,11 +41,9 @@
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
-#include "storage/latch.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/wait_event.h"
 
 #include "bloofi.h"
 #include "bs_elem.h"
@@ -560,13 +558,7 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		}
 		matched = bloofi_node_match(index, &X, pos, npos, acc, &st->nodes_checked, &sc);
 		if (bloofi_visit_delay > 0 && X.level > 0)
-		{
-			/* (wait event PgSleep: a test sees the lookup is here) */
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 bloofi_visit_delay, WAIT_EVENT_PG_SLEEP);
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
-		}
+			bloofi_dev_sleep(bloofi_visit_delay);	/* (a test sees it waits here) */
 		if (!matched)
 		{
 			if (X.level == 0)

@@ -20,10 +20,13 @@
 #include "catalog/index.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include "bloofi.h"
 #include "bloofi_sparse.h"
@@ -499,4 +502,30 @@ bloofi_open_index(Oid indexoid, LOCKMODE lockmode)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for table %s", get_rel_name(heapoid))));
 	return index;
+}
+
+/*
+ * Wait ms milliseconds, all of them, as wait event PgSleep (the developer
+ * settings bloomsample.bloofi_visit_delay and bloofi_write_delay: a test
+ * polls for it).  As pg_sleep does, the wait is repeated until the time is
+ * up: a latch already set, or set meanwhile, ends one WaitLatch early, and a
+ * delay cut short let a test's lookup finish before its writer ran (038 once
+ * in CI).  Interrupts are served between waits.
+ */
+void
+bloofi_dev_sleep(int ms)
+{
+	TimestampTz end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ms);
+
+	for (;;)
+	{
+		long		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), end);
+
+		CHECK_FOR_INTERRUPTS();
+		if (left <= 0)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 left, WAIT_EVENT_PG_SLEEP);
+		ResetLatch(MyLatch);
+	}
 }
