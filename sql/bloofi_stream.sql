@@ -6,6 +6,10 @@
 -- scan, with the setting on and off: one key and two keys (2k positions), a
 -- text key with two readings, wide saturated nodes whose AND switches to the
 -- sparse continuation (> 16,384 leaves), and nodes written after the build.
+-- Page by page, a wide node's slices are ANDed a cache line at a time across
+-- all of them, their pages locked together (bloofi_and_together), or with the
+-- developer setting bloomsample.bloofi_and_lines off one whole slice after
+-- another: both must give the sequential scan's rows too.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsample;
 RESET client_min_messages;
@@ -77,14 +81,23 @@ SELECT * FROM rs_compare();
 \c
 SET bloomsample.bloofi_read_stream = off;
 SELECT * FROM rs_compare();
+SET bloomsample.bloofi_and_lines = off;
+SELECT * FROM rs_compare();
+RESET bloomsample.bloofi_and_lines;
 
 -- a temporary table's index (local buffers) is read page by page, the
--- setting on or not
+-- setting on or not; its node of 5,000 leaves is wide enough to be ANDed a
+-- line at a time (local buffers need no lock)
 SET bloomsample.bloofi_read_stream = on;
-CREATE TEMP TABLE rs_temp AS SELECT * FROM rs WHERE id <= 3000;
+CREATE TEMP TABLE rs_temp AS SELECT * FROM rs WHERE id <= 5000;
 CREATE INDEX rs_temp_f ON rs_temp USING bloofi (f);
 SET enable_seqscan = off;
 SELECT count(*) FROM rs_probe p JOIN rs_temp t ON t.f @> p.x;
+SET bloomsample.bloofi_read_stream = off;
+SELECT count(*) FROM rs_probe p JOIN rs_temp t ON t.f @> p.x;
+SET bloomsample.bloofi_and_lines = off;
+SELECT count(*) FROM rs_probe p JOIN rs_temp t ON t.f @> p.x;
+RESET bloomsample.bloofi_and_lines;
 RESET enable_seqscan;
 SELECT count(*) FROM rs_probe p JOIN rs_temp t ON bloom_contains(t.f, p.x);
 DROP TABLE rs_temp;
@@ -111,6 +124,9 @@ SELECT * FROM rs_compare();
 \c
 SET bloomsample.bloofi_read_stream = off;
 SELECT * FROM rs_compare();
+SET bloomsample.bloofi_and_lines = off;
+SELECT * FROM rs_compare();
+RESET bloomsample.bloofi_and_lines;
 
 DROP FUNCTION rs_compare(), rs_bloofi_scans();
 DROP VIEW rs_lookups;

@@ -10,10 +10,14 @@
  * positions (word by word, stopping as soon as it is empty) leaves the
  * matching slots; each counts as one filter checked per child, as the paper
  * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
- * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
- * heavyweight lock, one buffer share lock at a time, and an inner node
- * visited again when a split or merge switched its children between the
- * visit's reads (bloofi_visit_changed).
+ * (recheck).  A wide bit-sliced node's slices are ANDed a cache line at a
+ * time across all of them (bloofi_and_together).  Readers' side of the
+ * locking protocol (docs/bloofi.md): no heavyweight lock, one buffer share
+ * lock at a time, except that the line-at-a-time AND holds its slice pages'
+ * share locks together, all but the first taken only when free (it never
+ * waits while it holds one), and an inner node visited again when a split
+ * or merge switched its children between the visit's reads
+ * (bloofi_visit_changed).
  *
  * On PostgreSQL 17 and later, with bloomsample.bloofi_read_stream on, a
  * node visit whose slice pages are not all where a lookup found them last
@@ -40,7 +44,9 @@
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "storage/lwlock.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -53,6 +59,12 @@ bool		bloofi_read_stream = false;
 
 /* bloomsample.bloofi_listed_fence_page (a developer setting: bloofi_sparse_pages.c) */
 bool		bloofi_listed_fence_page = true;
+
+/*
+ * bloomsample.bloofi_and_lines (a developer setting: wide nodes ANDed a cache
+ * line at a time, bloofi_and_together; off: a slice at a time)
+ */
+static bool bloofi_and_lines_on = true;
 
 /* bloomsample.bloofi_visit_delay (a developer setting, milliseconds: bloofi_search) */
 static int	bloofi_visit_delay = 0;
@@ -75,6 +87,11 @@ bloofi_init_gucs(void)
 							 "Cuts the blocks of a LISTED Bloofi node large enough that its fences fit on its first page (developer option).",
 							 "Off writes blocks of the default size whatever their fences take, so that tests reach the lookup's search of fences over several pages.",
 							 &bloofi_listed_fence_page, true, PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomBoolVariable("bloomsample.bloofi_and_lines",
+							 "ANDs the slices of a wide Bloofi node a cache line at a time, all slices together (developer option).",
+							 "Off ANDs one whole slice after another, one page locked at a time: for comparisons and tests.",
+							 &bloofi_and_lines_on, true, PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomsample.bloofi_visit_delay",
 							"Waits this long in each visit of a Bloofi inner node, between the test of its children and the read of their references (developer option).",
@@ -352,6 +369,104 @@ bloofi_slice_reader_end(BloofiSliceReader *r)
 #endif
 }
 
+/* whether a visit reads its slice pages through a read stream (17 and later) */
+static bool
+bloofi_stream_wanted(Relation index)
+{
+#if BS_HAVE_READ_STREAM
+	return bloofi_read_stream && !RelationUsesLocalBuffers(index);
+#else
+	return false;
+#endif
+}
+
+/* a wide bit-sliced node's AND goes a cache line at a time (bloofi_and_together) */
+#define BLOOFI_TOGETHER_MIN_WORDS 64
+
+/*
+ * A share lock on buf when it is free at once (never waits); a local buffer
+ * needs none
+ */
+static bool
+bloofi_try_share_lock(Buffer buf)
+{
+	if (BufferIsLocal(buf))
+		return true;
+	return LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
+									LW_SHARED);
+}
+
+/*
+ * bloofi_node_match's AND of a wide bit-sliced node, its slices a cache line
+ * at a time (bloofi_and_lines: each line ANDed across the slices until it is
+ * zero, the k slices read together instead of one whole slice after another;
+ * docs/bloofi.md, "Lookup cost in the dense regime").  The slice pages of the
+ * positions are pinned first (a read of a page not in shared buffers waits
+ * with no lock held), then share-locked together in block order: the first
+ * lock waits, the others are taken only when free, so a lookup never waits
+ * for a lock while it holds one and cannot deadlock with a writer, or on a
+ * standby the startup process, locking the same pages in another order.
+ * acc is initialised by the caller.  Returns -1 when a lock was not free
+ * (nothing held: the caller ANDs one page at a time), else whether a slot
+ * matches.
+ */
+static int
+bloofi_and_together(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
+					uint64 *acc, uint32 nwords)
+{
+	const BloofiGeometry *geom = &node->geom;
+	Buffer		bufs[BLOOFI_PREFETCH_MAX];
+	uint32		rels[BLOOFI_PREFETCH_MAX];
+	const uint8 *slices[BLOOFI_PREFETCH_MAX];
+	BloofiSlicePages sp;
+	uint32		nb = 0,
+				nlocked = 0;
+	bool		any;
+
+	if (npos == 0 || npos > BLOOFI_PREFETCH_MAX)
+		return -1;
+	/* the reads of pages not in shared buffers started together */
+	(void) bloofi_slice_pages_locate(index, node, pos, npos, &sp, true);
+	for (uint32 i = 0; i < npos; i++)
+	{
+		uint32		rel = bloofi_slice_page(geom, pos[i]);
+
+		if (nb == 0 || rels[nb - 1] != rel)	/* positions sorted: pages too */
+		{
+			rels[nb] = rel;
+			bufs[nb] = bloofi_read_recent(index, node->start + rel);
+			nb++;
+		}
+	}
+	LockBuffer(bufs[0], BUFFER_LOCK_SHARE);
+	for (nlocked = 1; nlocked < nb; nlocked++)
+		if (!bloofi_try_share_lock(bufs[nlocked]))
+			break;
+	if (nlocked < nb)
+	{
+		for (uint32 b = 0; b < nb; b++)
+		{
+			if (b < nlocked)
+				LockBuffer(bufs[b], BUFFER_LOCK_UNLOCK);
+			ReleaseBuffer(bufs[b]);
+		}
+		return -1;
+	}
+	for (uint32 i = 0, b = 0; i < npos; i++)
+	{
+		uint32		rel = bloofi_slice_page(geom, pos[i]);
+
+		while (rels[b] != rel)
+			b++;
+		slices[i] = (const uint8 *) PageGetContents(BufferGetPage(bufs[b])) +
+			bloofi_slice_offset(geom, pos[i]);
+	}
+	any = bloofi_and_lines(acc, slices, npos, nwords, geom->slice_bytes);
+	for (uint32 b = 0; b < nb; b++)
+		UnlockReleaseBuffer(bufs[b]);
+	return any ? 1 : 0;
+}
+
 /*
  * Test the children of node against the positions: acc (node->geom.slice_words
  * words) gets the matching slots among the first nused.  Returns false when
@@ -379,8 +494,16 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 		return r;
 	}
 	*checked += node->nlive;
-	bloofi_slice_reader_begin(index, node, pos, npos, &rd);
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
+	if (nwords >= BLOOFI_TOGETHER_MIN_WORDS && npos <= BLOOFI_PREFETCH_MAX &&
+		bloofi_and_lines_on && !bloofi_stream_wanted(index))
+	{
+		int			r = bloofi_and_together(index, node, pos, npos, acc, nwords);
+
+		if (r >= 0)
+			return r > 0;
+	}
+	bloofi_slice_reader_begin(index, node, pos, npos, &rd);
 	for (uint32 i = 0; i < npos && any; i++)
 	{
 		const uint8 *data = bloofi_slice_reader_page(index, node, &rd,

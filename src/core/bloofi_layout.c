@@ -334,6 +334,90 @@ bloofi_and_slice_ahead(uint64_t *restrict acc, const uint8_t *restrict slice, ui
 	return any != 0;
 }
 
+/*
+ * One line of bloofi_and_lines: words [w, w + 8) of acc (all inside the
+ * slices: 8 * (w + 8) <= slice_bytes) ANDed with the slices until zero
+ */
+static inline uint64_t
+bloofi_and_line(uint64_t *restrict acc, const uint8_t *const *slices, uint32_t nslices,
+				uint32_t w)
+{
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+	bloofi_v2u64 a0,
+				a1,
+				a2,
+				a3,
+				any;
+
+	memcpy(&a0, acc + w, 16);
+	memcpy(&a1, acc + w + 2, 16);
+	memcpy(&a2, acc + w + 4, 16);
+	memcpy(&a3, acc + w + 6, 16);
+	any = (a0 | a1) | (a2 | a3);
+	for (uint32_t i = 0; i < nslices && (any[0] | any[1]) != 0; i++)
+	{
+		const uint8_t *sp = slices[i] + 8 * (size_t) w;
+		bloofi_v2u64 s0,
+					s1,
+					s2,
+					s3;
+
+		memcpy(&s0, sp, 16);
+		memcpy(&s1, sp + 16, 16);
+		memcpy(&s2, sp + 32, 16);
+		memcpy(&s3, sp + 48, 16);
+		a0 &= s0;
+		a1 &= s1;
+		a2 &= s2;
+		a3 &= s3;
+		any = (a0 | a1) | (a2 | a3);
+	}
+	memcpy(acc + w, &a0, 16);
+	memcpy(acc + w + 2, &a1, 16);
+	memcpy(acc + w + 4, &a2, 16);
+	memcpy(acc + w + 6, &a3, 16);
+	return any[0] | any[1];
+#else
+	uint64_t	a[8],
+				any = 0;
+
+	for (int j = 0; j < 8; j++)
+		any |= a[j] = acc[w + j];
+	for (uint32_t i = 0; i < nslices && any != 0; i++)
+	{
+		any = 0;
+		for (int j = 0; j < 8; j++)
+			any |= a[j] &= bs_load64le(slices[i] + 8 * (size_t) (w + j));
+	}
+	for (int j = 0; j < 8; j++)
+		acc[w + j] = a[j];
+	return any;
+#endif
+}
+
+bool
+bloofi_and_lines(uint64_t *restrict acc, const uint8_t *const *slices, uint32_t nslices,
+				 uint32_t nwords, uint32_t slice_bytes)
+{
+	uint32_t	nfull = slice_bytes / 8 < nwords ? slice_bytes / 8 : nwords;
+	uint64_t	any = 0;
+	uint32_t	w = 0;
+
+	for (; w + 8 <= nfull; w += 8)
+		any |= bloofi_and_line(acc, slices, nslices, w);
+	/* the last words (a partial line, the slice's partial last word) */
+	for (; w < nwords; w++)
+	{
+		uint64_t	a = acc[w];
+
+		for (uint32_t i = 0; i < nslices && a != 0; i++)
+			a &= bloofi_slice_word(slices[i], w, slice_bytes);
+		acc[w] = a;
+		any |= a;
+	}
+	return any != 0;
+}
+
 uint32_t
 bloofi_nonzero_words(const uint64_t *acc, uint32_t nwords, uint32_t *idx)
 {

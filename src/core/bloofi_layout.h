@@ -212,6 +212,19 @@ extern bool bloofi_and_slice_ahead(uint64_t *restrict acc, const uint8_t *restri
 								   const uint8_t *next);
 
 /*
+ * acc &= the AND of the nslices slices (nslices >= 1, each slice_bytes long),
+ * computed one cache line (8 words, 512 slots) at a time: a line's words are
+ * kept in registers and ANDed with slice 0, 1, ... until they are zero, so a
+ * slice's line is read only while the slices before it leave a bit of it
+ * (half-full filters: about 10 lines read per 512 slots, whatever nslices).
+ * The same result as bloofi_and_slice over the slices in turn, without the
+ * accumulator's passes and without the list of surviving words; the slices'
+ * k streams are read together.  Returns true when acc is still non-zero.
+ */
+extern bool bloofi_and_lines(uint64_t *restrict acc, const uint8_t *const *slices,
+							 uint32_t nslices, uint32_t nwords, uint32_t slice_bytes);
+
+/*
  * Sparse continuation of a long AND, once most words are zero: idx[] lists
  * the nidx non-zero words of acc (bloofi_nonzero_words writes it and returns
  * the count); bloofi_and_slice_sparse ANDs only those words with the slice

@@ -36,7 +36,11 @@
 #   5. index sizes;
 #   6. dense only, run before the cold step: the index scan node alone for
 #      both indexes, and the ANDs of one lookup alone in plain memory
-#      (test/bench/bloofi_and_floor.c), the layout's floor (dense_floor below).
+#      (test/bench/bloofi_and_floor.c), the layout's floor, and the streaming
+#      floor (the same ANDs a cache line at a time across the k slices, the
+#      way the index does them since issue 36; target: the index scan node
+#      <= 1.5x it), and the index scan node again with
+#      bloomsample.bloofi_and_lines off (dense_floor below).
 # Written: text here, $BS_BENCH_RESULTS/36_bloofi_gin.csv
 # (regime,metric,bloofi,gin,ratio), and summary lines for run.sh.
 # Targets (issue 21): dense lookup / GIN <= 1.0 in both modes, cold <= 2,
@@ -214,8 +218,8 @@ cold_sql() {
 # locks or executor): what the bit-sliced layout costs at least, next to what
 # GIN's whole index scan costs
 dense_floor() {     # dense_floor TAB
-    local tab=$1 nf=${BENCH_FLOOR_LOOKUPS:-300} ib ig fl kb
-    read -r ib ig < <(PGOPTIONS="-c enable_seqscan=off -c client_min_messages=warning" bs_psql -At \
+    local tab=$1 nf=${BENCH_FLOOR_LOOKUPS:-300} ib ig ib_off fl kb st
+    read -r ib ig ib_off < <(PGOPTIONS="-c enable_seqscan=off -c client_min_messages=warning" bs_psql -At \
         -c "CREATE OR REPLACE FUNCTION pg_temp.b36_node_us(cond text, n int) RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE j json; t float8[] := '{}'; x bigint;
 BEGIN
@@ -228,8 +232,10 @@ BEGIN
     RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY u) FROM unnest(t) u);
 END \$\$" \
         -c "SELECT pg_temp.b36_node_us('f @> \$1', 50), pg_temp.b36_node_us('a @> ARRAY[\$1]', 50)" \
-        -c "SELECT round(pg_temp.b36_node_us('f @> \$1', $nf)::numeric, 1), round(pg_temp.b36_node_us('a @> ARRAY[\$1]', $nf)::numeric, 1)" |
-        tail -1 | tr '|' ' ')
+        -c "SELECT round(pg_temp.b36_node_us('f @> \$1', $nf)::numeric, 1), round(pg_temp.b36_node_us('a @> ARRAY[\$1]', $nf)::numeric, 1)" \
+        -c "SET bloomsample.bloofi_and_lines = off" \
+        -c "SELECT round(pg_temp.b36_node_us('f @> \$1', $nf)::numeric, 1)" |
+        tail -2 | tr '|\n' '  ')
     mkdir -p test/bench/bin
     # shellcheck disable=SC2046
     "$("$PG_CONFIG" --cc | awk '{print $1}')" $("$PG_CONFIG" --cflags) -fPIC -Isrc/core \
@@ -237,11 +243,17 @@ END \$\$" \
     test/bench/bin/bloofi_and_floor "$N" >"$WORK/floor"
     fl=$(awk '$1 == "and_us" { print $2 }' "$WORK/floor")
     kb=$(awk '$1 == "kb_per_lookup" { print $2 }' "$WORK/floor")
+    st=$(awk '$1 == "stream_us" { print $2 }' "$WORK/floor")
     R_NODE=$(emit dense index_scan_us "$ib" "$ig")
+    R_STREAM=$(emit dense index_scan_us_vs_streaming_floor "$ib" "$st")
+    R_LINES=$(emit dense index_scan_us_and_lines_on_vs_off "$ib" "$ib_off")
     R_FLOOR=$(emit dense and_floor_us_vs_gin_index_scan "$fl" "$ig")
     printf '   dense     index scan node alone (EXPLAIN ANALYZE, median of %s warm lookups): bloofi %s us, GIN %s us: ratio %s\n' "$nf" "$ib" "$ig" "$R_NODE"
     printf '   dense     the ANDs of one lookup alone in plain memory (bloofi_and_floor.c): %s us, %s kB of slices read: %s x GIN'"'"'s whole index scan\n' "$fl" "$kb" "$R_FLOOR"
+    printf '   dense     the same ANDs a cache line at a time across the k slices (the streaming floor): %s us: index scan node / it %s\n' "$st" "$R_STREAM"
+    printf '   dense     index scan node with bloomsample.bloofi_and_lines off (a slice at a time): %s us: on / off %s\n' "$ib_off" "$R_LINES"
     results+=("bloofi/GIN dense index scan node alone|$R_NODE|(report)|-")
+    results+=("bloofi dense index scan node / streaming floor|$R_STREAM|<= 1.5|$(bench_verdict "$R_STREAM" "<=" 1.5)")
     results+=("bloofi layout floor (the ANDs alone) / GIN dense index scan|$R_FLOOR|(report)|-")
 }
 

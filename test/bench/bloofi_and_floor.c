@@ -20,12 +20,17 @@
  *    bloofi_and_slice_sparse_ahead), then counts the matching leaves.
  *
  *    Printed ("key value" lines): and_us, the median over REPS runs of
- *    LOOKUPS lookups of the CPU time per lookup; lines_per_lookup, the
+ *    LOOKUPS lookups of the CPU time per lookup of that slice-at-a-time AND
+ *    (the index's before issue 36; since, with bloomsample.bloofi_and_lines
+ *    off); lines_per_lookup, the
  *    64-byte cache lines of slices the ANDs read (the dense passes' whole
  *    slices plus one line per distinct line of the sparse passes' words), and
  *    kb_per_lookup; read_us, the time of a plain pass reading the same number
  *    of bytes from slices of the same buffer (xor of their words): the
- *    memory's share.
+ *    memory's share; stream_us and stream_lines_per_lookup, the same for
+ *    the streaming floor, the AND a cache line of 512 leaves at a time across
+ *    the k slices with an early exit per line (bloofi_and_lines, what the
+ *    index runs since issue 36; its matches must equal the first's).
  *
  *    bloofi_and_floor [N]
  */
@@ -123,6 +128,51 @@ node_and(const Node *nd, const uint32_t *pos, uint64_t *acc, uint32_t *idx, uint
 	return matches;
 }
 
+/*
+ * The streaming floor: the same node's AND as the index does it since issue
+ * 36 (bloofi_and_lines: a cache line of 512 leaves at a time, ANDed across
+ * the k slices until it is zero).  Returns the matching leaves.
+ */
+static uint64_t
+node_and_lines(const Node *nd, const uint32_t *pos, uint64_t *acc)
+{
+	const uint8_t *s[K];
+	uint64_t	matches = 0;
+
+	for (int i = 0; i < K; i++)
+		s[i] = nd->blocks + (size_t) pos[i] * BLOCK;
+	bloofi_acc_init(acc, nd->nwords, nd->leaves);
+	if (bloofi_and_lines(acc, s, K, nd->nwords, nd->slice_bytes))
+		for (uint32_t w = 0; w < nd->nwords; w++)
+			matches += (uint64_t) __builtin_popcountll(acc[w]);
+	return matches;
+}
+
+/* the cache lines node_and_lines reads (counted apart, untimed) */
+static uint64_t
+node_lines_read(const Node *nd, const uint32_t *pos)
+{
+	uint64_t	lines = 0;
+
+	for (uint32_t w = 0; w < nd->nwords; w += 8)
+	{
+		uint64_t	v[8];
+
+		for (int j = 0; j < 8; j++)
+			v[j] = w + j >= nd->nwords ? 0 : (w + j) * 64 + 64 <= nd->leaves ? ~UINT64_C(0) :
+				(w + j) * 64 >= nd->leaves ? 0 : (UINT64_C(1) << (nd->leaves - (w + j) * 64)) - 1;
+		for (int i = 0; i < K && (v[0] | v[1] | v[2] | v[3] | v[4] | v[5] | v[6] | v[7]); i++)
+		{
+			const uint64_t *sl = (const uint64_t *) (nd->blocks + (size_t) pos[i] * BLOCK);
+
+			for (int j = 0; j < 8 && w + j < nd->nwords; j++)
+				v[j] &= sl[w + j];
+			lines++;
+		}
+	}
+	return lines;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -134,9 +184,12 @@ main(int argc, char **argv)
 	uint32_t   *idx = malloc((NODE_CAP / 64 + 1) * sizeof(uint32_t));
 	uint32_t   *pos = malloc((size_t) LOOKUPS * K * sizeof(uint32_t));
 	double		and_t[REPS],
-				read_t[REPS];
+				read_t[REPS],
+				stream_t[REPS];
 	uint64_t	lines = 0,
-				matches = 0;
+				stream_lines = 0,
+				matches = 0,
+				stream_matches = 0;
 
 	if (n == 0 || nodes == NULL || acc == NULL || idx == NULL || pos == NULL)
 		return 1;
@@ -192,6 +245,28 @@ main(int argc, char **argv)
 		sink = x;
 		if (r > 0)
 			read_t[r - 1] = (bench_cpu_sec() - t0) * 1e6 / LOOKUPS;
+
+		t0 = bench_cpu_sec();
+		mt = 0;
+		for (int q = 0; q < LOOKUPS; q++)
+			for (uint32_t b = 0; b < nnodes; b++)
+				mt += node_and_lines(&nodes[b], pos + (size_t) q * K, acc);
+		if (r > 0)
+			stream_t[r - 1] = (bench_cpu_sec() - t0) * 1e6 / LOOKUPS;
+		stream_matches = mt;
+		if (r == 0)
+		{
+			for (int q = 0; q < LOOKUPS; q++)
+				for (uint32_t b = 0; b < nnodes; b++)
+					stream_lines += node_lines_read(&nodes[b], pos + (size_t) q * K);
+			stream_lines /= LOOKUPS;
+		}
+	}
+	if (stream_matches != matches)
+	{
+		fprintf(stderr, "the streaming AND found %llu matches, the index's %llu\n",
+				(unsigned long long) stream_matches, (unsigned long long) matches);
+		return 1;
 	}
 	printf("leaves %u\nnodes %u\n", n, nnodes);
 	printf("matches_per_lookup %.3f\n", (double) matches / LOOKUPS);
@@ -199,5 +274,7 @@ main(int argc, char **argv)
 	printf("kb_per_lookup %.1f\n", lines * 64 / 1024.0);
 	printf("and_us %.2f\n", bench_median(and_t, REPS));
 	printf("read_us %.2f\n", bench_median(read_t, REPS));
+	printf("stream_lines_per_lookup %llu\n", (unsigned long long) stream_lines);
+	printf("stream_us %.2f\n", bench_median(stream_t, REPS));
 	return 0;
 }

@@ -1113,11 +1113,71 @@ test_and_ahead(void)
 }
 
 /* runs every test above; exit status 0 when all passed (UNIT_DONE) */
+/*
+ * The AND a cache line at a time (bloofi_and_lines) against a naive bit
+ * model and against the slices ANDed one after another: slot s of acc stays
+ * set iff it was set and bit s of every slice is set; slices of exact size
+ * (ASan sees an overread), partial last words and lines, dense slices (lines
+ * that survive every slice) and sparse ones (early exits), a start with
+ * zero words.
+ */
+static void
+test_and_lines(void)
+{
+	for (int round = 0; round < 300; round++)
+	{
+		uint32_t	nwords = 1 + (uint32_t) (rnd() % 300);
+		uint32_t	slice_bytes = 8 * nwords - (uint32_t) (rnd() % 8);
+		uint32_t	nslots = 8 * slice_bytes;
+		uint32_t	nslices = 1 + (uint32_t) (rnd() % 17);
+		uint8_t   **slices = malloc(sizeof(uint8_t *) * nslices);
+		uint64_t   *acc = malloc(sizeof(uint64_t) * nwords);
+		uint64_t   *ref = malloc(sizeof(uint64_t) * nwords);
+		bool		ok = true,
+					any,
+					model_any = false;
+
+		for (uint32_t i = 0; i < nslices; i++)
+		{
+			slices[i] = malloc(slice_bytes);
+			for (uint32_t b = 0; b < slice_bytes; b++)
+				slices[i][b] = (uint8_t) (round % 2 ? (rnd() | rnd() | rnd()) : rnd());
+		}
+		for (uint32_t w = 0; w < nwords; w++)
+			acc[w] = ref[w] = round % 3 == 0 && rnd() % 4 == 0 ? 0 :
+				((uint64_t) rnd() << 32 | (uint32_t) rnd()) | (round % 3 == 1 ? ~UINT64_C(0) : 0);
+		for (uint32_t i = 0; i < nslices; i++)
+			(void) bloofi_and_slice(ref, slices[i], nwords, slice_bytes);
+		any = bloofi_and_lines(acc, (const uint8_t *const *) slices, nslices, nwords,
+							   slice_bytes);
+		for (uint32_t s = 0; s < nslots; s++)
+		{
+			bool		m = (ref[s / 64] >> (s % 64)) & 1;
+
+			for (uint32_t i = 0; i < nslices; i++)
+				m = m && ((slices[i][s / 8] >> (s % 8)) & 1);
+			model_any |= m;
+			ok &= (bool) ((acc[s / 64] >> (s % 64)) & 1) == m;
+		}
+		for (uint32_t w = 0; w < nwords; w++)
+			ok &= acc[w] == ref[w];
+		ok &= any == model_any;
+		CHECK(ok, "AND a line at a time vs the bit model and the slice-at-a-time AND, round %d (%u words, %u bytes, %u slices)",
+			  round, nwords, slice_bytes, nslices);
+		for (uint32_t i = 0; i < nslices; i++)
+			free(slices[i]);
+		free(slices);
+		free(acc);
+		free(ref);
+	}
+}
+
 int
 main(void)
 {
 	test_sparse_and();
 	test_and_ahead();
+	test_and_lines();
 	test_geometry();
 	test_slice_word_store();
 	test_slices_all_caps();
