@@ -219,7 +219,7 @@ cold_sql() {
 # GIN's whole index scan costs
 dense_floor() {     # dense_floor TAB
     local tab=$1 nf=${BENCH_FLOOR_LOOKUPS:-300} ib ig ib_off fl kb st
-    read -r ib ig ib_off < <(PGOPTIONS="-c enable_seqscan=off -c client_min_messages=warning" bs_psql -At \
+    read -r ib ig ib_off < <(PGOPTIONS="-c enable_seqscan=off -c client_min_messages=warning" bs_psql -qAt \
         -c "CREATE OR REPLACE FUNCTION pg_temp.b36_node_us(cond text, n int) RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE j json; t float8[] := '{}'; x bigint;
 BEGIN
@@ -235,7 +235,7 @@ END \$\$" \
         -c "SELECT round(pg_temp.b36_node_us('f @> \$1', $nf)::numeric, 1), round(pg_temp.b36_node_us('a @> ARRAY[\$1]', $nf)::numeric, 1)" \
         -c "SET bloomsample.bloofi_and_lines = off" \
         -c "SELECT round(pg_temp.b36_node_us('f @> \$1', $nf)::numeric, 1)" |
-        tail -2 | tr '|\n' '  ')
+        tail -2 | tr '|\n' '  '; echo)
     mkdir -p test/bench/bin
     # shellcheck disable=SC2046
     "$("$PG_CONFIG" --cc | awk '{print $1}')" $("$PG_CONFIG" --cflags) -fPIC -Isrc/core \
