@@ -10,14 +10,11 @@
  * positions (word by word, stopping as soon as it is empty) leaves the
  * matching slots; each counts as one filter checked per child, as the paper
  * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
- * (recheck).  A wide bit-sliced node's slices are ANDed a cache line at a
- * time across all of them (bloofi_and_together).  Readers' side of the
- * locking protocol (docs/bloofi.md): no heavyweight lock, one buffer share
- * lock at a time, except that the line-at-a-time AND holds its slice pages'
- * share locks together, all but the first taken only when free (it never
- * waits while it holds one), and an inner node visited again when a split
- * or merge switched its children between the visit's reads
- * (bloofi_visit_changed).
+ * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
+ * heavyweight lock, one buffer share lock at a time (but a wide node's AND
+ * a cache line at a time, bloofi_and_together, which never waits while it
+ * holds one), and an inner node visited again when a split or merge
+ * switched its children between the visit's reads (bloofi_visit_changed).
  *
  * On PostgreSQL 17 and later, with bloomsample.bloofi_read_stream on, a
  * node visit whose slice pages are not all where a lookup found them last
@@ -61,10 +58,24 @@ bool		bloofi_read_stream = false;
 bool		bloofi_listed_fence_page = true;
 
 /*
- * bloomsample.bloofi_and_lines (a developer setting: wide nodes ANDed a cache
- * line at a time, bloofi_and_together; off: a slice at a time)
+ * bloomsample.bloofi_and_lines (a developer setting): on, wide nodes ANDed a
+ * cache line at a time (bloofi_and_together); off, a slice at a time;
+ * contended, as on but the last slice page's lock is taken as never free,
+ * so that every such visit goes the fall-back way (for tests)
  */
-static bool bloofi_and_lines_on = true;
+enum
+{
+	BLOOFI_AND_LINES_OFF, BLOOFI_AND_LINES_ON, BLOOFI_AND_LINES_CONTENDED
+};
+
+static const struct config_enum_entry bloofi_and_lines_options[] = {
+	{"on", BLOOFI_AND_LINES_ON, false},
+	{"off", BLOOFI_AND_LINES_OFF, false},
+	{"contended", BLOOFI_AND_LINES_CONTENDED, false},
+	{NULL, 0, false}
+};
+
+static int	bloofi_and_lines_mode = BLOOFI_AND_LINES_ON;
 
 /* bloomsample.bloofi_visit_delay (a developer setting, milliseconds: bloofi_search) */
 static int	bloofi_visit_delay = 0;
@@ -88,11 +99,11 @@ bloofi_init_gucs(void)
 							 "Off writes blocks of the default size whatever their fences take, so that tests reach the lookup's search of fences over several pages.",
 							 &bloofi_listed_fence_page, true, PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
-	DefineCustomBoolVariable("bloomsample.bloofi_and_lines",
+	DefineCustomEnumVariable("bloomsample.bloofi_and_lines",
 							 "ANDs the slices of a wide Bloofi node a cache line at a time, all slices together (developer option).",
-							 "Off ANDs one whole slice after another, one page locked at a time: for comparisons and tests.",
-							 &bloofi_and_lines_on, true, PGC_USERSET,
-							 GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+							 "Off ANDs one whole slice after another, one page locked at a time; contended takes the last slice page's lock as never free, so that the visit falls back to that: for comparisons and tests.",
+							 &bloofi_and_lines_mode, BLOOFI_AND_LINES_ON, bloofi_and_lines_options,
+							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomsample.bloofi_visit_delay",
 							"Waits this long in each visit of a Bloofi inner node, between the test of its children and the read of their references (developer option).",
 							"Tests use it to make a lookup overlap a concurrent split or merge.",
@@ -397,18 +408,15 @@ bloofi_try_share_lock(Buffer buf)
 }
 
 /*
- * bloofi_node_match's AND of a wide bit-sliced node, its slices a cache line
- * at a time (bloofi_and_lines: each line ANDed across the slices until it is
- * zero, the k slices read together instead of one whole slice after another;
- * docs/bloofi.md, "Lookup cost in the dense regime").  The slice pages of the
- * positions are pinned first (a read of a page not in shared buffers waits
- * with no lock held), then share-locked together in block order: the first
- * lock waits, the others are taken only when free, so a lookup never waits
- * for a lock while it holds one and cannot deadlock with a writer, or on a
- * standby the startup process, locking the same pages in another order.
- * acc is initialised by the caller.  Returns -1 when a lock was not free
- * (nothing held: the caller ANDs one page at a time), else whether a slot
- * matches.
+ * bloofi_node_match's AND of a wide bit-sliced node a cache line at a time
+ * across its slices (bloofi_and_lines; docs/bloofi.md, "Lookup cost in the
+ * dense regime").  The slice pages are pinned first (a read waits with no
+ * lock held), then share-locked in block order, the first lock waited for,
+ * the others taken only when free: a lookup never waits while holding a
+ * lock, so it cannot deadlock with a writer (or the startup process) locking
+ * them in another order.  acc is initialised by the caller.  Returns -1 when
+ * a lock was not free (nothing held: the caller ANDs a page at a time), else
+ * whether a slot matches.
  */
 static int
 bloofi_and_together(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
@@ -440,7 +448,8 @@ bloofi_and_together(Relation index, const BloofiNode *node, const uint32 *pos, u
 	}
 	LockBuffer(bufs[0], BUFFER_LOCK_SHARE);
 	for (nlocked = 1; nlocked < nb; nlocked++)
-		if (!bloofi_try_share_lock(bufs[nlocked]))
+		if ((bloofi_and_lines_mode == BLOOFI_AND_LINES_CONTENDED && nlocked == nb - 1) ||
+			!bloofi_try_share_lock(bufs[nlocked]))
 			break;
 	if (nlocked < nb)
 	{
@@ -496,7 +505,7 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	*checked += node->nlive;
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
 	if (nwords >= BLOOFI_TOGETHER_MIN_WORDS && npos <= BLOOFI_PREFETCH_MAX &&
-		bloofi_and_lines_on && !bloofi_stream_wanted(index))
+		bloofi_and_lines_mode != BLOOFI_AND_LINES_OFF && !bloofi_stream_wanted(index))
 	{
 		int			r = bloofi_and_together(index, node, pos, npos, acc, nwords);
 
