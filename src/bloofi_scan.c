@@ -423,37 +423,28 @@ bloofi_and_together(Relation index, const BloofiNode *node, const uint32 *pos, u
 					uint64 *acc, uint32 nwords)
 {
 	const BloofiGeometry *geom = &node->geom;
+	BloofiSlicePages sp;		/* the distinct pages, in order */
 	Buffer		bufs[BLOOFI_PREFETCH_MAX];
-	uint32		rels[BLOOFI_PREFETCH_MAX];
 	const uint8 *slices[BLOOFI_PREFETCH_MAX];
-	BloofiSlicePages sp;
-	uint32		nb = 0,
-				nlocked = 0;
+	uint32		nlocked;
 	bool		any;
 
-	if (npos == 0 || npos > BLOOFI_PREFETCH_MAX)
+	if (npos > BLOOFI_PREFETCH_MAX)
 		return -1;
-	/* the reads of pages not in shared buffers started together */
+	/* located first: the reads of pages not in shared buffers start together */
 	(void) bloofi_slice_pages_locate(index, node, pos, npos, &sp, true);
-	for (uint32 i = 0; i < npos; i++)
-	{
-		uint32		rel = bloofi_slice_page(geom, pos[i]);
-
-		if (nb == 0 || rels[nb - 1] != rel)	/* positions sorted: pages too */
-		{
-			rels[nb] = rel;
-			bufs[nb] = bloofi_read_recent(index, node->start + rel);
-			nb++;
-		}
-	}
+	if (sp.n == 0)
+		return -1;
+	for (uint32 b = 0; b < sp.n; b++)
+		bufs[b] = bloofi_read_recent(index, node->start + sp.rel[b]);
 	LockBuffer(bufs[0], BUFFER_LOCK_SHARE);
-	for (nlocked = 1; nlocked < nb; nlocked++)
-		if ((bloofi_and_lines_mode == BLOOFI_AND_LINES_CONTENDED && nlocked == nb - 1) ||
+	for (nlocked = 1; nlocked < sp.n; nlocked++)
+		if ((bloofi_and_lines_mode == BLOOFI_AND_LINES_CONTENDED && nlocked == sp.n - 1) ||
 			!bloofi_try_share_lock(bufs[nlocked]))
 			break;
-	if (nlocked < nb)
+	if (nlocked < sp.n)
 	{
-		for (uint32 b = 0; b < nb; b++)
+		for (uint32 b = 0; b < sp.n; b++)
 		{
 			if (b < nlocked)
 				LockBuffer(bufs[b], BUFFER_LOCK_UNLOCK);
@@ -463,15 +454,13 @@ bloofi_and_together(Relation index, const BloofiNode *node, const uint32 *pos, u
 	}
 	for (uint32 i = 0, b = 0; i < npos; i++)
 	{
-		uint32		rel = bloofi_slice_page(geom, pos[i]);
-
-		while (rels[b] != rel)
+		while (sp.rel[b] != bloofi_slice_page(geom, pos[i]))
 			b++;
 		slices[i] = (const uint8 *) PageGetContents(BufferGetPage(bufs[b])) +
 			bloofi_slice_offset(geom, pos[i]);
 	}
 	any = bloofi_and_lines(acc, slices, npos, nwords, geom->slice_bytes);
-	for (uint32 b = 0; b < nb; b++)
+	for (uint32 b = 0; b < sp.n; b++)
 		UnlockReleaseBuffer(bufs[b]);
 	return any ? 1 : 0;
 }
@@ -504,7 +493,7 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	}
 	*checked += node->nlive;
 	bloofi_acc_init(acc, geom->slice_words, node->nused);
-	if (nwords >= BLOOFI_TOGETHER_MIN_WORDS && npos <= BLOOFI_PREFETCH_MAX &&
+	if (nwords >= BLOOFI_TOGETHER_MIN_WORDS &&
 		bloofi_and_lines_mode != BLOOFI_AND_LINES_OFF && !bloofi_stream_wanted(index))
 	{
 		int			r = bloofi_and_together(index, node, pos, npos, acc, nwords);
