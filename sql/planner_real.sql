@@ -73,18 +73,23 @@ FROM (SELECT t, e, n, row_number() OVER (PARTITION BY t, b ORDER BY md5(e)) AS r
             SELECT 'rc_rdeps', e, n, ntile(12) OVER (ORDER BY n, md5(e)) FROM el_rc_rdeps WHERE n >= 10) s) x
 WHERE r = 1 ORDER BY t, n, e;
 
--- a generic plan's $1 against the mean rows of the probes, and the join of the probes
+-- a generic plan's $1 against the mean rows of the probes, and the join of the probes.
+-- The statistics' own estimate of $1 (the index's probes off: with them on, this
+-- backend's probes of the index estimate it, tested at the end)
 CREATE TABLE rc_join AS
 SELECT 'rc_files' AS t, count(*)::float8 AS actual FROM pr_rc_files p JOIN rc_files c ON c.f @> p.x
 UNION ALL
 SELECT 'rc_rdeps', count(*) FROM pr_rc_rdeps p JOIN rc_rdeps c ON c.f @> p.x;
 SET plan_cache_mode = force_generic_plan;
+SET bloomsample.plan_probe = off;
 PREPARE rc_qf(text) AS SELECT * FROM rc_files WHERE f @> $1;
 PREPARE rc_qr(text) AS SELECT * FROM rc_rdeps WHERE f @> $1;
 SELECT t, rc_check(format('EXECUTE %s(''x'')', q), actual / 200) AS generic
 FROM rc_join JOIN (VALUES ('rc_files', 'rc_qf'), ('rc_rdeps', 'rc_qr')) v(t, q) USING (t) ORDER BY t;
+SELECT pg_temp.plan_top('EXECUTE rc_qr(''x'')', 'Plan Rows') AS statistics_qr \gset
 EXPLAIN (COSTS OFF) EXECUTE rc_qf('x');
 EXPLAIN (COSTS OFF) EXECUTE rc_qr('x');
+RESET bloomsample.plan_probe;
 RESET plan_cache_mode;
 SELECT t, rc_check(format('SELECT * FROM pr_%s p JOIN %s c ON c.f @> p.x', t, t), actual) AS join_estimate
 FROM rc_join ORDER BY t;
@@ -175,6 +180,49 @@ SET bloomsample.plan_probe = off;
 EXPLAIN (COSTS OFF) SELECT r.els FROM rc_tags t JOIN raw_rc_tags r USING (id) WHERE t.f @> :'worst_tag'::text;
 RESET bloomsample.plan_probe;
 
+-- the probes' mean estimates $1 (issue 36): a prepared statement's custom plans each
+-- probe the index, and once five probes of it are known a generic plan's element is
+-- estimated by their mean (the statistics' estimate of an element nothing is known
+-- of, above the custom plans' rows, kept the plan cache on custom plans, each one
+-- planned and probed again).  A fresh session, whose backend has probed nothing
+DEALLOCATE rc_qf;
+DEALLOCATE rc_qr;
+\c
+\set ECHO none
+\i :abs_srcdir/sql/include/plan_top.sql
+\set ECHO all
+CREATE FUNCTION pg_temp.rc_run(q text, t text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE x text;
+BEGIN
+    FOR x IN EXECUTE format('SELECT x FROM pr_%s', t) LOOP
+        EXECUTE format('EXECUTE %s(%L)', q, x);
+    END LOOP;
+END $$;
+PREPARE rc_qf(text) AS SELECT * FROM rc_files WHERE f @> $1;
+PREPARE rc_qr(text) AS SELECT * FROM rc_rdeps WHERE f @> $1;
+-- left to itself, the plan cache goes generic after five custom plans
+SELECT pg_temp.rc_run('rc_qf', 'rc_files'), pg_temp.rc_run('rc_qr', 'rc_rdeps');
+SELECT name, generic_plans > 0 AS went_generic, custom_plans
+FROM pg_prepared_statements ORDER BY name;
+-- with all 200 probes of each column known, a new generic plan's estimate is within
+-- 2x of the mean rows of their lookups, and the plan the index
+SET plan_cache_mode = force_custom_plan;
+SELECT pg_temp.rc_run('rc_qf', 'rc_files'), pg_temp.rc_run('rc_qr', 'rc_rdeps');
+DEALLOCATE ALL;
+PREPARE rc_qf(text) AS SELECT * FROM rc_files WHERE f @> $1;
+PREPARE rc_qr(text) AS SELECT * FROM rc_rdeps WHERE f @> $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT t, rc_check(format('EXECUTE %s(''x'')', q), actual / 200) AS generic_from_probes
+FROM rc_join JOIN (VALUES ('rc_files', 'rc_qf'), ('rc_rdeps', 'rc_qr')) v(t, q) USING (t) ORDER BY t;
+SELECT rc_est('EXECUTE rc_qr(''x'')') AS from_probes, :'statistics_qr' AS statistics;
+EXPLAIN (COSTS OFF) EXECUTE rc_qr('x');
+-- the probes off, the statistics estimate it again
+SET bloomsample.plan_probe = off;
+DEALLOCATE rc_qr;
+PREPARE rc_qr(text) AS SELECT * FROM rc_rdeps WHERE f @> $1;
+SELECT rc_est('EXECUTE rc_qr(''x'')') = :'statistics_qr' AS statistics_estimate_again;
+RESET bloomsample.plan_probe;
+RESET plan_cache_mode;
 DEALLOCATE rc_qf;
 DEALLOCATE rc_qr;
 DROP TABLE raw_rc_files, raw_rc_rdeps, rc_files, rc_rdeps, el_rc_files, el_rc_rdeps,

@@ -24,7 +24,20 @@
  * its reltuples-scaled statistics would be.  The index is already locked
  * (AccessShareLock) by the planner's get_relation_info.
  *
- * bloomsample.plan_probe (on by default) switches it off: the statistics
+ * The mean of the probes: a generic plan's `f @> $1` (and any element the
+ * planner cannot see, an expression free of the table's columns) is
+ * estimated by the mean of the complete probes this backend made of the
+ * index, once it has made BLOOFI_PROBE_MEAN_MIN of them.  The plan cache
+ * builds a prepared statement's generic plan after five custom ones and
+ * keeps it when it is costed no higher than their mean; the statistics'
+ * estimate of an unknown element (the half-hit floor on a dense column, 79
+ * rows where lookups find 1.8) kept it custom for good, planning and
+ * probing every execution.  The mean is the lookups' own, so the generic
+ * plan is costed as the custom ones were; it forgets slowly (halved past
+ * BLOOFI_PROBE_MEAN_WINDOW probes) and is kept for the
+ * BLOOFI_PROBE_MEAN_SLOTS indexes probed last.
+ *
+ * bloomsample.plan_probe (on by default) switches both off: the statistics
  * alone then estimate every lookup, as before 1.2.
  */
 #include "postgres.h"
@@ -59,6 +72,53 @@ bloofi_plan_probe_init_gucs(void)
 							NULL, NULL, NULL);
 }
 
+#define BLOOFI_PROBE_MEAN_SLOTS 16
+#define BLOOFI_PROBE_MEAN_MIN 5
+#define BLOOFI_PROBE_MEAN_WINDOW 256
+
+/* the running mean of one index's complete probes in this backend */
+typedef struct ProbeMean
+{
+	Oid			index;
+	uint64		used;			/* probe_clock at its last probe */
+	double		sum;			/* rows counted */
+	double		n;				/* probes */
+} ProbeMean;
+
+static ProbeMean probe_means[BLOOFI_PROBE_MEAN_SLOTS];
+static uint64 probe_clock;
+
+/* count one complete probe of index that found rows entries */
+static void
+probe_mean_add(Oid index, double rows)
+{
+	ProbeMean  *slot = &probe_means[0];
+
+	for (int i = 0; i < BLOOFI_PROBE_MEAN_SLOTS; i++)
+	{
+		if (probe_means[i].index == index)
+		{
+			slot = &probe_means[i];
+			break;
+		}
+		if (probe_means[i].used < slot->used)
+			slot = &probe_means[i];
+	}
+	if (slot->index != index)
+	{
+		slot->index = index;
+		slot->sum = slot->n = 0;
+	}
+	slot->used = ++probe_clock;
+	slot->sum += rows;
+	slot->n += 1;
+	if (slot->n > BLOOFI_PROBE_MEAN_WINDOW)
+	{
+		slot->sum /= 2;
+		slot->n /= 2;
+	}
+}
+
 /*
  * The bloofi index of rel whose only key is attribute attno, not partial
  * (its entries are then all the column's non-null rows); NULL when none
@@ -84,6 +144,29 @@ probe_index_of(RelOptInfo *rel, AttrNumber attno)
 }
 
 /*
+ * The bloofi index the probe reads for the filter column vardata: none when
+ * the probe is off or the variable is not a plain column of a base relation
+ */
+static IndexOptInfo *
+probe_index_for(VariableStatData *vardata)
+{
+	Node	   *expr = vardata->var;
+	Var		   *var;
+
+	if (!bloofi_plan_probe || vardata->rel == NULL)
+		return NULL;
+	while (expr && IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	if (expr == NULL || !IsA(expr, Var))
+		return NULL;
+	var = (Var *) expr;
+	if (var->varno != vardata->rel->relid || var->varattno <= 0 ||
+		vardata->rel->reloptkind != RELOPT_BASEREL)
+		return NULL;
+	return probe_index_of(vardata->rel, var->varattno);
+}
+
+/*
  * bloofi_probe_rows: the index entries of the filter column vardata that
  * pass element value (of type typid), counted in its bloofi index at plan
  * time; -1 when the probe does not apply (switched off, no such index, the
@@ -97,24 +180,13 @@ probe_index_of(RelOptInfo *rel, AttrNumber attno)
 double
 bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *complete)
 {
-	Node	   *expr = vardata->var;
-	Var		   *var;
-	IndexOptInfo *ix;
+	IndexOptInfo *ix = probe_index_for(vardata);
 	Relation	index;
 	BloofiMetaData *meta;
 	double		rows = -1;
 
 	*complete = false;
-	if (!bloofi_plan_probe || vardata->rel == NULL)
-		return -1;
-	while (expr && IsA(expr, RelabelType))
-		expr = (Node *) ((RelabelType *) expr)->arg;
-	if (expr == NULL || !IsA(expr, Var))
-		return -1;
-	var = (Var *) expr;
-	if (var->varno != vardata->rel->relid || var->varattno <= 0 ||
-		vardata->rel->reloptkind != RELOPT_BASEREL ||
-		(ix = probe_index_of(vardata->rel, var->varattno)) == NULL)
+	if (ix == NULL)
 		return -1;
 
 	/* get_relation_info holds the index's AccessShareLock until commit */
@@ -144,8 +216,30 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 		}
 		elog(DEBUG1, "bloofi plan probe of %s: %.0f matches%s",
 			 RelationGetRelationName(index), rows, *complete ? "" : " (stopped)");
+		if (*complete)
+			probe_mean_add(ix->indexoid, rows);
 	}
 	pfree(meta);
 	index_close(index, NoLock);
 	return rows;
+}
+
+/*
+ * bloofi_probe_mean_rows: the mean entries of this backend's complete
+ * probes of the filter column vardata's bloofi index (the probes of
+ * bloofi_probe_rows); -1 when the probe does not apply or fewer than
+ * BLOOFI_PROBE_MEAN_MIN are known
+ */
+double
+bloofi_probe_mean_rows(VariableStatData *vardata)
+{
+	IndexOptInfo *ix = probe_index_for(vardata);
+
+	if (ix == NULL)
+		return -1;
+	for (int i = 0; i < BLOOFI_PROBE_MEAN_SLOTS; i++)
+		if (probe_means[i].index == ix->indexoid)
+			return probe_means[i].n >= BLOOFI_PROBE_MEAN_MIN ?
+				probe_means[i].sum / probe_means[i].n : -1;
+	return -1;
 }

@@ -531,6 +531,27 @@ const_elem_fraction(VariableStatData *vardata, const BfColumnStats *cs, const Co
 	return sel;
 }
 
+/*
+ * Fraction of the filter column's rows (vardata, with statistics cs) whose
+ * filter passes the element expression elem, not a constant: when it reads
+ * no column (a generic plan's $1, a function of parameters) and this backend
+ * has probed the column's bloofi index, the probes' mean
+ * (bloofi_probe_mean_rows), the mean of the lookups the custom plans
+ * counted; else the statistics' mean over the elements elem can take
+ */
+static double
+nonconst_elem_fraction(PlannerInfo *root, VariableStatData *vardata,
+					   const BfColumnStats *cs, Node *elem)
+{
+	double		rows = vardata->rel ? vardata->rel->tuples : 0;
+	double		mean = rows > 0 && !contain_var_clause(elem) ?
+		bloofi_probe_mean_rows(vardata) : -1;
+
+	if (mean >= 0)
+		return Min(mean / rows, 1.0);
+	return fraction_for_elem_expr(root, cs, elem, 0);
+}
+
 /* selectivity of a restriction clause (args), filter on the left or the right */
 static Selectivity
 contains_restriction(PlannerInfo *root, List *args, int varRelid, bool filter_right)
@@ -554,7 +575,7 @@ contains_restriction(PlannerInfo *root, List *args, int varRelid, bool filter_ri
 		else if (IsA(other, Const) && elem_type_ok(((Const *) other)->consttype))
 			sel = const_elem_fraction(&vardata, cs, (Const *) other);
 		else
-			sel = fraction_for_elem_expr(root, cs, other, 0);
+			sel = nonconst_elem_fraction(root, &vardata, cs, other);
 	}
 	else if (IsA(other, Const))
 	{

@@ -217,6 +217,7 @@ extern const BfColumnStats *bf_column_stats(VariableStatData *vardata);
 /* bloofi_planprobe.c: a constant's matching entries in the column's bloofi index */
 extern double bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid,
 								bool *complete);
+extern double bloofi_probe_mean_rows(VariableStatData *vardata);
 
 /* bloomfilter_selfuncs.c */
 
