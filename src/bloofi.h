@@ -606,7 +606,8 @@ extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
 extern void bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHasher *h,
-							 uint32 k, BsKey key, BloofiSearchStats *st);
+							 uint32 k, BsKey key, BloofiMatchCallback cb, void *arg,
+							 BloofiSearchStats *st);
 extern bool bloofi_read_stream;
 extern int	bloofi_elem_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys);
 extern bool bloofi_listed_fence_page;
@@ -617,6 +618,26 @@ extern void bloofi_init_gucs(void);
 extern bool bloofi_plan_probe;
 extern int	bloofi_plan_probe_nodes;
 extern void bloofi_plan_probe_init_gucs(void);
+
+/* bloofi_probe_reuse.c: the scan takes the entries the planner's probe found */
+typedef struct BloofiProbeCollector
+{
+	bool		on;				/* collecting (false: off, or past the limit) */
+	uint64		completion;		/* xactCompletionCount before the probe */
+	CommandId	cid;			/* the command id then */
+	int			ntids;
+	int			cap;
+	ItemPointerData *tids;		/* palloc'd in the caller's context */
+} BloofiProbeCollector;
+
+extern bool bloofi_plan_probe_reuse;
+extern void bloofi_plan_probe_reuse_init_gucs(void);
+extern void bloofi_probe_collector_init(BloofiProbeCollector *c);
+extern void bloofi_probe_collect(ItemPointer tid, void *arg);
+extern void bloofi_probe_keep(BloofiProbeCollector *c, Oid index, const BsKey *keys,
+							  int nkeys);
+extern bool bloofi_probe_tids_take(IndexScanDesc scan, const BsKey *keys, int nkeys,
+								   TIDBitmap *tbm, int64 *matches);
 
 /* bloofi_recent.c: where a page was found last time (a hint) */
 extern Buffer bloofi_read_recent(Relation index, BlockNumber blk);

@@ -747,7 +747,7 @@ bloofi_probe(PG_FUNCTION_ARGS)
 		bloofi_params(meta, &p);
 		bs_hasher_init(&h, &p);
 		bloofi_count_key(index, &meta, &h, p.k, bf_datum_key(&h, PG_GETARG_DATUM(1), elemtype),
-						 &st);
+						 NULL, NULL, &st);
 	}
 	relation_close(index, AccessShareLock);
 	values[0] = Int64GetDatum(st.nodes_checked);

@@ -37,8 +37,11 @@
  * BLOOFI_PROBE_MEAN_WINDOW probes) and is kept for the
  * BLOOFI_PROBE_MEAN_SLOTS indexes probed last.
  *
- * bloomsample.plan_probe (on by default) switches both off: the statistics
- * alone then estimate every lookup, as before 1.2.
+ * The entries a complete probe found are kept for the scan the plan runs
+ * next (bloofi_probe_reuse.c).
+ *
+ * bloomsample.plan_probe (on by default) switches all of it off: the
+ * statistics alone then estimate every lookup, as before 1.2.
  */
 #include "postgres.h"
 
@@ -198,10 +201,12 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 		BsHasher	h;
 		BsKey		keys[BS_ELEM_READINGS_MAX];
 		int			nkeys;
+		BloofiProbeCollector found;
 
 		bloofi_params(meta, &p);
 		bs_hasher_init(&h, &p);
 		nkeys = bloofi_elem_keys(&h, value, typid, keys);
+		bloofi_probe_collector_init(&found);
 		*complete = true;
 		rows = 0;
 		for (int i = 0; i < nkeys; i++)
@@ -210,7 +215,7 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 
 			memset(&st, 0, sizeof(st));
 			st.max_nodes = bloofi_plan_probe_nodes;
-			bloofi_count_key(index, &meta, &h, p.k, keys[i], &st);
+			bloofi_count_key(index, &meta, &h, p.k, keys[i], bloofi_probe_collect, &found, &st);
 			*complete = *complete && !st.truncated;
 			rows = Max(rows, (double) st.matches);
 		}
@@ -218,6 +223,8 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 			 RelationGetRelationName(index), rows, *complete ? "" : " (stopped)");
 		if (*complete)
 			probe_mean_add(ix->indexoid, rows);
+		found.on = found.on && *complete;
+		bloofi_probe_keep(&found, ix->indexoid, keys, nkeys);
 	}
 	pfree(meta);
 	index_close(index, NoLock);

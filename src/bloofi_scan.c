@@ -752,22 +752,22 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
  * whose filters pass key (k positions under the index's hasher h), counted
  * into st as a lookup finds them, without a callback; *meta (palloc'd) is
  * read again between the two, as a scan does (a flush may have moved the
- * pending entries into the tree meanwhile).  bloofi_probe and the
- * planner's probe count this way.
+ * pending entries into the tree meanwhile), each passed to cb (when not
+ * NULL).  bloofi_probe and the planner's probe count this way.
  */
 void
 bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHasher *h, uint32 k,
-				 BsKey key, BloofiSearchStats *st)
+				 BsKey key, BloofiMatchCallback cb, void *arg, BloofiSearchStats *st)
 {
 	uint32		pos[BS_MAX_K];
 	uint32		npos;
 
 	bs_key_positions(h, key, pos);
 	npos = bloofi_sort_positions(pos, k);
-	bloofi_pending_search(index, *meta, pos, npos, NULL, NULL, st);
+	bloofi_pending_search(index, *meta, pos, npos, cb, arg, st);
 	pfree(*meta);
 	*meta = bloofi_read_meta(index);
-	bloofi_search(index, *meta, pos, npos, NULL, NULL, st);
+	bloofi_search(index, *meta, pos, npos, cb, arg, st);
 }
 
 static void
@@ -853,9 +853,12 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			two[ntwo++] = i;
 	}
 	pgstat_count_index_scan(scan->indexRelation);
+	if (nkeys == 1 && nalt[0] > 0 &&
+		bloofi_probe_tids_take(scan, alt, nalt[0], tbm, &st.matches))
+		ntwo = -1;				/* the planner's probe found them (bloofi_planprobe.c) */
 
 	/* one search per combination of the two-reading keys' readings */
-	for (uint32 combo = 0; combo < (1U << ntwo); combo++)
+	for (uint32 combo = 0; ntwo >= 0 && combo < (1U << ntwo); combo++)
 	{
 		uint32		n = 0;
 		int			t = 0;

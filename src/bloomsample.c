@@ -40,6 +40,7 @@ _PG_init(void)
 	bloofi_init_reloptions();
 	bloofi_init_gucs();
 	bloofi_plan_probe_init_gucs();
+	bloofi_plan_probe_reuse_init_gucs();
 	MarkGUCPrefixReserved("bloomsample");
 }
 

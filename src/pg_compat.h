@@ -53,6 +53,16 @@
 #define bs_vacuum_delay_point(is_analyze) ((void) (is_analyze), vacuum_delay_point())
 #endif
 
+/*
+ * 17: the shared transaction counters (access/transam.h) moved from
+ * ShmemVariableCache to TransamVariables
+ */
+#if PG_VERSION_NUM >= 170000
+#define BS_TRANSAM_VARIABLES TransamVariables
+#else
+#define BS_TRANSAM_VARIABLES ShmemVariableCache
+#endif
+
 /* 17: LockHeldByMe(tag, mode, orstronger); before, the mode exactly */
 #if PG_VERSION_NUM >= 170000
 #define bs_lock_held_by_me(tag, mode) LockHeldByMe((tag), (mode), false)

@@ -85,6 +85,8 @@ CREATE FUNCTION uses_index(q text) RETURNS bool LANGUAGE sql AS \$\$
 CREATE FUNCTION exec_ms(q text, via_index bool) RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE j json; t float8[] := '{}';
 BEGIN
+  -- the scan searches the index itself (else the plan's probe has searched already)
+  PERFORM set_config('bloomsample.plan_probe_reuse', 'off', true);
   IF via_index THEN PERFORM set_config('enable_seqscan', 'off', true);
   ELSE PERFORM set_config('enable_bitmapscan', 'off', true); PERFORM set_config('enable_indexscan', 'off', true);
   END IF;

@@ -41,6 +41,9 @@
 #      way the index does them since issue 36; target: the index scan node
 #      <= 1.5x it), and the index scan node again with
 #      bloomsample.bloofi_and_lines off (dense_floor below).
+# Steps 3 and 6 set bloomsample.plan_probe_reuse off, so that the index scan
+# node searches (with it on, as in step 2, the plan's probe has searched and
+# the node takes what it found).
 # Written: text here, $BS_BENCH_RESULTS/36_bloofi_gin.csv
 # (regime,metric,bloofi,gin,ratio), and summary lines for run.sh.
 # Targets (issue 21): dense lookup / GIN <= 1.0 in both modes, cold <= 2,
@@ -157,7 +160,7 @@ run_regime() {
     # 3. buffers per lookup (the index scan node)
     rb=0; rg=0
     while read -r x; do
-        hb=$(PGOPTIONS="-c enable_seqscan=off" bs_psql -Atc "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
+        hb=$(PGOPTIONS="-c enable_seqscan=off -c bloomsample.plan_probe_reuse=off" bs_psql -Atc "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
              SELECT count(*) FROM $tab WHERE f @> $x::bigint" | awk '/Bitmap Index Scan/ { f = 1; next }
              f && /Buffers:/ { n = 0; for (i = 1; i <= NF; i++) if ($i ~ /^(hit|read)=/) { split($i, p, "="); n += p[2] } print n; exit }
              END { if (!f) print 0 }')
@@ -219,7 +222,7 @@ cold_sql() {
 # GIN's whole index scan costs
 dense_floor() {     # dense_floor TAB
     local tab=$1 nf=${BENCH_FLOOR_LOOKUPS:-300} ib ig ib_off fl kb st
-    read -r ib ig ib_off < <(PGOPTIONS="-c enable_seqscan=off -c client_min_messages=warning" bs_psql -qAt \
+    read -r ib ig ib_off < <(PGOPTIONS="-c enable_seqscan=off -c client_min_messages=warning -c bloomsample.plan_probe_reuse=off" bs_psql -qAt \
         -c "CREATE OR REPLACE FUNCTION pg_temp.b36_node_us(cond text, n int) RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE j json; t float8[] := '{}'; x bigint;
 BEGIN

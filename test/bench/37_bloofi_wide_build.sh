@@ -79,7 +79,7 @@ bs_psql -Atq -c "SET search_path = bloofi_widebuild, public; SET enable_seqscan 
 # buffers a lookup touches (EXPLAIN (ANALYZE, BUFFERS) of the index scan node), median of 9 values
 bbuf=(); gbuf=()
 for v in 17 4711 23456 50001 77777 99991 123457 150001 199999; do
-  bbuf+=("$(bs_psql -Atq -c "SET search_path = bloofi_widebuild, public; SET enable_seqscan = off;" \
+  bbuf+=("$(bs_psql -Atq -c "SET search_path = bloofi_widebuild, public; SET enable_seqscan = off; SET bloomsample.plan_probe_reuse = off;" \
     -c "EXPLAIN (ANALYZE, BUFFERS, COSTS off, TIMING off) SELECT count(*) FROM filt WHERE f @> $v::bigint" |
     awk '/Index Scan|Bitmap Index Scan/ {n = 1; next} n == 1 && /Buffers:/ {sub(/.*hit=/, ""); print $1 + 0; exit}')")
   gbuf+=("$(bs_psql -Atq -c "SET search_path = bloofi_widebuild, public; SET enable_seqscan = off;" \

@@ -91,6 +91,7 @@ bs_psql -At -c "SELECT setseed(0.37)" -c "SELECT ((r * 100 + j) * 2654435761) % 
     FROM (SELECT floor(random() * $N)::bigint + 1 AS r, floor(random() * 100)::bigint AS j
           FROM generate_series(1, $NCOLD)) q" | grep -E '^[0-9]+$' >"$WORK/elems"
 { echo '\timing on'
+  echo 'SET bloomsample.plan_probe_reuse = off;'
   while read -r x; do echo "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT count(*) FROM brs WHERE f @> $x::bigint;"; done <"$WORK/elems"
 } >"$WORK/cold.sql"
 
