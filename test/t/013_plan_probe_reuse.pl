@@ -50,9 +50,12 @@ sub scan_pages
 {
 	my ($session) = @_;
 	my $plan = $session->query_safe(q{EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE g(5)});
-	$plan =~ /Bitmap Index Scan on t_f.*?Buffers: shared hit=(\d+)/s
+	$plan =~ /Bitmap Index Scan on t_f.*?Buffers: shared ([^\n]*)/s
 	  or die "no index scan buffers in: $plan";
-	return $1;
+	my $line = $1;
+	my $pages = 0;
+	$pages += $1 while $line =~ /(?:hit|read)=(\d+)/g;    # a page read or found in cache
+	return $pages;
 }
 
 # the generic lookup and a sequential scan, in one snapshot
