@@ -750,10 +750,10 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 /*
  * bloofi_count_key: the entries of the pending list, then of the tree,
  * whose filters pass key (k positions under the index's hasher h), counted
- * into st as a lookup finds them, without a callback; *meta (palloc'd) is
- * read again between the two, as a scan does (a flush may have moved the
- * pending entries into the tree meanwhile), each passed to cb (when not
- * NULL).  bloofi_probe and the planner's probe count this way.
+ * into st as a lookup finds them and each passed to cb (when not NULL);
+ * *meta (palloc'd) is read again between the two, as a scan does (a flush
+ * may have moved the pending entries into the tree meanwhile).
+ * bloofi_probe and the planner's probe count this way.
  */
 void
 bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHasher *h, uint32 k,
@@ -822,6 +822,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	int			two[BLOOFI_MAX_TWO_READING_KEYS];
 	int			ntwo = 0;
 	int			nkeys = scan->numberOfKeys;
+	bool		taken;
 
 	if (!meta->have_params)
 	{
@@ -853,12 +854,12 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			two[ntwo++] = i;
 	}
 	pgstat_count_index_scan(scan->indexRelation);
-	if (nkeys == 1 && nalt[0] > 0 &&
-		bloofi_probe_tids_take(scan, alt, nalt[0], tbm, &st.matches))
-		ntwo = -1;				/* the planner's probe found them (bloofi_planprobe.c) */
+	/* the planner's probe may have found them just now (bloofi_probe_reuse.c) */
+	taken = nkeys == 1 && nalt[0] > 0 &&
+		bloofi_probe_tids_take(scan, alt, nalt[0], tbm, &st.matches);
 
-	/* one search per combination of the two-reading keys' readings */
-	for (uint32 combo = 0; ntwo >= 0 && combo < (1U << ntwo); combo++)
+	/* else one search per combination of the two-reading keys' readings */
+	for (uint32 combo = 0; !taken && combo < (1U << ntwo); combo++)
 	{
 		uint32		n = 0;
 		int			t = 0;
