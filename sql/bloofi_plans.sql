@@ -38,4 +38,23 @@ EXPLAIN (COSTS OFF) SELECT id FROM bt_common WHERE f @> 0::bigint;
 EXPLAIN (COSTS OFF) SELECT id FROM bt_common WHERE f @> 4321::bigint;
 SELECT count(*) FROM bt_common WHERE f @> 0::bigint;
 
+-- the scan counts its searches where EXPLAIN ANALYZE shows them (PostgreSQL
+-- 18's "Index Searches"; earlier servers have no such field): one for a
+-- lookup, also of two keys, and one per outer row of the join
+CREATE FUNCTION pg_temp.index_searches(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	j jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO j;
+	RETURN (SELECT sum(v::text::bigint) FROM jsonb_path_query(j, 'strict $.**."Index Searches"') v);
+END $$;
+SET enable_seqscan = off;
+SELECT current_setting('server_version_num')::int < 180000
+	OR (lookup = 1 AND two_keys = 1 AND join_searches = outer_rows) AS searches_counted
+FROM (SELECT pg_temp.index_searches('SELECT id FROM bt WHERE f @> 12345::bigint') AS lookup,
+		pg_temp.index_searches($q$SELECT id FROM bt WHERE f @> 't77'::text AND f @> 771::bigint$q$) AS two_keys,
+		pg_temp.index_searches('SELECT bt.id FROM px p JOIN bt ON bt.f @> p.x') AS join_searches,
+		(SELECT count(*) FROM px) AS outer_rows) s;
+RESET enable_seqscan;
+
 DROP TABLE bt, bt_common;

@@ -853,7 +853,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		else if (nalt[i] > 1)
 			two[ntwo++] = i;
 	}
-	pgstat_count_index_scan(scan->indexRelation);
+	bs_count_index_search(scan);
 	/* the planner's probe may have found them just now (bloofi_probe_reuse.c) */
 	taken = nkeys == 1 && nalt[0] > 0 &&
 		bloofi_probe_tids_take(scan, alt, nalt[0], tbm, &st.matches);

@@ -54,6 +54,22 @@
 #endif
 
 /*
+ * 18: EXPLAIN ANALYZE shows an index scan's "Index Searches", which the
+ * access method counts in scan->instrument (NULL when not instrumented)
+ * beside pgstat_count_index_scan; before 18 there is only the latter.
+ */
+#if PG_VERSION_NUM >= 180000
+#define bs_count_index_search(scan) \
+	do { \
+		pgstat_count_index_scan((scan)->indexRelation); \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define bs_count_index_search(scan) pgstat_count_index_scan((scan)->indexRelation)
+#endif
+
+/*
  * 17: the shared transaction counters (access/transam.h) moved from
  * ShmemVariableCache to TransamVariables
  */
