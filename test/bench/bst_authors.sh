@@ -50,7 +50,15 @@
 # default 7), BUILDS (which of theirs, default all three: "makefile O3native
 # O3native_novpopcnt"; their Makefile's build takes ~0.1 s a call, so it runs
 # over the first SLOW_SETS filters, default 200, and 2 filters of the batch),
-# and lib.sh's (PG_CONFIG, PORT).
+# CPUS (the vCPU each round runs on, cycled: default "0 1" on a machine of two
+# or more, "" for none), and lib.sh's (PG_CONFIG, PORT).
+#
+# Each round runs both sides on the same vCPU (taskset: their driver, and the
+# postmaster before the round, whose new backends inherit it): the vCPUs of a
+# shared VM are not equally fast (on this pool, sessions alternating between
+# the two: one vCPU read 11-12 us a call in four of five, the other 14-17 in
+# four of five), so a ratio taken across two of them measures the host as much
+# as the code.  The rounds take the vCPUs in turn.
 set -euo pipefail
 src=${1:-${BST_AUTHORS_SRC:-}}
 [ -n "$src" ] && [ -f "$src/bloomTree.c" ] && [ -f "$src/bloom.c" ] ||
@@ -150,13 +158,22 @@ ours_cpu() {
 }
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+read -ra cpus <<<"${CPUS-$( [ "$(nproc)" -ge 2 ] && echo "0 1")}"
+pin=()
+datadir=$(bs_psql -Atq -c "SHOW data_directory")
 for round in 1 2; do
     declare -A T=()
+    if [ "${#cpus[@]}" -gt 0 ]; then
+        cpu=${cpus[$(((round - 1) % ${#cpus[@]}))]}
+        pin=(taskset -c "$cpu")
+        taskset -pc "$cpu" "$(head -1 "$datadir/postmaster.pid")" >/dev/null
+        echo "round $round: theirs and ours on vCPU $cpu"
+    fi
     for b in $BUILDS; do
         if [ "$b" = makefile ]; then   # ~0.1 s a call: fewer calls, the same statistics
-            T[$b]=$("$work/drv_$b" $M $m $k $LEVELS "$work/sets_slow.txt" 1 $round 2 "$SAMPLES")
+            T[$b]=$("${pin[@]}" "$work/drv_$b" $M $m $k $LEVELS "$work/sets_slow.txt" 1 $round 2 "$SAMPLES")
         else
-            T[$b]=$("$work/drv_$b" $M $m $k $LEVELS "$work/sets.txt" 1 $round "$BATCH_SETS" "$SAMPLES")
+            T[$b]=$("${pin[@]}" "$work/drv_$b" $M $m $k $LEVELS "$work/sets.txt" 1 $round "$BATCH_SETS" "$SAMPLES")
         fi
         echo "theirs ($b, round $round): ${T[$b]}"
     done
