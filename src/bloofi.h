@@ -411,8 +411,10 @@ extern uint32 bloofi_node_cap(uint32 order, uint64 want);
 extern int	bloofi_get_leaf_cap(Relation index);
 extern uint32 bloofi_effective_leaf_cap(const BloofiMetaData *meta);
 extern uint32 bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val);
+extern uint32 bloofi_sparse_leaf_cap(const BloofiMetaData *meta);
 extern uint32 bloofi_node_fanout_limit(const BloofiMetaData *meta, const BloofiNode *X,
 									   const uint8 *val);
+extern bool bloofi_node_rows_fit(const BloofiMetaData *meta, const BloofiNode *X);
 extern void bloofi_node_read_value(Relation index, const BloofiNode *node, uint8 *value);
 extern void bloofi_node_read_tids(Relation index, const BloofiNode *node, uint32 nslots,
 								  ItemPointerData *tids);
@@ -454,7 +456,10 @@ extern BlockNumber bloofi_node_write_form(Relation index, const BloofiMetaData *
 										  bool wal, int form);
 extern BlockNumber bloofi_node_write_lists(Relation index, const BloofiMetaData *meta,
 										   uint32 cap, uint32 n, const ItemPointerData *tids,
-										   const uint8 *v1, uint8 *value_out);
+										   const uint8 *v1, uint8 *value_out, bool wal);
+extern int	bloofi_node_write_gathered(Relation index, const BloofiMetaData *meta, int nsrc,
+									   const BloofiNode *srcs, int nnew, uint32 cap,
+									   BlockNumber *news, uint8 *const *newvals);
 
 /* above this many children a split cuts in slot order (the choice is O(n^2)) */
 #define BLOOFI_SPLIT_CHOICE_MAX	512

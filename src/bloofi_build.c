@@ -54,11 +54,25 @@ typedef struct BloofiBuildState
 	BloofiMetaData *meta;		/* local copy, written at the end */
 	BsParams	params;
 	uint32		fbytes;
-	uint32		build_cap;		/* most leaves buffered for one bottom node */
-	uint8	   *arena;			/* build_cap filters, row-major */
+	uint32		build_cap;		/* most leaves of a dense (saturated) bottom node */
+	uint32		wide_cap;		/* most leaves of a wide SPARSE bottom node */
+	/*
+	 * The leaves buffered for the next bottom node, each as the sort carries
+	 * it (bloofi_build_payload: set positions, or dense bits when smaller):
+	 * leaf i is bytes [off[i], off[i] + len[i]) of buf.  A wide node of small
+	 * filters is held as positions, so its width is bounded by its set bits,
+	 * not by rows of m bits.
+	 */
+	uint8	   *buf;
+	Size		buf_used;
+	Size		buf_size;
+	Size	   *off;
+	uint32	   *len;
 	ItemPointerData *tids;
 	uint32		n;				/* filters buffered */
 	bool		growing;		/* the buffered node is saturated: fill it */
+	bool		wide;			/* the buffered node is a wide SPARSE one */
+	uint64		total_bits;		/* set bits of all the filters sorted */
 	uint8	   *value;			/* the buffered filters' value (their OR) */
 	/* the bottom level written so far: first blocks and values */
 	BlockNumber *level_start;
@@ -97,23 +111,136 @@ bloofi_level_append(BloofiBuildState *bs, BlockNumber start, const uint8 *val,
 	bs->level_n++;
 }
 
-/* write the first cnt buffered leaves as a bottom node and drop them from the buffer */
-static void
-bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
+/* whether buffered leaf i is carried as dense bits (else as set positions) */
+static inline bool
+leaf_is_dense(const BloofiBuildState *bs, uint32 i)
 {
-	const uint8 **fp = palloc(sizeof(uint8 *) * cnt);
-	uint8	   *val = palloc(bs->fbytes);
-	uint32		cap = bloofi_node_cap(bs->meta->order, (uint64) cnt + 2);
-	BlockNumber start;
-	BloofiSubtreeCost cost;
+	return bs->len[i] == bs->fbytes;
+}
 
-	if (cnt == 0)
-		return;
-	/* slices over half a page take a page each: room up to a page is free */
-	if (cap / 8 > BLOOFI_PAGE_BYTES / 2)
-		cap = BLOOFI_MAX_CAP;
+/* buffered leaf i ORed into row (fbytes) */
+static void
+leaf_or_into(const BloofiBuildState *bs, uint32 i, uint8 *row)
+{
+	const uint8 *data = bs->buf + bs->off[i];
+
+	if (leaf_is_dense(bs, i))
+		bs_or(row, data, bs->fbytes / 8);
+	else
+		for (uint32 p = 0; p < bs->len[i] / 4; p++)
+		{
+			uint32		j;
+
+			memcpy(&j, data + 4 * p, 4);
+			row[j / 8] |= (uint8) (1u << (j % 8));
+		}
+}
+
+/* the set bits of buffered leaf i */
+static uint64
+leaf_bits(const BloofiBuildState *bs, uint32 i)
+{
+	if (leaf_is_dense(bs, i))
+		return bs_popcount(bs->buf + bs->off[i], bs->fbytes / 8);
+	return bs->len[i] / 4;
+}
+
+/*
+ * The set positions of buffered leaf i, increasing: in the buffer itself, or
+ * (dense bits) in a palloc'd array, *owned set.
+ */
+static const uint32 *
+leaf_positions(const BloofiBuildState *bs, uint32 i, uint32 *npos, bool *owned)
+{
+	const uint8 *data = bs->buf + bs->off[i];
+	uint32	   *pos;
+
+	*owned = leaf_is_dense(bs, i);
+	if (!*owned)
+	{
+		*npos = bs->len[i] / 4;
+		return (const uint32 *) data;	/* (offsets are multiples of 4) */
+	}
+	pos = palloc(sizeof(uint32) * Max(leaf_bits(bs, i), 1));
+	*npos = 0;
+	for (uint32 w = 0; w < bs->fbytes / 8; w++)
+	{
+		uint64		x;
+
+		memcpy(&x, data + (size_t) w * 8, 8);
+		for (; x; x &= x - 1)
+			pos[(*npos)++] = w * 64 + (uint32) __builtin_ctzll(x);
+	}
+	return pos;
+}
+
+/*
+ * The first cnt buffered leaves as a SPARSE node of cap slots, built from
+ * their positions (an empty node's lists with the leaves added in slot
+ * order, bloofi_sparse_rebuild): memory follows their set bits, not cnt
+ * rows of m bits.  Their value goes to val; returns the node's first block.
+ */
+static BlockNumber
+bloofi_emit_lists(BloofiBuildState *bs, uint32 cnt, uint32 cap, uint8 *val)
+{
+	uint32		m = bs->params.m;
+	uint32	   *counts = palloc_extended(sizeof(uint32) * ((Size) m + 1), MCXT_ALLOC_HUGE);
+	uint8	   *empty = palloc_extended(bloofi_sparse_bytes(m, 0), MCXT_ALLOC_HUGE);
+	uint64	   *keep = palloc0(sizeof(uint64) * ((cap + 63) / 64));
+	uint32	   *slots = palloc(sizeof(uint32) * cnt);
+	uint32	   *npos = palloc(sizeof(uint32) * cnt);
+	const uint32 **pos = palloc(sizeof(uint32 *) * cnt);
+	bool	   *owned = palloc(sizeof(bool) * cnt);
+	uint16	   *scratch = palloc(sizeof(uint16) * cap);
+	uint64		nentries;
+	uint8	   *out;
+	BlockNumber start;
+
+	bloofi_sparse_encode(empty, m, cap, 0, 0, NULL, counts);
 	for (uint32 i = 0; i < cnt; i++)
-		fp[i] = bs->arena + (size_t) i * bs->fbytes;
+	{
+		slots[i] = i;
+		pos[i] = leaf_positions(bs, i, &npos[i], &owned[i]);
+		for (uint32 p = 0; p < npos[i]; p++)
+			if (pos[i][p] >= m || (p > 0 && pos[i][p] <= pos[i][p - 1]))
+				elog(ERROR, "bloofi: build payload position %u out of order or past m = %u",
+					 pos[i][p], m);
+	}
+	nentries = bloofi_sparse_rebuild_count(empty, keep, cnt, npos);
+	if (nentries > PG_UINT32_MAX)
+		elog(ERROR, "bloofi: a sparse node of %llu set bits", (unsigned long long) nentries);
+	out = palloc_extended(bloofi_sparse_bytes(m, nentries), MCXT_ALLOC_HUGE);
+	/* (slots[] is in increasing order: it is its own order[]) */
+	bloofi_sparse_rebuild(empty, keep, cnt, slots, slots, pos, npos, 0, out, counts, scratch);
+	start = bloofi_node_write_lists(bs->index, bs->meta, cap, cnt, bs->tids, out, val, false);
+	for (uint32 i = 0; i < cnt; i++)
+		if (owned[i])
+			pfree((uint32 *) pos[i]);
+	pfree(counts);
+	pfree(empty);
+	pfree(keep);
+	pfree(slots);
+	pfree(npos);
+	pfree(pos);
+	pfree(owned);
+	pfree(scratch);
+	pfree(out);
+	return start;
+}
+
+/* the first cnt buffered leaves as rows of filters, written as a node the paper's way */
+static BlockNumber
+bloofi_emit_rows(BloofiBuildState *bs, uint32 cnt, uint32 cap, uint8 *val)
+{
+	uint8	   *rows = palloc_extended((Size) cnt * bs->fbytes, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	const uint8 **fp = palloc(sizeof(uint8 *) * cnt);
+	BlockNumber start;
+
+	for (uint32 i = 0; i < cnt; i++)
+	{
+		leaf_or_into(bs, i, rows + (size_t) i * bs->fbytes);
+		fp[i] = rows + (size_t) i * bs->fbytes;
+	}
 	/*
 	 * SPARSE when its lists take fewer pages than dense slices; always when
 	 * it grew past 2d leaves without a saturated value (bloofi_check's
@@ -124,21 +251,52 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 								   !bloofi_value_saturated(bs->value, bs->params.m,
 														   bs->params.k) ?
 								   BLOOFI_FORM_SPARSE : BLOOFI_FORM_CHOOSE);
+	pfree(rows);
+	pfree(fp);
+	return start;
+}
+
+/* write the first cnt buffered leaves as a bottom node and drop them from the buffer */
+static void
+bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
+{
+	uint8	   *val = palloc0(bs->fbytes);
+	uint32		cap = bloofi_node_cap(bs->meta->order, (uint64) cnt + 2);
+	BlockNumber start;
+	BloofiSubtreeCost cost;
+	Size		base;
+
+	if (cnt == 0)
+		return;
+	/* slices over half a page take a page each: room up to a page is free */
+	if (cap / 8 > BLOOFI_PAGE_BYTES / 2)
+		cap = BLOOFI_MAX_CAP;
+	if (bs->wide)
+		start = bloofi_emit_lists(bs, cnt, cap, val);
+	else
+		start = bloofi_emit_rows(bs, cnt, cap, val);
 	bloofi_tree_cost_leaves(cnt, bloofi_tree_value_fp(val, bs->params.m, bs->params.k), &cost);
 	bloofi_level_append(bs, start, val, &cost);
-	memmove(bs->arena, bs->arena + (size_t) cnt * bs->fbytes, (size_t) (bs->n - cnt) * bs->fbytes);
+	base = cnt < bs->n ? bs->off[cnt] : bs->buf_used;
+	memmove(bs->buf, bs->buf + base, bs->buf_used - base);
+	bs->buf_used -= base;
+	for (uint32 i = cnt; i < bs->n; i++)
+	{
+		bs->off[i - cnt] = bs->off[i] - base;
+		bs->len[i - cnt] = bs->len[i];
+	}
 	memmove(bs->tids, bs->tids + cnt, sizeof(ItemPointerData) * (bs->n - cnt));
 	bs->n -= cnt;
 	memset(bs->value, 0, bs->fbytes);
 	for (uint32 i = 0; i < bs->n; i++)
-		bs_or(bs->value, bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
-	bs->growing = false;
-	pfree(fp);
+		leaf_or_into(bs, i, bs->value);
+	bs->growing = bs->wide = false;
 	pfree(val);
 }
 
 /*
- * Whether the leaves buffered (2d + 1 of them) are small enough to go into
+ * Whether n filters of `bits` set bits in all (the 2d + 1 leaves buffered,
+ * or the whole column) are small enough to go into
  * one wide SPARSE bottom node: at most BLOOFI_WIDE_SPARSE_BITS set bits each
  * on average, or so few against m that a node of build_cap of them has
  * lists of at most BLOOFI_WIDE_SPARSE_LIST slots on average (filters sized
@@ -146,9 +304,11 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
  * 0.14), and a node of build_cap leaves like them taking at most a quarter
  * of the bytes of dense slices (its smaller sparse form: the direct one, or
  * the LISTED one at ~4 bytes per set bit, against cap / 8 bytes per
- * position).  Then the node grows as a saturated one does: a few wide
- * nodes, each lookup k short lists, rather than many nodes of at least
- * three pages each holding a few hundred bytes of leaves.  Larger filters
+ * position).  Then the node grows, held as positions, up to leaf_capacity
+ * (bloofi_sparse_leaf_cap) or what half of maintenance_work_mem holds of
+ * their positions: a few wide nodes, each lookup k short lists, rather than
+ * many nodes of at least three pages each holding a few hundred bytes of
+ * leaves.  Larger filters
  * (the paper's configuration: 700 bits of 100,992, lists of ~450 at 65,000
  * leaves) keep the paper's tree.
  */
@@ -156,18 +316,15 @@ bloofi_emit_bottom(BloofiBuildState *bs, uint32 cnt)
 #define BLOOFI_WIDE_SPARSE_LIST	16
 
 static bool
-bloofi_build_sparse_pays(const BloofiBuildState *bs)
+bloofi_build_sparse_pays(const BloofiBuildState *bs, uint64 bits, uint64 n)
 {
-	uint64		bits = 0;
 	uint64		cap = Min((uint64) bs->build_cap + 2, (uint64) BLOOFI_SPARSE_MAX_CAP);
 	uint64		entries;
 	uint64		sparse,
 				dense;
 
-	for (uint32 i = 0; i < bs->n; i++)
-		bits += bs_popcount(bs->arena + (size_t) i * bs->fbytes, bs->fbytes / 8);
-	entries = bits * cap / Max(bs->n, 1);
-	if ((bits > (uint64) BLOOFI_WIDE_SPARSE_BITS * bs->n &&
+	entries = bits * cap / Max(n, 1);
+	if ((bits > (uint64) BLOOFI_WIDE_SPARSE_BITS * n &&
 		 entries > (uint64) BLOOFI_WIDE_SPARSE_LIST * bs->params.m) ||
 		!bloofi_get_fastupdate(bs->index))
 		return false;
@@ -208,35 +365,49 @@ static void
 bloofi_buffer_leaf(BloofiBuildState *bs, ItemPointer tid, const bytea *payload)
 {
 	uint32		d = bs->meta->order;
-	uint8	   *row = bs->arena + (size_t) bs->n * bs->fbytes;
 	size_t		len = VARSIZE_ANY_EXHDR(payload);
 	const uint8 *data = (const uint8 *) VARDATA_ANY(payload);
 
-	if (len == bs->fbytes)
-		memcpy(row, data, len);
-	else
+	if (len != bs->fbytes && len % 4 != 0)
+		elog(ERROR, "bloofi: build payload of %zu bytes", len);
+	for (size_t i = 0; len != bs->fbytes && i < len / 4; i++)
 	{
-		memset(row, 0, bs->fbytes);
-		for (size_t i = 0; i < len / 4; i++)
-		{
-			uint32		j;
+		uint32		j;
 
-			memcpy(&j, data + 4 * i, 4);
-			if (j >= bs->params.m)
-				elog(ERROR, "bloofi: build payload position %u past m = %u", j, bs->params.m);
-			row[j / 8] |= (uint8) (1u << (j % 8));
-		}
+		memcpy(&j, data + 4 * i, 4);
+		if (j >= bs->params.m)
+			elog(ERROR, "bloofi: build payload position %u past m = %u", j, bs->params.m);
 	}
-	bs->tids[bs->n] = *tid;
-	bs->n++;
-	bs_or(bs->value, row, bs->fbytes / 8);
-	if (bs->n == bs->build_cap)
+	/* a wide node whose positions fill the buffer closes there */
+	if (bs->buf_used + len > bs->buf_size)
 		bloofi_emit_bottom(bs, bs->n);
-	else if (!bs->growing && bs->n == 2 * d + 1)
+	memcpy(bs->buf + bs->buf_used, data, len);
+	bs->off[bs->n] = bs->buf_used;
+	bs->len[bs->n] = (uint32) len;
+	bs->buf_used += len;
+	bs->tids[bs->n] = *tid;
+	leaf_or_into(bs, bs->n, bs->value);
+	bs->n++;
+	if (bs->n == (bs->wide ? bs->wide_cap : bs->build_cap))
+		bloofi_emit_bottom(bs, bs->n);
+	else if (!bs->growing && !bs->wide && bs->n == 2 * d + 1)
 	{
-		if (bloofi_value_saturated(bs->value, bs->params.m, bs->params.k) ||
-			bloofi_build_sparse_pays(bs))
-			bs->growing = true; /* unsplittable or sparse: grow to build_cap */
+		uint64		bits = 0;
+
+		for (uint32 i = 0; i < bs->n; i++)
+			bits += leaf_bits(bs, i);
+
+		/*
+		 * Small sparse filters, here or over the whole column: one wide
+		 * SPARSE node.  (The whole column's average counts too: the
+		 * similarity sort puts the largest sets of a skewed column first,
+		 * and a first node of them alone would need a root above.)
+		 */
+		if (bloofi_build_sparse_pays(bs, bits, bs->n) ||
+			bloofi_build_sparse_pays(bs, bs->total_bits, (uint64) bs->indtuples))
+			bs->wide = true;
+		else if (bloofi_value_saturated(bs->value, bs->params.m, bs->params.k))
+			bs->growing = true; /* unsplittable: grow to build_cap */
 		else
 			bloofi_emit_bottom(bs, d + 1);	/* what a split leaves behind */
 	}
@@ -341,9 +512,17 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		 */
 		bs->fbytes = v.nwords * 8;
 		bs->build_cap = Max(bloofi_effective_leaf_cap(bs->meta) - 2, 2 * bs->meta->order + 1);
+		bs->wide_cap = Max(bloofi_sparse_leaf_cap(bs->meta) - 2, bs->build_cap);
 		MemoryContextSwitchTo(old);
-		bs->arena = palloc_extended((Size) bs->build_cap * v.nwords * 8, MCXT_ALLOC_HUGE);
-		bs->tids = palloc((Size) bs->build_cap * sizeof(ItemPointerData));
+		/* room for build_cap rows, and for a wide node's positions up to the same half */
+		bs->buf_size = Max((Size) bs->build_cap * bs->fbytes,
+						   Min((Size) maintenance_work_mem * 512,
+							   (Size) bs->wide_cap * bs->fbytes));
+		bs->buf = palloc_extended(bs->buf_size, MCXT_ALLOC_HUGE);
+		bs->off = palloc_extended(sizeof(Size) * bs->wide_cap, MCXT_ALLOC_HUGE);
+		bs->len = palloc_extended(sizeof(uint32) * bs->wide_cap, MCXT_ALLOC_HUGE);
+		bs->tids = palloc_extended((Size) bs->wide_cap * sizeof(ItemPointerData),
+								   MCXT_ALLOC_HUGE);
 		bs->value = palloc0(v.nwords * 8);
 		MemoryContextSwitchTo(bs->tmpctx);
 	}
@@ -353,6 +532,9 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 	{
 		bytea	   *bits = bloofi_build_payload(&v);
 		ItemPointerData t = *tid;
+
+		bs->total_bits += VARSIZE_ANY_EXHDR(bits) == bs->fbytes ?
+			bs_popcount(v.bits, v.nwords) : VARSIZE_ANY_EXHDR(bits) / 4;
 
 		ExecClearTuple(bs->inslot);
 		bs->inslot->tts_values[0] = Int64GetDatum((int64) bloofi_similarity_key(v.bits, v.p.m));

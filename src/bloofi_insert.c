@@ -228,6 +228,39 @@ bloofi_rebuild_node(InsertCtx *ic, BloofiPathStep *path, int depth, const Bloofi
 }
 
 /*
+ * bloofi_make_room for a SPARSE node B too wide to copy as rows of filters
+ * (bloofi_node_rows_fit): grown into a node with room for twice its leaves
+ * and those to come, up to its fan-out limit, else split into halves in
+ * slot order, both as lists (bloofi_node_write_gathered).
+ */
+static bool
+bloofi_sparse_make_room(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNode *B,
+						int room)
+{
+	uint32		total = B->nlive + (uint32) Max(1, room);
+	uint32		limit = bloofi_sparse_leaf_cap(ic->meta);
+	uint64		want = Max((uint64) total * 2, B->cap) + 2;
+	uint32		growcap = bloofi_node_cap(ic->d, Min(want, (uint64) limit + 2));
+	BlockNumber news[2];
+	uint8	   *newvals[2];
+	int			nnew;
+
+	if (total <= limit && growcap >= total + Max(2, total / 4))
+		nnew = 1;
+	else if (B->nlive >= 2)
+		nnew = 2;
+	else
+		return false;
+	newvals[0] = palloc(ic->fbytes);
+	newvals[1] = palloc(ic->fbytes);
+	bloofi_node_write_gathered(ic->index, ic->meta, 1, B, nnew, growcap, news, newvals);
+	bloofi_replace(ic, path, depth, B, nnew, news, newvals, 0, NULL);
+	pfree(newvals[0]);
+	pfree(newvals[1]);
+	return true;
+}
+
+/*
  * Make room in bottom node B (path to it given) for a leaf f, and when B is
  * grown, for `room` leaves (a batch bound for B, f first): its leaves are
  * copied into a grown node or two halves, which replace it.  A pure reorganisation: no value above changes (the copies' values
@@ -242,9 +275,14 @@ bloofi_make_room(InsertCtx *ic, BloofiPathStep *path, int depth, const BloofiNod
 	ItemPointerData *ctids;
 	uint8	   *cvals;
 	uint32	   *cslots;
-	int			cn = bloofi_children_alloc(ic, B, &ctids, &cvals, &cslots);
-	const uint8 **v = palloc(sizeof(uint8 *) * Max(cn, 1));
+	int			cn;
+	const uint8 **v;
 	bool		done;
+
+	if (bloofi_node_is_sparse(B) && !bloofi_node_rows_fit(ic->meta, B))
+		return bloofi_sparse_make_room(ic, path, depth, B, room);
+	cn = bloofi_children_alloc(ic, B, &ctids, &cvals, &cslots);
+	v = palloc(sizeof(uint8 *) * Max(cn, 1));
 
 	for (int i = 0; i < cn; i++)
 		v[i] = cvals + (size_t) i * ic->fbytes;
@@ -488,7 +526,7 @@ bloofi_sparse_put_leaves(InsertCtx *ic, const BloofiNode *B0, int n, const uint3
 	out = bloofi_sparse_relist(v1, &B, tids, n, slots, filters, ic->nwords);
 	newvals[0] = palloc0(ic->fbytes);
 	news[0] = bloofi_node_write_lists(ic->index, ic->meta, B.cap, B.nused, tids, out,
-									  newvals[0]);
+									  newvals[0], true);
 	bloofi_replace(ic, path, depth, &B, 1, news, newvals, 0, NULL);
 	pfree(v1);
 	pfree(out);

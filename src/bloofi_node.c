@@ -82,16 +82,43 @@ bloofi_fanout_limit(const BloofiMetaData *meta, uint16 level, const uint8 *val)
 }
 
 /*
+ * The most leaves a SPARSE bottom node may grow to: leaf_capacity, whatever
+ * m is.  Its operations work on its lists, whose memory follows the set
+ * bits (bloofi_node_rows_fit says when a copy may still go through rows).
+ */
+uint32
+bloofi_sparse_leaf_cap(const BloofiMetaData *meta)
+{
+	uint32		cap = Min((uint32) meta->leaf_cap, BLOOFI_SPARSE_MAX_CAP);
+
+	return Max(cap, bloofi_node_cap(meta->order, 0));
+}
+
+/*
  * bloofi_fanout_limit for node X: a SPARSE bottom node (a wide node of
  * small sparse filters, grown by the bulk build) may hold up to
- * bloofi_effective_leaf_cap leaves whatever its value.
+ * bloofi_sparse_leaf_cap leaves whatever its value.
  */
 uint32
 bloofi_node_fanout_limit(const BloofiMetaData *meta, const BloofiNode *X, const uint8 *val)
 {
 	if (bloofi_node_is_sparse(X))
-		return bloofi_effective_leaf_cap(meta);
+		return bloofi_sparse_leaf_cap(meta);
 	return bloofi_fanout_limit(meta, X->level, val);
+}
+
+/*
+ * Whether the children of X, as rows of filters, fit in half of
+ * maintenance_work_mem (the bound bloofi_effective_leaf_cap puts on dense
+ * nodes): else a SPARSE node is copied as lists (bloofi_node_write_gathered).
+ */
+bool
+bloofi_node_rows_fit(const BloofiMetaData *meta, const BloofiNode *X)
+{
+	uint64		fbytes = 8 * bs_words_for_bits(Max(meta->m, 1));
+
+	return (uint64) X->nused * (fbytes + sizeof(ItemPointerData)) <=
+		(uint64) maintenance_work_mem * 512;
 }
 
 /* copy the node's value (geom.filter_bytes bytes) from its value pages */
@@ -276,21 +303,15 @@ bloofi_node_set_bits(Relation index, const BloofiNode *node, int n, const uint32
 		 * the completion of an interrupted flush, whose leaves it holds
 		 * complete.  Check that, never write.
 		 */
-		uint8	   *cols = palloc_extended((Size) geom->cap * geom->filter_bytes,
-										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		uint8	   *stream = bloofi_sparse_load(index, node);
 
-		bloofi_sparse_columns(stream, NULL, geom->cap, cols, geom->filter_bytes);
 		for (int i = 0; i < n; i++)
-		{
-			uint8	   *have = cols + (size_t) slots[i] * geom->filter_bytes;
-
-			if (slots[i] >= geom->cap || !bs_is_subset(filters[i], have, geom->filter_bytes / 8))
+			if (slots[i] >= geom->cap ||
+				!bloofi_sparse_column_has(stream, (uint16) slots[i], filters[i],
+										  geom->filter_bytes / 8))
 				elog(ERROR, "bloofi: slot %u of sparse node %u lacks bits of its leaf",
 					 slots[i], node->start);
-		}
 		pfree(stream);
-		pfree(cols);
 		pfree(batch_value);
 		return;
 	}

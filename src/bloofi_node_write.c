@@ -243,11 +243,12 @@ node_image_write(Relation index, const BloofiMetaData *meta, NodeImage *img, boo
  * slots 0..n-1 (an invalid one: a free slot, whose lists must be empty).
  * Its value is the set of positions whose list is not empty, left in
  * value_out when not NULL; written in the smaller of the stream's two
- * forms, always WAL-logged.  Memory: the stream's, not one row per slot.
+ * forms, WAL-logged with wal (else appended, as bloofi_node_write does for
+ * the build).  Memory: the stream's, not one row per slot.
  */
 BlockNumber
 bloofi_node_write_lists(Relation index, const BloofiMetaData *meta, uint32 cap, uint32 n,
-						const ItemPointerData *tids, const uint8 *v1, uint8 *value_out)
+						const ItemPointerData *tids, const uint8 *v1, uint8 *value_out, bool wal)
 {
 	NodeImage	img;
 	uint8	   *value;
@@ -272,7 +273,7 @@ bloofi_node_write_lists(Relation index, const BloofiMetaData *meta, uint32 cap, 
 	img.value = value;
 	img.sparse = bloofi_sparse_pack(v1, &img.sparse_len, &npages, &direct_pages);
 	img.geom.total_pages = img.geom.tid_pages + img.geom.value_pages + npages;
-	node_image_write(index, meta, &img, true);
+	node_image_write(index, meta, &img, wal);
 	if (value_out)
 		memcpy(value_out, value, img.geom.filter_bytes);
 	pfree(value);
@@ -330,4 +331,129 @@ bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 leve
 		pfree(sv[s]);
 	}
 	pfree(side);
+}
+
+/*
+ * The direct stream of bottom node X (tids its slots' TIDs): its lists when
+ * SPARSE, else its live leaves' columns encoded (a dense bottom node's rows
+ * fit in memory: bloofi_effective_leaf_cap bounds them).
+ */
+static uint8 *
+node_direct_stream(Relation index, const BloofiMetaData *meta, const BloofiNode *X,
+				   const ItemPointerData *tids)
+{
+	uint32		fbytes = X->geom.filter_bytes;
+	bool	   *want;
+	uint8	   *rows;
+	const uint8 **fp;
+	uint32	   *counts;
+	uint64		nentries;
+	uint8	   *v1;
+
+	if (bloofi_node_is_sparse(X))
+		return bloofi_sparse_load(index, X);
+	want = palloc0(sizeof(bool) * Max(X->nused, 1));
+	rows = palloc_extended((Size) Max(X->nused, 1) * fbytes, MCXT_ALLOC_HUGE);
+	fp = palloc(sizeof(uint8 *) * Max(X->nused, 1));
+	for (uint32 s = 0; s < X->nused; s++)
+		want[s] = ItemPointerIsValid(&tids[s]);
+	bloofi_node_read_columns(index, X, X->nused, want, rows);
+	for (uint32 s = 0; s < X->nused; s++)
+		fp[s] = want[s] ? rows + (size_t) s * fbytes : NULL;
+	counts = palloc_extended(sizeof(uint32) * ((Size) meta->m + 1), MCXT_ALLOC_HUGE);
+	nentries = bloofi_sparse_count(meta->m, X->nused, fp);
+	if (nentries > PG_UINT32_MAX)
+		elog(ERROR, "bloofi: a sparse node of %llu set bits", (unsigned long long) nentries);
+	v1 = palloc_extended(bloofi_sparse_bytes(meta->m, nentries), MCXT_ALLOC_HUGE);
+	bloofi_sparse_encode(v1, meta->m, X->cap, 0, X->nused, fp, counts);
+	pfree(want);
+	pfree(rows);
+	pfree(fp);
+	pfree(counts);
+	return v1;
+}
+
+/*
+ * Copy the live leaves of the bottom nodes srcs[0..nsrc), in that order and
+ * in slot order, into nnew new SPARSE nodes as lists (bloofi_sparse_gather),
+ * never as rows of filters: one node of cap slots (a growth, a repack, a
+ * merge), or (nnew 2) two halves in that order, each with room to grow to
+ * twice its leaves (a split, VACUUM's redistribution; the order is what the
+ * build's similarity sort put together, as bloofi_node_write_halves cuts
+ * wide nodes).  A dense source is encoded first.  Fills news[] and
+ * newvals[] (caller-allocated values); returns the leaves copied.  Memory:
+ * the sources' lists and the new ones, whatever m is.
+ */
+int
+bloofi_node_write_gathered(Relation index, const BloofiMetaData *meta, int nsrc,
+						   const BloofiNode *srcs, int nnew, uint32 cap,
+						   BlockNumber *news, uint8 *const *newvals)
+{
+	ItemPointerData **stids = palloc(sizeof(ItemPointerData *) * nsrc);
+	uint8	  **v1 = palloc(sizeof(uint8 *) * nsrc);
+	uint32	  **maps = palloc(sizeof(uint32 *) * nsrc);
+	uint32		total = 0;
+	uint32		cut;
+	uint32	   *counts = palloc_extended(sizeof(uint32) * ((Size) meta->m + 1), MCXT_ALLOC_HUGE);
+
+	Assert(nnew == 1 || nnew == 2);
+	for (int i = 0; i < nsrc; i++)
+	{
+		stids[i] = palloc(sizeof(ItemPointerData) * Max(srcs[i].nused, 1));
+		bloofi_node_read_tids(index, &srcs[i], srcs[i].nused, stids[i]);
+		v1[i] = node_direct_stream(index, meta, &srcs[i], stids[i]);
+		maps[i] = palloc(sizeof(uint32) * Max(srcs[i].cap, 1));
+		for (uint32 s = 0; s < srcs[i].nused; s++)
+			total += ItemPointerIsValid(&stids[i][s]);
+	}
+	cut = nnew == 1 ? total : total / 2;
+	for (int o = 0; o < nnew; o++)
+	{
+		uint32		lo = o == 0 ? 0 : cut;
+		uint32		hi = o == 0 ? cut : total;
+		uint32		ocap = nnew == 1 ? cap : bloofi_node_cap(meta->order, 2 * (uint64) (hi - lo));
+		ItemPointerData *otids = palloc(sizeof(ItemPointerData) * Max(hi - lo, 1));
+		uint32		rank = 0;
+		uint64		nentries;
+		uint8	   *out;
+
+		if (hi - lo > ocap || ocap > BLOOFI_SPARSE_MAX_CAP)
+			elog(ERROR, "bloofi: %u leaves do not fit a sparse node of %u slots", hi - lo, ocap);
+		for (int i = 0; i < nsrc; i++)
+			for (uint32 s = 0; s < srcs[i].cap; s++)
+			{
+				maps[i][s] = BLOOFI_SPARSE_DROP;
+				if (s >= srcs[i].nused || !ItemPointerIsValid(&stids[i][s]))
+					continue;
+				if (rank >= lo && rank < hi)
+				{
+					maps[i][s] = rank - lo;
+					otids[rank - lo] = stids[i][s];
+				}
+				rank++;
+			}
+		if (!bloofi_sparse_gather_count((uint32) nsrc, (const uint8 *const *) v1,
+										(const uint32 *const *) maps, ocap, &nentries) ||
+			nentries > PG_UINT32_MAX)
+			elog(ERROR, "bloofi: cannot gather the lists of %d sparse nodes", nsrc);
+		out = palloc_extended(bloofi_sparse_bytes(meta->m, nentries), MCXT_ALLOC_HUGE);
+		bloofi_sparse_gather((uint32) nsrc, (const uint8 *const *) v1,
+							 (const uint32 *const *) maps, ocap, 0, out, counts);
+		CHECK_FOR_INTERRUPTS();
+		news[o] = bloofi_node_write_lists(index, meta, ocap, hi - lo, otids, out, newvals[o],
+										  true);
+		pfree(out);
+		pfree(otids);
+	}
+	for (int i = 0; i < nsrc; i++)
+	{
+		pfree(stids[i]);
+		pfree(v1[i]);
+		pfree(maps[i]);
+	}
+	pfree(stids);
+	pfree(v1);
+	pfree(maps);
+	pfree(counts);
+	return (int) total;
 }

@@ -55,7 +55,7 @@
 bool		bloofi_read_stream = false;
 
 /* bloomsample.bloofi_listed_fence_page (a developer setting: bloofi_sparse_pages.c) */
-bool		bloofi_listed_fence_page = true;
+bool		bloofi_listed_fence_page = false;
 
 /*
  * bloomsample.bloofi_and_lines (a developer setting): on, wide nodes ANDed a
@@ -96,8 +96,8 @@ bloofi_init_gucs(void)
 							 &bloofi_read_stream, false, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("bloomsample.bloofi_listed_fence_page",
 							 "Cuts the blocks of a LISTED Bloofi node large enough that its fences fit on its first page (developer option).",
-							 "Off writes blocks of the default size whatever their fences take, so that tests reach the lookup's search of fences over several pages.",
-							 &bloofi_listed_fence_page, true, PGC_USERSET,
+							 "Off (the default) writes blocks of the default size whatever their fences take: a lookup reads a fence page more and scans a short block; on, so that tests reach the large blocks.",
+							 &bloofi_listed_fence_page, false, PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomEnumVariable("bloomsample.bloofi_and_lines",
 							 "ANDs the slices of a wide Bloofi node a cache line at a time, all slices together (developer option).",

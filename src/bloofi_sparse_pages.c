@@ -25,7 +25,13 @@
 
 /* the fences the stream's first page holds after the LISTED header */
 #define BLOOFI_LISTED_FENCE_ROOM ((BLOOFI_PAGE_BYTES - BLOOFI_LISTED_HEADER_BYTES) / 8)
-/* the fence room asked of the encoder: 0 (the default cut) when the developer setting is off */
+/*
+ * the fence room asked of the encoder: 0 (the default cut) unless the
+ * developer setting is on.  The default cut is the faster one: on a node of
+ * 20,000 leaves at m = 433,039 (13 fence pages) a lookup took 33 µs against
+ * 57 µs with blocks cut for one fence page (scanning ~210 lists a position
+ * costs more than reading a fence page; docs/bloofi.md)
+ */
 #define LISTED_FENCE_ROOM (bloofi_listed_fence_page ? BLOOFI_LISTED_FENCE_ROOM : 0)
 
 /*

@@ -62,10 +62,10 @@ bloofi_repack(MergeCtx *mc, BloofiNode *X, uint32 slot, const BloofiNode *C)
 {
 	uint32		want = bloofi_node_cap(mc->d, (uint64) C->nlive + Max(2, C->nlive / 4));
 	BloofiGeometry g;
-	ItemPointerData *tids;
-	uint8	   *vals;
-	uint32	   *slots;
-	const uint8 **vp;
+	ItemPointerData *tids = NULL;
+	uint8	   *vals = NULL;
+	uint32	   *slots = NULL;
+	const uint8 **vp = NULL;
 	int			n;
 	BlockNumber copy;
 
@@ -74,24 +74,39 @@ bloofi_repack(MergeCtx *mc, BloofiNode *X, uint32 slot, const BloofiNode *C)
 	if (C->nlive == 0 || !bloofi_geometry(&g, mc->meta->m, want, BLOOFI_PAGE_BYTES) ||
 		(uint64) g.total_pages * 4 > (uint64) C->geom.total_pages * 3)
 		return false;
-	tids = palloc(sizeof(ItemPointerData) * Max(C->nused, 1));
-	slots = palloc(sizeof(uint32) * Max(C->nused, 1));
-	vals = palloc_extended((Size) Max(C->nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
-	n = bloofi_node_children(mc->index, C, tids, vals, slots);
-	vp = palloc(sizeof(uint8 *) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-		vp[i] = vals + (size_t) i * mc->fbytes;
-	copy = bloofi_node_write(mc->index, mc->meta, C->level, want, n, tids, vp, NULL, true);
+	if (C->level == 0 && bloofi_node_is_sparse(C) && !bloofi_node_rows_fit(mc->meta, C))
+	{
+		/* too wide for rows: its lists, gathered into the new width */
+		uint8	   *val = palloc(mc->fbytes);
+
+		bloofi_node_write_gathered(mc->index, mc->meta, 1, C, 1, want,
+								   &copy, &val);
+		pfree(val);
+	}
+	else
+	{
+		tids = palloc(sizeof(ItemPointerData) * Max(C->nused, 1));
+		slots = palloc(sizeof(uint32) * Max(C->nused, 1));
+		vals = palloc_extended((Size) Max(C->nused, 1) * mc->fbytes, MCXT_ALLOC_HUGE);
+		n = bloofi_node_children(mc->index, C, tids, vals, slots);
+		vp = palloc(sizeof(uint8 *) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+			vp[i] = vals + (size_t) i * mc->fbytes;
+		copy = bloofi_node_write(mc->index, mc->meta, C->level, want, n, tids, vp, NULL, true);
+	}
 	if (X == NULL)
 		bloofi_set_root(mc->index, copy, mc->meta->height, 1, &C->start);
 	else
 		bloofi_node_switch(mc->index, X, 1, &slot, 1, &slot, &copy, 1, &C->start);
 	bloofi_freespace_retire(mc->index, C->start);
 	mc->retired_pages += C->geom.total_pages;
-	pfree(tids);
-	pfree(slots);
-	pfree(vals);
-	pfree(vp);
+	if (tids)
+	{
+		pfree(tids);
+		pfree(slots);
+		pfree(vals);
+		pfree(vp);
+	}
 	return true;
 }
 
@@ -169,32 +184,50 @@ bloofi_merge_pair(MergeCtx *mc, BloofiNode *X, MergeKids *k, int u, int sib)
 {
 	BloofiNode *A = &k->kids[u],
 			   *B = &k->kids[sib];
-	int			na,
-				nb,
-				nc,
+	BloofiNode	both = *A;
+	bool		lists;
+	int			nc = 0,
 				nnew;
-	ItemPointerData *ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
-	uint8	   *cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes,
-									 MCXT_ALLOC_HUGE);
-	uint32	   *cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
-	const uint8 **cp;
-	uint8	   *value = palloc0(mc->fbytes);
+	ItemPointerData *ct = NULL;
+	uint8	   *cv = NULL;
+	uint32	   *cs = NULL;
+	const uint8 **cp = NULL;
 	uint32		olds[2] = {k->slots[u], k->slots[sib]};
 	BlockNumber oldstart[2] = {A->start, B->start};
 	BlockNumber news[2];
 	uint8	   *newvals[2];
 	uint32		freeslots[2];
 
-	na = bloofi_node_children(mc->index, A, ct, cv, cs);
-	nb = bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes, cs + na);
-	nc = na + nb;
-	cp = palloc(sizeof(uint8 *) * nc);
-	for (int i = 0; i < nc; i++)
+	/*
+	 * Bottom nodes with a SPARSE one among them whose leaves would not fit
+	 * in memory as rows: merged as lists (bloofi_node_write_gathered), else
+	 * through rows, the paper's way
+	 */
+	both.nused = A->nused + B->nused;
+	lists = A->level == 0 && (bloofi_node_is_sparse(A) || bloofi_node_is_sparse(B)) &&
+		!bloofi_node_rows_fit(mc->meta, &both);
+	if (lists)
+		nnew = A->nlive + B->nlive <= bloofi_sparse_leaf_cap(mc->meta) ? 1 : 2;
+	else
 	{
-		cp[i] = cv + (size_t) i * mc->fbytes;
-		bs_or(value, cp[i], mc->nwords);
+		uint8	   *value = palloc0(mc->fbytes);
+		int			na;
+
+		ct = palloc(sizeof(ItemPointerData) * (A->nused + B->nused + 1));
+		cv = palloc_extended((Size) (A->nused + B->nused + 1) * mc->fbytes, MCXT_ALLOC_HUGE);
+		cs = palloc(sizeof(uint32) * (A->nused + B->nused + 1));
+		na = bloofi_node_children(mc->index, A, ct, cv, cs);
+		nc = na + bloofi_node_children(mc->index, B, ct + na, cv + (size_t) na * mc->fbytes,
+									   cs + na);
+		cp = palloc(sizeof(uint8 *) * nc);
+		for (int i = 0; i < nc; i++)
+		{
+			cp[i] = cv + (size_t) i * mc->fbytes;
+			bs_or(value, cp[i], mc->nwords);
+		}
+		nnew = (uint32) nc <= bloofi_fanout_limit(mc->meta, A->level, value) ? 1 : 2;
+		pfree(value);
 	}
-	nnew = (uint32) nc <= bloofi_fanout_limit(mc->meta, A->level, value) ? 1 : 2;
 	/* slots for the switch first: without them X is left as it is */
 	if (!bloofi_node_switch_slots(mc->index, X, 2, olds, nnew, freeslots))
 		return false;
@@ -214,7 +247,17 @@ bloofi_merge_pair(MergeCtx *mc, BloofiNode *X, MergeKids *k, int u, int sib)
 	newvals[1] = k->vals + (size_t) (k->n + 1) * mc->fbytes;
 	mc->oldpages[0] = A->geom.total_pages;
 	mc->oldpages[1] = B->geom.total_pages;
-	if (nnew == 1)
+	if (lists)
+	{
+		BloofiNode	srcs[2];
+
+		srcs[0] = *A;
+		srcs[1] = *B;
+		bloofi_node_write_gathered(mc->index, mc->meta, 2, srcs, nnew,
+								   bloofi_node_cap(mc->d, (uint64) A->nlive + B->nlive + 2),
+								   news, newvals);
+	}
+	else if (nnew == 1)
 		news[0] = bloofi_node_write(mc->index, mc->meta, A->level,
 									bloofi_node_cap(mc->d, (uint64) nc + 2), nc, ct, cp,
 									newvals[0], true);
@@ -231,11 +274,13 @@ bloofi_merge_pair(MergeCtx *mc, BloofiNode *X, MergeKids *k, int u, int sib)
 		k->alive[k->n] = true;
 		k->n++;
 	}
-	pfree(ct);
-	pfree(cv);
-	pfree(cs);
-	pfree(cp);
-	pfree(value);
+	if (!lists)
+	{
+		pfree(ct);
+		pfree(cv);
+		pfree(cs);
+		pfree(cp);
+	}
 	return true;
 }
 

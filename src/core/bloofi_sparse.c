@@ -64,16 +64,16 @@ visit_set_bits(uint8_t *out, uint32_t m, uint32_t n, const uint8_t *const *filte
 				}
 }
 
-void
-bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
-					 uint32_t n, const uint8_t *const *filters, uint32_t *counts)
+/*
+ * The offsets of the lists whose lengths are counts[0..m): written into out,
+ * and counts[j] turned into list j's start (its fill cursor); returns the
+ * entries in all.
+ */
+static uint32_t
+write_offsets(uint8_t *out, uint32_t m, uint32_t *counts)
 {
-	BloofiSparseHeader h;
 	uint32_t	sum = 0;
 
-	memset(counts, 0, sizeof(uint32_t) * ((size_t) m + 1));
-	visit_set_bits(NULL, m, n, filters, counts);
-	/* counts[j] becomes the start of list j (then its fill cursor) */
 	for (uint32_t j = 0; j < m; j++)
 	{
 		uint32_t	c = counts[j];
@@ -83,6 +83,20 @@ bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
 		sum += c;
 	}
 	bloofi_sparse_wr32(out, bloofi_sparse_offset_pos(m), sum);
+	return sum;
+}
+
+void
+bloofi_sparse_encode(uint8_t *out, uint32_t m, uint32_t cap, uint32_t npages,
+					 uint32_t n, const uint8_t *const *filters, uint32_t *counts)
+{
+	BloofiSparseHeader h;
+	uint32_t	sum;
+
+	memset(counts, 0, sizeof(uint32_t) * ((size_t) m + 1));
+	visit_set_bits(NULL, m, n, filters, counts);
+	/* counts[j] becomes the start of list j (then its fill cursor) */
+	sum = write_offsets(out, m, counts);
 	counts[m] = sum;
 	visit_set_bits(out, m, n, filters, counts);
 	h.magic = BLOOFI_SPARSE_MAGIC;
@@ -321,20 +335,12 @@ bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint32_t n,
 					  uint8_t *out, uint32_t *counts, uint16_t *scratch)
 {
 	BloofiSparseHeader h;
-	uint32_t	sum = 0;
+	uint32_t	sum;
 
 	memcpy(&h, v1, sizeof(h));
 	memset(counts, 0, sizeof(uint32_t) * ((size_t) h.m + 1));
 	rebuild_visit(v1, keep, n, order, slots, pos, npos, NULL, counts);
-	for (uint32_t j = 0; j < h.m; j++)
-	{
-		uint32_t	c = counts[j];
-
-		counts[j] = sum;
-		bloofi_sparse_wr32(out, bloofi_sparse_offset_pos(j), sum);
-		sum += c;
-	}
-	bloofi_sparse_wr32(out, bloofi_sparse_offset_pos(h.m), sum);
+	sum = write_offsets(out, h.m, counts);
 	counts[h.m] = sum;
 	rebuild_visit(v1, keep, n, order, slots, pos, npos, out, counts);
 
@@ -382,4 +388,138 @@ bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint32_t n,
 	h.nentries = sum;
 	h.reserved = 0;
 	memcpy(out, &h, sizeof(h));
+}
+
+/* one source's entries of a gather: counted (out NULL) or written at the cursors */
+typedef struct GatherFill
+{
+	const uint32_t *map;
+	uint8_t    *out;
+	uint32_t   *counts;
+	uint32_t	m;
+} GatherFill;
+
+static void
+gather_visit(void *arg, uint32_t j, uint16_t s)
+{
+	GatherFill *f = (GatherFill *) arg;
+	uint32_t	t = f->map[s];
+
+	if (t == BLOOFI_SPARSE_DROP)
+		return;
+	if (f->out == NULL)
+		f->counts[j]++;
+	else
+		bloofi_sparse_wr16(f->out, bloofi_sparse_entry_pos(f->m, f->counts[j]++), (uint16_t) t);
+}
+
+bool
+bloofi_sparse_gather_count(uint32_t nsrc, const uint8_t *const *src,
+						   const uint32_t *const *maps, uint32_t newcap, uint64_t *nentries)
+{
+	uint64_t	total = 0;
+	int64_t		last = -1;		/* the highest slot mapped to so far */
+	uint32_t	m = 0;
+
+	if (newcap > BLOOFI_SPARSE_MAX_CAP)
+		return false;
+	for (uint32_t i = 0; i < nsrc; i++)
+	{
+		BloofiSparseHeader h;
+
+		memcpy(&h, src[i], sizeof(h));
+		if (i > 0 && h.m != m)
+			return false;
+		m = h.m;
+		for (uint32_t s = 0; s < h.cap; s++)
+			if (maps[i][s] != BLOOFI_SPARSE_DROP)
+			{
+				if ((int64_t) maps[i][s] <= last || maps[i][s] >= newcap)
+					return false;
+				last = maps[i][s];
+			}
+		for (uint32_t e = 0; e < h.nentries; e++)
+		{
+			uint16_t	s = bloofi_sparse_rd16(src[i], bloofi_sparse_entry_pos(h.m, e));
+
+			total += s < h.cap && maps[i][s] != BLOOFI_SPARSE_DROP;
+		}
+	}
+	*nentries = total;
+	return true;
+}
+
+void
+bloofi_sparse_gather(uint32_t nsrc, const uint8_t *const *src, const uint32_t *const *maps,
+					 uint32_t newcap, uint32_t npages, uint8_t *out, uint32_t *counts)
+{
+	BloofiSparseHeader h;
+	GatherFill	f;
+	uint32_t	sum;
+
+	memcpy(&h, src[0], sizeof(h));
+	f.counts = counts;
+	f.m = h.m;
+	memset(counts, 0, sizeof(uint32_t) * ((size_t) h.m + 1));
+	f.out = NULL;
+	for (uint32_t i = 0; i < nsrc; i++)
+	{
+		f.map = maps[i];
+		each_entry(src[i], 0, h.m, gather_visit, &f);
+	}
+	sum = write_offsets(out, h.m, counts);
+	/* source by source: each list gets the sources' slots in increasing order */
+	f.out = out;
+	for (uint32_t i = 0; i < nsrc; i++)
+	{
+		f.map = maps[i];
+		each_entry(src[i], 0, h.m, gather_visit, &f);
+	}
+	h.magic = BLOOFI_SPARSE_MAGIC;
+	h.npages = npages;
+	h.cap = newcap;
+	h.nentries = sum;
+	h.reserved = 0;
+	memcpy(out, &h, sizeof(h));
+}
+
+bool
+bloofi_sparse_column_has(const uint8_t *buf, uint16_t s, const uint8_t *filter, uint32_t nwords)
+{
+	BloofiSparseHeader h;
+
+	memcpy(&h, buf, sizeof(h));
+	for (uint32_t w = 0; w < nwords; w++)
+	{
+		uint64_t	x;
+
+		memcpy(&x, filter + (size_t) w * 8, 8);
+		for (; x; x &= x - 1)
+		{
+			uint32_t	j = w * 64 + (uint32_t) __builtin_ctzll(x);
+			uint32_t	lo,
+						hi;
+
+			if (j >= h.m)
+				return false;
+			lo = bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(j));
+			hi = bloofi_sparse_rd32(buf, bloofi_sparse_offset_pos(j + 1));
+			/* binary search of s in the increasing list [lo, hi) */
+			while (lo < hi)
+			{
+				uint32_t	mid = lo + (hi - lo) / 2;
+				uint16_t	v = bloofi_sparse_rd16(buf, bloofi_sparse_entry_pos(h.m, mid));
+
+				if (v == s)
+					break;
+				if (v < s)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo >= hi)
+				return false;
+		}
+	}
+	return true;
 }

@@ -163,4 +163,33 @@ extern void bloofi_sparse_rebuild(const uint8_t *v1, const uint64_t *keep, uint3
 								  uint32_t npages, uint8_t *out, uint32_t *counts,
 								  uint16_t *scratch);
 
+/*
+ * Gathering the lists of SPARSE nodes into a new one without decoding them
+ * to filters (a wide node's growth, split, repack or merge): the entries of
+ * slot s of the valid direct stream src[i] go to slot maps[i][s] of the new
+ * node of newcap slots (BLOOFI_SPARSE_DROP: dropped; maps[i] has one entry
+ * per slot of src[i]'s cap).  Each map must be increasing over the slots it
+ * keeps, below newcap, and every slot source i keeps must map below every
+ * slot a later source keeps: then every list stays strictly increasing.
+ * All sources have the same m.  bloofi_sparse_gather_count checks that and
+ * gives the new nentries (false: the maps break a rule, or the m differ);
+ * out has bloofi_sparse_bytes(m, nentries) bytes, npages goes into its
+ * header, counts is scratch of m + 1 uint32.
+ */
+#define BLOOFI_SPARSE_DROP	UINT32_MAX
+
+extern bool bloofi_sparse_gather_count(uint32_t nsrc, const uint8_t *const *src,
+									   const uint32_t *const *maps, uint32_t newcap,
+									   uint64_t *nentries);
+extern void bloofi_sparse_gather(uint32_t nsrc, const uint8_t *const *src,
+								 const uint32_t *const *maps, uint32_t newcap, uint32_t npages,
+								 uint8_t *out, uint32_t *counts);
+
+/*
+ * From a validated stream: whether the list of every position set in filter
+ * (nwords words, as bytes) holds slot s (a leaf's column is complete).
+ */
+extern bool bloofi_sparse_column_has(const uint8_t *buf, uint16_t s, const uint8_t *filter,
+									 uint32_t nwords);
+
 #endif							/* BLOOFI_SPARSE_H */

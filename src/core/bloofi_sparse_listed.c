@@ -78,6 +78,27 @@ varint_skip(const uint8_t *buf, uint32_t *at, uint32_t end, uint32_t n)
 	while (n > 0 && a + 8 <= end)
 	{
 		uint64_t	w;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint64_t	ends;
+
+		/*
+		 * the ends' high bits, byte i at bit 8i + 7: drop the first n - 1,
+		 * and the next one, if any, is the last varint's end (no popcount:
+		 * without -mpopcnt it is a library call)
+		 */
+		memcpy(&w, buf + a, 8);
+		ends = ~w & UINT64_C(0x8080808080808080);
+		while (ends != 0 && n > 1)
+		{
+			ends &= ends - 1;
+			n--;
+		}
+		if (ends != 0)
+		{
+			*at = a + (uint32_t) __builtin_ctzll(ends) / 8 + 1;
+			return true;
+		}
+#else
 		uint32_t	ends;
 
 		memcpy(&w, buf + a, 8);
@@ -85,6 +106,7 @@ varint_skip(const uint8_t *buf, uint32_t *at, uint32_t end, uint32_t n)
 		if (ends >= n)
 			break;
 		n -= ends;
+#endif
 		a += 8;
 	}
 	while (n > 0)
@@ -410,7 +432,14 @@ bloofi_listed_block_find(const uint8_t *block, uint32_t len, uint32_t first, uin
 					cnt,
 					slot = 0;
 
-		if (!varint_get(block, &at, len, &gap) || !varint_get(block, &at, len, &cnt))
+		if (at + 2 <= len && block[at] < 0x80 && block[at + 1] < 0x80)
+		{
+			/* (the usual case: a gap and a count of one byte each) */
+			gap = block[at];
+			cnt = block[at + 1];
+			at += 2;
+		}
+		else if (!varint_get(block, &at, len, &gap) || !varint_get(block, &at, len, &cnt))
 			return -1;
 		if (firstpos ? gap != 0 : (gap == 0 || gap >= m - cur))
 			return -1;

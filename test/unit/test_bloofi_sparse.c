@@ -343,9 +343,156 @@ check_rebuild(uint32_t m, uint32_t cap, uint32_t n, uint32_t set, uint32_t nnew)
 	free(exp);
 }
 
+/*
+ * bloofi_sparse_gather (a wide SPARSE node grown, split, repacked or merged
+ * as lists) against encoding the gathered filters afresh: two sources, a
+ * random subset of their slots kept, renumbered in order and cut in two
+ * outputs at `cut`; bloofi_sparse_column_has on every leaf, and maps that
+ * break the order refused.
+ */
+static void
+check_gather(uint32_t m, uint32_t cap0, uint32_t cap1, uint32_t set, uint32_t cut)
+{
+	uint32_t	fbytes = (m + 63) / 64 * 8;
+	uint32_t	caps[2] = {cap0, cap1};
+	uint8_t   **f[2];
+	uint8_t    *v1[2];
+	uint32_t   *map[2][2];
+	uint32_t   *counts = malloc(sizeof(uint32_t) * (m + 1));
+	uint8_t   **want[2] = {NULL, NULL};
+	uint32_t	rank = 0;
+	uint32_t	newcap[2];
+
+	for (int i = 0; i < 2; i++)
+	{
+		uint64_t	c;
+
+		f[i] = make_filters(m, caps[i], set, fbytes);
+		c = bloofi_sparse_count(m, caps[i], (const uint8_t *const *) f[i]);
+		v1[i] = malloc(bloofi_sparse_bytes(m, c));
+		bloofi_sparse_encode(v1[i], m, caps[i], 1, caps[i], (const uint8_t *const *) f[i], counts);
+		for (int o = 0; o < 2; o++)
+		{
+			map[o][i] = malloc(sizeof(uint32_t) * caps[i]);
+			want[o] = want[o] ? want[o] : calloc(cap0 + cap1 + cut + 8, sizeof(uint8_t *));
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		for (uint32_t s = 0; s < caps[i]; s++)
+		{
+			bool		kept = f[i][s] != NULL && rnd() % 5 != 0;
+
+			for (int o = 0; o < 2; o++)
+				map[o][i][s] = BLOOFI_SPARSE_DROP;
+			if (!kept)
+				continue;
+			if (rank < cut)
+			{
+				map[0][i][s] = rank;
+				want[0][rank] = f[i][s];
+			}
+			else
+			{
+				map[1][i][s] = rank - cut;
+				want[1][rank - cut] = f[i][s];
+			}
+			rank++;
+		}
+	newcap[0] = cut + 8;
+	newcap[1] = (rank > cut ? rank - cut : 0) + 8;
+	for (int o = 0; o < 2; o++)
+	{
+		uint64_t	c1,
+					c2 = bloofi_sparse_count(m, newcap[o], (const uint8_t *const *) want[o]);
+		const uint32_t *maps[2] = {map[o][0], map[o][1]};
+		uint8_t    *got,
+				   *exp;
+
+		CHECK(bloofi_sparse_gather_count(2, (const uint8_t *const *) v1, maps, newcap[o], &c1),
+			  "gather refused valid maps");
+		CHECK(c1 == c2, "gather count %llu, afresh %llu", (unsigned long long) c1,
+			  (unsigned long long) c2);
+		got = malloc(bloofi_sparse_bytes(m, c1));
+		exp = malloc(bloofi_sparse_bytes(m, c2));
+		bloofi_sparse_gather(2, (const uint8_t *const *) v1, maps, newcap[o], 3, got, counts);
+		bloofi_sparse_encode(exp, m, newcap[o], 3, newcap[o], (const uint8_t *const *) want[o],
+							 counts);
+		CHECK(c1 == c2 && memcmp(got, exp, bloofi_sparse_bytes(m, c2)) == 0,
+			  "m=%u caps=%u,%u cut=%u: gathered stream %d differs from a fresh encoding",
+			  m, cap0, cap1, cut, o);
+		CHECK(bloofi_sparse_validate(got, bloofi_sparse_bytes(m, c1), m, newcap[o]) == NULL,
+			  "gathered stream invalid");
+		for (uint32_t s = 0; s < newcap[o]; s++)
+			if (want[o][s])
+				CHECK(bloofi_sparse_column_has(got, (uint16_t) s, want[o][s], fbytes / 8),
+					  "slot %u lacks a bit of its leaf", s);
+		/* a leaf with one bit more than its column is not held */
+		for (uint32_t s = 0; s < newcap[o]; s++)
+			if (want[o][s])
+			{
+				uint8_t    *more = malloc(fbytes);
+				uint32_t	j = (uint32_t) (rnd() % m);
+
+				memcpy(more, want[o][s], fbytes);
+				while (bit(more, j))
+					j = (j + 1) % m;
+				more[j / 8] |= (uint8_t) (1u << (j % 8));
+				CHECK(!bloofi_sparse_column_has(got, (uint16_t) s, more, fbytes / 8),
+					  "slot %u holds a bit it lacks", s);
+				free(more);
+				break;
+			}
+		free(got);
+		free(exp);
+	}
+	/* out of order: the second source below the first, or a map past newcap */
+	if (rank >= 2)
+	{
+		const uint32_t *swapped[2] = {map[0][1], map[0][0]};
+		const uint8_t *swapsrc[2] = {v1[1], v1[0]};
+		uint64_t	c;
+
+		if (cut >= 2 && rank >= cut)
+		{
+			bool		first_keeps = false,
+						second_keeps = false;
+
+			for (uint32_t s = 0; s < cap0; s++)
+				first_keeps |= map[0][0][s] != BLOOFI_SPARSE_DROP;
+			for (uint32_t s = 0; s < cap1; s++)
+				second_keeps |= map[0][1][s] != BLOOFI_SPARSE_DROP;
+			if (first_keeps && second_keeps)
+				CHECK(!bloofi_sparse_gather_count(2, swapsrc, swapped,
+												  newcap[0], &c), "gather took maps out of order");
+		}
+		{
+			const uint32_t *maps[2] = {map[0][0], map[0][1]};
+
+			CHECK(!bloofi_sparse_gather_count(2, (const uint8_t *const *) v1, maps, 1, &c) ||
+				  cut <= 1, "gather took a slot past newcap");
+		}
+	}
+	for (int i = 0; i < 2; i++)
+	{
+		for (uint32_t s = 0; s < caps[i]; s++)
+			free(f[i][s]);
+		free(f[i]);
+		free(v1[i]);
+		for (int o = 0; o < 2; o++)
+			free(map[o][i]);
+	}
+	free(want[0]);
+	free(want[1]);
+	free(counts);
+}
+
 int
 main(void)
 {
+	check_gather(64, 8, 8, 3, 5);
+	check_gather(1024, 72, 200, 12, 100);
+	check_gather(433039, 700, 640, 30, 600);
+	check_gather(4093, 1000, 1, 30, 2000);
 	check_rebuild(64, 8, 5, 3, 2);
 	check_rebuild(1024, 72, 33, 12, 20);
 	check_rebuild(4093, 1024, 700, 30, 200);
