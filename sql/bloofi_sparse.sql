@@ -234,9 +234,30 @@ INSERT INTO ww SELECT i, bloom_from_array(ARRAY[i, i / 3, 100000 + i % 97]::bigi
   FROM generate_series(2601, 2700) i;
 SELECT bloofi_check('ww_f');
 SELECT ww_diff() AS differences;
+-- a wide root that VACUUM repacks as lists: 5,000 leaves of m = 1,024 (more
+-- than the 3,900 rows 1MB holds), all but one in 40 deleted
+CREATE TABLE wr (id int, f bloomfilter);
+INSERT INTO wr SELECT i, bloom_from_array(ARRAY[i, i + 7]::bigint[], 1024, 3) FROM generate_series(1, 5000) i;
+CREATE INDEX wr_f ON wr USING bloofi (f);
+SELECT bottom_nodes, height FROM bloofi_stats('wr_f');
+SELECT pg_relation_size('wr_f') AS before_repack \gset
+DELETE FROM wr WHERE id % 40 <> 0;
+VACUUM wr;
+SELECT leaves, slots < 1000 AS repacked, pg_relation_size('wr_f') - retired_pages * 8192 - free_pages * 8192 < :before_repack / 2 AS smaller
+  FROM bloofi_stats('wr_f');
+SELECT bloofi_check('wr_f');
+SET enable_seqscan = off;
+SELECT count(*) AS found, count(*) FILTER (WHERE id % 40 <> 0) AS deleted_found
+  FROM generate_series(1, 5007) x, LATERAL (SELECT id FROM wr WHERE f @> x::bigint) s;
+RESET enable_seqscan;
+SET enable_bitmapscan = off;
+SET enable_indexscan = off;
+SELECT count(*) AS scanned FROM generate_series(1, 5007) x, LATERAL (SELECT id FROM wr WHERE f @> x::bigint) s;
+RESET enable_bitmapscan;
+RESET enable_indexscan;
 RESET maintenance_work_mem;
 
-DROP TABLE ww, ww_el, sp, sp_el, lc, lc_idx, lc_seq, wd, wd_el, wf, wf_el, wf_idx, wf_seq, wf_idx2;
+DROP TABLE wr, ww, ww_el, sp, sp_el, lc, lc_idx, lc_seq, wd, wd_el, wf, wf_el, wf_idx, wf_seq, wf_idx2;
 DROP FUNCTION sp_diff();
 DROP FUNCTION wd_diff();
 DROP FUNCTION ww_diff();
