@@ -1,7 +1,7 @@
 -- Bloofi pending list at a wide m (issue 33): filters of m = 433,039, k = 3
 -- (a dense entry would take 54 kB: 1.1 used no pending list there) go to the
 -- pending list as sparse entries (their set positions); those too large for
--- a page go into the tree directly.  Lookups through the list, an
+-- a page as a group of parts, each a run of the positions.  Lookups through the list, an
 -- insert-triggered flush, VACUUM's flush and deletes keep every answer equal
 -- to a sequential scan, and bloofi_check verifies the entries after each.
 SET client_min_messages = warning;
@@ -26,7 +26,8 @@ INSERT INTO wp SELECT 7000 + j, bloom_from_array(ARRAY(SELECT (g * 13 + j)::bigi
 FROM generate_series(1, 2) j;
 -- they wait in the list, in a few pages (dense entries would need 1,005)
 SELECT leaves, pending, s.pages - p.pages < 20 AS few_pages FROM bloofi_stats('wp_f') s, wp_pages p;
--- 3 big ones (5,000 elements: over a page even sparse: into the tree)
+-- 3 big ones (5,000 elements: over a page even sparse): each a group of
+-- parts in the list, counted once
 INSERT INTO wp SELECT 5000 + j, bloom_from_array(ARRAY(SELECT (g * 7 + j)::bigint
                                                        FROM generate_series(1, 5000) g), 433039, 3)
 FROM generate_series(1, 3) j;

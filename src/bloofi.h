@@ -152,9 +152,12 @@ typedef struct BloofiOptions
  * entry is 8 bytes (the heap TID, then a uint16 form) and its filter: dense
  * (form 0: the m bits, 8 * words bytes) or sparse (form
  * BLOOFI_PENDING_SPARSE | len: the len-byte position list of bs_sparse.h,
- * padded to 8), whichever is smaller.  An entry larger than a page goes
- * into the tree directly.  A flush decodes sparse entries to dense bits in
- * batches of at most 1,024 entries and maintenance_work_mem bytes.
+ * padded to 8), whichever is smaller.  A filter whose entry would exceed a
+ * page is stored as a group of sparse parts, consecutive entries of the same
+ * TID each holding a run of its positions, all but the last with
+ * BLOOFI_PENDING_PART set (bloofi_pending.c).  A flush decodes sparse
+ * entries to dense bits in batches of at most 1,024 entries and
+ * maintenance_work_mem bytes.
  */
 #define BLOOFI_PENDING_FLUSH		256
 #define BLOOFI_PENDING_FLUSH_WIDE	4096
@@ -162,6 +165,7 @@ typedef struct BloofiOptions
 #define BLOOFI_PENDING_MIN_PER_PAGE	4
 #define BLOOFI_PENDING_ENTRY(fbytes)	(8 + (fbytes))
 #define BLOOFI_PENDING_SPARSE		0x8000
+#define BLOOFI_PENDING_PART			0x4000	/* (sparse) more parts follow */
 #define BLOOFI_PENDING_NARROW_ENTRY	(BLOOFI_PAGE_BYTES / BLOOFI_PENDING_MIN_PER_PAGE)
 #define BLOOFI_PENDING_MAX_ENTRY	BLOOFI_PAGE_BYTES
 
@@ -582,12 +586,26 @@ typedef struct BloofiPendingEntry
 	const uint8 *enc;			/* sparse: the encoding, enc_len bytes */
 	uint32		enc_len;
 	BsSparse	sparse;			/* sparse: enc opened */
+	bool		part;			/* as parsed: BLOOFI_PENDING_PART */
+	int			nparts;			/* a group of parts, as visited: bits and enc NULL */
+	const BsSparse *parts;		/* ... its parts opened, in position order */
 } BloofiPendingEntry;
 typedef void (*BloofiPendingVisitor) (const BloofiPendingEntry *e, bool flushing, void *arg);
 extern void bloofi_pending_visit(Relation index, const BloofiMetaData *meta, bool strict,
 								 BloofiPendingVisitor visit, void *arg);
 extern const uint8 *bloofi_pending_entry_bits(Relation index, const BloofiMetaData *meta,
 											  const BloofiPendingEntry *e, uint8 *scratch);
+
+/* bloofi_pending_group.c: a chain's groups of parts, read as single entries */
+extern void bloofi_pending_open(Relation index, BlockNumber blk, const uint8 *enc, uint32 len,
+								uint32 m, BsSparse *s);
+typedef struct BloofiPendingGroup BloofiPendingGroup;
+extern BloofiPendingGroup *bloofi_pending_group_new(void);
+extern void bloofi_pending_group_entry(Relation index, const BloofiMetaData *meta,
+									   BlockNumber blk, const BloofiPendingEntry *e,
+									   BloofiPendingGroup *g, bool flushing,
+									   BloofiPendingVisitor visit, void *arg);
+extern void bloofi_pending_group_free(BloofiPendingGroup *g);
 
 /* bloofi_build.c */
 extern IndexBuildResult *bloofi_build(Relation heap, Relation index, IndexInfo *indexInfo);

@@ -152,8 +152,8 @@ bloofi_set_params(Relation index, const BsParams *p)
 
 /*
  * aminsert: a new row's filter goes to the pending list when fastupdate is
- * on and its entry (dense or sparse) fits in a page, else into the
- * tree under the tree lock.  The first filter of an empty index sets its parameters.
+ * on (one entry, dense or sparse, or a group of sparse parts when it
+ * exceeds a page), else into the tree under the tree lock.  The first filter of an empty index sets its parameters.
  */
 bool
 bloofi_insert(Relation index, Datum *values, bool *isnull,
@@ -182,7 +182,6 @@ bloofi_insert(Relation index, Datum *values, bool *isnull,
 	}
 	bloofi_require_params(index, meta, &v.p);
 
-	/* (an entry too large for a pending page goes into the tree) */
 	if (!(bloofi_get_fastupdate(index) && bloofi_pending_usable(meta) &&
 		  bloofi_pending_insert(index, meta, ht_ctid, v.bits)))
 	{

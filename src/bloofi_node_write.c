@@ -333,45 +333,8 @@ bloofi_node_write_halves(Relation index, const BloofiMetaData *meta, uint16 leve
 	pfree(side);
 }
 
-/*
- * The direct stream of bottom node X (tids its slots' TIDs): its lists when
- * SPARSE, else its live leaves' columns encoded (a dense bottom node's rows
- * fit in memory: bloofi_effective_leaf_cap bounds them).
- */
-static uint8 *
-node_direct_stream(Relation index, const BloofiMetaData *meta, const BloofiNode *X,
-				   const ItemPointerData *tids)
-{
-	uint32		fbytes = X->geom.filter_bytes;
-	bool	   *want;
-	uint8	   *rows;
-	const uint8 **fp;
-	uint32	   *counts;
-	uint64		nentries;
-	uint8	   *v1;
-
-	if (bloofi_node_is_sparse(X))
-		return bloofi_sparse_load(index, X);
-	want = palloc0(sizeof(bool) * Max(X->nused, 1));
-	rows = palloc_extended((Size) Max(X->nused, 1) * fbytes, MCXT_ALLOC_HUGE);
-	fp = palloc(sizeof(uint8 *) * Max(X->nused, 1));
-	for (uint32 s = 0; s < X->nused; s++)
-		want[s] = ItemPointerIsValid(&tids[s]);
-	bloofi_node_read_columns(index, X, X->nused, want, rows);
-	for (uint32 s = 0; s < X->nused; s++)
-		fp[s] = want[s] ? rows + (size_t) s * fbytes : NULL;
-	counts = palloc_extended(sizeof(uint32) * ((Size) meta->m + 1), MCXT_ALLOC_HUGE);
-	nentries = bloofi_sparse_count(meta->m, X->nused, fp);
-	if (nentries > PG_UINT32_MAX)
-		elog(ERROR, "bloofi: a sparse node of %llu set bits", (unsigned long long) nentries);
-	v1 = palloc_extended(bloofi_sparse_bytes(meta->m, nentries), MCXT_ALLOC_HUGE);
-	bloofi_sparse_encode(v1, meta->m, X->cap, 0, X->nused, fp, counts);
-	pfree(want);
-	pfree(rows);
-	pfree(fp);
-	pfree(counts);
-	return v1;
-}
+static uint8 *node_direct_stream(Relation index, const BloofiMetaData *meta,
+								 const BloofiNode *X, const ItemPointerData *tids);
 
 /*
  * Copy the live leaves of the bottom nodes srcs[0..nsrc), in that order and
@@ -456,4 +419,44 @@ bloofi_node_write_gathered(Relation index, const BloofiMetaData *meta, int nsrc,
 	pfree(maps);
 	pfree(counts);
 	return (int) total;
+}
+
+/*
+ * The direct stream of bottom node X (tids its slots' TIDs): its lists when
+ * SPARSE, else its live leaves' columns encoded (a dense bottom node's rows
+ * fit in memory: bloofi_effective_leaf_cap bounds them).
+ */
+static uint8 *
+node_direct_stream(Relation index, const BloofiMetaData *meta, const BloofiNode *X,
+				   const ItemPointerData *tids)
+{
+	uint32		fbytes = X->geom.filter_bytes;
+	bool	   *want;
+	uint8	   *rows;
+	const uint8 **fp;
+	uint32	   *counts;
+	uint64		nentries;
+	uint8	   *v1;
+
+	if (bloofi_node_is_sparse(X))
+		return bloofi_sparse_load(index, X);
+	want = palloc0(sizeof(bool) * Max(X->nused, 1));
+	rows = palloc_extended((Size) Max(X->nused, 1) * fbytes, MCXT_ALLOC_HUGE);
+	fp = palloc(sizeof(uint8 *) * Max(X->nused, 1));
+	for (uint32 s = 0; s < X->nused; s++)
+		want[s] = ItemPointerIsValid(&tids[s]);
+	bloofi_node_read_columns(index, X, X->nused, want, rows);
+	for (uint32 s = 0; s < X->nused; s++)
+		fp[s] = want[s] ? rows + (size_t) s * fbytes : NULL;
+	pfree(want);
+	nentries = bloofi_sparse_count(meta->m, X->nused, fp);
+	if (nentries > PG_UINT32_MAX)
+		elog(ERROR, "bloofi: a sparse node of %llu set bits", (unsigned long long) nentries);
+	counts = palloc_extended(sizeof(uint32) * ((Size) meta->m + 1), MCXT_ALLOC_HUGE);
+	v1 = palloc_extended(bloofi_sparse_bytes(meta->m, nentries), MCXT_ALLOC_HUGE);
+	bloofi_sparse_encode(v1, meta->m, X->cap, 0, X->nused, fp, counts);
+	pfree(counts);
+	pfree(rows);
+	pfree(fp);
+	return v1;
 }

@@ -15,8 +15,12 @@
  * are) or sparse (BLOOFI_PENDING_SPARSE | len: the position list of
  * bs_sparse.h, padded to 8 bytes), the smaller of the two.  A page holds
  * op->nused entries back to back from its start; an entry that does not fit
- * in the tail page's free space starts a new page, one larger than a page
- * is not stored (the caller inserts it into the tree).  Every length
+ * in the tail page's free space starts a new page.  A filter whose entry
+ * would exceed a page is stored as a group of sparse parts, consecutive
+ * entries of its TID each encoding a run of its positions, all but the last
+ * flagged BLOOFI_PENDING_PART (bloofi_pending_insert_parts); the chain's
+ * reader gives the visitors a group as one entry (bloofi_pending_group.c),
+ * and drops one whose last part never came (its insert stopped).  Every length
  * is checked against the page and every encoding against m before it is
  * read: a damaged entry is an index_corrupted error, never an over-read.
  * Lookups test a sparse entry in place (bs_sparse_test_all); the flush and
@@ -59,8 +63,8 @@
 #include "bloofi.h"
 
 StaticAssertDecl(sizeof(ItemPointerData) == 6, "a pending entry's form follows its 6-byte TID");
-StaticAssertDecl(BLOOFI_PENDING_MAX_ENTRY - 8 < BLOOFI_PENDING_SPARSE,
-				 "a sparse entry's length fits in its form");
+StaticAssertDecl(BLOOFI_PENDING_MAX_ENTRY - 8 < BLOOFI_PENDING_PART,
+				 "a sparse entry's length fits in its form, below the part flag");
 
 /* bytes of a dense entry's filter */
 static inline uint32
@@ -160,17 +164,6 @@ bloofi_pending_corrupt(Relation index, BlockNumber blk, const char *what)
 					RelationGetRelationName(index), blk, what)));
 }
 
-/* open the sparse encoding enc (len bytes) of an m-bit filter, or fail as corrupted */
-static void
-bloofi_pending_open(Relation index, BlockNumber blk, const uint8 *enc, uint32 len, uint32 m,
-					BsSparse *s)
-{
-	BsSparseError err = bs_sparse_open(enc, len, m, s);
-
-	if (err != BS_SPARSE_OK)
-		bloofi_pending_corrupt(index, blk, bs_sparse_error_string(err));
-}
-
 /*
  * Parse the entry at contents + off of a pending page (block blk, holding
  * BLOOFI_PAGE_BYTES of contents) into *e, checking its length against the
@@ -192,10 +185,13 @@ bloofi_pending_parse(Relation index, BlockNumber blk, const BloofiMetaData *meta
 	e->bits = NULL;
 	e->enc = NULL;
 	e->enc_len = 0;
+	e->part = (form & BLOOFI_PENDING_PART) != 0;
+	e->nparts = 0;
+	e->parts = NULL;
 	if (form == 0)
 		len = 8 + bloofi_pending_fbytes(meta);
 	else if (form & BLOOFI_PENDING_SPARSE)
-		len = 8 + (uint32) TYPEALIGN(8, form & ~BLOOFI_PENDING_SPARSE);
+		len = 8 + (uint32) TYPEALIGN(8, form & ~(BLOOFI_PENDING_SPARSE | BLOOFI_PENDING_PART));
 	else
 		bloofi_pending_corrupt(index, blk, "unknown entry form");
 	if (len > BLOOFI_PAGE_BYTES - off)
@@ -205,7 +201,7 @@ bloofi_pending_parse(Relation index, BlockNumber blk, const BloofiMetaData *meta
 	else
 	{
 		e->enc = p + 8;
-		e->enc_len = form & ~BLOOFI_PENDING_SPARSE;
+		e->enc_len = form & ~(BLOOFI_PENDING_SPARSE | BLOOFI_PENDING_PART);
 		bloofi_pending_open(index, blk, e->enc, e->enc_len, meta->m, &e->sparse);
 	}
 	return len;
@@ -229,18 +225,23 @@ bloofi_pending_page_used(Relation index, BlockNumber blk, const BloofiMetaData *
 /*
  * The dense bits of entry e: its own for a dense entry, else decoded into
  * scratch (8 * bs_words_for_bits(m) bytes) with every position checked
- * (increasing, below m): a damaged encoding is an index_corrupted error.
+ * (increasing, below m; a group's parts ORed): a damaged encoding is an
+ * index_corrupted error.
  */
 const uint8 *
 bloofi_pending_entry_bits(Relation index, const BloofiMetaData *meta,
 						  const BloofiPendingEntry *e, uint8 *scratch)
 {
-	BsSparseError err;
+	BsSparseError err = BS_SPARSE_OK;
 
 	if (e->bits)
 		return e->bits;
 	memset(scratch, 0, bloofi_pending_fbytes(meta));
-	err = bs_sparse_decode(&e->sparse, scratch);
+	if (e->nparts > 0)
+		for (int i = 0; i < e->nparts && err == BS_SPARSE_OK; i++)
+			err = bs_sparse_decode(&e->parts[i], scratch);	/* (sets bits: an OR) */
+	else
+		err = bs_sparse_decode(&e->sparse, scratch);
 	if (err != BS_SPARSE_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -269,33 +270,23 @@ bloofi_pending_get_page(Relation index, BloofiMetaData *meta)
 }
 
 /*
- * Append (tid, filter) to the active chain, in its smaller form.  Returns
- * false, storing nothing, when the entry would exceed
- * BLOOFI_PENDING_MAX_ENTRY: the caller inserts it into the tree.  meta: the
- * index's parameters (m never changes once set).
+ * Append one stored entry (len bytes) to the active chain, in one WAL
+ * record; the caller holds the metapage (metabuf) exclusively.  last: the
+ * entry ends a filter (a single entry, or a group's last part), which the
+ * metapage counts.  Returns whether the chain is due for a flush.
  */
-bool
-bloofi_pending_insert(Relation index, const BloofiMetaData *params, ItemPointer tid,
-					  const uint8 *filter)
+static bool
+bloofi_pending_append(Relation index, Buffer metabuf, const uint8 *entry, uint32 len, bool last)
 {
-	Buffer		metabuf;
 	BloofiMetaData *meta;
 	BloofiWal	w;
 	Page		page = NULL;
 	BloofiPageOpaque op;
-	uint32		len,
-				used = 0;
-	uint8	   *entry;
+	uint32		used = 0;
 	bool		flush;
 
-	len = bloofi_pending_make_entry(params, tid, filter, &entry);
-	if (len == 0)
-		return false;
-	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	bloofi_wal_begin(&w, index);
 	meta = BloofiPageGetMeta(bloofi_wal_page(&w, metabuf, true, 0));
-
 	if (meta->pending_tail != InvalidBlockNumber)
 	{
 		Buffer		tailbuf = ReadBuffer(index, meta->pending_tail);
@@ -331,12 +322,102 @@ bloofi_pending_insert(Relation index, const BloofiMetaData *params, ItemPointer 
 	op = BloofiPageGetOpaque(page);
 	memcpy((uint8 *) PageGetContents(page) + used, entry, len);
 	op->nused++;
-	meta->npending++;
+	if (last)
+		meta->npending++;
 	flush = bloofi_pending_full(meta, op->nlive);
 	bloofi_wal_flush(&w);
-	UnlockReleaseBuffer(metabuf);
-	pfree(entry);
+	return flush;
+}
 
+/*
+ * Append (tid, filter), too large for one entry, as a group of sparse
+ * parts: its positions in increasing runs, each run as many as an entry of
+ * a page holds, appended one WAL record each under one hold of the
+ * metapage (a flush cannot take the chain between them).  An insert that
+ * stops between two parts (an error, a crash) leaves a group without its
+ * last part, of a heap tuple that never committed: readers skip it
+ * (bloofi_chain_visit).  Returns whether the chain is due for a flush.
+ */
+static bool
+bloofi_pending_insert_parts(Relation index, const BloofiMetaData *params, ItemPointer tid,
+							const uint8 *filter)
+{
+	uint32		fbytes = bloofi_pending_fbytes(params);
+	uint64		n = bs_popcount(filter, fbytes / 8);
+	uint32	   *pos = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	uint64		got = 0;
+	uint32		lo = 1,
+				hi = (uint32) Max(n, 1);
+	Buffer		metabuf;
+	bool		flush = false;
+
+	for (uint32 w = 0; w < fbytes / 8; w++)
+	{
+		uint64		x;
+
+		memcpy(&x, filter + (size_t) w * 8, 8);
+		for (; x; x &= x - 1)
+			pos[got++] = w * 64 + (uint32) __builtin_ctzll(x);
+	}
+	/* the most positions a part's entry holds in a page (sizes grow with n) */
+	while (lo < hi)
+	{
+		uint32		mid = lo + (hi - lo + 1) / 2;
+
+		if (8 + TYPEALIGN(8, bs_sparse_size(params->m, mid)) <= BLOOFI_PENDING_MAX_ENTRY)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	for (uint64 first = 0; first < got; first += lo)
+	{
+		uint32		cnt = (uint32) Min((uint64) lo, got - first);
+		bool		last = first + cnt >= got;
+		size_t		slen = bs_sparse_size(params->m, cnt);
+		uint32		len = 8 + (uint32) TYPEALIGN(8, slen);
+		uint16		form = (uint16) (BLOOFI_PENDING_SPARSE | (last ? 0 : BLOOFI_PENDING_PART) | slen);
+		uint8	   *e = palloc0(len);
+
+		memcpy(e, tid, sizeof(ItemPointerData));
+		memcpy(e + 6, &form, sizeof(form));
+		bs_sparse_encode_positions(pos + first, cnt, params->m, e + 8);
+		flush = bloofi_pending_append(index, metabuf, e, len, last);
+		pfree(e);
+	}
+	UnlockReleaseBuffer(metabuf);
+	pfree(pos);
+	return flush;
+}
+
+/*
+ * Append (tid, filter) to the active chain, in its smaller form, or as a
+ * group of parts when even that exceeds BLOOFI_PENDING_MAX_ENTRY.  Returns
+ * false, storing nothing, for a filter without set bits too large for an
+ * entry (none exists: the caller would insert it into the tree).  meta: the
+ * index's parameters (m never changes once set).
+ */
+bool
+bloofi_pending_insert(Relation index, const BloofiMetaData *params, ItemPointer tid,
+					  const uint8 *filter)
+{
+	Buffer		metabuf;
+	uint32		len;
+	uint8	   *entry;
+	bool		flush;
+
+	len = bloofi_pending_make_entry(params, tid, filter, &entry);
+	if (len == 0)
+		flush = bloofi_pending_insert_parts(index, params, tid, filter);
+	else
+	{
+		metabuf = ReadBuffer(index, BLOOFI_METAPAGE_BLKNO);
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		flush = bloofi_pending_append(index, metabuf, entry, len, true);
+		UnlockReleaseBuffer(metabuf);
+		pfree(entry);
+	}
 	if (flush)
 		bloofi_pending_flush(index, false);
 	return true;
@@ -360,6 +441,7 @@ bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
 	BlockNumber blk = head,
 				this;
 	uint8	   *copy = palloc(BLOOFI_PAGE_BYTES);
+	BloofiPendingGroup *g = bloofi_pending_group_new();
 
 	for (BlockNumber steps = 0; blk != InvalidBlockNumber && steps < nblocks; steps++)
 	{
@@ -404,10 +486,11 @@ bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
 			BloofiPendingEntry e;
 
 			off += bloofi_pending_parse(index, this, meta, copy, off, &e);
-			visit(&e, flushing, arg);
+			bloofi_pending_group_entry(index, meta, this, &e, g, flushing, visit, arg);
 		}
 	}
 	pfree(copy);
+	bloofi_pending_group_free(g);
 }
 
 void
@@ -443,6 +526,19 @@ bloofi_pending_search_visit(const BloofiPendingEntry *e, bool flushing, void *ar
 		for (uint32 i = 0; i < ps->npos; i++)
 			if (!bs_bit_test(e->bits, ps->pos[i]))
 				return;
+	}
+	else if (e->nparts > 0)
+	{
+		/* a group: each position in one of its parts */
+		for (uint32 i = 0; i < ps->npos; i++)
+		{
+			int			j = 0;
+
+			while (j < e->nparts && !bs_sparse_test(&e->parts[j], ps->pos[i]))
+				j++;
+			if (j == e->nparts)
+				return;
+		}
 	}
 	else if (!bs_sparse_test_all(&e->sparse, ps->pos, (int) ps->npos))
 		return;
@@ -490,7 +586,8 @@ static void
 bloofi_pending_collect(const BloofiPendingEntry *e, bool flushing, void *arg)
 {
 	PendingCollect *pc = (PendingCollect *) arg;
-	Size		len = e->bits ? pc->fbytes : TYPEALIGN(8, e->enc_len);
+	bool		dense = e->bits || e->nparts > 0;	/* a group is kept decoded */
+	Size		len = dense ? pc->fbytes : TYPEALIGN(8, e->enc_len);
 
 	if (pc->n == pc->cap)
 	{
@@ -506,8 +603,11 @@ bloofi_pending_collect(const BloofiPendingEntry *e, bool flushing, void *arg)
 	}
 	pc->tids[pc->n] = e->tid;
 	pc->off[pc->n] = pc->used;
-	pc->enc_len[pc->n] = e->bits ? 0 : e->enc_len;
-	memcpy(pc->body + pc->used, e->bits ? e->bits : e->enc, e->bits ? pc->fbytes : e->enc_len);
+	pc->enc_len[pc->n] = dense ? 0 : e->enc_len;
+	if (e->nparts > 0)
+		(void) bloofi_pending_entry_bits(pc->index, pc->meta, e, pc->body + pc->used);
+	else
+		memcpy(pc->body + pc->used, e->bits ? e->bits : e->enc, e->bits ? pc->fbytes : e->enc_len);
 	pc->used += len;
 	pc->n++;
 }
@@ -520,6 +620,7 @@ bloofi_collected_bits(PendingCollect *pc, int i, uint8 *scratch)
 
 	if (pc->enc_len[i] == 0)
 		return pc->body + pc->off[i];
+	memset(&e, 0, sizeof(e));
 	e.tid = pc->tids[i];
 	e.bits = NULL;
 	e.enc = pc->body + pc->off[i];

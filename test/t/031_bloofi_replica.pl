@@ -121,6 +121,41 @@ $primary->safe_psql('postgres', q{
 check_sparse('after deletes, VACUUM and direct inserts');
 is($primary->safe_psql('postgres', q{SELECT bloofi_check('ts_f')}), '', 'sparse: bloofi_check on the primary');
 
+# filters too large for a pending page wait in the list as groups of parts
+# (m = 433,039: 5,000 elements, ~15,000 set bits, several parts each), appended
+# in one WAL record a part; the standby's lookups see each group whole, in the
+# list and after VACUUM's flush
+my $gjoin = q{
+	SELECT string_agg(p.x || ':' || tg.id, ',' ORDER BY p.x, tg.id)
+	FROM generate_series(0, 40000, 37) p(x) JOIN tg ON tg.f @> p.x::bigint};
+sub check_groups
+{
+	my ($what) = @_;
+	$primary->wait_for_catchup($standby);
+	my $on_primary = $primary->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $gjoin");
+	my $on_standby = $standby->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $gjoin");
+	my $seq_standby = $standby->safe_psql('postgres', "SET enable_bitmapscan = off; SET enable_indexscan = off; $gjoin");
+	ok(length($on_primary) > 100, "groups, $what: lookups find rows");
+	is($on_standby, $on_primary, "groups, $what: standby index results equal the primary's");
+	is($on_standby, $seq_standby, "groups, $what: standby index results equal its sequential scan");
+}
+$primary->safe_psql('postgres', q{
+	CREATE TABLE tg (id bigint, f bloomfilter);
+	INSERT INTO tg SELECT i, bloom_from_array(ARRAY[i, 20000 + i]::bigint[], 433039, 3) FROM generate_series(1, 200) i;
+	CREATE INDEX tg_f ON tg USING bloofi (f);
+	INSERT INTO tg SELECT 1000 + j, bloom_from_array(ARRAY(SELECT (g * 7 + j)::bigint
+	                                                     FROM generate_series(1, 5000) g), 433039, 3)
+	FROM generate_series(1, 3) j;
+});
+is($primary->safe_psql('postgres', q{SELECT pending FROM bloofi_stats('tg_f')}), '3',
+	'groups: three large filters in the pending list, counted once each');
+check_groups('in the pending list');
+$primary->safe_psql('postgres', q{VACUUM tg});
+is($primary->safe_psql('postgres', q{SELECT pending FROM bloofi_stats('tg_f')}), '0',
+	'groups: flushed by VACUUM');
+check_groups('after the flush');
+is($primary->safe_psql('postgres', q{SELECT bloofi_check('tg_f')}), '', 'groups: bloofi_check on the primary');
+
 $standby->stop;
 $primary->stop;
 done_testing();
