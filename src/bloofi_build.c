@@ -162,15 +162,7 @@ leaf_positions(const BloofiBuildState *bs, uint32 i, uint32 *npos, bool *owned)
 		return (const uint32 *) data;	/* (offsets are multiples of 4) */
 	}
 	pos = palloc(sizeof(uint32) * Max(leaf_bits(bs, i), 1));
-	*npos = 0;
-	for (uint32 w = 0; w < bs->fbytes / 8; w++)
-	{
-		uint64		x;
-
-		memcpy(&x, data + (size_t) w * 8, 8);
-		for (; x; x &= x - 1)
-			pos[(*npos)++] = w * 64 + (uint32) __builtin_ctzll(x);
-	}
+	*npos = (uint32) bs_set_positions(data, bs->fbytes / 8, pos);
 	return pos;
 }
 
@@ -336,14 +328,17 @@ bloofi_build_sparse_pays(const BloofiBuildState *bs, uint64 bits, uint64 n)
 /*
  * A filter's bits as the sort carries them: its set positions (uint32 each)
  * when they take fewer bytes than the dense bits, else the dense bits; the
- * length tells which (dense: exactly nwords * 8 bytes).  At m = 433,039 a
- * filter of 15 set bits is sorted as 60 bytes instead of 54 kB.
+ * length tells which (dense: exactly nwords * 8 bytes); *bits: how many set.
+ * At m = 433,039 a filter of 15 set bits is sorted as 60 bytes instead of
+ * 54 kB.
  */
 static bytea *
-bloofi_build_payload(const BloomView *v)
+bloofi_build_payload(const BloomView *v, uint64 *bits)
 {
 	uint64		count = bs_popcount(v->bits, v->nwords);
 	bytea	   *out;
+
+	*bits = count;
 
 	if (count * 4 < (uint64) v->nwords * 8)
 	{
@@ -530,11 +525,11 @@ bloofi_build_callback(Relation index, ItemPointer tid, Datum *values,
 		bloofi_require_params(index, bs->meta, &v.p);
 
 	{
-		bytea	   *bits = bloofi_build_payload(&v);
+		uint64		nbits;
+		bytea	   *bits = bloofi_build_payload(&v, &nbits);
 		ItemPointerData t = *tid;
 
-		bs->total_bits += VARSIZE_ANY_EXHDR(bits) == bs->fbytes ?
-			bs_popcount(v.bits, v.nwords) : VARSIZE_ANY_EXHDR(bits) / 4;
+		bs->total_bits += nbits;
 
 		ExecClearTuple(bs->inslot);
 		bs->inslot->tts_values[0] = Int64GetDatum((int64) bloofi_similarity_key(v.bits, v.p.m));

@@ -345,20 +345,12 @@ bloofi_pending_insert_parts(Relation index, const BloofiMetaData *params, ItemPo
 	uint32		fbytes = bloofi_pending_fbytes(params);
 	uint64		n = bs_popcount(filter, fbytes / 8);
 	uint32	   *pos = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	uint64		got = 0;
+	uint64		got = bs_set_positions(filter, fbytes / 8, pos);
 	uint32		lo = 1,
 				hi = (uint32) Max(n, 1);
 	Buffer		metabuf;
 	bool		flush = false;
 
-	for (uint32 w = 0; w < fbytes / 8; w++)
-	{
-		uint64		x;
-
-		memcpy(&x, filter + (size_t) w * 8, 8);
-		for (; x; x &= x - 1)
-			pos[got++] = w * 64 + (uint32) __builtin_ctzll(x);
-	}
 	/* the most positions a part's entry holds in a page (sizes grow with n) */
 	while (lo < hi)
 	{

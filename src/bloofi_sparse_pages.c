@@ -156,15 +156,7 @@ bloofi_sparse_relist(const uint8 *v1, const BloofiNode *B, const ItemPointerData
 		keep[slots[i] / 64] &= ~(UINT64CONST(1) << (slots[i] % 64));
 		nslots[nput] = slots[i];
 		pos[nput] = palloc(sizeof(uint32) * Max(bs_popcount(filters[i], nwords), 1));
-		npos[nput] = 0;
-		for (uint32 w = 0; w < nwords; w++)
-		{
-			uint64		x;
-
-			memcpy(&x, filters[i] + (size_t) w * 8, 8);
-			for (; x; x &= x - 1)
-				pos[nput][npos[nput]++] = w * 64 + (uint32) __builtin_ctzll(x);
-		}
+		npos[nput] = (uint32) bs_set_positions(filters[i], nwords, pos[nput]);
 		nput++;
 	}
 	/* the new leaves by increasing slot (insertion sort: a batch is small) */

@@ -134,6 +134,22 @@ bs_is_subset(const uint8_t *sub, const uint8_t *super, size_t nwords)
 	return !any_word_and(sub, super, nwords, ~UINT64_C(0));
 }
 
+uint64_t
+bs_set_positions(const uint8_t *bits, size_t nwords, uint32_t *out)
+{
+	uint64_t	n = 0;
+
+	for (size_t w = 0; w < nwords; w++)
+	{
+		uint64_t	x;
+
+		memcpy(&x, bits + w * 8, 8);
+		for (; x; x &= x - 1)
+			out[n++] = (uint32_t) (w * 64) + (uint32_t) __builtin_ctzll(x);
+	}
+	return n;
+}
+
 void
 bs_fold(uint8_t *dst, const uint8_t *src, uint32_t m, uint32_t factor,
 		BsFoldMapping mapping)

@@ -123,6 +123,12 @@ typedef enum
 extern void bs_fold(uint8_t *dst, const uint8_t *src, uint32_t m,
 					uint32_t factor, BsFoldMapping mapping);
 
+/*
+ * The set positions of an array of nwords words, increasing, into out (room
+ * for its popcount); returns how many.
+ */
+extern uint64_t bs_set_positions(const uint8_t *bits, size_t nwords, uint32_t *out);
+
 /* true when no bit at position >= m is set in an array of bs_words_for_bits(m) words */
 extern bool bs_tail_is_clear(const uint8_t *bits, uint32_t m);
 

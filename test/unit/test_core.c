@@ -42,6 +42,12 @@ test_bits(void)
 	CHECK(!bs_is_subset(a, b, 3) && bs_is_subset(b, b, 3), "subset");
 	CHECK(bs_tail_is_clear(a, 151) && !bs_tail_is_clear(a, 150) && !bs_tail_is_clear(b, 151),
 		  "tail check");
+	{
+		uint32_t	pos[4];
+
+		CHECK(bs_set_positions(a, 3, pos) == 4 && pos[0] == 0 && pos[1] == 63 &&
+			  pos[2] == 64 && pos[3] == 150, "set positions, increasing, across words");
+	}
 	bs_or(b, a, 3);
 	CHECK(bs_popcount(b, 3) == 5, "or");
 	bs_and(b, a, 3);
