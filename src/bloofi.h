@@ -49,9 +49,15 @@
 /*
  * Version 3 (extension 1.2): bottom nodes may be SPARSE (below).  Indexes of
  * version 2 (1.0, 1.1) have none and are read and written as they are.
+ * Version 4 (1.2): a SPARSE node whose free slots may still hold a dead
+ * leaf's lists says so (BLOOFI_NODE_STALE), so that a lookup returns the
+ * leaves it finds without a recheck (bloofi_search, "Exact matches" in
+ * docs/bloofi.md); indexes of versions 2 and 3 are read and written as
+ * they are, and every match they return is rechecked.
  */
-#define BLOOFI_VERSION			3
+#define BLOOFI_VERSION			4
 #define BLOOFI_MIN_VERSION		2
+#define BLOOFI_VERSION_EXACT	4
 #define BLOOFI_METAPAGE_BLKNO	0
 #define BLOOFI_PAGE_ID			0xFF84
 
@@ -115,6 +121,14 @@ typedef BloofiPageOpaqueData *BloofiPageOpaque;
  * is rewritten (bloofi_sparse_pages.c in the glue).
  */
 #define BLOOFI_NODE_SPARSE		0x08
+/*
+ * A SPARSE node some of whose free slots may still hold the lists of the
+ * dead leaf VACUUM's pass 3 took out (set in the record that frees the
+ * slot; a node written whole never has it).  A leaf put into such a slot
+ * has those bits in its column until the node is rewritten, so a lookup
+ * rechecks every leaf of the node.
+ */
+#define BLOOFI_NODE_STALE		0x10
 
 /* (a function, not a macro: its argument is evaluated once) */
 static inline BloofiPageOpaque
@@ -310,6 +324,20 @@ bloofi_node_is_sparse(const BloofiNode *node)
 	return (node->flags & BLOOFI_NODE_SPARSE) != 0;
 }
 
+/*
+ * Whether bottom node X's live slots hold exactly their leaves' bits, so
+ * that a lookup's match there needs no recheck (docs/bloofi.md, "Exact
+ * matches"): in an index of version 4 or later, a dense node (VACUUM clears
+ * a dead leaf's column before its TID), or a SPARSE one without
+ * BLOOFI_NODE_STALE.
+ */
+static inline bool
+bloofi_node_exact(const BloofiMetaData *meta, const BloofiNode *X)
+{
+	return meta->version >= BLOOFI_VERSION_EXACT &&
+		(!bloofi_node_is_sparse(X) || !(X->flags & BLOOFI_NODE_STALE));
+}
+
 /* the block of a SPARSE node's sparse page p (they follow its TID and value pages) */
 static inline BlockNumber
 bloofi_sparse_block(const BloofiNode *node, uint32 p)
@@ -361,7 +389,11 @@ typedef struct BloofiSearchStats
 								 * bound */
 } BloofiSearchStats;
 
-typedef void (*BloofiMatchCallback) (ItemPointer tid, void *arg);
+/*
+ * A match of a lookup: heap TID tid, exact when the leaf's filter as the
+ * index holds it is the heap tuple's (no recheck needed: bloofi_search)
+ */
+typedef void (*BloofiMatchCallback) (ItemPointer tid, bool exact, void *arg);
 
 /* where a heap TID sits in the tree (entry of bloofi_leaf_slots' hash table) */
 typedef struct BloofiLeafSlot
@@ -498,12 +530,14 @@ extern uint8 *bloofi_sparse_load(Relation index, const BloofiNode *node);
 /* a lookup's buffers for SPARSE nodes, allocated once per scan (zeroed: none yet) */
 typedef struct BloofiSparseScratch
 {
-	uint8	   *lists;			/* two lists of cap slots */
+	uint8	   *lists;			/* a position's list, then the intersection */
+	uint8	   *list2;			/* the next position's list */
 	uint8	   *block;			/* LISTED: a block's data */
-	uint8	   *fences;			/* LISTED: a node's fences */
-	uint32		lists_cap;
+	uint32		lists_cap;		/* (bytes, as every _cap) */
+	uint32		list2_cap;
 	uint32		block_cap;
-	uint32		fences_cap;
+	uint32		nres;			/* the last match: its slots, increasing, at
+								 * the start of lists (uint16 each) */
 } BloofiSparseScratch;
 
 extern bool bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos,
@@ -619,12 +653,15 @@ extern bool bloofi_insert(Relation index, Datum *values, bool *isnull,
 						  IndexUniqueCheck checkUnique, bool indexUnchanged,
 						  IndexInfo *indexInfo);
 
-/* bloofi_scan.c */
+/* bloofi_amscan.c: the access method's scan entry points */
 extern IndexScanDesc bloofi_beginscan(Relation r, int nkeys, int norderbys);
 extern void bloofi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 						  ScanKey orderbys, int norderbys);
 extern void bloofi_endscan(IndexScanDesc scan);
 extern int64 bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern int	bloofi_elem_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys);
+
+/* bloofi_scan.c: the search of the tree */
 extern void bloofi_search(Relation index, const BloofiMetaData *meta,
 						  const uint32 *pos, uint32 npos,
 						  BloofiMatchCallback cb, void *arg, BloofiSearchStats *st);
@@ -632,7 +669,6 @@ extern void bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHash
 							 uint32 k, BsKey key, BloofiMatchCallback cb, void *arg,
 							 BloofiSearchStats *st);
 extern bool bloofi_read_stream;
-extern int	bloofi_elem_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys);
 extern bool bloofi_listed_fence_page;
 extern int	bloofi_write_delay;
 extern void bloofi_init_gucs(void);
@@ -651,12 +687,13 @@ typedef struct BloofiProbeCollector
 	int			ntids;
 	int			cap;
 	ItemPointerData *tids;		/* palloc'd in the caller's context */
+	bool	   *exact;			/* each TID's match exact (the same) */
 } BloofiProbeCollector;
 
 extern bool bloofi_plan_probe_reuse;
 extern void bloofi_plan_probe_reuse_init_gucs(void);
 extern void bloofi_probe_collector_init(BloofiProbeCollector *c);
-extern void bloofi_probe_collect(ItemPointer tid, void *arg);
+extern void bloofi_probe_collect(ItemPointer tid, bool exact, void *arg);
 extern void bloofi_probe_keep(BloofiProbeCollector *c, Oid index, const BsKey *keys,
 							  int nkeys);
 extern bool bloofi_probe_tids_take(IndexScanDesc scan, const BsKey *keys, int nkeys,

@@ -519,6 +519,16 @@ bloofi_check_bottom(CheckState *cs, const BloofiNode *X, const ItemPointerData *
 	}
 	if (sparse)
 		pfree(sparse);
+
+	/*
+	 * Exact matches (bloofi_node_exact): a free slot's column is empty, so
+	 * that a leaf put there has its own bits only
+	 */
+	if (bloofi_node_exact(cs->meta, X))
+		for (uint32 s = 0; s < X->cap; s++)
+			if ((s >= X->nused || !ItemPointerIsValid(&tids[s])) && count[s] != 0)
+				CORRUPT(index, "Free slot %u of node at block %u holds %u bits, which a leaf put there would be matched by without a recheck.",
+						s, start, count[s]);
 	if (X->nlive > cs->meta->leaf_cap)
 		CORRUPT(index, "Bottom node at block %u has %u leaves, above leaf_capacity %u.",
 				start, X->nlive, cs->meta->leaf_cap);

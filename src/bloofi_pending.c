@@ -429,11 +429,17 @@ static void
 bloofi_chain_visit(Relation index, const BloofiMetaData *meta, BlockNumber head,
 				   bool flushing, bool strict, BloofiPendingVisitor visit, void *arg)
 {
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber nblocks;
 	BlockNumber blk = head,
 				this;
-	uint8	   *copy = palloc(BLOOFI_PAGE_BYTES);
-	BloofiPendingGroup *g = bloofi_pending_group_new();
+	uint8	   *copy;
+	BloofiPendingGroup *g;
+
+	if (head == InvalidBlockNumber)
+		return;					/* (every lookup passes here: no lseek for an empty chain) */
+	nblocks = RelationGetNumberOfBlocks(index);
+	copy = palloc(BLOOFI_PAGE_BYTES);
+	g = bloofi_pending_group_new();
 
 	for (BlockNumber steps = 0; blk != InvalidBlockNumber && steps < nblocks; steps++)
 	{
@@ -538,7 +544,7 @@ bloofi_pending_search_visit(const BloofiPendingEntry *e, bool flushing, void *ar
 	{
 		ps->st->matches++;
 		if (ps->cb)
-			ps->cb(&tid, ps->arg);
+			ps->cb(&tid, true, ps->arg); /* (the entry is the heap's filter) */
 	}
 }
 

@@ -29,8 +29,8 @@
  *     compared whole; a single-key scan only).
  * Entries of transactions still running at the probe, or removed by VACUUM
  * since, are what a scan at the probe's time would have returned: the heap
- * visit and the recheck (every TID is added for recheck) decide, as for any
- * scan.  So the scan returns what a search at the probe's moment returned,
+ * visit (and the recheck, for a match the search did not find exact, or an
+ * element read two ways) decide, as for any scan.  So the scan returns what a search at the probe's moment returned,
  * and nothing it could see has been added since.
  *
  * bloomsample.plan_probe_reuse (on) switches it off: a benchmark of the
@@ -70,6 +70,7 @@ typedef struct ProbeResult
 	CommandId	cid;			/* the command id then */
 	int			ntids;
 	ItemPointerData *tids;		/* in reuse_ctx */
+	bool	   *exact;			/* in reuse_ctx: each TID's match exact */
 } ProbeResult;
 
 static ProbeResult results[BLOOFI_REUSE_SLOTS];
@@ -131,7 +132,7 @@ bloofi_probe_collector_init(BloofiProbeCollector *c)
 
 /* bloofi_probe_collect: a BloofiMatchCallback; past the limit it gives up */
 void
-bloofi_probe_collect(ItemPointer tid, void *arg)
+bloofi_probe_collect(ItemPointer tid, bool exact, void *arg)
 {
 	BloofiProbeCollector *c = (BloofiProbeCollector *) arg;
 
@@ -147,7 +148,10 @@ bloofi_probe_collect(ItemPointer tid, void *arg)
 		c->cap = Max(16, c->cap * 2);
 		c->tids = c->tids ? repalloc(c->tids, sizeof(ItemPointerData) * c->cap) :
 			palloc(sizeof(ItemPointerData) * c->cap);
+		c->exact = c->exact ? repalloc(c->exact, sizeof(bool) * c->cap) :
+			palloc(sizeof(bool) * c->cap);
 	}
+	c->exact[c->ntids] = exact;
 	c->tids[c->ntids++] = *tid;
 }
 
@@ -183,12 +187,20 @@ bloofi_probe_keep(BloofiProbeCollector *c, Oid index, const BsKey *keys, int nke
 			next_slot = (next_slot + 1) % BLOOFI_REUSE_SLOTS;
 		}
 		if (r->index != InvalidOid && r->tids)
+		{
 			pfree(r->tids);
+			pfree(r->exact);
+		}
 		r->index = InvalidOid;	/* empty until filled (an allocation may fail) */
-		r->tids = c->ntids > 0 ?
-			MemoryContextAlloc(reuse_ctx, sizeof(ItemPointerData) * c->ntids) : NULL;
+		r->tids = NULL;
+		r->exact = NULL;
 		if (c->ntids > 0)
+		{
+			r->tids = MemoryContextAlloc(reuse_ctx, sizeof(ItemPointerData) * c->ntids);
+			r->exact = MemoryContextAlloc(reuse_ctx, sizeof(bool) * c->ntids);
 			memcpy(r->tids, c->tids, sizeof(ItemPointerData) * c->ntids);
+			memcpy(r->exact, c->exact, sizeof(bool) * c->ntids);
+		}
 		r->ntids = c->ntids;
 		r->nkeys = nkeys;
 		memcpy(r->keys, keys, sizeof(BsKey) * nkeys);
@@ -197,15 +209,20 @@ bloofi_probe_keep(BloofiProbeCollector *c, Oid index, const BsKey *keys, int nke
 		r->index = index;
 	}
 	if (c->tids)
+	{
 		pfree(c->tids);
+		pfree(c->exact);
+	}
 	c->tids = NULL;
+	c->exact = NULL;
 }
 
 /*
  * bloofi_probe_tids_take: when a probe of scan's index for the element of
  * keys[0 .. nkeys) is kept and still stands for scan's snapshot (see the
- * file's comment), add its TIDs to tbm (for recheck), set *matches to their
- * number and return true; else false: the scan searches
+ * file's comment), add its TIDs to tbm (for recheck unless the match was
+ * exact and the element has one reading), set *matches to their number and
+ * return true; else false: the scan searches
  */
 bool
 bloofi_probe_tids_take(IndexScanDesc scan, const BsKey *keys, int nkeys,
@@ -225,8 +242,8 @@ bloofi_probe_tids_take(IndexScanDesc scan, const BsKey *keys, int nkeys,
 			memcmp(r->keys, keys, sizeof(BsKey) * nkeys) != 0 ||
 			r->completion != completion || snap->curcid > r->cid)
 			continue;
-		if (r->ntids > 0)
-			tbm_add_tuples(tbm, r->tids, r->ntids, true);
+		for (int j = 0; j < r->ntids; j++)
+			tbm_add_tuples(tbm, &r->tids[j], 1, !(r->exact[j] && nkeys == 1));
 		*matches = r->ntids;
 		return true;
 	}

@@ -1,20 +1,21 @@
 /*
  * bloofi_scan.c
- *    Bloofi lookups: `f @> elem` as a bitmap scan.
+ *    Bloofi lookups: the search of the tree for a set of positions.
  *
- * A lookup hashes each element once into its k positions (several ANDed
- * quals simply add positions) and searches the tree as the paper's
- * Algorithm 1 does: test the root's value, then at every node visited test
- * all its children's values, and descend into the children that match.  A
- * node's children are tested together: the AND of the node's slices at the
- * positions (word by word, stopping as soon as it is empty) leaves the
- * matching slots; each counts as one filter checked per child, as the paper
- * counts.  At the bottom nodes the matching slots' TIDs are returned, lossy
- * (recheck).  Readers' side of the locking protocol (docs/bloofi.md): no
- * heavyweight lock, one buffer share lock at a time (but a wide node's AND
- * a cache line at a time, bloofi_and_together, which never waits while it
- * holds one), and an inner node visited again when a split or merge
- * switched its children between the visit's reads (bloofi_visit_changed).
+ * The search (bloofi_search) goes as the paper's Algorithm 1 does: test the
+ * root's value, then at every node visited test all its children's values,
+ * and descend into the children that match.  A node's children are tested
+ * together: the AND of the node's slices at the positions (word by word,
+ * stopping as soon as it is empty) leaves the matching slots; each counts
+ * as one filter checked per child, as the paper counts.  At the bottom nodes
+ * the matching slots' TIDs are returned, exact when the node's columns are
+ * its leaves' filters and its TID pages have not changed since its header
+ * was read, else for recheck ("Exact matches" in docs/bloofi.md).  Readers'
+ * side of the locking protocol (docs/bloofi.md): no heavyweight lock, one
+ * buffer share lock at a time (but a wide node's AND a cache line at a
+ * time, bloofi_and_together, which never waits while it holds one), and an
+ * inner node visited again when a split or merge switched its children
+ * between the visit's reads (bloofi_visit_changed).
  *
  * On PostgreSQL 17 and later, with bloomsample.bloofi_read_stream on, a
  * node visit whose slice pages are not all where a lookup found them last
@@ -23,12 +24,8 @@
  * asynchronous I/O (io_method); the pages, their order and the AND are the
  * same as page by page, so the answer is too.
  *
- * A text key is read as the heap's operator reads it in each row
- * (src/core/bs_elemtype.h): by the element types that row's filter records,
- * which the index does not know.  So a text that is also an integer or a
- * uuid is searched under both readings (one search per combination of the
- * keys' readings, the matches ORed into the bitmap); the recheck keeps the
- * rows whose own reading matches.
+ * The access method's scan entry points, which turn a scan's keys into
+ * positions and matches into a bitmap, are in bloofi_amscan.c.
  *
  * Design notes: docs/bloofi.md.
  */
@@ -36,11 +33,7 @@
 
 #include <math.h>
 
-#include "access/relscan.h"
-#include "catalog/pg_type.h"
 #include "miscadmin.h"
-#include "nodes/tidbitmap.h"
-#include "pgstat.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/lwlock.h"
@@ -49,7 +42,6 @@
 #include "utils/rel.h"
 
 #include "bloofi.h"
-#include "bs_elem.h"
 
 /* bloomsample.bloofi_read_stream (17 and later; no effect on 15 and 16) */
 bool		bloofi_read_stream = false;
@@ -114,40 +106,6 @@ bloofi_init_gucs(void)
 							"Tests use it to stop a flush or an insert between the two (a cancel, a crash).",
 							&bloofi_write_delay, 0, 0, 60000, PGC_SUSET,
 							GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, NULL, NULL, NULL);
-}
-
-typedef struct BloofiScanOpaqueData
-{
-	MemoryContext ctx;
-} BloofiScanOpaqueData;
-
-IndexScanDesc
-bloofi_beginscan(Relation r, int nkeys, int norderbys)
-{
-	IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
-	BloofiScanOpaqueData *so = palloc0(sizeof(BloofiScanOpaqueData));
-
-	so->ctx = AllocSetContextCreate(CurrentMemoryContext, "bloofi scan context",
-									ALLOCSET_DEFAULT_SIZES);
-	scan->opaque = so;
-	return scan;
-}
-
-void
-bloofi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
-			  ScanKey orderbys, int norderbys)
-{
-	if (scankey && scan->numberOfKeys > 0)
-		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
-}
-
-void
-bloofi_endscan(IndexScanDesc scan)
-{
-	BloofiScanOpaqueData *so = (BloofiScanOpaqueData *) scan->opaque;
-
-	MemoryContextDelete(so->ctx);
-	pfree(so);
 }
 
 /*
@@ -470,7 +428,8 @@ bloofi_and_together(Relation index, const BloofiNode *node, const uint32 *pos, u
  * words) gets the matching slots among the first nused.  Returns false when
  * none matches.  *checked is increased by the children tested: all live ones
  * of a bit-sliced node (one AND tests them all), the list entries read in a
- * SPARSE one.  sc: the scan's buffers for SPARSE nodes.
+ * SPARSE one.  sc: the scan's buffers for SPARSE nodes, where a SPARSE
+ * node's matches are left as a list instead of in acc when npos > 0.
  */
 static bool
 bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uint32 npos,
@@ -486,7 +445,9 @@ bloofi_node_match(Relation index, const BloofiNode *node, const uint32 *pos, uin
 	if (bloofi_node_is_sparse(node))	/* a SPARSE node: lists, not slices */
 	{
 		uint64		entries = 0;
-		bool		r = bloofi_sparse_match(index, node, pos, npos, acc, &entries, sc);
+		/* (the search walks the list the match leaves in sc: no acc then) */
+		bool		r = bloofi_sparse_match(index, node, pos, npos,
+											npos > 0 && sc ? NULL : acc, &entries, sc);
 
 		*checked += (int64) entries;
 		return r;
@@ -613,14 +574,96 @@ bloofi_visit_changed(Relation index, const BloofiNode *X, Buffer buf, uint32 cur
 	return true;
 }
 
+/* the matching slots of a node visit: acc's bits, or a SPARSE node's list */
+typedef struct MatchIter
+{
+	const uint64 *acc;
+	uint32		nwords;
+	uint32		w;
+	uint64		word;
+	const uint16 *res;			/* the list (NULL: acc) */
+	uint32		nres;
+	uint32		ri;
+	uint32		nused;
+} MatchIter;
+
+static void
+match_iter_init(MatchIter *it, const BloofiNode *X, const uint64 *acc,
+				const BloofiSparseScratch *sc)
+{
+	memset(it, 0, sizeof(*it));
+	it->acc = acc;
+	it->nwords = (X->nused + 63) / 64;
+	it->nused = X->nused;
+	if (sc)
+	{
+		it->res = (const uint16 *) sc->lists;
+		it->nres = sc->nres;
+	}
+}
+
+/* the next matching slot into *slot, increasing; false at the end */
+static inline bool
+match_next(MatchIter *it, uint32 *slot)
+{
+	if (it->res)
+	{
+		while (it->ri < it->nres)
+			if ((*slot = it->res[it->ri++]) < it->nused)
+				return true;
+		return false;
+	}
+	while (it->word == 0)
+	{
+		if (it->w == it->nwords)
+			return false;
+		it->word = it->acc[it->w++];
+	}
+	*slot = (it->w - 1) * 64 + (uint32) __builtin_ctzll(it->word);
+	it->word &= it->word - 1;
+	return true;
+}
+
+/*
+ * The root's header read into *root (its page left pinned in *hdr for the
+ * search's first visit) and its value tested; false, nothing pinned, when
+ * the tree is empty or the value lacks a position.  A saturated root's
+ * value would prune little: not tested (section 3.4).  Nor is a SPARSE
+ * root's: its lists answer as soon as one is empty, and the value's pages
+ * would be read for every lookup.
+ */
+static bool
+bloofi_root_passes(Relation index, const BloofiMetaData *meta, const uint32 *pos, uint32 npos,
+				   BloofiSearchStats *st, BloofiNode *root, Buffer *hdr)
+{
+	if (meta->root == InvalidBlockNumber)
+		return false;
+	bloofi_node_read_lookup(index, meta, meta->root, root, hdr);
+	if (!(root->flags & BLOOFI_NODE_SATURATED) && !bloofi_node_is_sparse(root))
+	{
+		st->nodes_checked++;
+		if (!bloofi_value_passes(index, root, pos, npos))
+		{
+			ReleaseBuffer(*hdr);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * Search the tree for leaves having all npos positions (sorted, distinct)
- * set; cb(tid) for each match.  st counts the filters checked (the root's
- * value unless its SATURATED hint says testing it would prune little, then
- * the live children of every bit-sliced node visited, the list entries read
- * in SPARSE ones), the matches and the leaves of the bottom nodes visited.
- * With st->max_nodes > 0 the search stops before opening more nodes than
- * that (st->truncated; st->matches is then a lower bound).
+ * set; cb(tid, exact) for each match, exact when the leaf's column is its
+ * filter's bits (bloofi_node_exact) and the TIDs' page has not changed
+ * since the node's header was read, before the AND: a slot that VACUUM
+ * emptied and an insert filled meanwhile changes that page, so a TID read
+ * there may belong to a leaf the AND did not test.  st counts the filters
+ * checked (the root's value unless its SATURATED hint says testing it would
+ * prune little or it is SPARSE, then the live children of every bit-sliced
+ * node visited, the list entries read in SPARSE ones), the matches and the
+ * leaves of the bottom nodes visited.  With st->max_nodes > 0 the search
+ * stops before opening more nodes than that (st->truncated; st->matches is
+ * then a lower bound).
  */
 void
 bloofi_search(Relation index, const BloofiMetaData *meta,
@@ -633,22 +676,16 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 	uint64	   *acc = NULL;
 	uint32		acc_words = 0;
 	BloofiNode	root;
+	Buffer		roothdr;
+	bool		have_root = true;	/* the first visit is the root's, read here */
 	BloofiSparseScratch sc;
 	uint64		misses = bloofi_recent_miss_count();
 
 	/* was the lookup before this one (in this backend) partly cold? */
 	static bool last_cold = true;
 
-	if (meta->root == InvalidBlockNumber)
+	if (!bloofi_root_passes(index, meta, pos, npos, st, &root, &roothdr))
 		return;
-	bloofi_node_read(index, meta, meta->root, &root);
-	/* a saturated root's value would prune little: not tested (section 3.4) */
-	if (!(root.flags & BLOOFI_NODE_SATURATED))
-	{
-		st->nodes_checked++;
-		if (!bloofi_value_passes(index, &root, pos, npos))
-			return;
-	}
 	memset(&sc, 0, sizeof(sc));
 	stack = palloc(sizeof(BlockNumber) * stackcap);
 	stack[nstack++] = meta->root;
@@ -658,9 +695,12 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		Buffer		hdr;
 		Buffer		buf = InvalidBuffer;
 		uint32		cur = InvalidBlockNumber;
-		uint32		nwords;
 		uint32		pushed;
 		bool		matched;
+		bool		node_exact;
+		bool		page_exact = false;
+		MatchIter	it;
+		uint32		slot;
 
 		CHECK_FOR_INTERRUPTS();
 		if (st->max_nodes > 0 && st->nodes_opened >= st->max_nodes)
@@ -669,7 +709,16 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 			break;
 		}
 		st->nodes_opened++;
-		bloofi_node_read_lookup(index, meta, stack[--nstack], &X, &hdr);
+		if (have_root)
+		{
+			/* (its header read before its value's test: an older LSN only widens a check) */
+			X = root;
+			hdr = roothdr;
+			have_root = false;
+			nstack--;
+		}
+		else
+			bloofi_node_read_lookup(index, meta, stack[--nstack], &X, &hdr);
 		if (X.level == 0)
 			st->leaves_seen += X.nlive;
 		if (acc_words < X.geom.slice_words)
@@ -695,37 +744,39 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 
 		/* the children of the matching slots, one tid page at a time */
 		pushed = nstack;
-		nwords = (X.nused + 63) / 64;
-		for (uint32 w = 0; w < nwords; w++)
+		node_exact = X.level == 0 && bloofi_node_exact(meta, &X);
+		page_exact = node_exact && BufferGetLSNAtomic(buf) <= X.lsn;
+		match_iter_init(&it, &X, acc, bloofi_node_is_sparse(&X) && npos > 0 ? &sc : NULL);
+		while (match_next(&it, &slot))
 		{
-			uint64		word = acc[w];
+			uint32		tp = slot / X.geom.tids_per_page;
+			ItemPointerData tid;
 
-			while (word)
+			if (tp != cur)
 			{
-				uint32		slot = w * 64 + (uint32) __builtin_ctzll(word);
-				ItemPointerData tid;
-
-				word &= word - 1;
 				tid = ((const ItemPointerData *)
-					   bloofi_walk_page(index, X.start, slot / X.geom.tids_per_page,
-										&buf, &cur))[slot % X.geom.tids_per_page];
-				if (!ItemPointerIsValid(&tid))
-					continue;
-				if (X.level > 0)
+					   bloofi_walk_page(index, X.start, tp, &buf, &cur))[slot % X.geom.tids_per_page];
+				page_exact = node_exact && BufferGetLSNAtomic(buf) <= X.lsn;
+			}
+			else
+				tid = ((const ItemPointerData *)
+					   PageGetContents(BufferGetPage(buf)))[slot % X.geom.tids_per_page];
+			if (!ItemPointerIsValid(&tid))
+				continue;
+			if (X.level > 0)
+			{
+				if (nstack == stackcap)
 				{
-					if (nstack == stackcap)
-					{
-						stackcap *= 2;
-						stack = repalloc(stack, sizeof(BlockNumber) * stackcap);
-					}
-					stack[nstack++] = ItemPointerGetBlockNumber(&tid);
+					stackcap *= 2;
+					stack = repalloc(stack, sizeof(BlockNumber) * stackcap);
 				}
-				else
-				{
-					st->matches++;
-					if (cb)
-						cb(&tid, arg);	/* must not take buffer locks */
-				}
+				stack[nstack++] = ItemPointerGetBlockNumber(&tid);
+			}
+			else
+			{
+				st->matches++;
+				if (cb)
+					cb(&tid, page_exact, arg);	/* must not take buffer locks */
 			}
 		}
 		if (X.level == 0)
@@ -740,6 +791,8 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
 		if (last_cold && nstack - pushed >= 2)
 			bloofi_prefetch_children(index, meta, stack + pushed, nstack - pushed, pos, npos);
 	}
+	if (have_root)
+		ReleaseBuffer(roothdr); /* (stopped before its visit) */
 	last_cold = bloofi_recent_miss_count() != misses;
 	bloofi_sparse_scratch_free(&sc);
 	pfree(stack);
@@ -768,125 +821,4 @@ bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHasher *h, uint3
 	pfree(*meta);
 	*meta = bloofi_read_meta(index);
 	bloofi_search(index, *meta, pos, npos, cb, arg, st);
-}
-
-static void
-bloofi_bitmap_cb(ItemPointer tid, void *arg)
-{
-	tbm_add_tuples((TIDBitmap *) arg, tid, 1, true);
-}
-
-/* keys with two readings searched in every combination; more are left out */
-#define BLOOFI_MAX_TWO_READING_KEYS	4
-
-/*
- * bloofi_elem_keys: the keys of element value (of type typid) under h: one,
- * or for a text that is also an integer or a uuid, its two readings (every
- * reading a row may use, whatever types it records); returns how many (at
- * most BS_ELEM_READINGS_MAX).  The scan searches them all; the planner's
- * probe counts them too (bloofi_planprobe.c).
- */
-int
-bloofi_elem_keys(const BsHasher *h, Datum value, Oid typid, BsKey *keys)
-{
-	BsTextReadings rd;
-	BsElem		t,
-				e[BS_ELEM_READINGS_MAX];
-	int			n;
-
-	if (typid != TEXTOID && typid != VARCHAROID)
-	{
-		keys[0] = bf_datum_key(h, value, typid);
-		return 1;
-	}
-	t = bs_elem_varlena(value);
-	(void) bs_elem_text_used(&t, BS_ELEM_ALL, &rd, e, &n);
-	for (int i = 0; i < n; i++)
-		keys[i] = bs_elem_key(h, &e[i]);
-	return n;
-}
-
-int64
-bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
-{
-	BloofiScanOpaqueData *so = (BloofiScanOpaqueData *) scan->opaque;
-	MemoryContext old = MemoryContextSwitchTo(so->ctx);
-	BloofiMetaData *meta = bloofi_read_meta(scan->indexRelation);
-	BloofiSearchStats st = {0, 0, 0};
-	BsParams	p;
-	BsHasher	h;
-	uint32	   *pos;
-	uint32		npos = 0;
-	BsKey	   *alt;			/* [key][reading] */
-	int		   *nalt;
-	int			two[BLOOFI_MAX_TWO_READING_KEYS];
-	int			ntwo = 0;
-	int			nkeys = scan->numberOfKeys;
-	bool		taken;
-
-	if (!meta->have_params)
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(so->ctx);
-		return 0;
-	}
-	bloofi_params(meta, &p);
-	bs_hasher_init(&h, &p);
-	pos = palloc(sizeof(uint32) * p.k * Max(nkeys, 1));
-	alt = palloc(sizeof(BsKey) * BS_ELEM_READINGS_MAX * Max(nkeys, 1));
-	nalt = palloc(sizeof(int) * Max(nkeys, 1));
-	for (int i = 0; i < nkeys; i++)
-	{
-		ScanKey		sk = &scan->keyData[i];
-
-		if (sk->sk_flags & SK_ISNULL)
-		{
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(so->ctx);
-			return 0;
-		}
-		nalt[i] = bloofi_elem_keys(&h, sk->sk_argument, sk->sk_subtype,
-								   alt + i * BS_ELEM_READINGS_MAX);
-		/* leaving a key out of the search only widens it (the recheck decides) */
-		if (nalt[i] > 1 && ntwo == BLOOFI_MAX_TWO_READING_KEYS)
-			nalt[i] = 0;
-		else if (nalt[i] > 1)
-			two[ntwo++] = i;
-	}
-	bs_count_index_search(scan);
-	/* the planner's probe may have found them just now (bloofi_probe_reuse.c) */
-	taken = nkeys == 1 && nalt[0] > 0 &&
-		bloofi_probe_tids_take(scan, alt, nalt[0], tbm, &st.matches);
-
-	/* else one search per combination of the two-reading keys' readings */
-	for (uint32 combo = 0; !taken && combo < (1U << ntwo); combo++)
-	{
-		uint32		n = 0;
-		int			t = 0;
-
-		for (int i = 0; i < nkeys; i++)
-		{
-			int			r = 0;
-
-			if (nalt[i] == 0)
-				continue;
-			if (t < ntwo && two[t] == i)
-				r = (combo >> t++) & 1;
-			bs_key_positions(&h, alt[i * BS_ELEM_READINGS_MAX + r], pos + n);
-			n += p.k;
-		}
-		npos = bloofi_sort_positions(pos, n);
-
-		/*
-		 * the pending chains first, then the tree from a fresh root
-		 * (bloofi_pending.c)
-		 */
-		meta = bloofi_read_meta(scan->indexRelation);
-		bloofi_pending_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
-		meta = bloofi_read_meta(scan->indexRelation);
-		bloofi_search(scan->indexRelation, meta, pos, npos, bloofi_bitmap_cb, tbm, &st);
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(so->ctx);
-	return st.matches;
 }

@@ -269,6 +269,29 @@ typedef struct SparseReader
 	uint32		cur;
 } SparseReader;
 
+/* the contents of the stream's page p, locked in r (read first if r holds another) */
+static const uint8 *
+sparse_page(SparseReader *r, uint64 p)
+{
+	if (p >= r->node->sparse_pages)
+		BLOOFI_NODE_CORRUPT(r->index, r->node->start,
+							"A list of its sparse slices runs past its %u pages.",
+							r->node->sparse_pages);
+	if (p != r->cur)
+	{
+		BlockNumber blk = bloofi_sparse_block(r->node, (uint32) p);
+
+		if (BufferIsValid(r->buf))
+			UnlockReleaseBuffer(r->buf);
+		r->buf = bloofi_read_recent(r->index, blk);
+		LockBuffer(r->buf, BUFFER_LOCK_SHARE);
+		bloofi_check_page(r->index, BufferGetPage(r->buf), blk, BLOOFI_PAGE_SPARSE,
+						  r->node->start);
+		r->cur = (uint32) p;
+	}
+	return (const uint8 *) PageGetContents(BufferGetPage(r->buf));
+}
+
 /* copy bytes [off, off + len) of the stream into out */
 static void
 sparse_read(SparseReader *r, uint64 off, uint64 len, uint8 *out)
@@ -279,27 +302,26 @@ sparse_read(SparseReader *r, uint64 off, uint64 len, uint8 *out)
 		uint32		in = (uint32) (off % BLOOFI_PAGE_BYTES);
 		uint32		cnt = (uint32) Min(len, (uint64) (BLOOFI_PAGE_BYTES - in));
 
-		if (p >= r->node->sparse_pages)
-			BLOOFI_NODE_CORRUPT(r->index, r->node->start,
-								"A list of its sparse slices runs past its %u pages.",
-								r->node->sparse_pages);
-		if (p != r->cur)
-		{
-			BlockNumber blk = bloofi_sparse_block(r->node, (uint32) p);
-
-			if (BufferIsValid(r->buf))
-				UnlockReleaseBuffer(r->buf);
-			r->buf = bloofi_read_recent(r->index, blk);
-			LockBuffer(r->buf, BUFFER_LOCK_SHARE);
-			bloofi_check_page(r->index, BufferGetPage(r->buf), blk, BLOOFI_PAGE_SPARSE,
-							  r->node->start);
-			r->cur = (uint32) p;
-		}
-		memcpy(out, (const uint8 *) PageGetContents(BufferGetPage(r->buf)) + in, cnt);
+		memcpy(out, sparse_page(r, p) + in, cnt);
 		out += cnt;
 		off += cnt;
 		len -= cnt;
 	}
+}
+
+/*
+ * Bytes [off, off + len) of the stream in place, in the page r holds locked
+ * (read first if it is another), when they lie on one page; else NULL (the
+ * caller copies them with sparse_read).  Valid until r moves.
+ */
+static const uint8 *
+sparse_span(SparseReader *r, uint64 off, uint64 len)
+{
+	uint32		in = (uint32) (off % BLOOFI_PAGE_BYTES);
+
+	if (len == 0 || in + len > BLOOFI_PAGE_BYTES)
+		return NULL;
+	return sparse_page(r, off / BLOOFI_PAGE_BYTES) + in;
 }
 
 /* the header of a node's stream as a lookup reads it, either form */
@@ -307,10 +329,6 @@ typedef struct SparseHead
 {
 	BloofiListedHeader h;		/* (h.base only, for the direct form) */
 	bool		listed;
-	uint32	   *fences;			/* LISTED: the fences, 2 words each, each
-								 * page's read when first needed (in the
-								 * scratch) */
-	uint8	   *loaded;			/* LISTED: which of those pages are read */
 	BloofiSparseScratch *sc;	/* buffers, kept for the whole scan */
 } SparseHead;
 
@@ -327,11 +345,21 @@ scratch_reserve(uint8 **buf, uint32 *cap, Size need)
 	*cap = (uint32) need;
 }
 
+/* word w of LISTED fence b (0: its block's first position, 1: the block's data offset) */
+static uint32
+fence_word(SparseReader *r, uint32 b, uint32 w)
+{
+	uint32		v;
+
+	sparse_read(r, bloofi_listed_fence_pos(b) + 4 * w, sizeof(v), (uint8 *) &v);
+	return v;
+}
+
 /* the first fence whose bytes start on stream page p (nblocks: none) */
 static uint32
-fence_page_first(uint32 p, uint32 nblocks)
+fence_page_first(uint64 p, uint32 nblocks)
 {
-	uint64		at = (uint64) p * BLOOFI_PAGE_BYTES;
+	uint64		at = p * BLOOFI_PAGE_BYTES;
 	uint64		f0 = bloofi_listed_fence_pos(0);
 
 	if (at <= f0)
@@ -339,73 +367,80 @@ fence_page_first(uint32 p, uint32 nblocks)
 	return (uint32) Min((at - f0 + 7) / 8, (uint64) nblocks);
 }
 
-/* the fences whose bytes start on stream page p, read into sh->fences once per node */
-static void
-fence_page_load(SparseReader *r, SparseHead *sh, uint32 p, uint32 *a, uint32 *b)
-{
-	*a = fence_page_first(p, sh->h.nblocks);
-	*b = fence_page_first(p + 1, sh->h.nblocks);
-	if (!sh->loaded[p] && *b > *a)
-		sparse_read(r, bloofi_listed_fence_pos(*a), (uint64) 8 * (*b - *a),
-					(uint8 *) (sh->fences + 2 * (uint64) *a));
-	sh->loaded[p] = 1;
-}
-
 /*
- * The last block whose first position is <= pos (-1: none), reading only
- * the fence pages it needs: the page that a uniform spread of the
- * positions (they are hash values) puts pos on first, then its neighbours
- * while the answer lies beyond, then a binary search within the page.
- * Pages read stay in sh->fences for the node's other positions.
+ * The last block whose first position is <= pos (-1: none).  The fences
+ * are searched where they lie, in the page r holds locked, with plain loads
+ * (8-byte fences after a 40-byte header never straddle a page): the page
+ * of the fence where a uniform spread of the positions puts pos (they are
+ * hash values), a neighbour only when the answer lies beyond; in the page a
+ * galloping search from that fence (a guess is off by ~a dozen fences,
+ * whose cache lines are requested together first), then a binary search.
+ * Fences out of order (a damaged node) only give a wrong block, which its
+ * decoding rejects.
  */
 static int64
-fence_find(SparseReader *r, SparseHead *sh, uint32 pos)
+fence_find(SparseReader *r, const SparseHead *sh, uint32 pos)
 {
 	uint32		n = sh->h.nblocks;
-	uint32		p = (uint32) (bloofi_listed_fence_pos((uint32) ((uint64) pos * n / sh->h.base.m)) /
-							  BLOOFI_PAGE_BYTES);
-	uint32		last = (uint32) (bloofi_listed_fence_pos(n - 1) / BLOOFI_PAGE_BYTES);
+	uint32		g = (uint32) Min((uint64) pos * n / sh->h.base.m, (uint64) n - 1);
+	uint64		p = bloofi_listed_fence_pos(g) / BLOOFI_PAGE_BYTES;
 
-	p = Min(p, last);
 	for (;;)
 	{
-		uint32		a,
-					b,
+		uint32		a = fence_page_first(p, n),
+					b = fence_page_first(p + 1, n),
 					lo,
-					hi;
+					hi,
+					step = 1;
+		const uint32 *f;		/* fence i's first position: f[2 * (i - a)] */
 
 		CHECK_FOR_INTERRUPTS();
-		fence_page_load(r, sh, p, &a, &b);
-		if (a == b)				/* (8-byte fences: every page up to last has one) */
-			elog(ERROR, "bloofi: no fence starts on page %u of node %u", p, r->node->start);
-		if (sh->fences[2 * a] > pos)
+		if (a >= b)
+			elog(ERROR, "bloofi: no fence starts on page %u of node %u", (uint32) p,
+				 r->node->start);
+		f = (const uint32 *) (sparse_page(r, p) +
+							  (bloofi_listed_fence_pos(a) - p * BLOOFI_PAGE_BYTES));
+		if (f[0] > pos)
 		{
-			/* the answer lies on an earlier page */
 			if (a == 0)
 				return -1;
-			p--;
+			p--;				/* the answer lies on an earlier page */
+			g = a - 1;
 			continue;
 		}
-		if (b < n && sh->fences[2 * (b - 1)] <= pos)
+		if (b < n && f[2 * (b - 1 - a)] <= pos)
 		{
-			uint32		a2,
-						b2;
+			/* the answer is b - 1 unless fence b (next page) is <= pos too */
+			uint32		next;
 
-			fence_page_load(r, sh, p + 1, &a2, &b2);
-			if (sh->fences[2 * b] <= pos)
-			{
-				p++;
-				continue;
-			}
-			return b - 1;
+			sparse_read(r, bloofi_listed_fence_pos(b), sizeof(next), (uint8 *) &next);
+			if (next > pos)
+				return b - 1;
+			p++;
+			g = b;
+			continue;
 		}
-		lo = a;
-		hi = b;
+		/* f[a] <= pos < fence b: in this page */
+		g = Max(Min(g, b - 1), a);
+		for (uint32 i = g > a + 16 ? g - 16 : a; i < Min(g + 17, b); i += 8)
+			__builtin_prefetch(&f[2 * (i - a)]);
+		if (f[2 * (g - a)] <= pos)
+		{
+			for (lo = g, hi = b; hi - lo > step && f[2 * (lo + step - a)] <= pos; step *= 2)
+				lo += step;
+			hi = Min(hi, lo + step);
+		}
+		else
+		{
+			for (hi = g, lo = a; hi - lo > step && f[2 * (hi - step - a)] > pos; step *= 2)
+				hi -= step;
+			lo = Max(lo, hi - step);
+		}
 		while (hi - lo > 1)
 		{
 			uint32		mid = lo + (hi - lo) / 2;
 
-			if (sh->fences[2 * mid] <= pos)
+			if (f[2 * (mid - a)] <= pos)
 				lo = mid;
 			else
 				hi = mid;
@@ -416,13 +451,17 @@ fence_find(SparseReader *r, SparseHead *sh, uint32 pos)
 
 /*
  * The list of position pos of the stream read by r, in either form, into
- * out (room for cap slots); its length.  Checked as it is read.
+ * the scratch buffer *buf (of *bufcap bytes, grown to what the list may
+ * take: its length in the direct form, a byte an entry of its block in the
+ * LISTED one, never the node's capacity); its length.  Checked as it is
+ * read.
  */
 static uint32
-sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint16 *out)
+sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint8 **buf, uint32 *bufcap)
 {
 	const BloofiNode *node = r->node;
 	uint32		n = 0;
+	uint16	   *out;
 
 	if (!sh->listed)
 	{
@@ -434,6 +473,8 @@ sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint16 *out)
 								"The list of position %u of its sparse slices is [%u, %u) of %u entries.",
 								pos, off[0], off[1], sh->h.base.nentries);
 		n = off[1] - off[0];
+		scratch_reserve(buf, bufcap, sizeof(uint16) * Max(n, 1));
+		out = (uint16 *) *buf;
 		sparse_read(r, bloofi_sparse_entry_pos(sh->h.base.m, off[0]), (uint64) n * 2,
 					(uint8 *) out);
 	}
@@ -442,31 +483,35 @@ sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint16 *out)
 		/* the last block whose first position is <= pos */
 		int64		blk;
 		uint32		lo,
+					first,
 					start,
 					end;
+		const uint8 *data;
 		int			r2;
 
 		if (sh->h.nblocks == 0 || (blk = fence_find(r, sh, pos)) < 0)
 			return 0;
 		lo = (uint32) blk;
-		if (lo + 1 < sh->h.nblocks && !sh->loaded[(bloofi_listed_fence_pos(lo + 1)) / BLOOFI_PAGE_BYTES])
-		{
-			uint32		a,
-						b;
-
-			fence_page_load(r, sh, (uint32) (bloofi_listed_fence_pos(lo + 1) / BLOOFI_PAGE_BYTES),
-							&a, &b);
-		}
-		start = sh->fences[2 * lo + 1];
-		end = lo + 1 < sh->h.nblocks ? sh->fences[2 * lo + 3] : sh->h.datalen;
+		first = fence_word(r, lo, 0);
+		start = fence_word(r, lo, 1);
+		end = lo + 1 < sh->h.nblocks ? fence_word(r, lo + 1, 1) : sh->h.datalen;
 		if (end <= start || end > sh->h.datalen)
 			BLOOFI_NODE_CORRUPT(r->index, node->start,
 								"Block %u of its sparse slices is [%u, %u) of %u bytes.",
 								lo, start, end, sh->h.datalen);
-		scratch_reserve(&sh->sc->block, &sh->sc->block_cap, end - start);
-		sparse_read(r, bloofi_listed_data_pos(sh->h.nblocks) + start, end - start,
-					sh->sc->block);
-		r2 = bloofi_listed_block_find(sh->sc->block, end - start, sh->fences[2 * lo], pos,
+		/* the block in its page (most are on one), else copied */
+		data = sparse_span(r, bloofi_listed_data_pos(sh->h.nblocks) + start, end - start);
+		if (data == NULL)
+		{
+			scratch_reserve(&sh->sc->block, &sh->sc->block_cap, end - start);
+			sparse_read(r, bloofi_listed_data_pos(sh->h.nblocks) + start, end - start,
+						sh->sc->block);
+			data = sh->sc->block;
+		}
+		/* (each entry takes a byte at least: the block's length bounds the list) */
+		scratch_reserve(buf, bufcap, sizeof(uint16) * (end - start));
+		out = (uint16 *) *buf;
+		r2 = bloofi_listed_block_find(data, end - start, first, pos,
 									  sh->h.base.m, node->cap, out, &n);
 		if (r2 < 0)
 			BLOOFI_NODE_CORRUPT(r->index, node->start,
@@ -482,17 +527,19 @@ sparse_list(SparseReader *r, SparseHead *sh, uint32 pos, uint16 *out)
 }
 
 /*
- * The lookup in SPARSE node: acc (geom.slice_words words) gets the slots
- * among the first nused whose lists hold every position; false when none.
+ * The lookup in SPARSE node: acc (geom.slice_words words; NULL: not
+ * wanted, only with npos > 0) gets the slots among the first nused whose
+ * lists hold every position; false when none.
  * Reads the stream's header once, then one list per position (two offsets
- * in the direct form; in the LISTED form the fence page where the spread
- * of the positions puts it, each fence page read at most once per node,
- * then one block), stopping when
- * the intersection is empty; the positions are sorted, so lists on the same
+ * in the direct form; in the LISTED form a search of the fences from where
+ * the spread of the positions puts it, then one block), stopping when the
+ * intersection is empty; the positions are sorted, so lists on the same
  * page share one buffer pin.  *entries (when not NULL) is increased by the
  * list entries read: the filters this lookup examined (a filter in no list
  * read is never looked at).  sc holds the buffers across the nodes of a
- * scan (NULL: local ones, freed here).  A node read by
+ * scan (NULL: local ones, freed here), and after the call the matching
+ * slots as a list (sc->nres of them at the start of sc->lists, increasing,
+ * some maybe at or above nused; none when npos is 0).  A node read by
  * bloofi_node_read_lookup (sparse_pages 0: not known yet) gets its page count
  * from the header read here, checked as bloofi_node_read checks it.
  */
@@ -504,17 +551,17 @@ bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, u
 	SparseReader r = {index, &nd, InvalidBuffer, PG_UINT32_MAX};
 	SparseHead	sh;
 	BloofiSparseScratch local;
-	uint16	   *res;
-	uint16	   *list;
+	uint16	   *res = NULL;
 	uint32		nres = 0;
-	Size		lists = sizeof(uint16) * Max(node->cap, 1);
+	bool		any = false;
 
 	if (sc == NULL)
 	{
 		memset(&local, 0, sizeof(local));
 		sc = &local;
 	}
-	memset(acc, 0, sizeof(uint64) * node->geom.slice_words);
+	if (acc)
+		memset(acc, 0, sizeof(uint64) * node->geom.slice_words);
 	memset(&sh, 0, sizeof(sh));
 	sh.sc = sc;
 	/* the whole LISTED header in one read (the direct one is a prefix of it) */
@@ -534,41 +581,38 @@ bloofi_sparse_match(Relation index, const BloofiNode *node, const uint32 *pos, u
 					   (uint64) node->sparse_pages * BLOOFI_PAGE_BYTES ||
 					   sh.h.nblocks > sh.h.base.m)))
 		BLOOFI_NODE_CORRUPT(index, node->start, "Its sparse slices' header is damaged.");
-	if (sh.listed && sh.h.nblocks > 0 && npos > 0)
-	{
-		uint32		fpages = (uint32) ((bloofi_listed_fence_pos(sh.h.nblocks) - 1) /
-									   BLOOFI_PAGE_BYTES) + 1;
-
-		scratch_reserve(&sc->fences, &sc->fences_cap, (Size) 8 * sh.h.nblocks + fpages);
-		sh.fences = (uint32 *) sc->fences;
-		sh.loaded = sc->fences + (Size) 8 * sh.h.nblocks;
-		memset(sh.loaded, 0, fpages);
-	}
-	scratch_reserve(&sc->lists, &sc->lists_cap, 2 * lists);
-	res = (uint16 *) sc->lists;
-	list = (uint16 *) (sc->lists + lists);
 	for (uint32 i = 0; i < npos && (i == 0 || nres > 0); i++)
 	{
 		uint32		n;
 
-		n = sparse_list(&r, &sh, pos[i], i == 0 ? res : list);
+		if (i == 0)
+			n = sparse_list(&r, &sh, pos[i], &sc->lists, &sc->lists_cap);
+		else
+			n = sparse_list(&r, &sh, pos[i], &sc->list2, &sc->list2_cap);
 		if (entries)
 			*entries += n;
-		nres = i == 0 ? n : bloofi_sparse_intersect(res, nres, list, n);
+		res = (uint16 *) sc->lists;
+		nres = i == 0 ? n : bloofi_sparse_intersect(res, nres, (const uint16 *) sc->list2, n);
 	}
 	if (BufferIsValid(r.buf))
 		UnlockReleaseBuffer(r.buf);
 	if (npos == 0)
+	{
+		Assert(acc != NULL);
 		bloofi_acc_init(acc, node->geom.slice_words, node->nused);
+		any = node->nused > 0;
+	}
 	for (uint32 i = 0; i < nres; i++)
 		if (res[i] < node->nused)
-			acc[res[i] / 64] |= UINT64CONST(1) << (res[i] % 64);
+		{
+			any = true;
+			if (acc)
+				acc[res[i] / 64] |= UINT64CONST(1) << (res[i] % 64);
+		}
+	sc->nres = npos > 0 ? nres : 0;
 	if (sc == &local)
 		bloofi_sparse_scratch_free(sc);
-	for (uint32 w = 0; w < node->geom.slice_words; w++)
-		if (acc[w])
-			return true;
-	return false;
+	return any;
 }
 
 /* free what sc's buffers hold (sc itself is the caller's) */
@@ -577,9 +621,9 @@ bloofi_sparse_scratch_free(BloofiSparseScratch *sc)
 {
 	if (sc->lists)
 		pfree(sc->lists);
+	if (sc->list2)
+		pfree(sc->list2);
 	if (sc->block)
 		pfree(sc->block);
-	if (sc->fences)
-		pfree(sc->fences);
 	memset(sc, 0, sizeof(*sc));
 }

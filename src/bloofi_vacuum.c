@@ -254,20 +254,41 @@ bloofi_vac_shrink(VacState *vs, VacNode *vn)
 															   vs->meta->k));
 }
 
-/* pass 3 for a bottom node: its dead leaves' TIDs (their bits are gone already) */
+/*
+ * Pass 3 for a bottom node: its dead leaves' TIDs (their bits are gone
+ * already, but from a SPARSE node's lists: BLOOFI_NODE_STALE says so, set
+ * in a record before the first TID goes, so that no state a crash leaves
+ * has such a free slot without it).  The header page goes last, in the
+ * last record, so that no TID page of the node ends with a later LSN than
+ * its header: a lookup trusts a TID page no newer than the header it read
+ * (bloofi_search).
+ */
 static void
 bloofi_vac_remove_tids(VacState *vs, VacNode *vn, double *removed)
 {
 	Relation	index = vs->index;
 	BloofiNode *X = &vn->node;
 	BloofiWal	w;
+	uint32		ntp = (X->nused + X->geom.tids_per_page - 1) / X->geom.tids_per_page;
 
 	if (X->level > 0 || vn->ndead == 0)
 		return;
 	bs_vacuum_delay_point(false);
-	bloofi_wal_begin(&w, index);
-	for (uint32 tp = 0; tp * X->geom.tids_per_page < X->nused; tp++)
+	if (bloofi_node_is_sparse(X) && !(X->flags & BLOOFI_NODE_STALE))
 	{
+		Buffer		buf = ReadBuffer(index, X->start);
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bloofi_check_page(index, BufferGetPage(buf), X->start, BLOOFI_PAGE_TID, X->start);
+		bloofi_wal_begin(&w, index);
+		BloofiPageGetOpaque(bloofi_wal_page(&w, buf, false, 0))->flags |= BLOOFI_NODE_STALE;
+		bloofi_wal_flush(&w);
+		X->flags |= BLOOFI_NODE_STALE;
+	}
+	bloofi_wal_begin(&w, index);
+	for (uint32 i = 1; i <= Max(ntp, 1); i++)
+	{
+		uint32		tp = i % Max(ntp, 1);	/* 1, 2, ..., ntp - 1, then 0 */
 		uint32		first = tp * X->geom.tids_per_page;
 		uint32		n = Min(X->geom.tids_per_page, X->nused - first);
 		bool		touch = (tp == 0);
@@ -275,8 +296,8 @@ bloofi_vac_remove_tids(VacState *vs, VacNode *vn, double *removed)
 		Buffer		buf;
 		Page		page;
 
-		for (uint32 i = 0; i < n && !touch; i++)
-			if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
+		for (uint32 j = 0; j < n && !touch; j++)
+			if ((vn->dead[(first + j) / 64] >> ((first + j) % 64)) & 1)
 				touch = true;
 		if (!touch)
 			continue;
@@ -285,9 +306,9 @@ bloofi_vac_remove_tids(VacState *vs, VacNode *vn, double *removed)
 		bloofi_check_page(index, BufferGetPage(buf), X->start + tp, BLOOFI_PAGE_TID, X->start);
 		page = bloofi_wal_page(&w, buf, false, 0);
 		pt = (ItemPointerData *) PageGetContents(page);
-		for (uint32 i = 0; i < n; i++)
-			if ((vn->dead[(first + i) / 64] >> ((first + i) % 64)) & 1)
-				ItemPointerSetInvalid(&pt[i]);
+		for (uint32 j = 0; j < n; j++)
+			if ((vn->dead[(first + j) / 64] >> ((first + j) % 64)) & 1)
+				ItemPointerSetInvalid(&pt[j]);
 		if (tp == 0)
 		{
 			BloofiPageOpaque op = BloofiPageGetOpaque(page);

@@ -2,8 +2,9 @@
 #   bloofi_check accepts the slack that interrupted writes may leave (test
 #   033) but still catches real damage: with the server stopped, pages of
 #   copies of one index are overwritten on disk (a node's value, an inner
-#   node's columns, a bottom node's leaves, the free-page map: blocks both
-#   free and in the tree, or owned by nothing), and bloofi_check must name
+#   node's columns, a bottom node's leaves or a free slot's column, the
+#   free-page map: blocks both free and in the tree, or owned by nothing),
+#   and bloofi_check must name
 #   each violation with ERRCODE_INDEX_CORRUPTED (XX002), without crashing;
 #   REINDEX repairs every copy.  Also damaged SPARSE nodes and sparse
 #   pending entries (m = 433,039).
@@ -20,7 +21,7 @@ use BloofiOracle;
 # turns them on): a damaged page must reach the index's own checks, which a
 # checksum failure (XX001) on reading it would stop first
 my $node = bloofi_node('bloofi_check', "autovacuum = off", no_data_checksums => 1);
-my @names = qw(c_val c_col c_leaf c_map_used c_map_lost c_intact);
+my @names = qw(c_val c_col c_leaf c_free c_map_used c_map_lost c_intact);
 $node->safe_psql('postgres', q{
 	CREATE TABLE c (id int, f bloomfilter);
 	INSERT INTO c SELECT i, bloom_from_array(ARRAY(SELECT 10 * i + j FROM generate_series(0, 9) j)::bigint[], 2048, 5)
@@ -55,7 +56,8 @@ sub opaque
 	my ($data, $blk) = @_;
 	my ($node, $next, $nused, $nlive, $cap, $xid, $level, $flags, $kind, $id) =
 	  unpack('V6 v4', substr($data, $blk * $BLCKSZ + $BLCKSZ - 32, 32));
-	return { node => $node, level => $level, kind => $kind, flags => $flags };
+	return { node => $node, level => $level, kind => $kind, flags => $flags, cap => $cap,
+		nused => $nused };
 }
 # overwrite the contents (bytes 24 .. pd_lower) of block $blk with $byte
 sub fill_page
@@ -100,6 +102,25 @@ my %damage = (
 		my ($d) = @_;
 		fill_page($d, find_page($$d, 4, sub { $_[0]{level} == 0 && !($_[0]{flags} & 3) }), 0);
 	},
+	# a bottom node's free slot above its high-water mark gets bits in every
+	# slice of the node's first slice page: a leaf put there would be matched
+	# by them without a recheck (version 4's exact matches)
+	c_free => sub {
+		my ($d) = @_;
+		my $h = find_page($$d, 2, sub { $_[0]{level} == 0 && !($_[0]{flags} & 3) && $_[0]{nused} < $_[0]{cap} });
+		my $o = opaque($$d, $h);
+		my $page_bytes = $BLCKSZ - 24 - 32;
+		my $tid_pages = int(($o->{cap} + int($page_bytes / 6) - 1) / int($page_bytes / 6));
+		my $value_pages = int((2048 / 8 + $page_bytes - 8) / ($page_bytes & ~7));	# m = 2,048
+		my $slice_bytes = $o->{cap} / 8;
+		my $sp0 = ($h + $tid_pages + $value_pages) * $BLCKSZ + 24;
+		my $s = $o->{cap} - 1;
+		for my $j (0 .. int($page_bytes / $slice_bytes) - 1)
+		{
+			my $at = $sp0 + $j * $slice_bytes + int($s / 8);
+			substr($$d, $at, 1) = chr(ord(substr($$d, $at, 1)) | (1 << ($s % 8)));
+		}
+	},
 	# every block marked free: the tree's blocks too
 	c_map_used => sub { my ($d) = @_; fill_page($d, find_page($$d, 6, undef), 0xFF); },
 	# no block marked free: the free ones belong to nothing
@@ -117,6 +138,7 @@ my %expect = (
 	c_val => qr/Value of node \d+ lacks bits/,
 	c_col => qr/Column \d+ of node \d+ lacks bits/,
 	c_leaf => qr/Leaf of heap tuple \(\d+,\d+\) .* differs from its filter|lacks bits of live leaves/,
+	c_free => qr/Free slot \d+ of node at block \d+ holds \d+ bits/,
 	c_map_used => qr/Block \d+ is both .* and free/,
 	c_map_lost => qr/Block \d+ belongs to no node, chain or free-page map/,
 );
