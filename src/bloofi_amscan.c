@@ -133,7 +133,7 @@ bloofi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	int			ntwo = 0;
 	int			nkeys = scan->numberOfKeys;
 	bool		taken;
-	BitmapSink	sink = {tbm, true};
+	BitmapSink	sink = {tbm, scan->numberOfKeys > 0};	/* (amoptionalkey is false) */
 
 	if (!meta->have_params)
 	{
