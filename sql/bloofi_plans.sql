@@ -57,4 +57,23 @@ FROM (SELECT pg_temp.index_searches('SELECT id FROM bt WHERE f @> 12345::bigint'
 		(SELECT count(*) FROM px) AS outer_rows) s;
 RESET enable_seqscan;
 
+-- exact matches (docs/bloofi.md, "Exact matches"): a match found in a bottom
+-- node is the heap operator's answer, so the bitmap scan evaluates @> on no
+-- row; a text that is also an integer is read by each row's own types, so
+-- its matches are rechecked (track_functions counts the operator's calls in
+-- the executor: the recheck's)
+BEGIN;
+SET LOCAL track_functions = 'all';
+SET LOCAL enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM bt WHERE f @> 12345::bigint;
+SELECT count(*) AS found FROM bt WHERE f @> 12345::bigint;
+-- (the same, the scan searching instead of taking the planner probe's TIDs)
+SET LOCAL bloomsample.plan_probe_reuse = off;
+SELECT count(*) AS found FROM bt WHERE f @> 12345::bigint;
+RESET bloomsample.plan_probe_reuse;
+SELECT count(*) AS functions_called FROM pg_stat_xact_user_functions WHERE funcname = 'bloom_contains';
+SELECT count(*) AS found FROM bt WHERE f @> '12345'::text;
+SELECT sum(calls) > 0 AS rechecked FROM pg_stat_xact_user_functions WHERE funcname = 'bloom_contains';
+COMMIT;
+
 DROP TABLE bt, bt_common;
