@@ -411,10 +411,7 @@ fence_find(SparseReader *r, const SparseHead *sh, uint32 pos)
 		if (b < n && f[2 * (b - 1 - a)] <= pos)
 		{
 			/* the answer is b - 1 unless fence b (next page) is <= pos too */
-			uint32		next;
-
-			sparse_read(r, bloofi_listed_fence_pos(b), sizeof(next), (uint8 *) &next);
-			if (next > pos)
+			if (fence_word(r, b, 0) > pos)
 				return b - 1;
 			p++;
 			g = b;

@@ -88,17 +88,20 @@ is($primary->safe_psql('postgres', q{SELECT bloofi_check('t_f')}), '', 'bloofi_c
 my $sjoin = q{
 	SELECT string_agg(p.x || ':' || ts.id, ',' ORDER BY p.x, ts.id)
 	FROM probe p JOIN ts ON ts.f @> p.x WHERE p.x < 14080};
-sub check_sparse
+# the join $join through the index on the primary and the standby, and by a
+# sequential scan on the standby: all equal, and rows found
+sub check_standby_join
 {
-	my ($what) = @_;
+	my ($join, $what) = @_;
 	$primary->wait_for_catchup($standby);
-	my $on_primary = $primary->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $sjoin");
-	my $on_standby = $standby->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $sjoin");
-	my $seq_standby = $standby->safe_psql('postgres', "SET enable_bitmapscan = off; SET enable_indexscan = off; $sjoin");
-	ok(length($on_primary) > 100, "sparse, $what: lookups find rows");
-	is($on_standby, $on_primary, "sparse, $what: standby index results equal the primary's");
-	is($on_standby, $seq_standby, "sparse, $what: standby index results equal its sequential scan");
+	my $on_primary = $primary->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $join");
+	my $on_standby = $standby->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $join");
+	my $seq_standby = $standby->safe_psql('postgres', "SET enable_bitmapscan = off; SET enable_indexscan = off; $join");
+	ok(length($on_primary) > 100, "$what: lookups find rows");
+	is($on_standby, $on_primary, "$what: standby index results equal the primary's");
+	is($on_standby, $seq_standby, "$what: standby index results equal its sequential scan");
 }
+sub check_sparse { check_standby_join($sjoin, "sparse, $_[0]"); }
 $primary->safe_psql('postgres', q{
 	CREATE TABLE ts (id bigint, f bloomfilter);
 	INSERT INTO ts SELECT i, bloom_from_array(ARRAY[i, i / 3]::bigint[], 1024, 3) FROM generate_series(1, 6000) i;
@@ -128,17 +131,7 @@ is($primary->safe_psql('postgres', q{SELECT bloofi_check('ts_f')}), '', 'sparse:
 my $gjoin = q{
 	SELECT string_agg(p.x || ':' || tg.id, ',' ORDER BY p.x, tg.id)
 	FROM generate_series(0, 40000, 37) p(x) JOIN tg ON tg.f @> p.x::bigint};
-sub check_groups
-{
-	my ($what) = @_;
-	$primary->wait_for_catchup($standby);
-	my $on_primary = $primary->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $gjoin");
-	my $on_standby = $standby->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $gjoin");
-	my $seq_standby = $standby->safe_psql('postgres', "SET enable_bitmapscan = off; SET enable_indexscan = off; $gjoin");
-	ok(length($on_primary) > 100, "groups, $what: lookups find rows");
-	is($on_standby, $on_primary, "groups, $what: standby index results equal the primary's");
-	is($on_standby, $seq_standby, "groups, $what: standby index results equal its sequential scan");
-}
+sub check_groups { check_standby_join($gjoin, "groups, $_[0]"); }
 $primary->safe_psql('postgres', q{
 	CREATE TABLE tg (id bigint, f bloomfilter);
 	INSERT INTO tg SELECT i, bloom_from_array(ARRAY[i, 20000 + i]::bigint[], 433039, 3) FROM generate_series(1, 200) i;
