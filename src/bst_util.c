@@ -113,6 +113,11 @@ bst_report(int rc, const char *what, uint64 bytes)
 				 errdetail("At 8 bytes an id, a result of that many ids exceeds bloomsample.bst_memory_limit (%d MB).",
 						   bst_memory_limit_mb),
 				 errhint("Narrow the namespace, use a sparser query filter, or raise bloomsample.bst_memory_limit.")));
+	if (rc == BST_EINTERNAL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("internal error while %s", what),
+				 errdetail("The inverted index's fill did not match its counts.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("size limit exceeded while %s", what)));

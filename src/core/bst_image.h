@@ -24,8 +24,12 @@
 #define BST_EIMAGE		4		/* an image does not match or is malformed */
 #define BST_EIO			5		/* the writer callback failed */
 
-/* layout version: bump on any change of the header or of BstNode */
-#define BST_IMAGE_VERSION	2
+/*
+ * layout version: bump on any change of the header, of BstNode or of what
+ * the index holds (3: ids filed under their least loaded position, so that
+ * a tree's image is the index this build makes, not an older build's)
+ */
+#define BST_IMAGE_VERSION	3
 
 /* a tree opened over an image: the BstTree header and its index descriptor */
 typedef struct BstMappedTree

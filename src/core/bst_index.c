@@ -1,8 +1,9 @@
 /*
  * bst_index.c
  *    The inverted index of a BloomSampleTree: for every filter position p,
- *    the ids whose first hash position is p, packed as (offset, second
- *    position) entries of bitlen(N - 1) + bitlen(m - 1) bits; its sizes, its
+ *    the ids filed under p (each under the least loaded of its positions),
+ *    packed as (offset, another position) entries of bitlen(N - 1) +
+ *    bitlen(m - 1) bits; its sizes, its
  *    allocation, the cache-friendly fill and the build of an index for a
  *    tree that has none.  See bst_tree.h (the public functions) and
  *    bst_index.h (those the tree construction calls).
@@ -143,10 +144,12 @@ typedef struct IndexFill
 {
 	BstIndex   *ix;
 	uint64_t   *acc;			/* m: bits of the current word, per bucket */
-	uint32_t   *cur;			/* m: next entry, per bucket */
+	uint32_t   *cur;			/* m: next free entry, per bucket (taken when
+								 * gathered: its load is cur[p] - start[p]) */
 	int			gshift;			/* group of bucket p: p >> gshift */
 	uint32_t   *nbuf;			/* groups: entries gathered */
 	uint32_t   *bufp;			/* groups x FILL_BATCH: bucket of each */
+	uint32_t   *bufe;			/* groups x FILL_BATCH: its entry number */
 	uint64_t   *bufv;			/* groups x FILL_BATCH: packed entry */
 } IndexFill;
 
@@ -169,15 +172,15 @@ fill_bytes(uint32_t m)
 	int			gshift;
 	uint64_t	groups = fill_groups(m, &gshift);
 
-	return (uint64_t) m * 12 + groups * (4 + FILL_BATCH * 12);
+	return (uint64_t) m * 12 + groups * (4 + FILL_BATCH * 16);
 }
 
-/* write entry v at bucket p's cursor */
+/* write entry v as entry e of bucket p (each bucket's in increasing e) */
 static inline void
-fill_put(IndexFill *f, uint32_t p, uint64_t v)
+fill_put(IndexFill *f, uint32_t p, uint32_t e, uint64_t v)
 {
 	uint64_t	W = f->ix->entry_bits;
-	uint64_t	b = (uint64_t) f->cur[p]++ * W;
+	uint64_t	b = (uint64_t) e * W;
 	unsigned	sh = (unsigned) (b & 63);
 
 	f->acc[p] |= v << sh;
@@ -198,18 +201,23 @@ static void
 fill_flush(IndexFill *f, uint32_t g)
 {
 	const uint32_t *bp = f->bufp + (size_t) g * FILL_BATCH;
+	const uint32_t *be = f->bufe + (size_t) g * FILL_BATCH;
 	const uint64_t *bv = f->bufv + (size_t) g * FILL_BATCH;
 
 	for (uint32_t k = 0; k < f->nbuf[g]; k++)
-		fill_put(f, bp[k], bv[k]);
+		fill_put(f, bp[k], be[k], bv[k]);
 	f->nbuf[g] = 0;
 }
 
 /*
- * start[p + 1] counts the ids whose first position is p: turn the counts
- * into bucket starts and fill the buckets in id order (so ids ascend within
- * a bucket), hashing every id again rather than keeping its positions from
- * the counting pass (8 bytes an id, more than the index itself).
+ * start[p + 1] counts the ids filed under p (bst_index_count, in id order):
+ * turn the counts into bucket starts and fill the buckets in id order (so
+ * ids ascend within a bucket), hashing every id again rather than keeping
+ * its positions from the counting pass (8 bytes an id, more than the index
+ * itself), and filing it again by the same choice over the same loads (an
+ * id's entry number is taken when it is gathered).  A bucket fuller than
+ * its count would be a bug of the caller's counting order: BST_EINTERNAL,
+ * never a write past the bucket.
  */
 int
 bst_index_fill(BstTree *t)
@@ -228,8 +236,9 @@ bst_index_fill(BstTree *t)
 	f.cur = TALLOC(t, (size_t) m * sizeof(uint32_t));
 	f.nbuf = TALLOC(t, (size_t) groups * sizeof(uint32_t));
 	f.bufp = TALLOC(t, (size_t) groups * FILL_BATCH * sizeof(uint32_t));
+	f.bufe = TALLOC(t, (size_t) groups * FILL_BATCH * sizeof(uint32_t));
 	f.bufv = TALLOC(t, (size_t) groups * FILL_BATCH * sizeof(uint64_t));
-	if (!f.acc || !f.cur || !f.nbuf || !f.bufp || !f.bufv)
+	if (!f.acc || !f.cur || !f.nbuf || !f.bufp || !f.bufe || !f.bufv)
 	{
 		rc = BST_ENOMEM;
 		goto done;
@@ -246,16 +255,25 @@ bst_index_fill(BstTree *t)
 		uint32_t	p,
 					g,
 					k;
+		int			c;
 
 		if ((i & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
 		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, bst_index_id(t, i)), pos);
-		p = pos[0];
+		c = bst_index_choose(f.cur, ix->start, pos, t->p.k);
+		p = pos[c];
+		if (f.cur[p] >= ix->start[p + 1])
+		{
+			rc = BST_EINTERNAL;
+			goto done;
+		}
 		g = p >> f.gshift;
 		k = f.nbuf[g]++;
 		f.bufp[(size_t) g * FILL_BATCH + k] = p;
+		f.bufe[(size_t) g * FILL_BATCH + k] = f.cur[p]++;
+		/* the entry's other position: the first, or the second if filed under the first */
 		f.bufv[(size_t) g * FILL_BATCH + k] =
-			i | ((uint64_t) (t->p.k > 1 ? pos[1] : pos[0]) << ix->off_bits);
+			i | ((uint64_t) pos[c == 0 && t->p.k > 1 ? 1 : 0] << ix->off_bits);
 		if (k + 1 == FILL_BATCH)
 			fill_flush(&f, g);
 	}
@@ -271,6 +289,7 @@ done:
 	TFREE(t, f.cur);
 	TFREE(t, f.nbuf);
 	TFREE(t, f.bufp);
+	TFREE(t, f.bufe);
 	TFREE(t, f.bufv);
 	if (rc != BST_OK)
 		bst_index_free(t);

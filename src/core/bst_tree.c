@@ -298,7 +298,7 @@ bst_build_full(const BsParams *p, int64_t lo, int64_t hi, int depth,
 				bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, x), pos);
 				for (int j = 0; j < t->p.k; j++)
 					bs_bit_set(bits, pos[j]);
-				t->index->start[pos[0] + 1]++;
+				bst_index_count(t->index, pos, t->p.k);
 			}
 			else
 				bs_key_set(&t->hasher, bs_key_int64(&t->hasher, x), bits);
@@ -436,7 +436,7 @@ build_pruned_node(BstTree *t, size_t i0, size_t i1, int64_t lo, int bits,
 				bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, t->ids[i]), pos);
 				for (int j = 0; j < t->p.k; j++)
 					bs_bit_set(lb, pos[j]);
-				t->index->start[pos[0] + 1]++;
+				bst_index_count(t->index, pos, t->p.k);
 			}
 			else
 				set_id(t, v, t->ids[i]);
@@ -753,7 +753,7 @@ bst_index_build(BstTree *t)
 		if ((i & 0xFFFF) == 0)
 			BST_CHECK_INTERRUPTS();
 		bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, bst_index_id(t, i)), pos);
-		t->index->start[pos[0] + 1]++;
+		bst_index_count(t->index, pos, t->p.k);
 	}
 	return bst_index_fill(t);
 }

@@ -43,6 +43,7 @@
 #define BST_ENOMEM		1		/* allocation failed */
 #define BST_ETOOBIG		2		/* size limit of the representation exceeded */
 #define BST_ELIMIT		3		/* a result vector reached its caller's limit */
+#define BST_EINTERNAL	6		/* an invariant of the core failed (a bug) */
 
 /* allocator: alloc returns NULL on failure; realloc too (old block kept) */
 typedef struct BstAlloc
@@ -81,11 +82,14 @@ typedef struct BstNode
 } BstNode;
 
 /*
- * Inverted index: for each bit position p, the ids whose first position is
- * p, as entries start[p] .. start[p + 1] - 1 (ascending ids within a
- * bucket).  An entry packs the id's offset (id - lo in a full tree, its
- * index into ids in a pruned one) in its low off_bits bits and the id's
- * second position (= the first if k = 1) above them: entry_bits =
+ * Inverted index: for each bit position p, the ids filed under p, as
+ * entries start[p] .. start[p + 1] - 1 (ascending ids within a bucket).
+ * An id is filed under the least loaded of its k positions when it comes,
+ * in id order (bst_index_choose; the first position until image layout 3).
+ * An entry packs the id's offset (id - lo in a full tree, its index into
+ * ids in a pruned one) in its low off_bits bits and another of the id's
+ * positions above them (its first, or its second when filed under the
+ * first; the same one if k = 1): entry_bits =
  * bitlen(N - 1) + bitlen(m - 1) bits, stored back to back in 64-bit words
  * (42 bits an id at N = 10^7, m = 132,933; 46 at 10^8).  One entry is one
  * read (bst_index_entry), a single cache miss when sampling.
@@ -111,7 +115,7 @@ extern void bst_index_set_shape(BstIndex *ix, uint64_t nids, uint32_t m);
 /* 64-bit words holding the entries (one spare word: every read is two words) */
 extern uint64_t bst_index_words(uint64_t nids, uint32_t m);
 
-/* entry e, packed: its offset bst_entry_off, its second position bst_entry_pos1 */
+/* entry e, packed: its offset bst_entry_off, its other position bst_entry_pos1 */
 static inline uint64_t
 bst_index_entry(const BstIndex *ix, uint64_t e)
 {

@@ -1032,8 +1032,11 @@ bench_default(void)
  * The packed index: entries of every width read back as written (an oracle
  * writing bit by bit), and the index of built trees (full and pruned, k = 1
  * and 3, counts and m at and around powers of two) holds exactly every id,
- * once, in the bucket of its first position with its second position, ids
- * ascending within a bucket.
+ * once, ids ascending within a bucket, each in the bucket an independent
+ * replay of the filing gives (the least loaded of its positions when it
+ * comes, in id order, ties to the earliest), with another of its positions
+ * (the first; the second when filed under the first); and that filing keeps
+ * the largest bucket below what filing by the first position gives.
  */
 static void
 test_index_layout(void)
@@ -1091,7 +1094,8 @@ test_index_layout(void)
 		}			cases[] = {
 			{0, 65536, 1024, 3}, {0, 65537, 1025, 3}, {0, 65535, 1023, 1},
 			{0, 1, 64, 3}, {0, 2, 64, 2}, {1, 4096, 4096, 3}, {1, 4097, 4095, 1},
-			{1, 1, 64, 3}, {0, 300000, 131071, 3},
+			{1, 1, 64, 3}, {0, 300000, 131071, 3}, {0, 100000, 4096, 2},
+			{1, 50000, 1024, 7},
 		};
 
 		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
@@ -1101,6 +1105,12 @@ test_index_layout(void)
 			int64_t		N = cases[c].n;
 			int64_t    *ids = malloc((size_t) N * sizeof(int64_t));
 			uint8_t    *seen = calloc((size_t) N, 1);
+			uint32_t   *home = malloc((size_t) N * sizeof(uint32_t));
+			uint32_t   *other = malloc((size_t) N * sizeof(uint32_t));
+			uint32_t   *load = calloc(p.m, sizeof(uint32_t));
+			uint32_t   *first = calloc(p.m, sizeof(uint32_t));
+			uint32_t	max_first = 0,
+						max_home = 0;
 			int			rc,
 						bad = 0;
 			uint32_t	ob;
@@ -1116,6 +1126,28 @@ test_index_layout(void)
 			CHECK(t->index->entry_bits == bst_index_entry_bits((uint64_t) N, p.m, &ob) &&
 				  t->index->off_bits == ob && t->index->nentries == (uint64_t) N,
 				  "case %zu: entry width", c);
+			/* the oracle: the filing replayed here, not through bst_index_choose */
+			for (int64_t i = 0; i < N; i++)
+			{
+				uint32_t	pos[BS_MAX_K];
+				int64_t		x = cases[c].pruned ? ids[i] : 100 + i;
+				int			best = 0;
+
+				bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, x), pos);
+				for (int j = 1; j < p.k; j++)
+					if (load[pos[j]] < load[pos[best]])
+						best = j;
+				home[i] = pos[best];
+				other[i] = p.k == 1 ? pos[0] : pos[best == 0 ? 1 : 0];
+				if (++load[home[i]] > max_home)
+					max_home = load[home[i]];
+				if (++first[pos[0]] > max_first)
+					max_first = first[pos[0]];
+			}
+			CHECK(t->index->max_bucket == max_home &&
+				  (p.k == 1 ? max_home == max_first : N < 1000 || max_home < max_first),
+				  "case %zu: largest bucket %u (the replay's %u; by first position %u)",
+				  c, t->index->max_bucket, max_home, max_first);
 			for (uint32_t b = 0; b < p.m; b++)
 			{
 				int64_t		prev = -1;
@@ -1124,8 +1156,6 @@ test_index_layout(void)
 				{
 					uint64_t	v = bst_index_entry(t->index, e);
 					uint32_t	off = bst_entry_off(t->index, v);
-					uint32_t	pos[BS_MAX_K];
-					int64_t		x;
 
 					if (off >= (uint64_t) N || seen[off] || (int64_t) off <= prev)
 					{
@@ -1134,9 +1164,7 @@ test_index_layout(void)
 					}
 					seen[off] = 1;
 					prev = off;
-					x = cases[c].pruned ? ids[off] : 100 + (int64_t) off;
-					bs_key_positions(&t->hasher, bs_key_int64(&t->hasher, x), pos);
-					if (pos[0] != b || bst_entry_pos1(t->index, v) != (p.k > 1 ? pos[1] : pos[0]))
+					if (home[off] != b || bst_entry_pos1(t->index, v) != other[off])
 						bad++;
 				}
 			}
@@ -1147,6 +1175,10 @@ test_index_layout(void)
 			bst_tree_free(t);
 			free(ids);
 			free(seen);
+			free(home);
+			free(other);
+			free(load);
+			free(first);
 		}
 	}
 }
