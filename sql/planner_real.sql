@@ -186,6 +186,29 @@ SET bloomsample.plan_probe = off;
 EXPLAIN (COSTS OFF) SELECT r.els FROM rc_tags t JOIN raw_rc_tags r USING (id) WHERE t.f @> :'worst_tag'::text;
 RESET bloomsample.plan_probe;
 
+-- a join counted in the index (issue 36): the element column's statistics values
+-- (its most common values first, then histogram bounds, 100 at most) are counted in
+-- the filter column's bloofi index, where the statistics' sample sees a tag of 10-25
+-- items as a fraction of a hit.  24 tags, each in 2 or 3 rows of the element table,
+-- are all its most common values: the estimate is the join's rows
+CREATE TABLE rc_tag_probes AS
+SELECT 'g' || (j * 241) % 6000 AS x FROM generate_series(1, 24) j, generate_series(1, 2 + j % 2) r;
+ANALYZE rc_tag_probes;
+SELECT count(*) AS join_rows FROM rc_tag_probes p JOIN rc_tags t ON t.f @> p.x \gset
+SELECT :join_rows AS join_rows,
+       round((rc_est('SELECT * FROM rc_tag_probes p JOIN rc_tags t ON t.f @> p.x') / :join_rows)::numeric, 2)
+           AS counted_over_actual;
+SET bloomsample.plan_probe = off;
+SELECT round((rc_est('SELECT * FROM rc_tag_probes p JOIN rc_tags t ON t.f @> p.x') / :join_rows)::numeric, 2)
+           AS statistics_over_actual;
+RESET bloomsample.plan_probe;
+-- more element values than probes: 300 tags, one row each (101 histogram bounds, no
+-- common values): 100 bounds counted stand for all, within 2x
+CREATE TABLE rc_tag_probes2 AS SELECT 'g' || (j * 59) % 6000 AS x FROM generate_series(1, 300) j;
+ANALYZE rc_tag_probes2;
+SELECT rc_check('SELECT * FROM rc_tag_probes2 p JOIN rc_tags t ON t.f @> p.x') AS histogram_join;
+DROP TABLE rc_tag_probes, rc_tag_probes2;
+
 -- the probes' mean estimates $1 (issue 36): a prepared statement's custom plans each
 -- probe the index, and once five probes of it are known a generic plan's element is
 -- estimated by their mean (the statistics' estimate of an element nothing is known

@@ -178,10 +178,14 @@ probe_index_for(VariableStatData *vardata)
  * a lower bound.  A text that is also an integer or a uuid is searched under
  * both readings, as the scan does (bloofi_elem_keys), and counted by the
  * reading with more matches: a column's rows use one of them, so the other
- * one's matches are its false positives, which the recheck drops.
+ * one's matches are its false positives, which the recheck drops.  lookup:
+ * the probe of a lookup's own element, which joins the probes' mean and
+ * keeps its entries for the scan; false for the probes of a join's element
+ * values (contains_join), which are neither.
  */
 double
-bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *complete)
+bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool lookup,
+				  bool *complete)
 {
 	IndexOptInfo *ix = probe_index_for(vardata);
 	Relation	index;
@@ -207,6 +211,7 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 		bs_hasher_init(&h, &p);
 		nkeys = bloofi_elem_keys(&h, value, typid, keys);
 		bloofi_probe_collector_init(&found);
+		found.on = found.on && lookup;
 		*complete = true;
 		rows = 0;
 		for (int i = 0; i < nkeys; i++)
@@ -221,10 +226,11 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 		}
 		elog(DEBUG1, "bloofi plan probe of %s: %.0f matches%s",
 			 RelationGetRelationName(index), rows, *complete ? "" : " (stopped)");
-		if (*complete)
+		if (*complete && lookup)
 			probe_mean_add(ix->indexoid, rows);
 		found.on = found.on && *complete;
-		bloofi_probe_keep(&found, ix->indexoid, keys, nkeys);
+		if (lookup)
+			bloofi_probe_keep(&found, ix->indexoid, keys, nkeys);
 	}
 	pfree(meta);
 	index_close(index, NoLock);

@@ -214,9 +214,13 @@ typedef struct BfColumnStats
  */
 extern const BfColumnStats *bf_column_stats(VariableStatData *vardata);
 
-/* bloofi_planprobe.c: a constant's matching entries in the column's bloofi index */
+/*
+ * bloofi_planprobe.c: a constant's matching entries in the column's bloofi
+ * index (lookup: a lookup's own probe, counted in the probes' mean and its
+ * entries kept for the scan; false for a join's probes of the elements)
+ */
 extern double bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid,
-								bool *complete);
+								bool lookup, bool *complete);
 extern double bloofi_probe_mean_rows(VariableStatData *vardata);
 
 /* bloomfilter_selfuncs.c */
