@@ -94,11 +94,13 @@ SELECT est_within_2x('SELECT * FROM probes p JOIN ps ON ps.f @> p.e') AS with_co
 -- semi- and anti-joins: the probes that some filter holds, and those none holds
 SELECT est_within_2x('SELECT * FROM probes p WHERE EXISTS (SELECT FROM ps WHERE ps.f @> p.e)') AS semi,
        est_within_2x('SELECT * FROM probes p WHERE NOT EXISTS (SELECT FROM ps WHERE ps.f @> p.e)') AS anti;
--- an int4 element column joins through the int8 operator with its own statistics
+-- an int4 element column joins through the int8 operator with its own statistics,
+-- the cast implicit or written
 CREATE TABLE probes4 (e int4);
 INSERT INTO probes4 SELECT i * 10 + 3 FROM generate_series(1, 200) i;
 ANALYZE probes4;
-SELECT est_within_2x('SELECT * FROM probes4 p JOIN ps ON ps.f @> p.e') AS int4_join;
+SELECT est_within_2x('SELECT * FROM probes4 p JOIN ps ON ps.f @> p.e') AS int4_join,
+       est_within_2x('SELECT * FROM probes4 p JOIN ps ON ps.f @> p.e::bigint') AS int4_join_cast;
 
 -- a constant filter against an element column
 CREATE TABLE elems (e bigint);

@@ -87,9 +87,9 @@ filter_on_right(Oid lefttype)
 }
 
 /*
- * The element expression with an implicit integer widening removed (an
- * int4 column compared through int8 has the int4 column's statistics, and
- * its values hash as the same elements).
+ * The element expression with an integer widening removed, implicit or
+ * written (an int4 column compared through int8, `f @> t.x::bigint`, has the
+ * int4 column's statistics, and its values hash as the same elements).
  */
 static Node *
 strip_elem_cast(Node *node)
@@ -99,7 +99,8 @@ strip_elem_cast(Node *node)
 		if (IsA(node, RelabelType))
 			node = (Node *) ((RelabelType *) node)->arg;
 		else if (IsA(node, FuncExpr) &&
-				 ((FuncExpr *) node)->funcformat == COERCE_IMPLICIT_CAST &&
+				 (((FuncExpr *) node)->funcformat == COERCE_IMPLICIT_CAST ||
+				  ((FuncExpr *) node)->funcformat == COERCE_EXPLICIT_CAST) &&
 				 list_length(((FuncExpr *) node)->args) == 1 &&
 				 ((FuncExpr *) node)->funcresulttype == INT8OID &&
 				 (exprType(linitial(((FuncExpr *) node)->args)) == INT4OID ||
