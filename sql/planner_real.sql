@@ -207,7 +207,20 @@ RESET bloomsample.plan_probe;
 CREATE TABLE rc_tag_probes2 AS SELECT 'g' || (j * 59) % 6000 AS x FROM generate_series(1, 300) j;
 ANALYZE rc_tag_probes2;
 SELECT rc_check('SELECT * FROM rc_tag_probes2 p JOIN rc_tags t ON t.f @> p.x') AS histogram_join;
-DROP TABLE rc_tag_probes, rc_tag_probes2;
+-- semi- and anti-joins with the elements outside: the share of element rows with a
+-- match, counted the same way: 24 tags all held and 12 strings none holds, two rows
+-- each, all most common values, so the estimates are the 48 and 24 rows
+CREATE TABLE rc_tag_probes3 AS
+SELECT x FROM (SELECT 'g' || (j * 241) % 6000 AS x FROM generate_series(1, 24) j
+               UNION ALL SELECT 'absent' || j FROM generate_series(1, 12) j) s, generate_series(1, 2) r;
+ANALYZE rc_tag_probes3;
+SELECT rc_est('SELECT * FROM rc_tag_probes3 p WHERE EXISTS (SELECT FROM rc_tags t WHERE t.f @> p.x)') AS semi,
+       rc_est('SELECT * FROM rc_tag_probes3 p WHERE NOT EXISTS (SELECT FROM rc_tags t WHERE t.f @> p.x)') AS anti;
+SET bloomsample.plan_probe = off;
+SELECT rc_est('SELECT * FROM rc_tag_probes3 p WHERE EXISTS (SELECT FROM rc_tags t WHERE t.f @> p.x)') AS statistics_semi,
+       rc_est('SELECT * FROM rc_tag_probes3 p WHERE NOT EXISTS (SELECT FROM rc_tags t WHERE t.f @> p.x)') AS statistics_anti;
+RESET bloomsample.plan_probe;
+DROP TABLE rc_tag_probes, rc_tag_probes2, rc_tag_probes3;
 
 -- the probes' mean estimates $1 (issue 36): a prepared statement's custom plans each
 -- probe the index, and once five probes of it are known a generic plan's element is

@@ -570,13 +570,15 @@ nonconst_elem_fraction(PlannerInfo *root, VariableStatData *vardata,
  * element held by a few of tens of thousands of sets as a fraction of a hit,
  * so a join of such elements was estimated at 0.2-1.2x its rows from one
  * ANALYZE to the next (docs/planner.md, "Joins counted in the index"); the
- * counts are the lookups' own.  -1 when the probe does not apply (no bloofi
- * index, the probe off, no statistics of elem) or stopped at its node limit
- * on one of the values.
+ * counts are the lookups' own.  semi_rows > 0 (a semi- or anti-join with the
+ * elements outside, semi_rows the filter rows): the share of the element
+ * rows with at least one match instead, as column_fraction's semi_rows.  -1
+ * when the probe does not apply (no bloofi index, the probe off, no
+ * statistics of elem) or stopped at its node limit on one of the values.
  */
 static double
 probed_join_fraction(PlannerInfo *root, VariableStatData *vardata, const BfColumnStats *cs,
-					 Node *elem)
+					 Node *elem, double semi_rows)
 {
 	double		rows = vardata->rel ? vardata->rel->tuples : 0;
 	VariableStatData evd;
@@ -612,7 +614,7 @@ probed_join_fraction(PlannerInfo *root, VariableStatData *vardata, const BfColum
 
 		if (matches < 0 || !complete)
 			goto done;
-		acc += w * Min(matches / rows, 1.0);
+		acc += w * (semi_rows > 0 ? (matches > 0 ? 1.0 : 0.0) : Min(matches / rows, 1.0));
 		wsum += w;
 	}
 	/* the MCVs not probed, and the share no statistics value describes */
@@ -624,7 +626,7 @@ probed_join_fraction(PlannerInfo *root, VariableStatData *vardata, const BfColum
 			rest += pr.weights[j];
 	rest += pr.unknown;
 	if (rest > 0)
-		acc += rest * column_fraction(cs, false, (Datum) 0, InvalidOid, &pr, 0);
+		acc += rest * column_fraction(cs, false, (Datum) 0, InvalidOid, &pr, semi_rows);
 	sel = (acc / Max(wsum + rest, 1e-10)) * (1 - pr.nullfrac);
 done:
 	probes_free(&pr);
@@ -699,8 +701,10 @@ contains_join(PlannerInfo *root, List *args, JoinType jointype, SpecialJoinInfo 
 			!bms_overlap(frels, sjinfo->min_lefthand))
 		{
 			/* elements outside, filters inside: each element's chance of a match */
-			sel = fraction_for_elem_expr(root, cs, eexpr,
-										 Max(fvd.rel->rows * (1 - cs->nullfrac), 1));
+			double		semi_rows = Max(fvd.rel->rows * (1 - cs->nullfrac), 1);
+
+			if ((sel = probed_join_fraction(root, &fvd, cs, eexpr, semi_rows)) < 0)
+				sel = fraction_for_elem_expr(root, cs, eexpr, semi_rows);
 		}
 		else if (bms_is_subset(frels, sjinfo->min_lefthand) &&
 				 bms_get_singleton_member(erels, &relid) &&
@@ -716,7 +720,7 @@ contains_join(PlannerInfo *root, List *args, JoinType jointype, SpecialJoinInfo 
 		else
 			sel = fraction_for_elem_expr(root, cs, eexpr, 0);
 	}
-	else if ((sel = probed_join_fraction(root, &fvd, cs, eexpr)) < 0)
+	else if ((sel = probed_join_fraction(root, &fvd, cs, eexpr, 0)) < 0)
 		sel = fraction_for_elem_expr(root, cs, eexpr, 0);
 	ReleaseVariableStats(fvd);
 	CLAMP_PROBABILITY(sel);
