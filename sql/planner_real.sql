@@ -220,6 +220,14 @@ SET bloomsample.plan_probe = off;
 SELECT rc_est('SELECT * FROM rc_tag_probes3 p WHERE EXISTS (SELECT FROM rc_tags t WHERE t.f @> p.x)') AS statistics_semi,
        rc_est('SELECT * FROM rc_tag_probes3 p WHERE NOT EXISTS (SELECT FROM rc_tags t WHERE t.f @> p.x)') AS statistics_anti;
 RESET bloomsample.plan_probe;
+-- with the filters outside (the items holding any of those tags): each filter meets
+-- the 36 distinct values (not the 72 rows: a value's rows add one chance), counted
+SELECT count(*) AS items_with_a_tag FROM rc_tags t WHERE EXISTS (SELECT FROM rc_tag_probes3 p WHERE t.f @> p.x);
+SELECT rc_check('SELECT * FROM rc_tags t WHERE EXISTS (SELECT FROM rc_tag_probes3 p WHERE t.f @> p.x)') AS filters_outside,
+       rc_est('SELECT * FROM rc_tags t WHERE EXISTS (SELECT FROM rc_tag_probes3 p WHERE t.f @> p.x)') AS counted;
+SET bloomsample.plan_probe = off;
+SELECT rc_est('SELECT * FROM rc_tags t WHERE EXISTS (SELECT FROM rc_tag_probes3 p WHERE t.f @> p.x)') AS statistics;
+RESET bloomsample.plan_probe;
 DROP TABLE rc_tag_probes, rc_tag_probes2, rc_tag_probes3;
 
 -- the probes' mean estimates $1 (issue 36): a prepared statement's custom plans each

@@ -569,7 +569,7 @@ nonconst_elem_fraction(PlannerInfo *root, VariableStatData *vardata,
  * statistics' estimate.  The filter sample behind that estimate sees an
  * element held by a few of tens of thousands of sets as a fraction of a hit,
  * so a join of such elements was estimated at 0.2-1.2x its rows from one
- * ANALYZE to the next (docs/planner.md, "Joins counted in the index"); the
+ * ANALYZE to the next (docs/planner.md, "Joins"); the
  * counts are the lookups' own.  semi_rows > 0 (a semi- or anti-join with the
  * elements outside, semi_rows the filter rows): the share of the element
  * rows with at least one match instead, as column_fraction's semi_rows.  -1
@@ -710,10 +710,24 @@ contains_join(PlannerInfo *root, List *args, JoinType jointype, SpecialJoinInfo 
 				 bms_get_singleton_member(erels, &relid) &&
 				 !bms_overlap(erels, sjinfo->min_lefthand))
 		{
-			/* filters outside: each meets every element row of the inside */
+			/*
+			 * filters outside: each meets every element of the inside, whose
+			 * rows holding one value add one chance between them (n: the
+			 * distinct values when the statistics know them, else the rows)
+			 */
 			double		n = find_base_rel(root, relid)->rows;
+			VariableStatData evd;
+			bool		isdefault;
+			double		nd;
 
-			sel = fraction_for_elem_expr(root, cs, eexpr, 0) / Max(1 - cs->nullfrac, 1e-10);
+			examine_variable(root, strip_elem_cast(eexpr), 0, &evd);
+			nd = get_variable_numdistinct(&evd, &isdefault);
+			ReleaseVariableStats(evd);
+			if (!isdefault && nd >= 1)
+				n = Min(n, nd);
+			if ((sel = probed_join_fraction(root, &fvd, cs, eexpr, 0)) < 0)
+				sel = fraction_for_elem_expr(root, cs, eexpr, 0);
+			sel /= Max(1 - cs->nullfrac, 1e-10);
 			sel = -expm1(n * log1p(-Min(sel, 0.999999)));
 			sel *= 1 - cs->nullfrac;
 		}

@@ -35,7 +35,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"; cd "$BS_REPO_ROOT"; bench_setup
 
 D=$(mktemp -d /tmp/real-cols.XXXXXX)
-trap 'rm -rf "$D"' EXIT
+if [ -n "${BS_BENCH_RUNNER:-}" ]; then
+    trap 'rm -rf "$D"' EXIT                      # run.sh owns the cluster
+else
+    trap 'rm -rf "$D"; bs_cluster_stop' EXIT     # bench_setup started it
+fi
 cols=(pareto)
 if python3 test/bench/real_columns.py "$D" 2>/dev/null; then
   for t in rdeps srcdeps files; do
