@@ -521,7 +521,7 @@ const_elem_fraction(VariableStatData *vardata, const BfColumnStats *cs, const Co
 	bool		complete;
 	double		rows = vardata->rel ? vardata->rel->tuples : 0;
 	double		matches = rows > 0 ?
-		bloofi_probe_rows(vardata, c->constvalue, c->consttype, true, &complete) : -1;
+		bloofi_probe_rows(vardata, c->constvalue, c->consttype, &complete) : -1;
 	double		sel;
 
 	if (matches >= 0 && complete)
@@ -553,26 +553,24 @@ nonconst_elem_fraction(PlannerInfo *root, VariableStatData *vardata,
 	return fraction_for_elem_expr(root, cs, elem, 0);
 }
 
-/*
- * A join's probes of the filter column's bloofi index: at most this many of
- * the element column's statistics values are counted in the index (its most
- * common values first, then histogram bounds at even steps)
- */
+/* a join counts at most this many of the element column's statistics values */
 #define BF_JOIN_PROBES	100
 
 /*
  * Mean fraction of the filter column's rows (vardata) matching an element of
  * the element expression elem, for a join: the element column's statistics
- * values (probes_from_stats) counted in the filter column's bloofi index
- * (bloofi_probe_rows), weighted as the statistics weigh them; the values
- * past BF_JOIN_PROBES and the share the statistics do not describe take the
- * statistics' estimate.  The filter sample behind that estimate sees an
- * element held by a few of tens of thousands of sets as a fraction of a hit,
- * so a join of such elements was estimated at 0.2-1.2x its rows from one
- * ANALYZE to the next (docs/planner.md, "Joins"); the
- * counts are the lookups' own.  semi_rows > 0 (a semi- or anti-join with the
- * elements outside, semi_rows the filter rows): the share of the element
- * rows with at least one match instead, as column_fraction's semi_rows.  -1
+ * values (probes_from_stats), its most common values first, then histogram
+ * bounds at even steps in a spread order, counted in the filter column's
+ * bloofi index (bloofi_probe_values: a prefix of them, within its work
+ * budget) and weighted as the statistics weigh them, the bounds counted
+ * standing for the whole histogram; the most common values not counted and
+ * the share the statistics do not describe (or the histogram, if none of
+ * its bounds was counted) take the statistics' estimate.  The filter sample
+ * sees an element held by a few of tens of thousands of sets as a fraction
+ * of a hit: a join of such elements read 0.2-1.2x its rows from one ANALYZE
+ * to the next (docs/planner.md, "Joins").  semi_rows > 0 (a semi- or
+ * anti-join with the elements outside, semi_rows the filter rows): the share
+ * of element rows with a match instead, as column_fraction's semi_rows.  -1
  * when the probe does not apply (no bloofi index, the probe off, no
  * statistics of elem) or stopped at its node limit on one of the values.
  */
@@ -583,13 +581,21 @@ probed_join_fraction(PlannerInfo *root, VariableStatData *vardata, const BfColum
 	double		rows = vardata->rel ? vardata->rel->tuples : 0;
 	VariableStatData evd;
 	Probes		pr;
-	double		acc = 0,
+	Datum		vals[BF_JOIN_PROBES];
+	int			at[BF_JOIN_PROBES];
+	double		matches[BF_JOIN_PROBES],
+				acc = 0,
 				wsum = 0,
-				rest,
+				hist_acc = 0,
+				hist_w = 0,
+				rest = 0,
 				sel = -1;
-	int			nm,
+	int			nmcv,
+				nhist,
+				nm,
 				nh,
-				nhist;
+				got,
+				raw = 0;
 
 	if (rows <= 0)
 		return -1;
@@ -599,31 +605,37 @@ probed_join_fraction(PlannerInfo *root, VariableStatData *vardata, const BfColum
 		ReleaseVariableStats(evd);
 		return -1;
 	}
-	nhist = pr.n - pr.mcv.nvalues;
-	nm = Min(pr.mcv.nvalues, BF_JOIN_PROBES);
+	nmcv = pr.mcv.nvalues;
+	nhist = pr.n - nmcv;
+	nm = Min(nmcv, BF_JOIN_PROBES);
 	nh = Min(nhist, BF_JOIN_PROBES - nm);
 	for (int i = 0; i < nm + nh; i++)
 	{
-		/* the MCVs, then nh histogram bounds spread over all of them */
-		int			j = i < nm ? i : pr.mcv.nvalues +
-			(nh > 1 ? (int) ((int64) (i - nm) * (nhist - 1) / (nh - 1)) : nhist / 2);
-		double		w = i < nm ? pr.weights[j] : pr.weights[j] * nhist / nh;
-		bool		complete;
-		double		matches = bloofi_probe_rows(vardata, pr.values[j], pr.typid, false,
-												&complete);
-
-		if (matches < 0 || !complete)
-			goto done;
-		acc += w * (semi_rows > 0 ? (matches > 0 ? 1.0 : 0.0) : Min(matches / rows, 1.0));
-		wsum += w;
+		at[i] = i < nm ? i : nmcv + (nh > 1 ? (int) ((int64) bloofi_spread_next(nh, &raw) *
+													 (nhist - 1) / (nh - 1)) : nhist / 2);
+		vals[i] = pr.values[at[i]];
 	}
-	/* the MCVs not probed, and the share no statistics value describes */
-	rest = 0;
-	for (int j = nm; j < pr.mcv.nvalues; j++)
+	if ((got = bloofi_probe_values(vardata, vals, pr.typid, nm + nh, matches)) < 0)
+		goto done;
+	for (int i = 0; i < got; i++)
+	{
+		double		f = semi_rows > 0 ? (matches[i] > 0 ? 1.0 : 0.0) : Min(matches[i] / rows, 1.0);
+
+		acc += i < nm ? pr.weights[at[i]] * f : 0;
+		wsum += i < nm ? pr.weights[at[i]] : 0;
+		hist_acc += i < nm ? 0 : f;
+	}
+	for (int j = nmcv; j < pr.n; j++)
+		hist_w += pr.weights[j];
+	if (got > nm)
+	{
+		acc += hist_w * hist_acc / (got - nm);
+		wsum += hist_w;
+	}
+	else
+		rest += hist_w;
+	for (int j = Min(got, nm); j < nmcv; j++)
 		rest += pr.weights[j];
-	if (nh == 0)
-		for (int j = pr.mcv.nvalues; j < pr.n; j++)
-			rest += pr.weights[j];
 	rest += pr.unknown;
 	if (rest > 0)
 		acc += rest * column_fraction(cs, false, (Datum) 0, InvalidOid, &pr, semi_rows);

@@ -216,11 +216,14 @@ extern const BfColumnStats *bf_column_stats(VariableStatData *vardata);
 
 /*
  * bloofi_planprobe.c: a constant's matching entries in the column's bloofi
- * index (lookup: a lookup's own probe, counted in the probes' mean and its
- * entries kept for the scan; false for a join's probes of the elements)
+ * index; a join's element values counted there (a prefix of them, within a
+ * work budget) and the spread order it counts histogram bounds in
  */
 extern double bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid,
-								bool lookup, bool *complete);
+								bool *complete);
+extern int	bloofi_probe_values(VariableStatData *vardata, const Datum *values, Oid typid,
+								int n, double *matches);
+extern int	bloofi_spread_next(int n, int *raw);
 extern double bloofi_probe_mean_rows(VariableStatData *vardata);
 
 /* bloomfilter_selfuncs.c */
