@@ -220,6 +220,22 @@ SELECT planning_buffers('SELECT * FROM ps WHERE f @> 12345::bigint') BETWEEN 1 A
            AS join_probes_read_few;
 -- and the lookup uses the index
 EXPLAIN (COSTS OFF) SELECT * FROM ps WHERE f @> 12345::bigint;
+-- a join's probes stop once their searches have tested 10^6 node values: on a dense
+-- node of 20,000 filters (each probe tests every leaf) about 50 of the 100 values
+-- of a 300-value element column are counted, each reading what one lookup reads
+SELECT setseed(0.7);
+CREATE TABLE pdense AS SELECT i AS id, bloom_from_array(ARRAY(SELECT floor(random() * 20000)::bigint + 0 * i
+                                                              FROM generate_series(1, 40)), 1024, 3) AS f
+FROM generate_series(1, 20000) i;
+CREATE INDEX pdense_f ON pdense USING bloofi (f);
+ANALYZE pdense;
+CREATE TABLE pdense_el AS SELECT (i * 61) % 20000 AS e FROM generate_series(1, 300) i;
+ANALYZE pdense_el;
+SELECT planning_buffers('SELECT * FROM pdense WHERE f @> 77::bigint') > 0 AS warm_up,
+       planning_buffers('SELECT * FROM pdense_el p JOIN pdense d ON d.f @> p.e') > 0 AS warm_up_join;
+SELECT planning_buffers('SELECT * FROM pdense_el p JOIN pdense d ON d.f @> p.e') /
+       planning_buffers('SELECT * FROM pdense WHERE f @> 77::bigint') BETWEEN 30 AND 70 AS join_probes_within_budget;
+DROP TABLE pdense, pdense_el;
 
 -- statistics of a table the user may not read are not shown
 CREATE ROLE planner_stats_nobody;
