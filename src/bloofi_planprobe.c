@@ -169,89 +169,123 @@ probe_index_for(VariableStatData *vardata)
 	return probe_index_of(vardata->rel, var->varattno);
 }
 
+/* the bloofi index a probe reads, open: its metapage and hasher */
+typedef struct ProbeIndex
+{
+	Relation	index;
+	Oid			oid;
+	BloofiMetaData *meta;		/* re-read by each search (bloofi_count_key) */
+	BsHasher	h;
+	uint32		k;
+} ProbeIndex;
+
 /*
- * probe_rows: the index entries of the filter column vardata that
- * pass element value (of type typid), counted in its bloofi index at plan
- * time; -1 when the probe does not apply (switched off, no such index, the
- * variable not a plain column of a base relation, an empty index).  When
- * the probe stopped at its node limit, *complete is false and the count is
- * a lower bound.  A text that is also an integer or a uuid is searched under
- * both readings, as the scan does (bloofi_elem_keys), and counted by the
- * reading with more matches: a column's rows use one of them, so the other
- * one's matches are its false positives, which the recheck drops.  lookup:
- * the probe of a lookup's own element, which joins the probes' mean and
- * keeps its entries for the scan; false for the probes of a join's element
- * values (contains_join), which are neither.  *checked (when not NULL): the
- * node values the search tested (BloofiSearchStats.nodes_checked: a dense
- * node's leaves, a SPARSE node's list entries), its work.
+ * Open the bloofi index the probe reads for the filter column vardata;
+ * false when the probe does not apply (switched off, no such index, the
+ * variable not a plain column of a base relation, an empty index)
  */
-static double
-probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool lookup,
-		   bool *complete, int64 *checked)
+static bool
+probe_open(VariableStatData *vardata, ProbeIndex *pi)
 {
 	IndexOptInfo *ix = probe_index_for(vardata);
-	Relation	index;
-	BloofiMetaData *meta;
-	double		rows = -1;
+	BsParams	p;
 
-	*complete = false;
-	if (checked)
-		*checked = 0;
 	if (ix == NULL)
-		return -1;
-
+		return false;
 	/* get_relation_info holds the index's AccessShareLock until commit */
-	index = index_open(ix->indexoid, NoLock);
-	meta = bloofi_read_meta(index);
-	if (meta->have_params)
+	pi->index = index_open(ix->indexoid, NoLock);
+	pi->oid = ix->indexoid;
+	pi->meta = bloofi_read_meta(pi->index);
+	if (!pi->meta->have_params)
 	{
-		BsParams	p;
-		BsHasher	h;
-		BsKey		keys[BS_ELEM_READINGS_MAX];
-		int			nkeys;
-		BloofiProbeCollector found;
-
-		bloofi_params(meta, &p);
-		bs_hasher_init(&h, &p);
-		nkeys = bloofi_elem_keys(&h, value, typid, keys);
-		bloofi_probe_collector_init(&found);
-		found.on = found.on && lookup;
-		*complete = true;
-		rows = 0;
-		for (int i = 0; i < nkeys; i++)
-		{
-			BloofiSearchStats st;
-
-			memset(&st, 0, sizeof(st));
-			st.max_nodes = bloofi_plan_probe_nodes;
-			bloofi_count_key(index, &meta, &h, p.k, keys[i], bloofi_probe_collect, &found, &st);
-			*complete = *complete && !st.truncated;
-			rows = Max(rows, (double) st.matches);
-			if (checked)
-				*checked += st.nodes_checked;
-		}
-		elog(DEBUG1, "bloofi plan probe of %s: %.0f matches%s",
-			 RelationGetRelationName(index), rows, *complete ? "" : " (stopped)");
-		if (*complete && lookup)
-			probe_mean_add(ix->indexoid, rows);
-		found.on = found.on && *complete;
-		if (lookup)
-			bloofi_probe_keep(&found, ix->indexoid, keys, nkeys);
+		pfree(pi->meta);
+		index_close(pi->index, NoLock);
+		return false;
 	}
-	pfree(meta);
-	index_close(index, NoLock);
+	bloofi_params(pi->meta, &p);
+	bs_hasher_init(&pi->h, &p);
+	pi->k = p.k;
+	return true;
+}
+
+static void
+probe_close(ProbeIndex *pi)
+{
+	pfree(pi->meta);
+	index_close(pi->index, NoLock);
+}
+
+/*
+ * probe_count: the entries of the open index pi that pass element value (of
+ * type typid).  When the search stopped at its node limit, *complete is
+ * false and the count is a lower bound.  A text that is also an integer or
+ * a uuid is searched under both readings, as the scan does
+ * (bloofi_elem_keys), and counted by the reading with more matches: a
+ * column's rows use one of them, so the other one's matches are its false
+ * positives, which the recheck drops.  lookup: the probe of a lookup's own
+ * element, which joins the probes' mean and keeps its entries for the scan;
+ * false for the probes of a join's element values, which are neither.
+ * *checked: the node values the search tested (BloofiSearchStats'
+ * nodes_checked: a dense node's leaves, a SPARSE node's list entries).
+ */
+static double
+probe_count(ProbeIndex *pi, Datum value, Oid typid, bool lookup, bool *complete,
+			int64 *checked)
+{
+	BsKey		keys[BS_ELEM_READINGS_MAX];
+	int			nkeys = bloofi_elem_keys(&pi->h, value, typid, keys);
+	BloofiProbeCollector found;
+	double		rows = 0;
+
+	bloofi_probe_collector_init(&found);
+	found.on = found.on && lookup;
+	*complete = true;
+	*checked = 0;
+	for (int i = 0; i < nkeys; i++)
+	{
+		BloofiSearchStats st;
+
+		memset(&st, 0, sizeof(st));
+		st.max_nodes = bloofi_plan_probe_nodes;
+		bloofi_count_key(pi->index, &pi->meta, &pi->h, pi->k, keys[i], bloofi_probe_collect,
+						 &found, &st);
+		*complete = *complete && !st.truncated;
+		rows = Max(rows, (double) st.matches);
+		*checked += st.nodes_checked;
+	}
+	elog(DEBUG1, "bloofi plan probe of %s: %.0f matches%s",
+		 RelationGetRelationName(pi->index), rows, *complete ? "" : " (stopped)");
+	if (lookup)
+	{
+		if (*complete)
+			probe_mean_add(pi->oid, rows);
+		found.on = found.on && *complete;
+		bloofi_probe_keep(&found, pi->oid, keys, nkeys);
+	}
 	return rows;
 }
 
 /*
- * bloofi_probe_rows: a lookup's probe of the constant element value (of
- * type typid), as probe_rows counts it (joining the probes' mean, its
- * entries kept for the scan)
+ * bloofi_probe_rows: the index entries of the filter column vardata that
+ * pass the constant element value (of type typid), counted in its bloofi
+ * index at plan time as probe_count counts a lookup's element (joining the
+ * probes' mean, its entries kept for the scan); -1 when the probe does not
+ * apply (probe_open).  When the probe stopped at its node limit, *complete
+ * is false and the count is a lower bound.
  */
 double
 bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *complete)
 {
-	return probe_rows(vardata, value, typid, true, complete, NULL);
+	ProbeIndex	pi;
+	int64		checked;
+	double		rows;
+
+	*complete = false;
+	if (!probe_open(vardata, &pi))
+		return -1;
+	rows = probe_count(&pi, value, typid, true, complete, &checked);
+	probe_close(&pi);
+	return rows;
 }
 
 /*
@@ -266,8 +300,9 @@ bloofi_probe_rows(VariableStatData *vardata, Datum value, Oid typid, bool *compl
 
 /*
  * bloofi_probe_values: a join's element values values[0 .. n) (of type
- * typid) counted in the filter column vardata's bloofi index, as probe_rows
- * counts them (neither joining the probes' mean nor keeping entries), into
+ * typid) counted in the filter column vardata's bloofi index, opened once,
+ * as probe_count counts them (neither joining the probes' mean nor keeping
+ * entries), into
  * matches[], in order, until their searches have tested
  * BLOOFI_PROBE_JOIN_CHECKS node values.  Returns how many were counted (a
  * prefix of values[]); -1 when the probe does not apply or stopped at its
@@ -277,19 +312,26 @@ int
 bloofi_probe_values(VariableStatData *vardata, const Datum *values, Oid typid, int n,
 					double *matches)
 {
+	ProbeIndex	pi;
 	int64		checks = 0;
 	int			i;
 
+	if (!probe_open(vardata, &pi))
+		return -1;
 	for (i = 0; i < n && checks < BLOOFI_PROBE_JOIN_CHECKS; i++)
 	{
 		bool		complete;
 		int64		checked;
 
-		matches[i] = probe_rows(vardata, values[i], typid, false, &complete, &checked);
-		if (matches[i] < 0 || !complete)
-			return -1;
+		matches[i] = probe_count(&pi, values[i], typid, false, &complete, &checked);
 		checks += checked;
+		if (!complete)
+		{
+			i = -1;
+			break;
+		}
 	}
+	probe_close(&pi);
 	return i;
 }
 

@@ -804,8 +804,9 @@ bloofi_search(Relation index, const BloofiMetaData *meta,
  * bloofi_count_key: the entries of the pending list, then of the tree,
  * whose filters pass key (k positions under the index's hasher h), counted
  * into st as a lookup finds them and each passed to cb (when not NULL);
- * *meta (palloc'd) is read again between the two, as a scan does (a flush
- * may have moved the pending entries into the tree meanwhile).
+ * *meta (palloc'd) is read again between the two unless both its chains
+ * were empty, as a scan does (a flush may have moved the pending entries
+ * into the tree meanwhile; with none, the root read with them will do).
  * bloofi_probe and the planner's probe count this way.
  */
 void
@@ -818,7 +819,12 @@ bloofi_count_key(Relation index, BloofiMetaData **meta, const BsHasher *h, uint3
 	bs_key_positions(h, key, pos);
 	npos = bloofi_sort_positions(pos, k);
 	bloofi_pending_search(index, *meta, pos, npos, cb, arg, st);
-	pfree(*meta);
-	*meta = bloofi_read_meta(index);
+	/* a fresh root unless both chains were empty (as bloofi_getbitmap) */
+	if ((*meta)->pending_head != InvalidBlockNumber ||
+		(*meta)->flushing_head != InvalidBlockNumber)
+	{
+		pfree(*meta);
+		*meta = bloofi_read_meta(index);
+	}
 	bloofi_search(index, *meta, pos, npos, cb, arg, st);
 }

@@ -480,23 +480,113 @@ const_filter_fraction(VariableStatData *vardata, Datum filter)
 	return sel;
 }
 
+/* a join counts at most this many of the element column's statistics values */
+#define BF_JOIN_PROBES	100
+
+/*
+ * The statistics values pr of an element column counted in the bloofi index
+ * of the filter column vardata, for a join: its most common values first,
+ * then histogram bounds at even steps in a spread order (bloofi_probe_values
+ * counts a prefix of them, within its work budget), weighted as the
+ * statistics weigh them, the bounds counted standing for the whole
+ * histogram; the most common values not counted and the share the
+ * statistics do not describe (or the histogram, if none of its bounds was
+ * counted) take the statistics' estimate.  The filter sample sees an element
+ * held by a few of tens of thousands of sets as a fraction of a hit: a join
+ * of such elements read 0.2-1.2x its rows from one ANALYZE to the next
+ * (docs/planner.md, "Joins").  semi_rows as for column_fraction (> 0: the
+ * share of element rows with a match).  The fraction of non-null element
+ * rows; -1 when the probe does not apply (no bloofi index, the probe off) or
+ * stopped at its node limit on one of the values.
+ */
+static double
+probed_fraction(VariableStatData *vardata, const BfColumnStats *cs, Probes *pr,
+				double semi_rows)
+{
+	double		rows = vardata->rel ? vardata->rel->tuples : 0;
+	Datum		vals[BF_JOIN_PROBES];
+	int			at[BF_JOIN_PROBES];
+	double		matches[BF_JOIN_PROBES],
+				acc = 0,
+				wsum = 0,
+				hist_acc = 0,
+				hist_w = 0,
+				rest = pr->unknown;
+	int			nmcv = pr->mcv.nvalues,
+				nhist = pr->n - nmcv,
+				nm = Min(nmcv, BF_JOIN_PROBES),
+				nh = Min(nhist, BF_JOIN_PROBES - nm),
+				got,
+				raw = 0;
+
+	if (rows <= 0)
+		return -1;
+	for (int i = 0; i < nm + nh; i++)
+	{
+		at[i] = i < nm ? i : nmcv + (nh > 1 ? (int) ((int64) bloofi_spread_next(nh, &raw) *
+													 (nhist - 1) / (nh - 1)) : nhist / 2);
+		vals[i] = pr->values[at[i]];
+	}
+	if ((got = bloofi_probe_values(vardata, vals, pr->typid, nm + nh, matches)) < 0)
+		return -1;
+	for (int i = 0; i < got; i++)
+	{
+		double		f = semi_rows > 0 ? (matches[i] > 0 ? 1.0 : 0.0) : Min(matches[i] / rows, 1.0);
+
+		if (i < nm)
+		{
+			acc += pr->weights[at[i]] * f;
+			wsum += pr->weights[at[i]];
+		}
+		else
+			hist_acc += f;
+	}
+	for (int j = nmcv; j < pr->n; j++)
+		hist_w += pr->weights[j];
+	if (got > nm)
+	{
+		acc += hist_w * hist_acc / (got - nm);
+		wsum += hist_w;
+	}
+	else
+		rest += hist_w;
+	for (int j = Min(got, nm); j < nmcv; j++)
+		rest += pr->weights[j];
+	if (rest > 0)
+		acc += rest * column_fraction(cs, false, (Datum) 0, InvalidOid, pr, semi_rows);
+	return acc / Max(wsum + rest, 1e-10);
+}
+
 /*
  * Mean fraction of the filter column's rows matching an element of the
- * element expression: over the elements its statistics describe, else an
- * unknown element.  semi_rows as for column_fraction.
+ * element expression elem: over the elements its statistics describe, else
+ * an unknown element.  semi_rows as for column_fraction.  probe (a join's
+ * filter column, else NULL): those elements counted in its bloofi index
+ * when it has one (probed_fraction).  *ndistinct (when not NULL): elem's
+ * distinct values by its statistics, -1 when they do not know.
  */
 static double
 fraction_for_elem_expr(PlannerInfo *root, const BfColumnStats *cs, Node *elem,
-					   double semi_rows)
+					   double semi_rows, VariableStatData *probe, double *ndistinct)
 {
 	VariableStatData evd;
 	Probes		pr;
 	double		sel;
 
 	examine_variable(root, strip_elem_cast(elem), 0, &evd);
+	if (ndistinct)
+	{
+		bool		isdefault;
+
+		*ndistinct = get_variable_numdistinct(&evd, &isdefault);
+		if (isdefault || *ndistinct < 1)
+			*ndistinct = -1;
+	}
 	if (probes_from_stats(&evd, &pr))
 	{
-		sel = column_fraction(cs, false, (Datum) 0, InvalidOid, &pr, semi_rows);
+		sel = probe ? probed_fraction(probe, cs, &pr, semi_rows) : -1;
+		if (sel < 0)
+			sel = column_fraction(cs, false, (Datum) 0, InvalidOid, &pr, semi_rows);
 		/* a NULL element matches nothing */
 		sel *= 1 - pr.nullfrac;
 		probes_free(&pr);
@@ -550,100 +640,7 @@ nonconst_elem_fraction(PlannerInfo *root, VariableStatData *vardata,
 
 	if (mean >= 0)
 		return Min(mean / rows, 1.0);
-	return fraction_for_elem_expr(root, cs, elem, 0);
-}
-
-/* a join counts at most this many of the element column's statistics values */
-#define BF_JOIN_PROBES	100
-
-/*
- * Mean fraction of the filter column's rows (vardata) matching an element of
- * the element expression elem, for a join: the element column's statistics
- * values (probes_from_stats), its most common values first, then histogram
- * bounds at even steps in a spread order, counted in the filter column's
- * bloofi index (bloofi_probe_values: a prefix of them, within its work
- * budget) and weighted as the statistics weigh them, the bounds counted
- * standing for the whole histogram; the most common values not counted and
- * the share the statistics do not describe (or the histogram, if none of
- * its bounds was counted) take the statistics' estimate.  The filter sample
- * sees an element held by a few of tens of thousands of sets as a fraction
- * of a hit: a join of such elements read 0.2-1.2x its rows from one ANALYZE
- * to the next (docs/planner.md, "Joins").  semi_rows > 0 (a semi- or
- * anti-join with the elements outside, semi_rows the filter rows): the share
- * of element rows with a match instead, as column_fraction's semi_rows.  -1
- * when the probe does not apply (no bloofi index, the probe off, no
- * statistics of elem) or stopped at its node limit on one of the values.
- */
-static double
-probed_join_fraction(PlannerInfo *root, VariableStatData *vardata, const BfColumnStats *cs,
-					 Node *elem, double semi_rows)
-{
-	double		rows = vardata->rel ? vardata->rel->tuples : 0;
-	VariableStatData evd;
-	Probes		pr;
-	Datum		vals[BF_JOIN_PROBES];
-	int			at[BF_JOIN_PROBES];
-	double		matches[BF_JOIN_PROBES],
-				acc = 0,
-				wsum = 0,
-				hist_acc = 0,
-				hist_w = 0,
-				rest = 0,
-				sel = -1;
-	int			nmcv,
-				nhist,
-				nm,
-				nh,
-				got,
-				raw = 0;
-
-	if (rows <= 0)
-		return -1;
-	examine_variable(root, strip_elem_cast(elem), 0, &evd);
-	if (!probes_from_stats(&evd, &pr))
-	{
-		ReleaseVariableStats(evd);
-		return -1;
-	}
-	nmcv = pr.mcv.nvalues;
-	nhist = pr.n - nmcv;
-	nm = Min(nmcv, BF_JOIN_PROBES);
-	nh = Min(nhist, BF_JOIN_PROBES - nm);
-	for (int i = 0; i < nm + nh; i++)
-	{
-		at[i] = i < nm ? i : nmcv + (nh > 1 ? (int) ((int64) bloofi_spread_next(nh, &raw) *
-													 (nhist - 1) / (nh - 1)) : nhist / 2);
-		vals[i] = pr.values[at[i]];
-	}
-	if ((got = bloofi_probe_values(vardata, vals, pr.typid, nm + nh, matches)) < 0)
-		goto done;
-	for (int i = 0; i < got; i++)
-	{
-		double		f = semi_rows > 0 ? (matches[i] > 0 ? 1.0 : 0.0) : Min(matches[i] / rows, 1.0);
-
-		acc += i < nm ? pr.weights[at[i]] * f : 0;
-		wsum += i < nm ? pr.weights[at[i]] : 0;
-		hist_acc += i < nm ? 0 : f;
-	}
-	for (int j = nmcv; j < pr.n; j++)
-		hist_w += pr.weights[j];
-	if (got > nm)
-	{
-		acc += hist_w * hist_acc / (got - nm);
-		wsum += hist_w;
-	}
-	else
-		rest += hist_w;
-	for (int j = Min(got, nm); j < nmcv; j++)
-		rest += pr.weights[j];
-	rest += pr.unknown;
-	if (rest > 0)
-		acc += rest * column_fraction(cs, false, (Datum) 0, InvalidOid, &pr, semi_rows);
-	sel = (acc / Max(wsum + rest, 1e-10)) * (1 - pr.nullfrac);
-done:
-	probes_free(&pr);
-	ReleaseVariableStats(evd);
-	return sel;
+	return fraction_for_elem_expr(root, cs, elem, 0, NULL, NULL);
 }
 
 /* selectivity of a restriction clause (args), filter on the left or the right */
@@ -713,10 +710,8 @@ contains_join(PlannerInfo *root, List *args, JoinType jointype, SpecialJoinInfo 
 			!bms_overlap(frels, sjinfo->min_lefthand))
 		{
 			/* elements outside, filters inside: each element's chance of a match */
-			double		semi_rows = Max(fvd.rel->rows * (1 - cs->nullfrac), 1);
-
-			if ((sel = probed_join_fraction(root, &fvd, cs, eexpr, semi_rows)) < 0)
-				sel = fraction_for_elem_expr(root, cs, eexpr, semi_rows);
+			sel = fraction_for_elem_expr(root, cs, eexpr,
+										 Max(fvd.rel->rows * (1 - cs->nullfrac), 1), &fvd, NULL);
 		}
 		else if (bms_is_subset(frels, sjinfo->min_lefthand) &&
 				 bms_get_singleton_member(erels, &relid) &&
@@ -727,27 +722,21 @@ contains_join(PlannerInfo *root, List *args, JoinType jointype, SpecialJoinInfo 
 			 * rows holding one value add one chance between them (n: the
 			 * distinct values when the statistics know them, else the rows)
 			 */
-			double		n = find_base_rel(root, relid)->rows;
-			VariableStatData evd;
-			bool		isdefault;
-			double		nd;
+			double		n = find_base_rel(root, relid)->rows,
+						nd;
 
-			examine_variable(root, strip_elem_cast(eexpr), 0, &evd);
-			nd = get_variable_numdistinct(&evd, &isdefault);
-			ReleaseVariableStats(evd);
-			if (!isdefault && nd >= 1)
+			sel = fraction_for_elem_expr(root, cs, eexpr, 0, &fvd, &nd) /
+				Max(1 - cs->nullfrac, 1e-10);
+			if (nd >= 1)
 				n = Min(n, nd);
-			if ((sel = probed_join_fraction(root, &fvd, cs, eexpr, 0)) < 0)
-				sel = fraction_for_elem_expr(root, cs, eexpr, 0);
-			sel /= Max(1 - cs->nullfrac, 1e-10);
 			sel = -expm1(n * log1p(-Min(sel, 0.999999)));
 			sel *= 1 - cs->nullfrac;
 		}
 		else
-			sel = fraction_for_elem_expr(root, cs, eexpr, 0);
+			sel = fraction_for_elem_expr(root, cs, eexpr, 0, NULL, NULL);
 	}
-	else if ((sel = probed_join_fraction(root, &fvd, cs, eexpr, 0)) < 0)
-		sel = fraction_for_elem_expr(root, cs, eexpr, 0);
+	else
+		sel = fraction_for_elem_expr(root, cs, eexpr, 0, &fvd, NULL);
 	ReleaseVariableStats(fvd);
 	CLAMP_PROBABILITY(sel);
 	return sel;
